@@ -1,0 +1,70 @@
+#include "base/byte_stream.h"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include "base/testing/test_data.h"
+
+namespace kraken {
+namespace {
+
+std::string Gzip(const std::string& data) {
+  z_stream z{};
+  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, data.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+TEST(ByteStreamTest, DecompressesConcatenatedGzipMembers) {
+  std::string both = Gzip("hello ") + Gzip("world");
+  auto stream = MakeGzipStream(MakeMemoryStream(both));
+  auto all = ReadAll(*stream);
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  EXPECT_EQ(*all, "hello world");
+}
+
+TEST(ByteStreamTest, TruncatedGzipIsAnError) {
+  std::string data(100000, 'x');
+  std::string gz = Gzip(data);
+  auto stream = MakeGzipStream(MakeMemoryStream(gz.substr(0, gz.size() / 2)));
+  auto all = ReadAll(*stream);
+  ASSERT_FALSE(all.ok());
+  EXPECT_NE(all.status().message().find("truncated"), std::string::npos);
+}
+
+TEST(ByteStreamTest, CorruptGzipIsAnError) {
+  std::string gz = Gzip(std::string(5000, 'y'));
+  for (size_t i = 12; i < gz.size() - 8; ++i) gz[i] = static_cast<char>(gz[i] ^ 0x5a);
+  auto all = ReadAll(*MakeGzipStream(MakeMemoryStream(gz)));
+  EXPECT_FALSE(all.ok());
+}
+
+TEST(ByteStreamTest, PrefixedStreamServesHeadThenRest) {
+  auto stream = MakePrefixedStream("ab", MakeMemoryStream("cd"));
+  EXPECT_EQ(*ReadAll(*stream), "abcd");
+}
+
+TEST(ByteStreamTest, MissingFileIsNotFound) {
+  auto file = OpenFileStream("/nonexistent/kraken/file");
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().code(), StatusCode::kNotFound);
+}
+
+TEST(ByteStreamTest, ReadsRealGzipTraceCompletely) {
+  auto file = OpenFileStream(testing::DataPath("kineto/hta/trace_compare/base/base.json.gz"));
+  ASSERT_TRUE(file.ok());
+  auto all = ReadAll(*MakeGzipStream(std::move(file).value()));
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->front(), '{');
+  EXPECT_NE(all->find("traceEvents"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kraken

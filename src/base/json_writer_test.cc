@@ -1,0 +1,30 @@
+#include "base/json_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace kraken {
+namespace {
+
+TEST(JsonWriterTest, WritesNestedDocumentsCompactly) {
+  JsonWriter json(false);
+  json.BeginObject().Field("name", "a\"b\n").Key("values").BeginArray().Int(1).Number(2.5).Null().EndArray();
+  json.Field("ok", true).Key("nan").Number(std::nan("")).EndObject();
+  EXPECT_EQ(json.str(), R"({"name":"a\"b\n","values":[1,2.5,null],"ok":true,"nan":null})");
+}
+
+TEST(JsonWriterTest, PrettyPrintsWithTwoSpaces) {
+  JsonWriter json(true);
+  json.BeginObject().Field("a", 1).Key("b").BeginArray().EndArray().EndObject();
+  EXPECT_EQ(json.str(), "{\n  \"a\": 1,\n  \"b\": []\n}");
+}
+
+TEST(JsonWriterTest, KeepsPrecisionOfMicrosecondFigures) {
+  JsonWriter json(false);
+  json.BeginArray().Number(591532.125).Number(55.51234).Number(1e-7).EndArray();
+  EXPECT_EQ(json.str(), "[591532.125,55.51234,1e-07]");
+}
+
+}  // namespace
+}  // namespace kraken

@@ -1,0 +1,52 @@
+#include "base/testing/test_data.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace kraken::testing {
+
+std::string DataDir() {
+  const char* dir = std::getenv("KRAKEN_DATA_DIR");
+  if (dir == nullptr || *dir == '\0') {
+    ADD_FAILURE() << "KRAKEN_DATA_DIR is not set: run the tests through ctest";
+    return "";
+  }
+  return dir;
+}
+
+std::string DataPath(const std::string& relative) {
+  std::string path = DataDir() + "/" + relative;
+  if (!std::filesystem::exists(path)) ADD_FAILURE() << "real data file missing: " << path;
+  return path;
+}
+
+std::string SourceDir() {
+  const char* dir = std::getenv("KRAKEN_SOURCE_DIR");
+  return dir ? dir : ".";
+}
+
+std::string ReadFileOrDie(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ADD_FAILURE() << "cannot read " << path;
+    return "";
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string MakeTempDir(const std::string& name) {
+  auto base = std::filesystem::temp_directory_path() /
+              ("kraken_test_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(base);
+  std::filesystem::create_directories(base);
+  return base.string();
+}
+
+}  // namespace kraken::testing

@@ -1,0 +1,29 @@
+// Conventions every kraken command shares: exit codes, the one-line error format,
+// progress on standard error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "importers/importer.h"
+
+namespace kraken::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;   // kraken itself failed (a bug, out of memory)
+inline constexpr int kExitBadInput = 2;  // unusable input or usage; message names the file
+
+// Prints "kraken: error: <message>" on one line to standard error and returns the
+// exit code that goes with the status.
+int ReportError(const Status& status);
+
+// A progress reporter for one input file: prints "reading FILE: 45% (120 MB)" to
+// standard error when it is a terminal, at most a few times per second.
+ProgressFn MakeProgress(const std::string& path);
+
+// Writes `content` to `path` atomically (temp file + rename) so that an interrupted run
+// never leaves a half-written output; "-" writes to standard output.
+Status WriteOutput(const std::string& path, const std::string& content);
+
+}  // namespace kraken::cli

@@ -1,0 +1,26 @@
+// One function per `kraken` subcommand; main.cc only parses flags and dispatches.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kraken::cli {
+
+struct ImportArgs {
+  std::vector<std::string> files;
+  std::string format;  // forced importer; empty = sniff
+  bool json = false;
+};
+int RunImport(const ImportArgs& args);
+
+struct FormatsArgs {
+  bool json = false;
+};
+int RunFormats(const FormatsArgs& args);
+
+struct DevicesArgs {
+  bool json = false;
+};
+int RunDevices(const DevicesArgs& args);
+
+}  // namespace kraken::cli

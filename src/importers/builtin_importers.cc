@@ -1,0 +1,12 @@
+#include "importers/builtin_importers.h"
+
+#include "importers/registry.h"
+
+namespace kraken {
+
+void RegisterBuiltinImporters(ImporterRegistry& registry) {
+  // Sniffing order: the most specific signatures first.
+  registry.Register(CreateKinetoImporter());
+}
+
+}  // namespace kraken

@@ -1,0 +1,17 @@
+// Factories of the built-in importers, one per format folder.
+#pragma once
+
+#include <memory>
+
+#include "importers/importer.h"
+
+namespace kraken {
+
+std::unique_ptr<Importer> CreateKinetoImporter();
+std::unique_ptr<Importer> CreateNcuCsvImporter();
+std::unique_ptr<Importer> CreateNvidiaSmiImporter();
+std::unique_ptr<Importer> CreatePrometheusTextImporter();
+std::unique_ptr<Importer> CreateDcgmCountersImporter();
+std::unique_ptr<Importer> CreateOrionCsvImporter();
+
+}  // namespace kraken

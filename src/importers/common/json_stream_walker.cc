@@ -1,0 +1,263 @@
+#include "importers/common/json_stream_walker.h"
+
+#include <array>
+#include <cstring>
+#include <string>
+
+namespace kraken {
+namespace {
+
+constexpr size_t kInitialBuffer = 8 << 20;
+constexpr uint64_t kProgressEvery = 16 << 20;
+
+// Byte classes for skipping a value: only quotes and brackets matter.
+enum : uint8_t { kPlain = 0, kQuote = 1, kOpen = 2, kClose = 3 };
+
+constexpr std::array<uint8_t, 256> MakeClasses() {
+  std::array<uint8_t, 256> t{};
+  t['"'] = kQuote;
+  t['{'] = kOpen;
+  t['['] = kOpen;
+  t['}'] = kClose;
+  t[']'] = kClose;
+  return t;
+}
+constexpr std::array<uint8_t, 256> kClasses = MakeClasses();
+
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// Returns one past the closing quote of the string whose content starts at `p`, or
+// nullptr when the buffer ends first.
+const char* SkipStringBody(const char* p, const char* end) {
+  while (true) {
+    const char* q = static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
+    if (q == nullptr) return nullptr;
+    // The quote is escaped when preceded by an odd number of backslashes.
+    const char* b = q;
+    while (b > p && b[-1] == '\\') --b;
+    if (((q - b) & 1) == 0) return q + 1;
+    p = q + 1;
+  }
+}
+
+}  // namespace
+
+JsonStreamWalker::JsonStreamWalker(ByteStream& stream, std::string_view array_key, ProgressFn progress)
+    : stream_(stream), array_key_(array_key), progress_(std::move(progress)) {}
+
+Status JsonStreamWalker::ErrorAt(const std::string& what) const {
+  return InvalidInput("byte " + std::to_string(buffer_offset_ + pos_) + ": " + what);
+}
+
+Status JsonStreamWalker::Fill() {
+  if (eof_) return Status::Ok();
+  if (buffer_.empty()) buffer_.resize(kInitialBuffer + kJsonReadPadding);
+  if (pos_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + pos_, len_ - pos_);
+    buffer_offset_ += pos_;
+    len_ -= pos_;
+    pos_ = 0;
+  }
+  size_t capacity = buffer_.size() - kJsonReadPadding;
+  if (len_ == capacity) {  // one element is larger than the buffer: grow it
+    buffer_.resize(2 * capacity + kJsonReadPadding);
+    capacity = buffer_.size() - kJsonReadPadding;
+  }
+  while (len_ < capacity) {
+    auto n = stream_.Read(buffer_.data() + len_, capacity - len_);
+    if (!n.ok()) return n.status();
+    if (*n == 0) {
+      eof_ = true;
+      break;
+    }
+    len_ += *n;
+  }
+  std::memset(buffer_.data() + len_, 0, kJsonReadPadding);
+  if (progress_ && stream_.source_offset() >= next_progress_) {
+    progress_(stream_.source_offset());
+    next_progress_ = stream_.source_offset() + kProgressEvery;
+  }
+  return Status::Ok();
+}
+
+Status JsonStreamWalker::NeedByte(bool* at_eof) {
+  *at_eof = false;
+  if (pos_ < len_) return Status::Ok();
+  KRAKEN_RETURN_IF_ERROR(Fill());
+  *at_eof = pos_ >= len_;
+  return Status::Ok();
+}
+
+Status JsonStreamWalker::SkipWhitespace(bool* at_eof) {
+  while (true) {
+    KRAKEN_RETURN_IF_ERROR(NeedByte(at_eof));
+    if (*at_eof) return Status::Ok();
+    while (pos_ < len_ && IsSpace(buffer_[pos_])) ++pos_;
+    if (pos_ < len_) return Status::Ok();
+  }
+}
+
+Status JsonStreamWalker::Expect(char c, const char* what) {
+  bool eof = false;
+  KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
+  if (eof) return ErrorAt(std::string("unexpected end of input, expected ") + what + " (truncated file?)");
+  if (buffer_[pos_] != c) return ErrorAt(std::string("expected ") + what);
+  ++pos_;
+  return Status::Ok();
+}
+
+JsonStreamWalker::Scan JsonStreamWalker::FindValueEnd(size_t from, size_t* end) const {
+  const char* begin = buffer_.data();
+  const char* p = begin + from;
+  const char* limit = begin + len_;
+  if (p >= limit) return Scan::kNeedMore;
+  char first = *p;
+  if (first == '"') {
+    const char* q = SkipStringBody(p + 1, limit);
+    if (q == nullptr) return Scan::kNeedMore;
+    *end = static_cast<size_t>(q - begin);
+    return Scan::kDone;
+  }
+  if (first == '{' || first == '[') {
+    int64_t depth = 0;
+    while (p < limit) {
+      switch (kClasses[static_cast<uint8_t>(*p)]) {
+        case kPlain:
+          ++p;
+          break;
+        case kQuote:
+          p = SkipStringBody(p + 1, limit);
+          if (p == nullptr) return Scan::kNeedMore;
+          break;
+        case kOpen:
+          ++depth;
+          ++p;
+          break;
+        case kClose:
+          ++p;
+          if (--depth == 0) {
+            *end = static_cast<size_t>(p - begin);
+            return Scan::kDone;
+          }
+          break;
+      }
+    }
+    return Scan::kNeedMore;
+  }
+  // A scalar: number, true, false, null.
+  while (p < limit && *p != ',' && *p != '}' && *p != ']' && !IsSpace(*p)) ++p;
+  if (p == limit && !eof_) return Scan::kNeedMore;
+  if (p == begin + from) return Scan::kError;
+  *end = static_cast<size_t>(p - begin);
+  return Scan::kDone;
+}
+
+Status JsonStreamWalker::ReadValue(std::string_view* value, uint64_t* offset) {
+  bool eof = false;
+  KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
+  if (eof) return ErrorAt("unexpected end of input, expected a value (truncated file?)");
+  while (true) {
+    size_t end = 0;
+    Scan scan = FindValueEnd(pos_, &end);
+    if (scan == Scan::kDone) {
+      *value = std::string_view(buffer_.data() + pos_, end - pos_);
+      *offset = buffer_offset_ + pos_;
+      pos_ = end;
+      return Status::Ok();
+    }
+    if (scan == Scan::kError) return ErrorAt("expected a JSON value");
+    if (eof_) return ErrorAt("unexpected end of input inside a value (truncated file?)");
+    KRAKEN_RETURN_IF_ERROR(Fill());
+  }
+}
+
+Status JsonStreamWalker::ReadKey(std::string* key) {
+  std::string_view raw;
+  uint64_t offset = 0;
+  bool eof = false;
+  KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
+  if (eof) return ErrorAt("unexpected end of input inside the top-level object (truncated file?)");
+  if (buffer_[pos_] != '"') return ErrorAt("expected a member name in the top-level object");
+  KRAKEN_RETURN_IF_ERROR(ReadValue(&raw, &offset));
+  // Member names of trace files carry no escapes; keep them verbatim.
+  *key = std::string(raw.substr(1, raw.size() - 2));
+  return Status::Ok();
+}
+
+Status JsonStreamWalker::WalkArray(const Callbacks& callbacks) {
+  found_array_ = true;
+  KRAKEN_RETURN_IF_ERROR(Expect('[', "'['"));
+  bool eof = false;
+  KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
+  if (eof) return ErrorAt("unexpected end of input inside the event array (truncated file?)");
+  if (buffer_[pos_] == ']') {
+    ++pos_;
+    return Status::Ok();
+  }
+  while (true) {
+    std::string_view element;
+    uint64_t offset = 0;
+    KRAKEN_RETURN_IF_ERROR(ReadValue(&element, &offset));
+    ++elements_;
+    callbacks.on_element(element, offset);
+    KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
+    if (eof) return ErrorAt("unexpected end of input inside the event array (truncated file?)");
+    char c = buffer_[pos_++];
+    if (c == ']') return Status::Ok();
+    if (c != ',') {
+      --pos_;
+      return ErrorAt("expected ',' or ']' after an event");
+    }
+  }
+}
+
+Status JsonStreamWalker::Walk(const Callbacks& callbacks) {
+  KRAKEN_RETURN_IF_ERROR(Fill());
+  bool eof = false;
+  KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
+  if (eof) return InvalidInput("file is empty");
+  if (buffer_[pos_] == '[') {
+    KRAKEN_RETURN_IF_ERROR(WalkArray(callbacks));
+  } else if (buffer_[pos_] == '{') {
+    ++pos_;
+    KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
+    if (eof) return ErrorAt("unexpected end of input inside the top-level object (truncated file?)");
+    if (buffer_[pos_] == '}') {
+      ++pos_;
+    } else {
+      while (true) {
+        std::string key;
+        KRAKEN_RETURN_IF_ERROR(ReadKey(&key));
+        KRAKEN_RETURN_IF_ERROR(Expect(':', "':' after a member name"));
+        KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
+        if (eof) return ErrorAt("unexpected end of input, expected a value (truncated file?)");
+        if (key == array_key_ && buffer_[pos_] == '[') {
+          KRAKEN_RETURN_IF_ERROR(WalkArray(callbacks));
+        } else {
+          std::string_view value;
+          uint64_t offset = 0;
+          KRAKEN_RETURN_IF_ERROR(ReadValue(&value, &offset));
+          if (callbacks.on_member) {
+            Status status = callbacks.on_member(key, value);
+            if (!status.ok()) return ErrorAt(status.message());
+          }
+        }
+        KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
+        if (eof) return ErrorAt("unexpected end of input inside the top-level object (truncated file?)");
+        char c = buffer_[pos_++];
+        if (c == '}') break;
+        if (c != ',') {
+          --pos_;
+          return ErrorAt("expected ',' or '}' in the top-level object");
+        }
+      }
+    }
+  } else {
+    return ErrorAt("not a JSON object or array");
+  }
+  KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
+  if (!eof) return ErrorAt("unexpected data after the end of the JSON document");
+  return Status::Ok();
+}
+
+}  // namespace kraken

@@ -1,0 +1,68 @@
+// Walks a large JSON document without building it in memory: the members of the
+// top-level object are handed over one by one, and the elements of one named array
+// (Chrome-trace "traceEvents") one element at a time. Each piece is then small enough
+// to parse with simdjson on demand, so memory stays bounded by the largest element and
+// the read buffer, not by the file (the approach of Perfetto's JSON tokenizer).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "base/byte_stream.h"
+#include "base/status.h"
+#include "importers/importer.h"
+
+namespace kraken {
+
+// Bytes that stay readable after every string_view the walker hands out, so that
+// simdjson (which reads ahead in 64-byte blocks) can parse it in place.
+inline constexpr size_t kJsonReadPadding = 64;
+
+class JsonStreamWalker {
+ public:
+  struct Callbacks {
+    // Each element of the streamed array, with its byte offset in the input.
+    std::function<void(std::string_view element, uint64_t offset)> on_element;
+    // Each other member of the top-level object, with its raw JSON value.
+    std::function<Status(std::string_view key, std::string_view value)> on_member;
+  };
+
+  // `stream`: the decompressed input. `array_key`: the member whose array is streamed;
+  // a document that is a bare array is streamed as a whole.
+  JsonStreamWalker(ByteStream& stream, std::string_view array_key, ProgressFn progress = {});
+
+  Status Walk(const Callbacks& callbacks);
+
+  // Elements seen in the streamed array (0 when the array was never found).
+  uint64_t elements() const { return elements_; }
+  bool found_array() const { return found_array_; }
+
+ private:
+  enum class Scan { kDone, kNeedMore, kError };
+
+  Status Fill();                   // reads more input, keeping bytes from pos_ on
+  Status NeedByte(bool* at_eof);   // makes sure pos_ < len_ unless the input ended
+  Status SkipWhitespace(bool* at_eof);
+  Status Expect(char c, const char* what);
+  Status ReadKey(std::string* key);
+  Status ReadValue(std::string_view* value, uint64_t* offset);
+  Status WalkArray(const Callbacks& callbacks);
+  Scan FindValueEnd(size_t from, size_t* end) const;
+  Status ErrorAt(const std::string& what) const;
+
+  ByteStream& stream_;
+  std::string_view array_key_;
+  ProgressFn progress_;
+  std::vector<char> buffer_;
+  size_t pos_ = 0;
+  size_t len_ = 0;
+  uint64_t buffer_offset_ = 0;  // input offset of buffer_[0]
+  bool eof_ = false;
+  uint64_t elements_ = 0;
+  bool found_array_ = false;
+  uint64_t next_progress_ = 0;
+};
+
+}  // namespace kraken

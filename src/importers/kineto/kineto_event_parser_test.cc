@@ -1,0 +1,134 @@
+#include "importers/kineto/kineto_event_parser.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace kraken::kineto {
+namespace {
+
+// Events are parsed in place and need 64 readable bytes after them.
+void ParseOne(EventParser& parser, const std::string& json) {
+  std::string padded = json + std::string(64, ' ');
+  parser.Parse(std::string_view(padded.data(), json.size()));
+}
+
+TEST(MicrosTextToNsTest, ConvertsExactly) {
+  int64_t ns = 0;
+  ASSERT_TRUE(MicrosTextToNs("1623142623460111", &ns));
+  EXPECT_EQ(ns, 1623142623460111000);
+  ASSERT_TRUE(MicrosTextToNs("3605057436108.407", &ns));
+  EXPECT_EQ(ns, 3605057436108407);
+  ASSERT_TRUE(MicrosTextToNs("1712195495984501.2", &ns));
+  EXPECT_EQ(ns, 1712195495984501200);
+  ASSERT_TRUE(MicrosTextToNs("4.9285", &ns));
+  EXPECT_EQ(ns, 4929);  // the 4th decimal rounds
+  ASSERT_TRUE(MicrosTextToNs("1.5e3", &ns));
+  EXPECT_EQ(ns, 1500000);
+  ASSERT_TRUE(MicrosTextToNs("\"12\"", &ns));
+  EXPECT_EQ(ns, 12000);
+  EXPECT_FALSE(MicrosTextToNs("abc", &ns));
+  EXPECT_FALSE(MicrosTextToNs("99999999999999999999999", &ns));
+}
+
+TEST(EventParserTest, ReadsAKernelWithAllItsArgs) {
+  Profile profile;
+  EventParser parser(&profile);
+  ParseOne(parser, R"json({"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float",
+    "pid": 0, "tid": 40, "ts": 4458677009853.422, "dur": 2636.669,
+    "args": {"External id": 12945, "queued": 0, "device": 0, "context": 1, "stream": 40,
+      "correlation": 60047, "registers per thread": 96, "shared memory": 87568,
+      "blocks per SM": 0.074074, "warps per SM": 1.259259, "grid": [8, 1, 1], "block": [544, 1, 1],
+      "est. achieved occupancy %": 0, "Collective name": "allreduce", "In msg nelems": 6637568,
+      "Out msg nelems": 6637568, "Group size": 2, "dtype": "Float", "Process Group Ranks": [0, 1]}})json");
+  parser.Finish();
+  ASSERT_EQ(profile.kernels.size(), 1u);
+  const Kernel& k = profile.kernels[0];
+  EXPECT_EQ(profile.Name(k.name), "ncclKernel_AllReduce_RING_LL_Sum_float");
+  EXPECT_EQ(k.start_ns, 4458677009853422);
+  EXPECT_EQ(k.duration_ns, 2636669);
+  EXPECT_EQ(k.stream, 40);
+  EXPECT_EQ(k.correlation_id, 60047);
+  EXPECT_EQ(k.external_id, 12945);
+  EXPECT_EQ(k.registers_per_thread, 96);
+  EXPECT_EQ(k.shared_memory_bytes, 87568);
+  EXPECT_EQ(k.grid, (Dim3{8, 1, 1}));
+  EXPECT_EQ(k.block, (Dim3{544, 1, 1}));
+  EXPECT_NEAR(k.blocks_per_sm, 0.074074, 1e-9);
+  ASSERT_GE(k.collective_index, 0);
+  const CollectiveInfo& c = profile.collectives[k.collective_index];
+  EXPECT_EQ(c.collective_name, "allreduce");
+  EXPECT_EQ(c.in_msg_nelems, 6637568);
+  EXPECT_EQ(c.group_size, 2);
+  EXPECT_EQ(c.process_group_ranks, "[0, 1]");
+}
+
+TEST(EventParserTest, LegacyEventsWithStringThreadsAndAnyFieldOrder) {
+  Profile profile;
+  EventParser parser(&profile);
+  ParseOne(parser, R"json({"args": {"device": 0, "stream": 7, "correlation": 34417, "bytes": 19267584},
+    "ph": "X", "cat": "Memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0,
+    "tid": "stream 7", "ts": 1623142623529248, "dur": 1940})json");
+  ParseOne(parser, R"json({"ph": "X", "cat": "Operator", "name": "ProfilerStep#5", "pid": 25738,
+    "tid": "25738", "ts": 1623142623460172, "dur": 176078})json");
+  ParseOne(parser, R"json({"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyAsync", "pid": 1, "tid": 1,
+    "ts": 10, "dur": 2, "args": {"correlation": "77", "bytes": "9216"}})json");
+  parser.Finish();
+  ASSERT_EQ(profile.memory_ops.size(), 1u);
+  const MemoryOp& m = profile.memory_ops[0];
+  EXPECT_EQ(m.direction, CopyDirection::kHostToDevice);
+  EXPECT_TRUE(m.pageable_host_memory);
+  EXPECT_EQ(m.bytes, 19267584);
+  EXPECT_EQ(m.stream, 7);
+  ASSERT_EQ(profile.steps.size(), 1u);
+  EXPECT_EQ(profile.steps[0].step_number, 5);
+  EXPECT_EQ(profile.steps[0].duration_ns, 176078000);
+  EXPECT_EQ(profile.steps[0].tid, 25738);
+  ASSERT_EQ(profile.runtime_calls.size(), 1u);
+  EXPECT_EQ(profile.runtime_calls[0].correlation_id, 77);
+}
+
+TEST(EventParserTest, BadEventsAreCountedNotFatal) {
+  Profile profile;
+  EventParser parser(&profile);
+  ParseOne(parser, R"json({"ph": "X", "cat": "kernel", "name": "k", "ts": )json");
+  ParseOne(parser, R"json([1, 2, 3])json");
+  ParseOne(parser, R"json({"ph": "X", "cat": "kernel", "name": "no timestamp", "dur": 5})json");
+  ParseOne(parser, R"json({"ph": "X", "cat": "brand_new_category", "name": "x", "ts": 1, "dur": 1})json");
+  ParseOne(parser, R"json({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": -5})json");
+  parser.Finish();
+  EXPECT_EQ(profile.import_counters["kineto_malformed_events"], 2);
+  EXPECT_EQ(profile.import_counters["kineto_events_missing_timestamp"], 1);
+  EXPECT_EQ(profile.import_counters["kineto_ignored_category:brand_new_category"], 1);
+  EXPECT_EQ(profile.import_counters["kineto_negative_durations_clamped"], 1);
+  ASSERT_EQ(profile.kernels.size(), 1u);
+  EXPECT_EQ(profile.kernels[0].duration_ns, 0);
+}
+
+TEST(EventParserTest, InvalidUtf8AndControlCharactersAreRepaired) {
+  Profile profile;
+  EventParser parser(&profile);
+  ParseOne(parser, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\xff\xfe\x01name\", \"ts\": 1, \"dur\": 2}");
+  parser.Finish();
+  ASSERT_EQ(profile.cpu_ops.size(), 1u);
+  EXPECT_EQ(profile.Name(profile.cpu_ops[0].name), "op?? name");
+  EXPECT_EQ(profile.import_counters["kineto_events_sanitized"], 1);
+}
+
+TEST(EventParserTest, ProfilerRangeCountersBecomeFlops) {
+  Profile profile;
+  EventParser parser(&profile);
+  ParseOne(parser, R"json({"ph": "X", "cat": "cuda_profiler_range", "name": "fft2d_r2c_32x32", "ts": 1, "dur": 10,
+    "args": {"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 100,
+             "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": 50,
+             "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 25}})json");
+  parser.Finish();
+  ASSERT_EQ(profile.profiler_ranges.size(), 1u);
+  const auto& counters = profile.kernel_counters[profile.profiler_ranges[0].counters_index];
+  ASSERT_TRUE(counters.fp32_flops.has_value());
+  EXPECT_DOUBLE_EQ(*counters.fp32_flops, 100 + 50 + 2 * 25);
+  EXPECT_FALSE(counters.fp64_flops.has_value());
+}
+
+}  // namespace
+}  // namespace kraken::kineto

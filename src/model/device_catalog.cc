@@ -1,0 +1,121 @@
+#include "model/device_catalog.h"
+
+#include <array>
+#include <regex>
+#include <string>
+
+#include "base/text.h"
+
+namespace kraken {
+namespace {
+
+constexpr double T = 1e12;  // tera
+constexpr double G = 1e9;   // giga
+constexpr int64_t GiB = int64_t{1} << 30;
+
+// Sources (all figures dense, i.e. without 2:4 sparsity, at boost clock):
+//  [V100] NVIDIA Tesla V100 datasheet (SXM2 / PCIe / V100S).
+//  [A100] NVIDIA A100 Tensor Core GPU datasheet (nvidia-a100-datasheet-us-nvidia-1758950-r4).
+//  [H100] NVIDIA H100 Tensor Core GPU datasheet; the datasheet prints sparse tensor figures,
+//         the dense ones are half (989.4 BF16 SXM, 756 PCIe). PCIe bandwidth: product brief
+//         PB-11133-001 ("greater than 2,000 GB/s").
+//  [H200] NVIDIA H200 datasheet: H100 SXM compute, 141 GB HBM3e at 4.8 TB/s.
+//  [L4]   NVIDIA L4 datasheet. [L40S] NVIDIA L40S datasheet. [T4] NVIDIA T4 datasheet.
+//  [A10]  NVIDIA A10 datasheet.
+//  [MI200] AMD Instinct MI250/MI250X/MI210 datasheets; MI250/MI250X are two GCDs that the
+//         runtime shows as two devices, so the per-device figures are half the card's.
+//  [MI300X] AMD Instinct MI300X datasheet.
+// FP64 is 0 where the datasheet publishes none (L4, L40S, T4, A10 list no FP64 figure).
+const std::array<DeviceSpec, 19> kCatalog = {{
+    {"v100-sxm2", "NVIDIA V100 SXM2", Vendor::kNvidia, 80, 32 * GiB, 900 * G, 7.8 * T, 0, 15.7 * T, 0,
+     125 * T, 0, 0, 0, "HBM2", "NVIDIA Tesla V100 datasheet"},
+    {"v100-pcie", "NVIDIA V100 PCIe", Vendor::kNvidia, 80, 32 * GiB, 900 * G, 7 * T, 0, 14 * T, 0,
+     112 * T, 0, 0, 0, "HBM2", "NVIDIA Tesla V100 datasheet"},
+    {"v100s-pcie", "NVIDIA V100S PCIe", Vendor::kNvidia, 80, 32 * GiB, 1134 * G, 8.2 * T, 0, 16.4 * T, 0,
+     130 * T, 0, 0, 0, "HBM2", "NVIDIA Tesla V100S datasheet"},
+    {"a100-40gb-sxm", "NVIDIA A100 SXM4 40GB", Vendor::kNvidia, 108, 40 * GiB, 1555 * G, 9.7 * T, 19.5 * T,
+     19.5 * T, 156 * T, 312 * T, 312 * T, 0, 624 * T, "HBM2", "NVIDIA A100 datasheet"},
+    {"a100-40gb-pcie", "NVIDIA A100 PCIe 40GB", Vendor::kNvidia, 108, 40 * GiB, 1555 * G, 9.7 * T, 19.5 * T,
+     19.5 * T, 156 * T, 312 * T, 312 * T, 0, 624 * T, "HBM2", "NVIDIA A100 datasheet"},
+    {"a100-80gb-sxm", "NVIDIA A100 SXM4 80GB", Vendor::kNvidia, 108, 80 * GiB, 2039 * G, 9.7 * T, 19.5 * T,
+     19.5 * T, 156 * T, 312 * T, 312 * T, 0, 624 * T, "HBM2e", "NVIDIA A100 datasheet"},
+    {"a100-80gb-pcie", "NVIDIA A100 PCIe 80GB", Vendor::kNvidia, 108, 80 * GiB, 1935 * G, 9.7 * T, 19.5 * T,
+     19.5 * T, 156 * T, 312 * T, 312 * T, 0, 624 * T, "HBM2e", "NVIDIA A100 datasheet"},
+    {"h100-sxm", "NVIDIA H100 SXM5 80GB", Vendor::kNvidia, 132, 80 * GiB, 3350 * G, 34 * T, 67 * T, 67 * T,
+     494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T, 1978.9 * T, "HBM3", "NVIDIA H100 datasheet (dense = sparse/2)"},
+    {"h100-pcie", "NVIDIA H100 PCIe 80GB", Vendor::kNvidia, 114, 80 * GiB, 2000 * G, 26 * T, 51 * T, 51 * T,
+     378 * T, 756 * T, 756 * T, 1513 * T, 1513 * T, "HBM2e",
+     "NVIDIA H100 datasheet (dense = sparse/2); PB-11133-001 bandwidth"},
+    {"h200-sxm", "NVIDIA H200 SXM 141GB", Vendor::kNvidia, 132, 141 * GiB, 4800 * G, 34 * T, 67 * T, 67 * T,
+     494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T, 1978.9 * T, "HBM3e", "NVIDIA H200 datasheet"},
+    {"l4", "NVIDIA L4", Vendor::kNvidia, 58, 24 * GiB, 300 * G, 0, 0, 30.3 * T, 60 * T, 121 * T, 121 * T,
+     242.5 * T, 242.5 * T, "GDDR6", "NVIDIA L4 datasheet (dense = sparse/2)"},
+    {"l40s", "NVIDIA L40S", Vendor::kNvidia, 142, 48 * GiB, 864 * G, 0, 0, 91.6 * T, 183 * T, 362.05 * T,
+     362.05 * T, 733 * T, 733 * T, "GDDR6", "NVIDIA L40S datasheet (dense = sparse/2)"},
+    {"t4", "NVIDIA T4", Vendor::kNvidia, 40, 16 * GiB, 320 * G, 0, 0, 8.1 * T, 0, 65 * T, 0, 0, 130 * T,
+     "GDDR6", "NVIDIA T4 datasheet"},
+    {"a10", "NVIDIA A10", Vendor::kNvidia, 72, 24 * GiB, 600 * G, 0, 0, 31.2 * T, 62.5 * T, 125 * T, 125 * T,
+     0, 250 * T, "GDDR6", "NVIDIA A10 datasheet (dense = sparse/2)"},
+    {"mi210", "AMD Instinct MI210", Vendor::kAmd, 104, 64 * GiB, 1638.4 * G, 22.6 * T, 45.3 * T, 22.6 * T, 0,
+     181 * T, 181 * T, 0, 181 * T, "HBM2e", "AMD Instinct MI210 datasheet"},
+    {"mi250-gcd", "AMD Instinct MI250 (one GCD)", Vendor::kAmd, 104, 64 * GiB, 1638.4 * G, 22.65 * T,
+     45.25 * T, 22.65 * T, 0, 181.05 * T, 181.05 * T, 0, 181.05 * T, "HBM2e",
+     "AMD Instinct MI250 datasheet, halved per GCD"},
+    {"mi250x-gcd", "AMD Instinct MI250X (one GCD)", Vendor::kAmd, 110, 64 * GiB, 1638.4 * G, 23.95 * T,
+     47.85 * T, 23.95 * T, 0, 191.5 * T, 191.5 * T, 0, 191.5 * T, "HBM2e",
+     "AMD Instinct MI250X datasheet, halved per GCD"},
+    {"mi300x", "AMD Instinct MI300X", Vendor::kAmd, 304, 192 * GiB, 5300 * G, 81.7 * T, 163.4 * T, 163.4 * T,
+     653.7 * T, 1307.4 * T, 1307.4 * T, 2614.9 * T, 2614.9 * T, "HBM3", "AMD Instinct MI300X datasheet"},
+    {"mi300a", "AMD Instinct MI300A", Vendor::kAmd, 228, 128 * GiB, 5300 * G, 61.3 * T, 122.6 * T, 122.6 * T,
+     490.3 * T, 980.6 * T, 980.6 * T, 1961.2 * T, 1961.2 * T, "HBM3", "AMD Instinct MI300A datasheet"},
+}};
+
+const DeviceSpec* ById(std::string_view id) {
+  for (const auto& spec : kCatalog)
+    if (spec.id == id) return &spec;
+  return nullptr;
+}
+
+bool HasToken(const std::string& lower, const char* pattern) {
+  return std::regex_search(lower, std::regex(pattern));
+}
+
+}  // namespace
+
+std::span<const DeviceSpec> DeviceCatalog() { return kCatalog; }
+
+const DeviceSpec* MatchDeviceSpec(std::string_view reported_name, int64_t memory_bytes) {
+  std::string n = ToLower(reported_name);
+  bool pcie = n.find("pcie") != std::string::npos;
+  // NVL parts (H100 NVL, H200 NVL) have their own clocks and are not in the catalog.
+  if (HasToken(n, R"(\bnvl\b)")) return nullptr;
+  if (n.find("h200") != std::string::npos) return ById("h200-sxm");
+  if (n.find("h100") != std::string::npos) return ById(pcie ? "h100-pcie" : "h100-sxm");
+  if (n.find("a100") != std::string::npos) {
+    bool is80 = n.find("80gb") != std::string::npos ||
+                (n.find("40gb") == std::string::npos && memory_bytes > 48 * GiB);
+    if (is80) return ById(pcie ? "a100-80gb-pcie" : "a100-80gb-sxm");
+    return ById(pcie ? "a100-40gb-pcie" : "a100-40gb-sxm");
+  }
+  if (n.find("v100s") != std::string::npos) return ById("v100s-pcie");
+  if (n.find("v100") != std::string::npos) return ById(pcie ? "v100-pcie" : "v100-sxm2");
+  if (HasToken(n, R"(\bl40s\b)")) return ById("l40s");
+  if (HasToken(n, R"(\bl4\b)")) return ById("l4");
+  if (HasToken(n, R"(\bt4\b)")) return ById("t4");
+  if (HasToken(n, R"(\ba10\b)")) return ById("a10");
+  if (n.find("mi300x") != std::string::npos) return ById("mi300x");
+  if (n.find("mi300a") != std::string::npos) return ById("mi300a");
+  if (n.find("mi250x") != std::string::npos) return ById("mi250x-gcd");
+  if (n.find("mi250") != std::string::npos) return ById("mi250-gcd");
+  if (n.find("mi210") != std::string::npos) return ById("mi210");
+  // "AMD Radeon Graphics" (what ROCm often reports) names no model: MI210 and one MI250
+  // GCD both have 104 CUs and 64 GB, so there is nothing safe to match.
+  return nullptr;
+}
+
+const DeviceSpec* FindDeviceSpec(std::string_view id_or_name) {
+  if (const DeviceSpec* spec = ById(ToLower(id_or_name))) return spec;
+  return MatchDeviceSpec(id_or_name);
+}
+
+}  // namespace kraken
