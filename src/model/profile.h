@@ -24,6 +24,24 @@ struct ProfilerRange {
   std::map<std::string, double> raw_counters;  // counter name -> value as recorded
 };
 
+// A class another tool assigned to a kernel (Orion's compute/memory labels, a report's
+// memory_bound/compute_bound column). Kept to measure kraken's classification against,
+// never used as kraken's own answer.
+struct KernelLabel {
+  std::string kernel;  // kernel name or id as that tool wrote it
+  std::string label;   // as written: "1", "memory_bound", ...
+  std::string source;  // which tool: "orion", "llm-perf-opt"
+};
+
+// A metric a sampler or exporter declares it collects (dcgm-exporter counters CSV,
+// Prometheus # HELP/# TYPE lines), with or without samples.
+struct MetricDeclaration {
+  std::string source_name;  // DCGM_FI_DEV_GPU_UTIL
+  std::string type;         // gauge, counter, label, histogram, summary, untyped
+  std::string help;
+  Metric metric = Metric::kOther;  // kraken's canonical metric, kOther when none
+};
+
 struct ProfileMetadata {
   std::string source;  // file it came from; "archive.tar.gz:member.json" for archive members
   std::string format;  // name of the importer that read it ("kineto", "ncu-csv", ...)
@@ -35,6 +53,9 @@ struct ProfileMetadata {
   // (Kineto baseTimeNanoseconds); 0 when the timestamps are absolute already.
   int64_t base_time_ns = 0;
   Vendor accelerator_vendor = Vendor::kUnknown;
+  // False when kernels carry no real timestamps (Nsight Compute replays kernels one by
+  // one; Orion lists only durations): timeline analyses then have nothing to measure.
+  bool kernel_timestamps_valid = true;
   // Anything else the source said about itself (schema version, CUDA version, ...).
   std::map<std::string, std::string> attributes;
 };
@@ -55,6 +76,8 @@ struct Profile {
   std::vector<ProfilerRange> profiler_ranges;
 
   std::vector<Series> series;
+  std::vector<MetricDeclaration> metric_declarations;
+  std::vector<KernelLabel> kernel_labels;
 
   // Named counts of what the importer saw and skipped (kineto_unknown_category: 12, ...).
   // A bad row increments a counter and the import goes on.
