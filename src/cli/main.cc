@@ -7,14 +7,10 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 
-#ifndef KRAKEN_VERSION
-#define KRAKEN_VERSION "0.0.0"
-#endif
-
 int main(int argc, char** argv) {
   using namespace kraken::cli;
   CLI::App app{"kraken: measures what GPU workloads really use and advises on pooling them"};
-  app.set_version_flag("--version", std::string("kraken ") + KRAKEN_VERSION);
+  app.set_version_flag("--version", std::string("kraken ") + KRAKEN_VERSION_STRING);
   app.require_subcommand(1);
   app.fallthrough(false);
 
@@ -25,6 +21,27 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   import_cmd->add_option("--format", import_args.format, "Force an importer (see `kraken formats`)");
   import_cmd->add_flag("--json", import_args.json, "Print one JSON document");
+
+  AnalyzeArgs analyze_args;
+  auto* analyze_cmd = app.add_subcommand(
+      "analyze", "Characterize workloads: GPU timeline, kernel bounds, training vs inference, diagnoses");
+  analyze_cmd->add_option("files", analyze_args.files, "Traces, exports or logs (one profile per rank or node)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  analyze_cmd->add_flag("--json", analyze_args.json, "Print one JSON document (keys: docs/json-output.md)");
+  analyze_cmd->add_option("--device", analyze_args.device,
+                          "Device whose peaks the roofline uses (id or name, see `kraken devices`); default: "
+                          "recognised from the input");
+  analyze_cmd->add_option("--window", analyze_args.window, "Headline timeline window: trace or steps")
+      ->capture_default_str();
+  analyze_cmd->add_option("--thresholds", analyze_args.thresholds,
+                          "Fixed arithmetic-intensity classes LOW,HIGH (e.g. 10,50): AI<LOW memory, >HIGH "
+                          "compute, else mixed");
+  analyze_cmd->add_option("--top", analyze_args.top, "Kernels to list")->capture_default_str();
+  analyze_cmd->add_flag("--linked-only", analyze_args.linked_only,
+                        "Count only GPU events linked to a launch call (TraceLens' default)");
+  analyze_cmd->add_option("--format", analyze_args.format, "Force an importer (see `kraken formats`)");
+  analyze_cmd->add_option("-o,--output", analyze_args.output, "Write to FILE instead of standard output");
 
   FormatsArgs formats_args;
   auto* formats_cmd = app.add_subcommand("formats", "List the input formats kraken reads");
@@ -48,6 +65,7 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
 
+  if (analyze_cmd->parsed()) return RunAnalyze(analyze_args);
   if (import_cmd->parsed()) return RunImport(import_args);
   if (formats_cmd->parsed()) return RunFormats(formats_args);
   if (devices_cmd->parsed()) return RunDevices(devices_args);

@@ -1,0 +1,64 @@
+#include "analysis/characterize.h"
+
+#include <algorithm>
+
+#include "model/device_catalog.h"
+
+namespace kraken {
+namespace {
+
+// The device most kernels ran on, as the profile describes it.
+const DeviceInfo* MainDevice(const Profile& profile) {
+  if (profile.devices.empty()) return nullptr;
+  std::vector<int64_t> per_device;
+  for (const Kernel& k : profile.kernels) {
+    if (k.device < 0 || k.device > 4096) continue;
+    if (static_cast<size_t>(k.device) >= per_device.size()) per_device.resize(static_cast<size_t>(k.device) + 1);
+    ++per_device[static_cast<size_t>(k.device)];
+  }
+  int32_t best = -1;
+  for (size_t d = 0; d < per_device.size(); ++d)
+    if (best < 0 || per_device[d] > per_device[static_cast<size_t>(best)]) best = static_cast<int32_t>(d);
+  for (const DeviceInfo& info : profile.devices)
+    if (best < 0 ? true : info.index == best) return &info;
+  return &profile.devices.front();
+}
+
+std::optional<double> PeakOf(const Profile& profile, Metric metric) {
+  std::optional<double> peak;
+  for (const Series& s : profile.series) {
+    if (s.metric != metric) continue;
+    for (const Sample& sample : s.samples) peak = std::max(peak.value_or(sample.value), sample.value);
+  }
+  return peak;
+}
+
+}  // namespace
+
+WorkloadReport CharacterizeWorkload(const Profile& profile, const CharacterizeOptions& options) {
+  WorkloadReport report;
+  const DeviceInfo* device = MainDevice(profile);
+  if (device != nullptr) {
+    report.device_name = device->name;
+    report.sm_count = std::max(device->sm_count, 0);
+  }
+  report.device_spec = options.device;
+  if (report.device_spec == nullptr && device != nullptr)
+    report.device_spec = MatchDeviceSpec(device->name, device->memory_bytes);
+  if (report.sm_count == 0 && report.device_spec != nullptr) report.sm_count = report.device_spec->sm_count;
+
+  report.timeline = AnalyzeTimeline(profile, options.timeline);
+  report.tb_plugin = ComputeTbPluginOverview(profile);
+  report.kernels = SummarizeKernels(profile, report.device_spec, report.sm_count, options.kernels);
+  report.launches = ComputeLaunchStats(profile, options.launches);
+  std::vector<double> steps;
+  for (const StepAnnotation& s : profile.steps) steps.push_back(static_cast<double>(s.duration_ns));
+  report.step_time_ns = Summarize(std::move(steps));
+  report.workload_type = ClassifyWorkloadType(profile);
+  report.peak_allocated_bytes = PeakOf(profile, Metric::kAllocatorAllocatedBytes);
+  report.peak_reserved_bytes = PeakOf(profile, Metric::kAllocatorReservedBytes);
+  report.diagnoses = Diagnose(profile, report);
+  return report;
+}
+
+}  // namespace kraken

@@ -1,0 +1,160 @@
+#include "analysis/kernel_summary.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <unordered_map>
+
+#include "base/text.h"
+
+namespace kraken {
+
+Boundness BoundMix::Dominant() const {
+  TimeNs classified = classified_ns();
+  if (classified <= 0) return Boundness::kUnknown;
+  std::array<std::pair<TimeNs, Boundness>, 4> shares = {{{compute_ns, Boundness::kCompute},
+                                                         {memory_ns, Boundness::kMemory},
+                                                         {latency_ns, Boundness::kLatency},
+                                                         {mixed_ns, Boundness::kMixed}}};
+  for (const auto& [ns, bound] : shares)
+    if (2 * ns >= classified) return bound;
+  return Boundness::kMixed;
+}
+
+double BoundMix::Pct(TimeNs part) const {
+  TimeNs total = total_ns();
+  return total > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(total) : 0;
+}
+
+bool NameUsesTensorCores(std::string_view name) {
+  // Markers in the names of tensor-core kernels: cuBLAS/cuDNN tile shapes (volta_h884gemm,
+  // turing_s1688gemm, ampere_s16816gemm, i8816), CUTLASS "tensorop", NVIDIA "xmma",
+  // Hopper "wgmma", explicit "hmma"/"imma", AMD "mfma", and flash-attention kernels,
+  // which are built on MMA instructions. A heuristic: a tensor-core kernel with none of
+  // these in its name is missed, which kraken reports as "by name".
+  static constexpr std::array<std::string_view, 13> kMarkers = {
+      "tensorop", "wgmma", "hmma", "imma", "mfma", "xmma", "884", "1688", "16816", "8816",
+      "flash_fwd", "flash_bwd", "fmha"};
+  std::string lower = ToLower(name);
+  for (std::string_view marker : kMarkers)
+    if (lower.find(marker) != std::string::npos) return true;
+  return false;
+}
+
+namespace {
+
+int64_t GridBlocks(const Dim3& grid) {
+  if (grid[0] <= 0) return 0;
+  return static_cast<int64_t>(grid[0]) * std::max(grid[1], 1) * std::max(grid[2], 1);
+}
+
+bool IsMeasured(ClassificationBasis basis) {
+  return basis == ClassificationBasis::kRoofline || basis == ClassificationBasis::kThroughput ||
+         basis == ClassificationBasis::kFixedThresholds;
+}
+
+struct GroupAccumulator {
+  int64_t count = 0;
+  TimeNs total_ns = 0;
+  TimeNs min_ns = INT64_MAX;
+  TimeNs max_ns = 0;
+  bool tensor = false;
+  // Time per class within the group, to pick the group's representative class.
+  std::map<Boundness, TimeNs> time_by_class;
+  std::map<Boundness, KernelClassification> example;
+};
+
+}  // namespace
+
+KernelSummary SummarizeKernels(const Profile& profile, const DeviceSpec* spec, int32_t sm_count,
+                               const KernelSummaryOptions& options) {
+  KernelSummary summary;
+  std::unordered_map<StringId, GroupAccumulator> groups;
+  // Name-only classifications depend on (name, grid size): cache them.
+  std::map<std::pair<StringId, int64_t>, KernelClassification> name_cache;
+  std::unordered_map<StringId, bool> tensor_cache;
+
+  for (const Kernel& k : profile.kernels) {
+    ++summary.kernel_count;
+    summary.kernel_time_ns += k.duration_ns;
+    const KernelCounters* counters =
+        k.counters_index >= 0 && static_cast<size_t>(k.counters_index) < profile.kernel_counters.size()
+            ? &profile.kernel_counters[static_cast<size_t>(k.counters_index)]
+            : nullptr;
+    KernelLaunchInfo launch;
+    launch.name = profile.Name(k.name);
+    launch.duration_ns = k.duration_ns;
+    launch.grid_blocks = GridBlocks(k.grid);
+    launch.device_sm_count = sm_count;
+    KernelClassification cls;
+    if (counters != nullptr) {
+      cls = ClassifyKernel(launch, counters, spec, options.classify);
+    } else {
+      auto key = std::make_pair(k.name, launch.grid_blocks);
+      auto it = name_cache.find(key);
+      if (it == name_cache.end()) it = name_cache.emplace(key, ClassifyKernel(launch, nullptr, spec, options.classify)).first;
+      cls = it->second;
+    }
+    auto tc = tensor_cache.find(k.name);
+    if (tc == tensor_cache.end()) tc = tensor_cache.emplace(k.name, NameUsesTensorCores(launch.name)).first;
+    bool tensor = tc->second || (counters != nullptr && counters->tensor_flops.value_or(0) > 0);
+
+    BoundMix& mix = summary.mix;
+    switch (cls.bound) {
+      case Boundness::kCompute: mix.compute_ns += k.duration_ns; break;
+      case Boundness::kMemory: mix.memory_ns += k.duration_ns; break;
+      case Boundness::kLatency: mix.latency_ns += k.duration_ns; break;
+      case Boundness::kMixed: mix.mixed_ns += k.duration_ns; break;
+      case Boundness::kUnknown: mix.unknown_ns += k.duration_ns; break;
+    }
+    if (tensor) mix.tensor_core_ns += k.duration_ns;
+    if (IsMeasured(cls.basis)) mix.measured_basis_ns += k.duration_ns;
+    if (cls.basis == ClassificationBasis::kNameHeuristic) mix.name_basis_ns += k.duration_ns;
+
+    GroupAccumulator& g = groups[k.name];
+    ++g.count;
+    g.total_ns += k.duration_ns;
+    g.min_ns = std::min(g.min_ns, k.duration_ns);
+    g.max_ns = std::max(g.max_ns, k.duration_ns);
+    g.tensor = g.tensor || tensor;
+    g.time_by_class[cls.bound] += k.duration_ns;
+    g.example.emplace(cls.bound, std::move(cls));
+  }
+
+  summary.distinct_names = static_cast<int64_t>(groups.size());
+  std::vector<std::pair<StringId, const GroupAccumulator*>> order;
+  order.reserve(groups.size());
+  for (const auto& [name, g] : groups) order.emplace_back(name, &g);
+  // Ties broken by name so the output is deterministic.
+  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    if (a.second->total_ns != b.second->total_ns) return a.second->total_ns > b.second->total_ns;
+    return profile.Name(a.first) < profile.Name(b.first);
+  });
+  if (order.size() > options.top_n) order.resize(options.top_n);
+  for (const auto& [name, g] : order) {
+    KernelGroupStats stats;
+    stats.name = std::string(profile.Name(name));
+    stats.count = g->count;
+    stats.total_ns = g->total_ns;
+    stats.min_ns = g->min_ns;
+    stats.max_ns = g->max_ns;
+    stats.mean_ns = static_cast<double>(g->total_ns) / static_cast<double>(g->count);
+    stats.pct_of_kernel_time = summary.kernel_time_ns > 0 ? 100.0 * static_cast<double>(g->total_ns) /
+                                                                static_cast<double>(summary.kernel_time_ns)
+                                                          : 0;
+    Boundness best = Boundness::kUnknown;
+    TimeNs best_ns = -1;
+    for (const auto& [bound, ns] : g->time_by_class) {
+      if (ns > best_ns) {
+        best = bound;
+        best_ns = ns;
+      }
+    }
+    stats.classification = g->example.at(best);
+    stats.uses_tensor_cores = g->tensor;
+    summary.top.push_back(std::move(stats));
+  }
+  return summary;
+}
+
+}  // namespace kraken

@@ -1,0 +1,34 @@
+// Rendering of `kraken analyze` results: one JSON document (keys documented in
+// docs/json-output.md) or readable text tables.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/aggregate.h"
+#include "analysis/characterize.h"
+#include "analysis/series_summary.h"
+#include "model/profile.h"
+
+namespace kraken {
+
+// Everything analysed about one profile.
+struct AnalyzedProfile {
+  const Profile* profile = nullptr;
+  WorkloadReport report;
+  std::vector<SeriesStats> series;
+};
+
+struct AnalysisOutputOptions {
+  bool steps_window = false;  // --window steps: the headline timeline is over the steps
+  size_t top_n = 10;
+  std::string thresholds;     // as given with --thresholds, for the record
+  std::string device_override;
+};
+
+std::string RenderAnalysisJson(const std::vector<AnalyzedProfile>& profiles, const AggregateReport& aggregate,
+                               const AnalysisOutputOptions& options);
+std::string RenderAnalysisText(const std::vector<AnalyzedProfile>& profiles, const AggregateReport& aggregate,
+                               const AnalysisOutputOptions& options);
+
+}  // namespace kraken
