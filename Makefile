@@ -3,10 +3,12 @@
 
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
+BUILD_FUZZ ?= build-fuzz
+FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-asan demo test check test-asan bench clean
+.PHONY: all deps build build-asan demo test check test-asan bench fuzz clean
 
 all: build
 
@@ -42,5 +44,13 @@ demo: build
 bench: build
 	@scripts/bench.sh $(BUILD)
 
+# Coverage-guided fuzzing of the importers with libFuzzer (clang), seeded with real files.
+fuzz: deps
+	@KRAKEN_DEPS_EXTRA="clang libclang-rt-14-dev" scripts/install-deps.sh
+	cmake -S . -B $(BUILD_FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DKRAKEN_FUZZ=ON -DKRAKEN_SANITIZE=ON -DKRAKEN_BUILD_TESTS=OFF -DKRAKEN_BUILD_BENCH=OFF $(CMAKE_ARGS)
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target kraken_importers_fuzzer
+	@scripts/fuzz.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)

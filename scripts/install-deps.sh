@@ -8,6 +8,9 @@ packages=(
   libsimdjson-dev libcli11-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
+# Extra packages a make target needs only for itself (e.g. clang for `make fuzz`).
+read -r -a extra <<< "${KRAKEN_DEPS_EXTRA:-}"
+packages+=("${extra[@]}")
 
 missing=()
 for p in "${packages[@]}"; do

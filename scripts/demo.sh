@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# `make demo`: analyses an example and prints where the report is.
+# The examples in examples/ are recorded on real GPUs with scripts/record-examples.sh;
+# until one is recorded, the demo uses a real public trace from the shared data.
+set -euo pipefail
+build=${1:-build}
+root=$(cd "$(dirname "$0")/.." && pwd)
+data=${KRAKEN_DATA_DIR:-$root/../shared/data}
+kraken="$build/src/cli/kraken"
+
+example=$(find "$root/examples" -name '*.pt.trace.json*' 2>/dev/null | sort | head -1)
+if [ -z "$example" ]; then
+  example="$data/kineto/kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"
+  if [ ! -f "$example" ]; then
+    echo "kraken: error: no recorded example in examples/ and no shared data at $data (set KRAKEN_DATA_DIR)" >&2
+    exit 2
+  fi
+  echo "No example recorded in examples/ yet (it needs a GPU, see examples/README.md);"
+  echo "analysing a real public trace instead: ResNet-50 training on a V100 (PyTorch tb_plugin sample)."
+fi
+
+out="$build/demo"
+mkdir -p "$out"
+"$kraken" analyze "$example" -o "$out/report.txt"
+"$kraken" analyze "$example" --json -o "$out/report.json"
+echo
+cat "$out/report.txt"
+echo "Report: $out/report.txt"
+echo "JSON:   $out/report.json"

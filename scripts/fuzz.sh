@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs the importer fuzzer for N seconds, seeded with small real files of every format
+# from the shared data (decompressed into the build folder, never into the repo).
+set -euo pipefail
+build=${1:-build-fuzz}
+seconds=${2:-60}
+data=${KRAKEN_DATA_DIR:-$(cd "$(dirname "$0")/.." && pwd)/../shared/data}
+corpus="$build/fuzz-corpus"
+mkdir -p "$corpus"
+i=0
+while IFS= read -r f; do
+  i=$((i + 1))
+  case "$f" in
+    *.gz) gzip -dc "$f" | head -c 65536 > "$corpus/seed-$i" ;;
+    *) head -c 65536 "$f" > "$corpus/seed-$i" ;;
+  esac
+done < <(find "$data/kineto" "$data/ncu" "$data/nvidia-smi" "$data/dcgm" "$data/orion" -type f -size -400k \
+           \( -name '*.json' -o -name '*.json.gz' -o -name '*.csv' -o -name '*.txt' -o -name '*.prom' \))
+echo "fuzzing the importers for ${seconds}s with $i seeds"
+"$build/fuzz/kraken_importers_fuzzer" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+  -print_final_stats=1 "$corpus"
