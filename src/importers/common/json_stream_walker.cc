@@ -1,5 +1,7 @@
 #include "importers/common/json_stream_walker.h"
 
+#include "importers/common/json_container_end.h"
+
 #include <array>
 #include <cstring>
 #include <string>
@@ -9,20 +11,6 @@ namespace {
 
 constexpr size_t kInitialBuffer = 8 << 20;
 constexpr uint64_t kProgressEvery = 16 << 20;
-
-// Byte classes for skipping a value: only quotes and brackets matter.
-enum : uint8_t { kPlain = 0, kQuote = 1, kOpen = 2, kClose = 3 };
-
-constexpr std::array<uint8_t, 256> MakeClasses() {
-  std::array<uint8_t, 256> t{};
-  t['"'] = kQuote;
-  t['{'] = kOpen;
-  t['['] = kOpen;
-  t['}'] = kClose;
-  t[']'] = kClose;
-  return t;
-}
-constexpr std::array<uint8_t, 256> kClasses = MakeClasses();
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -119,30 +107,10 @@ JsonStreamWalker::Scan JsonStreamWalker::FindValueEnd(size_t from, size_t* end) 
     return Scan::kDone;
   }
   if (first == '{' || first == '[') {
-    int64_t depth = 0;
-    while (p < limit) {
-      switch (kClasses[static_cast<uint8_t>(*p)]) {
-        case kPlain:
-          ++p;
-          break;
-        case kQuote:
-          p = SkipStringBody(p + 1, limit);
-          if (p == nullptr) return Scan::kNeedMore;
-          break;
-        case kOpen:
-          ++depth;
-          ++p;
-          break;
-        case kClose:
-          ++p;
-          if (--depth == 0) {
-            *end = static_cast<size_t>(p - begin);
-            return Scan::kDone;
-          }
-          break;
-      }
-    }
-    return Scan::kNeedMore;
+    size_t length = 0;
+    if (!FindContainerEnd(p, limit, &length)) return Scan::kNeedMore;
+    *end = from + length;
+    return Scan::kDone;
   }
   // A scalar: number, true, false, null.
   while (p < limit && *p != ',' && *p != '}' && *p != ']' && !IsSpace(*p)) ++p;
