@@ -9,6 +9,7 @@ namespace kraken {
 
 std::unique_ptr<Importer> CreateKinetoImporter();
 std::unique_ptr<Importer> CreateNcuCsvImporter();
+std::unique_ptr<Importer> CreateKernelLabelsImporter();
 std::unique_ptr<Importer> CreateNvidiaSmiImporter();
 std::unique_ptr<Importer> CreatePrometheusTextImporter();
 std::unique_ptr<Importer> CreateDcgmCountersImporter();
