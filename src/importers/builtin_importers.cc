@@ -6,6 +6,8 @@ namespace kraken {
 
 void RegisterBuiltinImporters(ImporterRegistry& registry) {
   // Sniffing order: the most specific signatures first.
+  registry.Register(CreatePrometheusTextImporter());
+  registry.Register(CreateDcgmCountersImporter());
   registry.Register(CreateKinetoImporter());
 }
 
