@@ -8,6 +8,8 @@ void RegisterBuiltinImporters(ImporterRegistry& registry) {
   // Sniffing order: the most specific signatures first.
   registry.Register(CreateNcuCsvImporter());
   registry.Register(CreateKernelLabelsImporter());
+  registry.Register(CreatePrometheusTextImporter());
+  registry.Register(CreateDcgmCountersImporter());
   registry.Register(CreateKinetoImporter());
 }
 

@@ -40,6 +40,10 @@ struct MetricDeclaration {
   std::string type;         // gauge, counter, label, histogram, summary, untyped
   std::string help;
   Metric metric = Metric::kOther;  // kraken's canonical metric, kOther when none
+  // The source's current name when source_name is an old spelling of it (dcgm-exporter
+  // 1.x "dcgm_sm_clock" stands for DCGM_FI_DEV_SM_CLOCK); empty otherwise. Lets a 1.x
+  // collector list be compared with a current scrape.
+  std::string current_name;
 };
 
 struct ProfileMetadata {

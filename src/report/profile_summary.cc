@@ -40,6 +40,7 @@ void WriteProfileSummaryJson(const Profile& profile, JsonWriter& json) {
   json.Key("world_size");
   md.world_size ? json.Int(*md.world_size) : json.Null();
   json.Field("vendor", VendorName(md.accelerator_vendor));
+  json.Field("kernel_timestamps", md.kernel_timestamps_valid);
   json.Key("devices").BeginArray();
   for (const auto& d : profile.devices) {
     json.BeginObject().Field("index", d.index).Field("name", d.name);
@@ -61,6 +62,9 @@ void WriteProfileSummaryJson(const Profile& profile, JsonWriter& json) {
   json.Field("steps", static_cast<uint64_t>(profile.steps.size()));
   json.Field("syncs", static_cast<uint64_t>(profile.syncs.size()));
   json.Field("profiler_ranges", static_cast<uint64_t>(profile.profiler_ranges.size()));
+  json.Field("kernel_counters", static_cast<uint64_t>(profile.kernel_counters.size()));
+  json.Field("kernel_labels", static_cast<uint64_t>(profile.kernel_labels.size()));
+  json.Field("metric_declarations", static_cast<uint64_t>(profile.metric_declarations.size()));
   json.Field("series", static_cast<uint64_t>(profile.series.size()));
   json.Field("samples", static_cast<uint64_t>(CountSamples(profile)));
   json.EndObject();
@@ -98,6 +102,9 @@ std::string RenderProfileSummaryText(const Profile& profile) {
   row("profiler steps", profile.steps.size());
   row("syncs", profile.syncs.size());
   row("profiler ranges", profile.profiler_ranges.size());
+  row("kernels with hardware counters", profile.kernel_counters.size());
+  row("kernel labels from another tool", profile.kernel_labels.size());
+  row("metric declarations", profile.metric_declarations.size());
   row("metric series", profile.series.size());
   row("metric samples", CountSamples(profile));
   out += counts.Render();

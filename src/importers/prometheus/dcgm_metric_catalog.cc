@@ -1,0 +1,100 @@
+#include "importers/prometheus/dcgm_metric_catalog.h"
+
+#include <charconv>
+
+#include "base/text.h"
+#include "importers/prometheus/exposition_parser.h"
+
+namespace kraken::prometheus {
+namespace {
+
+// dcgm-exporter reports framebuffer sizes in MiB; kraken stores bytes.
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// Units as dcgm-exporter's default-counters.csv documents them: clocks MHz, temperatures
+// C, power W, energy mJ, utilizations %, DCP activities as 0..1 ratios (the 1.x CSV's
+// "(in %)" on them is wrong: the values are ratios there too), and PROF_PCIE/NVLINK
+// *_BYTES as rates in B/s despite their names (DCGM fields 1009-1012).
+constexpr DcgmMetricEntry kCatalog[] = {
+    // Utilization
+    {"DCGM_FI_DEV_GPU_UTIL", "dcgm_gpu_utilization", Metric::kGpuUtilPct, 1},
+    {"DCGM_FI_DEV_MEM_COPY_UTIL", "dcgm_mem_copy_utilization", Metric::kMemCopyUtilPct, 1},
+    {"DCGM_FI_DEV_ENC_UTIL", "dcgm_enc_utilization", Metric::kEncoderUtilPct, 1},
+    {"DCGM_FI_DEV_DEC_UTIL", "dcgm_dec_utilization", Metric::kDecoderUtilPct, 1},
+    // Memory
+    {"DCGM_FI_DEV_FB_USED", "dcgm_fb_used", Metric::kFbUsedBytes, kMiB},
+    {"DCGM_FI_DEV_FB_FREE", "dcgm_fb_free", Metric::kFbFreeBytes, kMiB},
+    {"DCGM_FI_DEV_FB_TOTAL", "", Metric::kFbTotalBytes, kMiB},
+    {"DCGM_FI_DEV_FB_RESERVED", "", Metric::kFbReservedBytes, kMiB},
+    // Power, clocks, temperatures
+    {"DCGM_FI_DEV_POWER_USAGE", "dcgm_power_usage", Metric::kPowerW, 1},
+    {"DCGM_FI_DEV_ENFORCED_POWER_LIMIT", "", Metric::kPowerLimitW, 1},
+    {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "dcgm_total_energy_consumption", Metric::kEnergyMj, 1},
+    {"DCGM_FI_DEV_SM_CLOCK", "dcgm_sm_clock", Metric::kSmClockMhz, 1},
+    {"DCGM_FI_DEV_MEM_CLOCK", "dcgm_memory_clock", Metric::kMemClockMhz, 1},
+    {"DCGM_FI_DEV_GPU_TEMP", "dcgm_gpu_temp", Metric::kGpuTempC, 1},
+    {"DCGM_FI_DEV_MEMORY_TEMP", "dcgm_memory_temp", Metric::kMemTempC, 1},
+    // Errors
+    {"DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "dcgm_pcie_replay_counter", Metric::kPcieReplayCount, 1},
+    {"DCGM_FI_DEV_XID_ERRORS", "dcgm_xid_errors", Metric::kXidLast, 1},
+    // Datacenter profiling (DCP)
+    {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "dcgm_fi_prof_gr_engine_active", Metric::kGrEngineActiveRatio, 1},
+    {"DCGM_FI_PROF_SM_ACTIVE", "dcgm_fi_prof_sm_active", Metric::kSmActiveRatio, 1},
+    {"DCGM_FI_PROF_SM_OCCUPANCY", "dcgm_fi_prof_sm_occupancy", Metric::kSmOccupancyRatio, 1},
+    {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "dcgm_fi_prof_pipe_tensor_active", Metric::kTensorActiveRatio, 1},
+    {"DCGM_FI_PROF_DRAM_ACTIVE", "dcgm_fi_prof_dram_active", Metric::kDramActiveRatio, 1},
+    {"DCGM_FI_PROF_PIPE_FP64_ACTIVE", "", Metric::kFp64ActiveRatio, 1},
+    {"DCGM_FI_PROF_PIPE_FP32_ACTIVE", "", Metric::kFp32ActiveRatio, 1},
+    {"DCGM_FI_PROF_PIPE_FP16_ACTIVE", "", Metric::kFp16ActiveRatio, 1},
+    {"DCGM_FI_PROF_PCIE_TX_BYTES", "dcgm_fi_prof_pcie_tx_bytes", Metric::kPcieTxBytesPerS, 1},
+    {"DCGM_FI_PROF_PCIE_RX_BYTES", "dcgm_fi_prof_pcie_rx_bytes", Metric::kPcieRxBytesPerS, 1},
+    {"DCGM_FI_PROF_NVLINK_TX_BYTES", "", Metric::kNvlinkTxBytesPerS, 1},
+    {"DCGM_FI_PROF_NVLINK_RX_BYTES", "", Metric::kNvlinkRxBytesPerS, 1},
+    // Fields with a 1.x name but no canonical metric: kept here so that the 1.x names
+    // map to their fields. NVLINK_BANDWIDTH_TOTAL is a counter of all lanes, not a
+    // TX or RX rate, so it is not an NVLink metric either.
+    {"DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", "dcgm_nvlink_bandwidth_total", Metric::kOther, 1},
+    {"DCGM_FI_DEV_POWER_VIOLATION", "dcgm_power_violation", Metric::kOther, 1},
+    {"DCGM_FI_DEV_THERMAL_VIOLATION", "dcgm_thermal_violation", Metric::kOther, 1},
+    {"DCGM_FI_DEV_SYNC_BOOST_VIOLATION", "dcgm_sync_boost_violation", Metric::kOther, 1},
+    {"DCGM_FI_DEV_BOARD_LIMIT_VIOLATION", "dcgm_board_limit_violation", Metric::kOther, 1},
+    {"DCGM_FI_DEV_LOW_UTIL_VIOLATION", "dcgm_low_util_violation", Metric::kOther, 1},
+    {"DCGM_FI_DEV_RELIABILITY_VIOLATION", "dcgm_reliability_violation", Metric::kOther, 1},
+    {"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "dcgm_ecc_sbe_volatile_total", Metric::kOther, 1},
+    {"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "dcgm_ecc_dbe_volatile_total", Metric::kOther, 1},
+    {"DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", "dcgm_ecc_sbe_aggregate_total", Metric::kOther, 1},
+    {"DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "dcgm_ecc_dbe_aggregate_total", Metric::kOther, 1},
+    {"DCGM_FI_DEV_RETIRED_SBE", "dcgm_retired_pages_sbe", Metric::kOther, 1},
+    {"DCGM_FI_DEV_RETIRED_DBE", "dcgm_retired_pages_dbe", Metric::kOther, 1},
+    {"DCGM_FI_DEV_RETIRED_PENDING", "dcgm_retired_pages_pending", Metric::kOther, 1},
+    {"DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "dcgm_nvlink_flit_crc_error_count_total", Metric::kOther, 1},
+    {"DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL", "dcgm_nvlink_data_crc_error_count_total", Metric::kOther, 1},
+    {"DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "dcgm_nvlink_replay_error_count_total", Metric::kOther, 1},
+    {"DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", "dcgm_nvlink_recovery_error_count_total", Metric::kOther,
+     1},
+};
+
+}  // namespace
+
+std::span<const DcgmMetricEntry> DcgmMetricCatalog() { return kCatalog; }
+
+const DcgmMetricEntry* FindDcgmMetric(std::string_view name) {
+  if (name.empty()) return nullptr;
+  for (const DcgmMetricEntry& entry : kCatalog)
+    if (entry.field == name || entry.legacy_name == name) return &entry;
+  return nullptr;
+}
+
+bool IsDcgmMetricName(std::string_view name) { return StartsWith(name, "DCGM_") || StartsWith(name, "dcgm_"); }
+
+bool IsDcgmBlank(std::string_view value_text, double value) {
+  if (!IsIntegerLiteral(value_text)) return value >= kDcgmFp64Blank;
+  if (value_text[0] == '-') return false;
+  if (value_text[0] == '+') value_text.remove_prefix(1);
+  uint64_t parsed = 0;
+  auto result = std::from_chars(value_text.data(), value_text.data() + value_text.size(), parsed);
+  if (result.ec == std::errc::result_out_of_range) return true;  // beyond uint64: above every sentinel
+  return result.ec == std::errc() && parsed >= kDcgmInt64Blank;
+}
+
+}  // namespace kraken::prometheus
