@@ -69,7 +69,9 @@ std::optional<Peak> ComputePeak(const std::string& precision, const KernelCounte
   std::string what;
   if (precision == "tensor") {
     measured = &c.peak_tensor_flops_per_s;
-    if (spec) datasheet = spec->fp16_tensor_flops_per_s > 0 ? spec->fp16_tensor_flops_per_s : spec->bf16_tensor_flops_per_s;
+    if (spec) {
+      datasheet = spec->fp16_tensor_flops_per_s > 0 ? spec->fp16_tensor_flops_per_s : spec->bf16_tensor_flops_per_s;
+    }
     what = "dense 16-bit tensor";
   } else if (precision == "fp32") {
     measured = &c.peak_fp32_flops_per_s;
@@ -97,7 +99,8 @@ std::optional<Peak> ComputePeak(const std::string& precision, const KernelCounte
 
 std::optional<Peak> BandwidthPeak(const KernelCounters& c, const DeviceSpec* spec) {
   if (Positive(c.peak_dram_bytes_per_s)) return Peak{*c.peak_dram_bytes_per_s, "DRAM peak measured by the profiler"};
-  if (spec && spec->dram_bytes_per_s > 0) return Peak{spec->dram_bytes_per_s, "DRAM peak of the " + spec->name + " datasheet"};
+  if (spec && spec->dram_bytes_per_s > 0)
+    return Peak{spec->dram_bytes_per_s, "DRAM peak of the " + spec->name + " datasheet"};
   return std::nullopt;
 }
 
@@ -177,11 +180,11 @@ std::optional<KernelClassification> ByRoofline(const KernelLaunchInfo& launch, c
   // share of it is its share of the bandwidth peak; on the compute side, of the FLOP peak.
   bool compute_side = out.side == Boundness::kCompute;
   double pct_of_roof = compute_side ? *out.compute_pct_of_peak : *out.memory_pct_of_peak;
-  std::string achieved = compute_side
-                             ? FormatRate(achieved_flops, "FLOP/s") + " is " + FormatNumber(pct_of_roof) + " % of the " +
-                                   FormatRate(compute_peak->value, "FLOP/s") + " " + compute_peak->source
-                             : FormatRate(achieved_bw, "B/s") + " is " + FormatNumber(pct_of_roof) + " % of the " +
-                                   FormatRate(bw_peak->value, "B/s") + " " + bw_peak->source;
+  std::string achieved =
+      compute_side ? FormatRate(achieved_flops, "FLOP/s") + " is " + FormatNumber(pct_of_roof) + " % of the " +
+                         FormatRate(compute_peak->value, "FLOP/s") + " " + compute_peak->source
+                   : FormatRate(achieved_bw, "B/s") + " is " + FormatNumber(pct_of_roof) + " % of the " +
+                         FormatRate(bw_peak->value, "B/s") + " " + bw_peak->source;
   if (pct_of_roof < options.latency_pct) {
     out.bound = Boundness::kLatency;
     out.reason = placement + ", but " + achieved + " (under " + FormatNumber(options.latency_pct) +
@@ -225,7 +228,8 @@ std::optional<KernelClassification> ByThroughput(const KernelCounters* c, const 
   if (mem) figures += std::string(figures.empty() ? "" : ", ") + mem_name + " throughput " + FormatNumber(*mem) + " %";
   if (sm_high || mem_high) {
     out.bound = out.side;
-    out.reason = figures + " of peak: " + (compute_wins ? "SM" : mem_name) + " side reaches " + FormatNumber(bar) + " %";
+    out.reason =
+        figures + " of peak: " + (compute_wins ? "SM" : mem_name) + " side reaches " + FormatNumber(bar) + " %";
   } else {
     out.bound = Boundness::kLatency;
     out.reason = figures + " of peak: both under " + FormatNumber(bar) + " % (latency-bound)";

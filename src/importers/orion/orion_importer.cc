@@ -84,7 +84,8 @@ class OrionCsvImporter final : public Importer {
 
   Status Import(ImportInput& input, ProfileSink& sink) const override {
     KRAKEN_ASSIGN_OR_RETURN(std::string text, ReadAll(*input.stream));
-    if (FirstLine(text) != kHeader) return InvalidInput("line 1: not the Orion header \"" + std::string(kHeader) + "\"");
+    if (FirstLine(text) != kHeader)
+      return InvalidInput("line 1: not the Orion header \"" + std::string(kHeader) + "\"");
     if (StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
 
     Profile profile;
