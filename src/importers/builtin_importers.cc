@@ -10,6 +10,7 @@ void RegisterBuiltinImporters(ImporterRegistry& registry) {
   registry.Register(CreateKernelLabelsImporter());
   registry.Register(CreatePrometheusTextImporter());
   registry.Register(CreateDcgmCountersImporter());
+  registry.Register(CreateOrionCsvImporter());
   registry.Register(CreateKinetoImporter());
 }
 

@@ -30,6 +30,10 @@ struct DeviceSpec {
   double int8_tensor_ops_per_s = 0;
   std::string memory_type;  // HBM2, HBM3, GDDR6, ...
   std::string source;       // where the numbers come from
+  // SM clock (MHz) at which the compute peaks above are published (boost clock); 0 when
+  // not recorded. Profilers that lock clocks (ncu runs at base clock by default) measure
+  // kernels below it, so the classifier rescales the compute peaks to the measured clock.
+  double boost_clock_mhz = 0;
 
   // FLOP per byte at which the FP32 (CUDA-core) roof meets the DRAM roof.
   double ridge_fp32() const { return dram_bytes_per_s > 0 ? fp32_flops_per_s / dram_bytes_per_s : 0; }

@@ -43,6 +43,10 @@ struct KernelCounters {
   std::optional<double> peak_fp32_flops_per_s;
   std::optional<double> peak_fp64_flops_per_s;
   std::optional<double> peak_dram_bytes_per_s;
+  // Measured tensor-core peak (FLOP/s) for the precision the kernel's tensor work used,
+  // when the profiler reported one; the classifier otherwise falls back to the catalog's
+  // dense 16-bit tensor peak.
+  std::optional<double> peak_tensor_flops_per_s;
 };
 
 // One execution of a GPU kernel.
