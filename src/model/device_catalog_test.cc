@@ -49,6 +49,7 @@ TEST(DeviceCatalogTest, PeaksAreDenseAndRidgesPlausible) {
     EXPECT_GT(spec.fp32_flops_per_s, 0) << spec.id;
     EXPECT_GT(spec.sm_count, 0) << spec.id;
     EXPECT_FALSE(spec.source.empty()) << spec.id;
+    EXPECT_GT(spec.boost_clock_mhz, 1000) << spec.id;
   }
 }
 
