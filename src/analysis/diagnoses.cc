@@ -92,8 +92,8 @@ std::vector<Diagnosis> Diagnose(const Profile& profile, const WorkloadReport& re
                         launches.linked_kernels > 0 &&
                         2 * launches.kernels_shorter_than_launch >= launches.linked_kernels;
     if (loader_pct >= kDataLoaderPct) {
-      d.summary = "GPU idle " + Pct(idle_pct) + " of the " + window_name + "; the data loader takes " +
-                  Pct(loader_pct) + " of the step time (input-bound).";
+      d.summary = "GPU idle " + Pct(idle_pct) + " of the " + window_name + "; the host spends " + Pct(loader_pct) +
+                  " of that time in the data loader (enumerate(DataLoader)): input-bound.";
       d.evidence.push_back({"dataloader_pct", loader_pct});
       d.recommendation =
           "Load data in parallel (DataLoader num_workers > 0, pin_memory=True, prefetch) so the GPU does not wait "

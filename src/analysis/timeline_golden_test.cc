@@ -114,7 +114,7 @@ TEST(TimelineGoldenTest, RcclTrainingTraceExposedCommunication) {
 // HTA (exact ns) on the MTIA trace: idle 42.22 %, compute 54.84 %, non-compute 2.94 %.
 // HTA takes GPU events as those with an args.stream; 137 "dma_request" ops on the
 // DMA_REQUEST thread (tid 801) carry none, so HTA leaves them out, while kraken keeps
-// them (they are real transfers; the importer files them under stream 801, the tid).
+// them (they are real transfers; the importer files them under stream -1: unknown).
 // HTA's non-compute is all DMA that no compute op hides: kraken's exposed memcpy.
 TEST(TimelineGoldenTest, MtiaTraceMatchesHtaWithoutTheStreamlessDma) {
   Profile p = ImportOne("kineto/hta/mtia_trace_single_rank/mtia_rank_0.json.gz");
@@ -128,10 +128,10 @@ TEST(TimelineGoldenTest, MtiaTraceMatchesHtaWithoutTheStreamlessDma) {
   EXPECT_EQ(kraken.trace.exposed_memcpy_ns, 392764176);
   EXPECT_EQ(kraken.trace.comm_ns, 0);
   ASSERT_EQ(kraken.streams.size(), 3u);
-  EXPECT_EQ(kraken.streams[2].stream, 801);
-  EXPECT_EQ(kraken.streams[2].breakdown.gpu_events, 137);
+  EXPECT_EQ(kraken.streams[0].stream, -1);
+  EXPECT_EQ(kraken.streams[0].breakdown.gpu_events, 137);
 
-  std::erase_if(p.memory_ops, [](const MemoryOp& m) { return m.stream == 801; });
+  std::erase_if(p.memory_ops, [](const MemoryOp& m) { return m.stream == -1; });
   const TimelineBreakdown hta = AnalyzeTimeline(p).trace;
   // independent (HTA's event set): span 13328071736, idle 5627274392, compute 7309063136.
   EXPECT_EQ(hta.total_ns, 13328071736);

@@ -1,7 +1,7 @@
 #include "model/device_catalog.h"
 
 #include <array>
-#include <regex>
+#include <cctype>
 #include <string>
 
 #include "base/text.h"
@@ -77,8 +77,17 @@ const DeviceSpec* ById(std::string_view id) {
   return nullptr;
 }
 
-bool HasToken(const std::string& lower, const char* pattern) {
-  return std::regex_search(lower, std::regex(pattern));
+// True when `token` occurs in `lower` as a whole word (not inside "l40s" when looking
+// for "l4", nor inside "a100" when looking for "a10").
+bool HasToken(const std::string& lower, std::string_view token) {
+  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  for (size_t pos = lower.find(token); pos != std::string::npos; pos = lower.find(token, pos + 1)) {
+    bool starts = pos == 0 || !is_word(lower[pos - 1]);
+    size_t after = pos + token.size();
+    bool ends = after >= lower.size() || !is_word(lower[after]);
+    if (starts && ends) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -89,7 +98,7 @@ const DeviceSpec* MatchDeviceSpec(std::string_view reported_name, int64_t memory
   std::string n = ToLower(reported_name);
   bool pcie = n.find("pcie") != std::string::npos;
   // NVL parts (H100 NVL, H200 NVL) have their own clocks and are not in the catalog.
-  if (HasToken(n, R"(\bnvl\b)")) return nullptr;
+  if (HasToken(n, "nvl")) return nullptr;
   if (n.find("h200") != std::string::npos) return ById("h200-sxm");
   if (n.find("h100") != std::string::npos) return ById(pcie ? "h100-pcie" : "h100-sxm");
   if (n.find("a100") != std::string::npos) {
@@ -100,10 +109,10 @@ const DeviceSpec* MatchDeviceSpec(std::string_view reported_name, int64_t memory
   }
   if (n.find("v100s") != std::string::npos) return ById("v100s-pcie");
   if (n.find("v100") != std::string::npos) return ById(pcie ? "v100-pcie" : "v100-sxm2");
-  if (HasToken(n, R"(\bl40s\b)")) return ById("l40s");
-  if (HasToken(n, R"(\bl4\b)")) return ById("l4");
-  if (HasToken(n, R"(\bt4\b)")) return ById("t4");
-  if (HasToken(n, R"(\ba10\b)")) return ById("a10");
+  if (HasToken(n, "l40s")) return ById("l40s");
+  if (HasToken(n, "l4")) return ById("l4");
+  if (HasToken(n, "t4")) return ById("t4");
+  if (HasToken(n, "a10")) return ById("a10");
   if (n.find("mi300x") != std::string::npos) return ById("mi300x");
   if (n.find("mi300a") != std::string::npos) return ById("mi300a");
   if (n.find("mi250x") != std::string::npos) return ById("mi250x-gcd");

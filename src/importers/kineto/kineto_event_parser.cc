@@ -738,6 +738,9 @@ struct EventParser::Impl {
     if (!CheckTimes()) return;
     if (cat == kCatMtiaDeviceOp) {
       // MTIA device ops: DMA transfers are the accelerator's memcpy, the rest kernels.
+      // Their tid is a hardware queue, not a stream: without args.stream the stream is
+      // unknown (HTA leaves such ops out; kraken keeps them, on stream -1).
+      if (ev.stream < 0) ev.tid_is_number = false;
       if (StartsWith(ev.name, "dma")) {
         is_memcpy = true;
       } else {
