@@ -6,6 +6,7 @@ namespace kraken {
 
 void RegisterBuiltinImporters(ImporterRegistry& registry) {
   // Sniffing order: the most specific signatures first.
+  registry.Register(CreateNvidiaSmiImporter());
   registry.Register(CreateKinetoImporter());
 }
 
