@@ -11,6 +11,7 @@ void RegisterBuiltinImporters(ImporterRegistry& registry) {
   registry.Register(CreatePrometheusTextImporter());
   registry.Register(CreateDcgmCountersImporter());
   registry.Register(CreateOrionCsvImporter());
+  registry.Register(CreateNvidiaSmiImporter());
   registry.Register(CreateKinetoImporter());
 }
 

@@ -77,7 +77,12 @@ struct DeviceInfo {
   std::string driver_version;
   std::string cuda_version;
   bool mig_enabled = false;
+  // MIG mode after the next GPU reset (nvidia-smi "MIG Mode / Pending"); differs from
+  // mig_enabled while a mode change waits for a reset.
+  bool mig_enabled_pending = false;
   std::vector<MigInstance> mig_instances;
+  // /dev/nvidia<minor>: what dcgm-exporter's device="nvidia0" label names (nvidia-smi -q).
+  int32_t minor_number = -1;
 };
 
 }  // namespace kraken
