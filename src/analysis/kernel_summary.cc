@@ -1,6 +1,7 @@
 #include "analysis/kernel_summary.h"
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <map>
 #include <unordered_map>
@@ -27,17 +28,27 @@ double BoundMix::Pct(TimeNs part) const {
 }
 
 bool NameUsesTensorCores(std::string_view name) {
-  // Markers in the names of tensor-core kernels: cuBLAS/cuDNN tile shapes (volta_h884gemm,
-  // turing_s1688gemm, ampere_s16816gemm, i8816), CUTLASS "tensorop", NVIDIA "xmma",
-  // Hopper "wgmma", explicit "hmma"/"imma", AMD "mfma", and flash-attention kernels,
-  // which are built on MMA instructions. A heuristic: a tensor-core kernel with none of
-  // these in its name is missed, which kraken reports as "by name".
-  static constexpr std::array<std::string_view, 13> kMarkers = {
-      "tensorop", "wgmma", "hmma", "imma", "mfma", "xmma", "884", "1688", "16816", "8816",
-      "flash_fwd", "flash_bwd", "fmha"};
+  // Markers in the names of tensor-core (NVIDIA) and matrix-core (AMD MFMA) kernels:
+  // cuBLAS/cuDNN tile shapes (volta_h884gemm, turing_s1688gemm, ampere_s16816gemm,
+  // i8816), CUTLASS "tensorop", NVIDIA "xmma"/"wgmma"/"hmma"/"imma"/"nvjet", AMD
+  // Tensile's matrix-instruction field ("..._MI16x16x1_..."), MIOpen xdlops igemm
+  // ("gtcx"), "mfma", and attention kernels built on MMA (flash/fmha/Triton attn_fwd).
+  // A heuristic: a kernel using tensor cores with none of these in its name is missed.
+  static constexpr std::array<std::string_view, 17> kMarkers = {
+      "wgmma", "hmma", "imma", "mfma", "xmma", "nvjet", "884", "1688", "16816", "8816",
+      "flash_fwd", "flash_bwd", "fmha", "attn_fwd", "attn_bwd", "gtcx", "xdlops"};
   std::string lower = ToLower(name);
   for (std::string_view marker : kMarkers)
     if (lower.find(marker) != std::string::npos) return true;
+  // "tensorop" but not MIOpen's "SubTensorOp" (an elementwise tensor operation).
+  for (size_t pos = lower.find("tensorop"); pos != std::string::npos; pos = lower.find("tensorop", pos + 1))
+    if (pos < 3 || lower.compare(pos - 3, 3, "sub") != 0) return true;
+  // Tensile: "_MI<m>x<n>x..." names the matrix instruction a GEMM kernel uses.
+  for (size_t pos = lower.find("_mi"); pos != std::string::npos; pos = lower.find("_mi", pos + 1)) {
+    size_t i = pos + 3, digits = 0;
+    while (i < lower.size() && std::isdigit(static_cast<unsigned char>(lower[i]))) ++i, ++digits;
+    if (digits > 0 && i < lower.size() && lower[i] == 'x') return true;
+  }
   return false;
 }
 

@@ -129,16 +129,28 @@ void RenderProfile(std::string& out, const AnalyzedProfile& a, const AnalysisOut
            KernelTable(r.kernels.top, options.top_n);
   }
   if (!a.series.empty()) {
-    TextTable table({"metric", "entity", "samples", "mean", "p50", "p95", "max", "unit"},
-                    {Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
-                     Align::kRight, Align::kLeft});
-    table.SetMaxWidth(1, 60);
+    TextTable table({"metric", "source field", "entity", "samples", "mean", "p50", "p95", "max", "unit"},
+                    {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight,
+                     Align::kRight, Align::kRight, Align::kLeft});
+    table.SetMaxWidth(0, 40);
+    table.SetMaxWidth(1, 40);
+    table.SetMaxWidth(2, 50);
     for (const SeriesStats& s : a.series) {
       const MetricInfo& info = GetMetricInfo(s.series->metric);
-      std::string metric = s.series->metric == Metric::kOther ? s.series->source_name : std::string(info.name);
-      table.AddRow({metric, s.label, std::to_string(s.values.count), FormatFixed(s.values.mean, 2),
-                    FormatFixed(s.values.p50, 2), FormatFixed(s.p95, 2), FormatFixed(s.values.max, 2),
-                    std::string(info.unit)});
+      std::string metric = s.series->metric == Metric::kOther ? "-" : std::string(info.name);
+      // Bytes read better in GiB, rates in MB/s.
+      double scale = 1;
+      std::string unit(info.unit);
+      if (unit == "B") {
+        scale = 1.0 / (1 << 30);
+        unit = "GiB";
+      } else if (unit == "B/s") {
+        scale = 1e-6;
+        unit = "MB/s";
+      }
+      table.AddRow({metric, s.series->source_name, s.label, std::to_string(s.values.count),
+                    FormatFixed(s.values.mean * scale, 2), FormatFixed(s.values.p50 * scale, 2),
+                    FormatFixed(s.p95 * scale, 2), FormatFixed(s.values.max * scale, 2), unit});
     }
     out += "\nSampled metrics\n" + table.Render();
   }

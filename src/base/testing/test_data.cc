@@ -12,11 +12,8 @@ namespace kraken::testing {
 
 std::string DataDir() {
   const char* dir = std::getenv("KRAKEN_DATA_DIR");
-  if (dir == nullptr || *dir == '\0') {
-    ADD_FAILURE() << "KRAKEN_DATA_DIR is not set: run the tests through ctest";
-    return "";
-  }
-  return dir;
+  if (dir != nullptr && *dir != '\0') return dir;
+  return KRAKEN_DEFAULT_DATA_DIR;
 }
 
 std::string DataPath(const std::string& relative) {
@@ -27,7 +24,7 @@ std::string DataPath(const std::string& relative) {
 
 std::string SourceDir() {
   const char* dir = std::getenv("KRAKEN_SOURCE_DIR");
-  return dir ? dir : ".";
+  return dir != nullptr && *dir != '\0' ? dir : KRAKEN_DEFAULT_SOURCE_DIR;
 }
 
 std::string ReadFileOrDie(const std::string& path) {

@@ -6,7 +6,7 @@
 
 namespace kraken::testing {
 
-// Root of the shared data (KRAKEN_DATA_DIR, set by ctest).
+// Root of the shared data: $KRAKEN_DATA_DIR, else the folder CMake was configured with.
 std::string DataDir();
 // Absolute path of `relative` under DataDir(); fails the current test if it is missing.
 std::string DataPath(const std::string& relative);

@@ -168,7 +168,8 @@ TEST(NcuImporterTest, CutlassGemmTensorOps) {
     EXPECT_DOUBLE_EQ(*c.sm_throughput_pct, 32.46);
     EXPECT_DOUBLE_EQ(*c.dram_throughput_pct, 8.96);
   }
-  const KernelCounters& details = CountersOf(ImportOne(kCutlassDetails), 0);
+  Profile details_profile = ImportOne(kCutlassDetails);
+  const KernelCounters& details = CountersOf(details_profile, 0);
   EXPECT_DOUBLE_EQ(*details.memory_throughput_pct, 25.75);
   EXPECT_DOUBLE_EQ(*details.achieved_occupancy_pct, 16.66);
   EXPECT_DOUBLE_EQ(*details.sm_clock_hz, 2.00e9);
