@@ -19,8 +19,8 @@ echo "# plain JSON (one core, import + all analyses)"
 for f in "${largest[@]}"; do
   plain="$tmp/$(basename "${f%.gz}")"
   gzip -dc "$f" > "$plain"
-  "$bench" "$plain" 3
+  "$bench" "$plain" 5
   rm -f "$plain"
 done
 echo "# gzip as shipped (decompression included)"
-for f in "${largest[@]}"; do "$bench" "$f" 3; done
+for f in "${largest[@]}"; do "$bench" "$f" 5; done

@@ -17,16 +17,19 @@ namespace kraken::kineto {
 namespace od = simdjson::ondemand;
 
 bool MicrosTextToNs(std::string_view text, int64_t* ns) {
-  text = Trim(text);
-  if (!text.empty() && text.front() == '"' && text.size() >= 2) text = text.substr(1, text.size() - 2);
+  // Tokens come right-trimmed from ScalarToken; tests pass padded text too.
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
   if (text.empty()) return false;
   bool negative = text.front() == '-';
   size_t i = negative ? 1 : 0;
-  __int128 whole = 0;
+  int64_t whole = 0;
   size_t digits = 0;
+  bool overflow = false;
   for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
-    whole = whole * 10 + (text[i] - '0');
-    if (whole > (static_cast<__int128>(1) << 100)) return false;
+    overflow = overflow || __builtin_mul_overflow(whole, 10, &whole) ||
+               __builtin_add_overflow(whole, text[i] - '0', &whole);
   }
   int64_t fraction_ns = 0;
   bool round_up = false;
@@ -54,9 +57,11 @@ bool MicrosTextToNs(std::string_view text, int64_t* ns) {
     *ns = static_cast<int64_t>(std::llround(scaled));
     return true;
   }
-  __int128 total = whole * 1000 + fraction_ns + (round_up ? 1 : 0);
-  if (total > INT64_MAX) return false;
-  *ns = static_cast<int64_t>(negative ? -total : total);
+  int64_t total = 0;
+  if (overflow || __builtin_mul_overflow(whole, 1000, &total) ||
+      __builtin_add_overflow(total, fraction_ns + (round_up ? 1 : 0), &total))
+    return false;
+  *ns = negative ? -total : total;
   return true;
 }
 
