@@ -99,12 +99,20 @@ bool TokenToDouble(std::string_view token, double* out) {
 bool ValueToInt(od::value& value, int64_t* out) { return TokenToInt(ScalarToken(value), out); }
 bool ValueToDouble(od::value& value, double* out) { return TokenToDouble(ScalarToken(value), out); }
 
-std::string_view ValueToString(od::value& value) {
+// Every reader below sets *error on a simdjson error: after one, the document must not
+// be touched again (simdjson On-Demand's rule), so the caller abandons the event.
+std::string_view ValueToString(od::value& value, bool* error) {
   std::string_view s;
   od::json_type type;
-  if (value.type().get(type)) return {};
+  if (value.type().get(type)) {
+    *error = true;
+    return {};
+  }
   if (type == od::json_type::string) {
-    if (value.get_string().get(s)) return {};
+    if (value.get_string().get(s)) {
+      *error = true;
+      return {};
+    }
     return s;
   }
   if (type == od::json_type::number || type == od::json_type::boolean) return ScalarToken(value);
@@ -113,21 +121,29 @@ std::string_view ValueToString(od::value& value) {
 
 // A flat array of scalars as text ("[0, 1]"), e.g. "Process Group Ranks"; `storage`
 // keeps the text alive until the event is committed.
-std::string_view ArrayToText(od::value& value, std::string* storage) {
+std::string_view ArrayToText(od::value& value, std::string* storage, bool* error) {
   od::array array;
-  if (value.get_array().get(array)) return {};
+  if (value.get_array().get(array)) {
+    *error = true;
+    return {};
+  }
   storage->assign("[");
   bool first = true;
   for (auto element : array) {
     od::value v;
-    if (element.get(v)) return {};
+    od::json_type type;
+    if (element.get(v) || v.type().get(type)) {
+      *error = true;
+      return {};
+    }
     if (!first) storage->append(", ");
     first = false;
-    od::json_type type;
-    if (v.type().get(type)) return {};
     if (type == od::json_type::string) {
       std::string_view s;
-      if (v.get_string().get(s)) return {};
+      if (v.get_string().get(s)) {
+        *error = true;
+        return {};
+      }
       storage->append(s);
     } else if (type == od::json_type::number || type == od::json_type::boolean) {
       storage->append(ScalarToken(v));
@@ -139,13 +155,26 @@ std::string_view ArrayToText(od::value& value, std::string* storage) {
   return *storage;
 }
 
-void ValueToDim3(od::value& value, Dim3* dim) {
+void ValueToDim3(od::value& value, Dim3* dim, bool* error) {
+  od::json_type type;
+  if (value.type().get(type)) {
+    *error = true;
+    return;
+  }
+  // Triton launcher ops write "grid": "grid(100,)": not a launch shape, not an error.
+  if (type != od::json_type::array) return;
   od::array array;
-  if (value.get_array().get(array)) return;
+  if (value.get_array().get(array)) {
+    *error = true;
+    return;
+  }
   size_t i = 0;
   for (auto element : array) {
     od::value v;
-    if (element.get(v)) return;
+    if (element.get(v)) {
+      *error = true;
+      return;
+    }
     int64_t n = 0;
     if (i < 3 && ValueToInt(v, &n)) (*dim)[i] = static_cast<int32_t>(n);
     ++i;
@@ -394,6 +423,7 @@ struct EventParser::Impl {
   od::parser parser;
   std::string scratch;
   std::string pg_ranks_storage;
+  bool json_error = false;  // a simdjson call failed: the event is abandoned
   RawEvent ev;
   // Counters kept as plain integers on the hot path, written to the profile at Finish().
   std::map<std::string, int64_t> counters;
@@ -424,8 +454,8 @@ struct EventParser::Impl {
         case ArgKey::kSharedMemory: ValueToInt(v, &ev.shared_memory); break;
         case ArgKey::kBlocksPerSm: ValueToDouble(v, &ev.blocks_per_sm); break;
         case ArgKey::kWarpsPerSm: ValueToDouble(v, &ev.warps_per_sm); break;
-        case ArgKey::kGrid: ValueToDim3(v, &ev.grid); break;
-        case ArgKey::kBlock: ValueToDim3(v, &ev.block); break;
+        case ArgKey::kGrid: ValueToDim3(v, &ev.grid, &json_error); break;
+        case ArgKey::kBlock: ValueToDim3(v, &ev.block, &json_error); break;
         case ArgKey::kOccupancy: ValueToDouble(v, &ev.occupancy); break;
         case ArgKey::kBytes: ValueToInt(v, &ev.bytes); break;
         case ArgKey::kSize: ValueToInt(v, &ev.size); break;
@@ -435,46 +465,54 @@ struct EventParser::Impl {
         case ArgKey::kTotalAllocated: ValueToInt(v, &ev.total_allocated); break;
         case ArgKey::kTotalReserved: ValueToInt(v, &ev.total_reserved); break;
         case ArgKey::kDeviceId: ValueToInt(v, &ev.device_id); break;
-        case ArgKey::kCollectiveName: ev.collective_name = ValueToString(v); break;
-        case ArgKey::kDtype: ev.dtype = ValueToString(v); break;
-        case ArgKey::kPgName: ev.pg_name = ValueToString(v); break;
-        case ArgKey::kPgDesc: ev.pg_desc = ValueToString(v); break;
+        case ArgKey::kCollectiveName: ev.collective_name = ValueToString(v, &json_error); break;
+        case ArgKey::kDtype: ev.dtype = ValueToString(v, &json_error); break;
+        case ArgKey::kPgName: ev.pg_name = ValueToString(v, &json_error); break;
+        case ArgKey::kPgDesc: ev.pg_desc = ValueToString(v, &json_error); break;
         case ArgKey::kPgRanks: {
           od::json_type type;
-          if (!v.type().get(type) && type == od::json_type::array) {
-            ev.pg_ranks = ArrayToText(v, &pg_ranks_storage);
+          if (v.type().get(type)) {
+            json_error = true;
+          } else if (type == od::json_type::array) {
+            ev.pg_ranks = ArrayToText(v, &pg_ranks_storage, &json_error);
           } else {
-            ev.pg_ranks = ValueToString(v);
+            ev.pg_ranks = ValueToString(v, &json_error);
           }
           break;
         }
-        case ArgKey::kDirection: ev.direction = ValueToString(v); break;
-        case ArgKey::kKind: ev.kind = ValueToString(v); break;
-        case ArgKey::kName: ev.meta_name = ValueToString(v); break;
+        case ArgKey::kDirection: ev.direction = ValueToString(v, &json_error); break;
+        case ArgKey::kKind: ev.kind = ValueToString(v, &json_error); break;
+        case ArgKey::kName: ev.meta_name = ValueToString(v, &json_error); break;
         case ArgKey::kUnknown: {
           // Only profiler ranges keep unknown numeric args (their counters); "cat"
           // comes before "args" in Kineto's output, so other events skip them.
           if (!ev.cat.empty() && ev.cat != kCatProfilerRange) break;
           od::json_type type;
-          if (!v.type().get(type) && type == od::json_type::number) {
+          if (v.type().get(type)) {
+            json_error = true;
+          } else if (type == od::json_type::number) {
             double d = 0;
             if (ValueToDouble(v, &d)) ev.numeric_args.emplace_back(key, d);
           }
           break;
         }
       }
+      if (json_error) return false;
     }
     return true;
   }
 
   void ReadId(od::value& value, std::string_view* text, int64_t* number, bool* is_number) {
     od::json_type type;
-    if (value.type().get(type)) return;
+    if (value.type().get(type)) {
+      json_error = true;
+      return;
+    }
     if (type == od::json_type::number) {
       *is_number = ValueToInt(value, number);
       *text = ScalarToken(value);
     } else if (type == od::json_type::string) {
-      *text = ValueToString(value);
+      *text = ValueToString(value, &json_error);
       int64_t n = 0;
       if (TokenToInt(*text, &n)) {
         *number = n;
@@ -490,6 +528,7 @@ struct EventParser::Impl {
     numeric_args.clear();
     ev = RawEvent{};
     ev.numeric_args = std::move(numeric_args);
+    json_error = false;
     od::document doc;
     if (parser.iterate(json.data(), json.size(), json.size() + 64).get(doc)) return false;
     od::object object;
@@ -510,7 +549,7 @@ struct EventParser::Impl {
           break;
         case 3:
           if (Is(key, "cat")) {
-            ev.cat = ValueToString(v);
+            ev.cat = ValueToString(v, &json_error);
           } else if (Is(key, "pid")) {
             ReadId(v, &ev.pid_text, &ev.pid, &ev.pid_is_number);
           } else if (Is(key, "tid")) {
@@ -521,7 +560,7 @@ struct EventParser::Impl {
           break;
         case 4:
           if (Is(key, "name")) {
-            ev.name = ValueToString(v);
+            ev.name = ValueToString(v, &json_error);
           } else if (Is(key, "args")) {
             if (!ReadArgs(v)) return false;
           }
@@ -529,6 +568,7 @@ struct EventParser::Impl {
         default:
           break;
       }
+      if (json_error) return false;
     }
     return true;
   }
@@ -707,9 +747,11 @@ struct EventParser::Impl {
     KernelCounters counters;
     double fadd = 0, fmul = 0, ffma = 0, dadd = 0, dmul = 0, dfma = 0, hadd = 0, hmul = 0, hfma = 0;
     bool fp32 = false, fp64 = false, fp16 = false;
-    for (const auto& [key, value] : ev.numeric_args) {
+    for (const auto& arg : ev.numeric_args) {
+      std::string_view key = arg.first;
+      double value = arg.second;
       range.raw_counters[std::string(key)] = value;
-      auto has = [&](std::string_view op) {
+      auto has = [key](std::string_view op) {
         return key.find(std::string("_op_") + std::string(op) + "_pred_on") != std::string_view::npos;
       };
       if (has("fadd")) fadd = value, fp32 = true;

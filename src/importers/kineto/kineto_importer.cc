@@ -3,6 +3,8 @@
 // JsonStreamWalker) so a multi-GB trace needs memory for its model, not for its text.
 #include <simdjson.h>
 
+#include <cmath>
+
 #include "base/text.h"
 #include "importers/builtin_importers.h"
 #include "importers/common/json_stream_walker.h"
@@ -11,8 +13,6 @@
 
 namespace kraken {
 namespace {
-
-namespace od = simdjson::ondemand;
 
 std::string_view SkipSpaces(std::string_view s) {
   size_t i = 0;
@@ -74,19 +74,19 @@ class KinetoImporter final : public Importer {
   }
 
  private:
+  // Top-level members are small: they are read with simdjson's DOM, which (unlike
+  // On-Demand) may be queried in any order and stays valid after a missing field.
   static Status ReadMember(std::string_view key, std::string_view value, Profile* profile) {
-    od::parser parser;
-    od::document doc;
-    if (key == kineto::kDeviceProperties) {
-      if (parser.iterate(value.data(), value.size(), value.size() + kJsonReadPadding).get(doc))
-        return InvalidInput("deviceProperties is not valid JSON");
-      ReadDeviceProperties(doc, profile);
-      return Status::Ok();
-    }
-    if (key == kineto::kDistributedInfo) {
-      if (parser.iterate(value.data(), value.size(), value.size() + kJsonReadPadding).get(doc))
-        return InvalidInput("distributedInfo is not valid JSON");
-      ReadDistributedInfo(doc, profile);
+    if (key == kineto::kDeviceProperties || key == kineto::kDistributedInfo) {
+      simdjson::dom::parser parser;
+      simdjson::dom::element element;
+      if (parser.parse(value.data(), value.size(), true).get(element))
+        return InvalidInput(std::string(key) + " is not valid JSON");
+      if (key == kineto::kDeviceProperties) {
+        ReadDeviceProperties(element, profile);
+      } else {
+        ReadDistributedInfo(element, profile);
+      }
       return Status::Ok();
     }
     std::string_view v = Trim(value);
@@ -102,29 +102,32 @@ class KinetoImporter final : public Importer {
     return Status::Ok();
   }
 
-  static int64_t IntField(od::object& object, std::string_view name, int64_t fallback = -1) {
-    int64_t value = fallback;
-    od::value v;
-    if (object.find_field_unordered(name).get(v)) return fallback;
-    if (v.get_int64().get(value)) {
-      double d = 0;
-      if (!v.get_double().get(d)) return static_cast<int64_t>(d);
-      return fallback;
-    }
-    return value;
+  // An integer field of a DOM object; `fallback` when absent or not a number.
+  static int64_t IntField(simdjson::dom::object object, std::string_view name, int64_t fallback = -1) {
+    simdjson::dom::element e;
+    if (object.at_key(name).get(e)) return fallback;
+    int64_t i = 0;
+    if (!e.get_int64().get(i)) return i;
+    double d = 0;
+    if (!e.get_double().get(d) && std::isfinite(d) && std::fabs(d) < 9e18) return static_cast<int64_t>(d);
+    return fallback;
   }
 
-  static void ReadDeviceProperties(od::document& doc, Profile* profile) {
-    od::array array;
-    if (doc.get_array().get(array)) return;
-    for (auto element : array) {
-      od::object object;
-      if (element.get_object().get(object)) continue;
+  static std::string StringField(simdjson::dom::object object, std::string_view name) {
+    std::string_view s;
+    if (object.at_key(name).get_string().get(s)) return "";
+    return std::string(s);
+  }
+
+  static void ReadDeviceProperties(simdjson::dom::element element, Profile* profile) {
+    simdjson::dom::array array;
+    if (element.get_array().get(array)) return;
+    for (simdjson::dom::element item : array) {
+      simdjson::dom::object object;
+      if (item.get_object().get(object)) continue;
       DeviceInfo device;
       device.index = static_cast<int32_t>(IntField(object, "id"));
-      std::string_view name;
-      od::value v;
-      if (!object.find_field_unordered("name").get(v) && !v.get_string().get(name)) device.name = std::string(name);
+      device.name = StringField(object, "name");
       device.memory_bytes = IntField(object, "totalGlobalMem");
       device.compute_major = static_cast<int32_t>(IntField(object, "computeMajor"));
       device.compute_minor = static_cast<int32_t>(IntField(object, "computeMinor"));
@@ -133,14 +136,12 @@ class KinetoImporter final : public Importer {
       device.warp_size = static_cast<int32_t>(IntField(object, "warpSize"));
       device.shared_memory_per_sm_bytes = IntField(object, "sharedMemPerMultiprocessor");
       device.sm_count = static_cast<int32_t>(IntField(object, "numSms"));
-      if (device.sm_count < 0) {
+      simdjson::dom::object nested;
+      if (device.sm_count < 0 && !object.at_key("computeProperties").get_object().get(nested)) {
         // 2021-era traces nest the counts in "computeProperties".
-        od::object nested;
-        if (!object.find_field_unordered("computeProperties").get_object().get(nested)) {
-          device.sm_count = static_cast<int32_t>(IntField(nested, "multiProcessorCount"));
-          device.compute_major = static_cast<int32_t>(IntField(nested, "major", device.compute_major));
-          device.compute_minor = static_cast<int32_t>(IntField(nested, "minor", device.compute_minor));
-        }
+        device.sm_count = static_cast<int32_t>(IntField(nested, "multiProcessorCount"));
+        device.compute_major = static_cast<int32_t>(IntField(nested, "major", device.compute_major));
+        device.compute_minor = static_cast<int32_t>(IntField(nested, "minor", device.compute_minor));
       }
       if (device.warp_size == 64 || ContainsIgnoreCase(device.name, "AMD") ||
           ContainsIgnoreCase(device.name, "Instinct")) {
@@ -152,29 +153,18 @@ class KinetoImporter final : public Importer {
     }
   }
 
-  static void ReadDistributedInfo(od::document& doc, Profile* profile) {
-    od::object object;
-    if (doc.get_object().get(object)) return;
-    for (auto field_result : object) {
-      od::field field;
-      if (std::move(field_result).get(field)) return;
-      std::string_view key;
-      if (field.unescaped_key().get(key)) return;
-      od::value v = field.value();
-      int64_t n = 0;
-      std::string_view s;
-      if (key == "rank") {
-        if (!v.get_int64().get(n)) profile->metadata.rank = n;
-      } else if (key == "world_size") {
-        if (!v.get_int64().get(n)) profile->metadata.world_size = n;
-      } else if (key == "backend") {
-        if (!v.get_string().get(s)) profile->metadata.distributed_backend = std::string(s);
-      } else if (key == "pg_count") {
-        if (!v.get_int64().get(n)) profile->metadata.attributes["pg_count"] = std::to_string(n);
-      } else if (key == "nccl_version") {
-        if (!v.get_string().get(s)) profile->metadata.attributes["nccl_version"] = std::string(s);
-      }
-    }
+  static void ReadDistributedInfo(simdjson::dom::element element, Profile* profile) {
+    simdjson::dom::object object;
+    if (element.get_object().get(object)) return;
+    int64_t rank = IntField(object, "rank", INT64_MIN);
+    if (rank != INT64_MIN) profile->metadata.rank = rank;
+    int64_t world = IntField(object, "world_size", INT64_MIN);
+    if (world != INT64_MIN) profile->metadata.world_size = world;
+    profile->metadata.distributed_backend = StringField(object, "backend");
+    int64_t pg_count = IntField(object, "pg_count", INT64_MIN);
+    if (pg_count != INT64_MIN) profile->metadata.attributes["pg_count"] = std::to_string(pg_count);
+    std::string nccl = StringField(object, "nccl_version");
+    if (!nccl.empty()) profile->metadata.attributes["nccl_version"] = nccl;
   }
 
   static Vendor DetectVendor(const Profile& profile) {
