@@ -4,6 +4,8 @@
 set -euo pipefail
 build=${1:-build-fuzz}
 seconds=${2:-60}
+# A fixed seed (FUZZ_SEED, as CI sets it) makes a run repeatable; 0 = libFuzzer picks one.
+seed=${FUZZ_SEED:-0}
 data=${KRAKEN_DATA_DIR:-$(cd "$(dirname "$0")/.." && pwd)/../shared/data}
 corpus="$build/fuzz-corpus"
 mkdir -p "$corpus"
@@ -19,4 +21,4 @@ done < <(find "$data/kineto" "$data/ncu" "$data/nvidia-smi" "$data/dcgm" "$data/
            \( -name '*.json' -o -name '*.json.gz' -o -name '*.csv' -o -name '*.txt' -o -name '*.prom' \))
 echo "fuzzing the importers for ${seconds}s with $i seeds"
 "$build/fuzz/kraken_importers_fuzzer" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
-  -print_final_stats=1 "$corpus"
+  -seed="$seed" -print_final_stats=1 "$corpus"
