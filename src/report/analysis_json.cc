@@ -43,7 +43,9 @@ void WriteDistributionUs(JsonWriter& json, const Distribution& d) {
 }
 
 void WriteClassification(JsonWriter& json, const KernelClassification& c) {
-  json.Field("bound", BoundnessName(c.bound)).Field("basis", ClassificationBasisName(c.basis));
+  json.Field("bound", BoundnessName(c.bound))
+      .Field("side", BoundnessName(c.side))
+      .Field("basis", ClassificationBasisName(c.basis));
   WriteOptional(json, "arithmetic_intensity", c.arithmetic_intensity);
   WriteOptional(json, "ridge_point", c.ridge_point);
   WriteOptional(json, "achieved_tflops", c.achieved_flops_per_s ? std::optional(*c.achieved_flops_per_s / 1e12)
@@ -52,7 +54,10 @@ void WriteClassification(JsonWriter& json, const KernelClassification& c) {
                 c.achieved_dram_bytes_per_s ? std::optional(*c.achieved_dram_bytes_per_s / 1e9) : std::nullopt);
   WriteOptional(json, "compute_pct_of_peak", c.compute_pct_of_peak);
   WriteOptional(json, "memory_pct_of_peak", c.memory_pct_of_peak);
-  json.Field("precision", c.precision).Field("reason", c.reason);
+  WriteOptional(json, "peak_tflops", c.peak_flops_per_s ? std::optional(*c.peak_flops_per_s / 1e12) : std::nullopt);
+  WriteOptional(json, "peak_dram_gbps",
+                c.peak_dram_bytes_per_s ? std::optional(*c.peak_dram_bytes_per_s / 1e9) : std::nullopt);
+  json.Field("precision", c.precision).Field("name_rule", c.name_rule).Field("reason", c.reason);
 }
 
 void WriteKernelGroups(JsonWriter& json, const std::vector<KernelGroupStats>& groups, size_t top_n) {
