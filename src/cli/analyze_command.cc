@@ -14,6 +14,18 @@
 namespace kraken::cli {
 namespace {
 
+struct AnalyzeArgs {
+  std::vector<std::string> files;
+  std::string format;
+  bool json = false;
+  std::string device;  // catalog id or device name; empty = from the input
+  std::string window = "trace";
+  std::string thresholds;  // "LOW,HIGH" fixed arithmetic-intensity scheme
+  size_t top = 10;
+  bool linked_only = false;
+  std::string output = "-";
+};
+
 // Per-profile kernel groups are kept whole so that merging across ranks is exact.
 constexpr size_t kAllKernelGroups = 1'000'000;
 
@@ -28,8 +40,6 @@ Status ParseThresholds(const std::string& text, ClassifyOptions* options) {
   options->fixed_high_ai = *high;
   return Status::Ok();
 }
-
-}  // namespace
 
 int RunAnalyze(const AnalyzeArgs& args) {
   CharacterizeOptions options;
@@ -82,6 +92,31 @@ int RunAnalyze(const AnalyzeArgs& args) {
   if (!status.ok()) return ReportError(status);
   if (args.output != "-" && !args.output.empty()) std::fprintf(stderr, "kraken: wrote %s\n", args.output.c_str());
   return kExitOk;
+}
+
+}  // namespace
+
+void AddAnalyzeCommand(CLI::App& app, CommandList& commands) {
+  auto args = std::make_shared<AnalyzeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "analyze", "Characterize workloads: GPU timeline, kernel bounds, training vs inference, diagnoses");
+  cmd->add_option("files", args->files, "Traces, exports or logs (one profile per rank or node)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--json", args->json, "Print one JSON document (keys: docs/json-output.md)");
+  cmd->add_option("--device", args->device,
+                  "Device whose peaks the roofline uses (id or name, see `kraken devices`); default: recognised "
+                  "from the input");
+  cmd->add_option("--window", args->window, "Headline timeline window: trace or steps")->capture_default_str();
+  cmd->add_option("--thresholds", args->thresholds,
+                  "Fixed arithmetic-intensity classes LOW,HIGH (e.g. 10,50): AI<LOW memory, >HIGH compute, else "
+                  "mixed");
+  cmd->add_option("--top", args->top, "Kernels to list")->capture_default_str();
+  cmd->add_flag("--linked-only", args->linked_only,
+                "Count only GPU events linked to a launch call (TraceLens' default)");
+  cmd->add_option("--format", args->format, "Force an importer (see `kraken formats`)");
+  cmd->add_option("-o,--output", args->output, "Write to FILE instead of standard output");
+  commands.push_back({cmd, [args] { return RunAnalyze(*args); }});
 }
 
 }  // namespace kraken::cli

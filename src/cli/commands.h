@@ -1,39 +1,23 @@
-// One function per `kraken` subcommand; main.cc only parses flags and dispatches.
+// The kraken subcommands. Each lives in its own file, declares its flags next to the
+// code that uses them, and is added to the command line by the one list in main.cc.
 #pragma once
 
-#include <string>
+#include <CLI/CLI.hpp>
+
+#include <functional>
 #include <vector>
 
 namespace kraken::cli {
 
-struct ImportArgs {
-  std::vector<std::string> files;
-  std::string format;  // forced importer; empty = sniff
-  bool json = false;
+struct Command {
+  CLI::App* app = nullptr;    // the subcommand, owned by the parent CLI::App
+  std::function<int()> run;   // runs it with the parsed flags; returns the exit code
 };
-int RunImport(const ImportArgs& args);
+using CommandList = std::vector<Command>;
 
-struct AnalyzeArgs {
-  std::vector<std::string> files;
-  std::string format;
-  bool json = false;
-  std::string device;       // catalog id or device name; empty = from the input
-  std::string window = "trace";
-  std::string thresholds;   // "LOW,HIGH" fixed arithmetic-intensity scheme
-  size_t top = 10;
-  bool linked_only = false;
-  std::string output = "-";
-};
-int RunAnalyze(const AnalyzeArgs& args);
-
-struct FormatsArgs {
-  bool json = false;
-};
-int RunFormats(const FormatsArgs& args);
-
-struct DevicesArgs {
-  bool json = false;
-};
-int RunDevices(const DevicesArgs& args);
+void AddAnalyzeCommand(CLI::App& app, CommandList& commands);
+void AddImportCommand(CLI::App& app, CommandList& commands);
+void AddFormatsCommand(CLI::App& app, CommandList& commands);
+void AddDevicesCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

@@ -8,8 +8,13 @@
 #include "model/device_catalog.h"
 
 namespace kraken::cli {
+namespace {
 
-int RunFormats(const FormatsArgs& args) {
+struct ListArgs {
+  bool json = false;
+};
+
+int RunFormats(const ListArgs& args) {
   const auto& importers = BuiltinImporters().importers();
   std::string out;
   if (args.json) {
@@ -35,7 +40,7 @@ int RunFormats(const FormatsArgs& args) {
   return status.ok() ? kExitOk : ReportError(status);
 }
 
-int RunDevices(const DevicesArgs& args) {
+int RunDevices(const ListArgs& args) {
   std::string out;
   if (args.json) {
     JsonWriter json;
@@ -74,6 +79,22 @@ int RunDevices(const DevicesArgs& args) {
   }
   Status status = WriteOutput("-", out);
   return status.ok() ? kExitOk : ReportError(status);
+}
+
+}  // namespace
+
+void AddFormatsCommand(CLI::App& app, CommandList& commands) {
+  auto args = std::make_shared<ListArgs>();
+  CLI::App* cmd = app.add_subcommand("formats", "List the input formats kraken reads");
+  cmd->add_flag("--json", args->json, "Print one JSON document");
+  commands.push_back({cmd, [args] { return RunFormats(*args); }});
+}
+
+void AddDevicesCommand(CLI::App& app, CommandList& commands) {
+  auto args = std::make_shared<ListArgs>();
+  CLI::App* cmd = app.add_subcommand("devices", "List the built-in device catalog and its peaks");
+  cmd->add_flag("--json", args->json, "Print one JSON document");
+  commands.push_back({cmd, [args] { return RunDevices(*args); }});
 }
 
 }  // namespace kraken::cli

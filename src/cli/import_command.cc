@@ -10,6 +10,13 @@
 #include "report/profile_summary.h"
 
 namespace kraken::cli {
+namespace {
+
+struct ImportArgs {
+  std::vector<std::string> files;
+  std::string format;  // forced importer; empty = sniff
+  bool json = false;
+};
 
 int RunImport(const ImportArgs& args) {
   std::vector<Profile> profiles;
@@ -34,6 +41,19 @@ int RunImport(const ImportArgs& args) {
   }
   Status status = WriteOutput("-", out);
   return status.ok() ? kExitOk : ReportError(status);
+}
+
+}  // namespace
+
+void AddImportCommand(CLI::App& app, CommandList& commands) {
+  auto args = std::make_shared<ImportArgs>();
+  CLI::App* cmd = app.add_subcommand("import", "Read profiler output and report what it holds");
+  cmd->add_option("files", args->files, "Trace, export or log files (gzip and tar are fine)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--format", args->format, "Force an importer (see `kraken formats`)");
+  cmd->add_flag("--json", args->json, "Print one JSON document");
+  commands.push_back({cmd, [args] { return RunImport(*args); }});
 }
 
 }  // namespace kraken::cli
