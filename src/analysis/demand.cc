@@ -1,0 +1,246 @@
+#include "analysis/demand.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "analysis/distribution.h"
+#include "base/text_table.h"
+
+namespace kraken {
+namespace {
+
+DemandStat StatOf(std::vector<double> values, std::string basis) {
+  DemandStat stat;
+  if (values.empty()) return stat;
+  std::sort(values.begin(), values.end());
+  Distribution d = Summarize(values);
+  stat.measured = true;
+  stat.mean = d.mean;
+  stat.p95 = QuantileSorted(values, 0.95);
+  stat.max = d.max;
+  stat.basis = std::move(basis);
+  return stat;
+}
+
+DemandStat Constant(double value, std::string basis) {
+  DemandStat stat;
+  stat.measured = true;
+  stat.mean = stat.p95 = stat.max = value;
+  stat.basis = std::move(basis);
+  return stat;
+}
+
+int64_t GridBlocks(const Dim3& grid) {
+  if (grid[0] <= 0) return 0;
+  return static_cast<int64_t>(grid[0]) * std::max(grid[1], 1) * std::max(grid[2], 1);
+}
+
+void FillKernelShape(const Profile& profile, const WorkloadReport& report, WorkloadDemand* d) {
+  const BoundMix& mix = report.kernels.mix;
+  double total = static_cast<double>(mix.total_ns());
+  if (total > 0) {
+    d->compute_bound_share = static_cast<double>(mix.compute_ns) / total;
+    d->memory_bound_share = static_cast<double>(mix.memory_ns) / total;
+    d->latency_bound_share = static_cast<double>(mix.latency_ns) / total;
+  }
+  d->kernel_p50_ns = report.launches.kernel_duration_ns.p50;
+  d->kernel_p99_ns = report.launches.kernel_duration_ns.p99;
+  double filled = 0, weight = 0;
+  int32_t sms = d->device_sm_count;
+  for (const Kernel& k : profile.kernels) {
+    int64_t blocks = GridBlocks(k.grid);
+    if (sms <= 0 || blocks <= 0 || k.duration_ns <= 0) continue;
+    filled += std::min(1.0, static_cast<double>(blocks) / sms) * static_cast<double>(k.duration_ns);
+    weight += static_cast<double>(k.duration_ns);
+  }
+  if (weight > 0) d->sm_fill = filled / weight;
+}
+
+// Duration-weighted mean of a measured per-kernel percentage (ncu SM% or DRAM%).
+std::optional<double> KernelCounterShare(const Profile& profile, std::optional<double> KernelCounters::*field) {
+  double sum = 0, weight = 0;
+  for (const Kernel& k : profile.kernels) {
+    if (k.counters_index < 0 || static_cast<size_t>(k.counters_index) >= profile.kernel_counters.size()) continue;
+    const auto& value = profile.kernel_counters[static_cast<size_t>(k.counters_index)].*field;
+    if (!value || k.duration_ns <= 0) continue;
+    sum += *value / 100.0 * static_cast<double>(k.duration_ns);
+    weight += static_cast<double>(k.duration_ns);
+  }
+  if (weight <= 0) return std::nullopt;
+  return sum / weight;
+}
+
+WorkloadDemand FromTrace(const Profile& profile, const WorkloadReport& report, const DemandOptions& options) {
+  WorkloadDemand d;
+  d.source_kind = "trace";
+  const TimelineBreakdown& w = report.main_window();
+  double span = static_cast<double>(w.total_ns);
+  d.duration_s = span / 1e9;
+  if (span <= 0) return d;
+  // Busy fraction per bin over the window.
+  double bin_ns = options.trace_bin_s > 0 ? options.trace_bin_s * 1e9 : std::max(1e6, span / 1000);
+  d.bin_s = bin_ns / 1e9;
+  std::vector<Interval> events;
+  events.reserve(profile.kernels.size() + profile.memory_ops.size());
+  for (const Kernel& k : profile.kernels) events.push_back({k.start_ns, k.end_ns()});
+  for (const MemoryOp& m : profile.memory_ops) events.push_back({m.start_ns, m.end_ns()});
+  const IntervalSet busy = IntervalSet::Union(std::move(events));
+  std::vector<double> bins;
+  for (double start = static_cast<double>(w.window.start_ns); start < static_cast<double>(w.window.end_ns); start += bin_ns) {
+    Interval bin{static_cast<TimeNs>(start), static_cast<TimeNs>(std::min(start + bin_ns, static_cast<double>(w.window.end_ns)))};
+    if (bin.length() <= 0) break;
+    bins.push_back(static_cast<double>(busy.LengthWithin(bin)) / static_cast<double>(bin.length()));
+  }
+  d.busy_bins = bins;
+  d.gpu_busy = StatOf(bins, "GPU timeline: busy fraction per " + FormatFixed(d.bin_s * 1000, 1) + " ms bin");
+  d.gpu_busy.mean = static_cast<double>(w.busy_ns) / span;  // exact, not the mean of unequal bins
+
+  if (report.tb_plugin && report.tb_plugin->est_sm_efficiency_pct) {
+    d.sm_active = Constant(*report.tb_plugin->est_sm_efficiency_pct / 100.0,
+                           "estimated from kernels' blocks per SM (tb_plugin's SM efficiency)");
+  } else {
+    double sum = 0;
+    for (const Kernel& k : profile.kernels)
+      if (k.blocks_per_sm >= 0) sum += std::min(1.0, k.blocks_per_sm) * static_cast<double>(k.duration_ns);
+    if (sum > 0) d.sm_active = Constant(std::min(1.0, sum / span), "estimated from kernels' blocks per SM");
+  }
+  if (report.tb_plugin && report.tb_plugin->est_achieved_occupancy_pct) {
+    d.sm_occupancy = Constant(*report.tb_plugin->est_achieved_occupancy_pct / 100.0 * d.gpu_busy.mean,
+                              "kernels' estimated achieved occupancy x GPU busy");
+  }
+  if (report.kernels.mix.tensor_core_ns > 0) {
+    d.tensor_active = Constant(std::min(1.0, static_cast<double>(report.kernels.mix.tensor_core_ns) / span),
+                               "upper bound: time in tensor-core kernels (by name)");
+  }
+  if (auto dram = KernelCounterShare(profile, &KernelCounters::dram_throughput_pct))
+    d.dram_active = Constant(*dram * d.gpu_busy.mean, "kernels' measured DRAM throughput x GPU busy");
+  double pcie_bytes = 0;
+  bool any_bytes = false;
+  for (const MemoryOp& m : profile.memory_ops) {
+    if (m.kind != MemoryOpKind::kMemcpy || m.bytes < 0) continue;
+    if (m.direction == CopyDirection::kHostToDevice || m.direction == CopyDirection::kDeviceToHost) {
+      pcie_bytes += static_cast<double>(m.bytes);
+      any_bytes = true;
+    }
+  }
+  if (any_bytes) d.pcie_bytes_per_s = Constant(pcie_bytes / d.duration_s, "host<->device memcpy bytes / span");
+  if (report.peak_reserved_bytes || report.peak_allocated_bytes) {
+    double peak = report.peak_reserved_bytes.value_or(*report.peak_allocated_bytes);
+    d.memory_bytes = Constant(peak, report.peak_reserved_bytes ? "framework allocator: peak reserved"
+                                                               : "framework allocator: peak allocated");
+  }
+  if (w.busy_ns > 0) d.communication_share = static_cast<double>(w.comm_ns) / static_cast<double>(w.busy_ns);
+  d.kernels_per_s = static_cast<double>(report.kernels.kernel_count) / d.duration_s;
+  if (report.step_time_ns.count > 0) d.step_time_s = report.step_time_ns.p50 / 1e9;
+  return d;
+}
+
+WorkloadDemand FromKernels(const Profile& profile, const WorkloadReport&) {
+  WorkloadDemand d;
+  d.source_kind = "kernels";
+  if (auto sm = KernelCounterShare(profile, &KernelCounters::sm_throughput_pct))
+    d.sm_active = Constant(*sm, "kernels' measured SM throughput (while running)");
+  if (auto dram = KernelCounterShare(profile, &KernelCounters::dram_throughput_pct))
+    d.dram_active = Constant(*dram, "kernels' measured DRAM throughput (while running)");
+  if (auto occ = KernelCounterShare(profile, &KernelCounters::achieved_occupancy_pct))
+    d.sm_occupancy = Constant(*occ, "kernels' measured achieved occupancy (while running)");
+  return d;
+}
+
+// Series of one GPU (or MIG instance) in one phase of a capture.
+using EntityKey = std::tuple<int32_t, std::string, int32_t, std::string>;
+
+EntityKey KeyOf(const SeriesEntity& e) {
+  auto phase = e.labels.find("phase");
+  return {e.gpu_index, e.gpu_uuid, e.gpu_instance_id, phase == e.labels.end() ? "" : phase->second};
+}
+
+std::vector<WorkloadDemand> FromSamples(const Profile& profile) {
+  std::map<EntityKey, std::vector<const Series*>> by_entity;
+  for (const Series& s : profile.series)
+    if (s.entity.pid < 0 && !s.samples.empty()) by_entity[KeyOf(s.entity)].push_back(&s);
+  std::vector<WorkloadDemand> out;
+  for (const auto& [key, series] : by_entity) {
+    WorkloadDemand d;
+    d.source_kind = "samples";
+    const auto& [gpu, uuid, instance, phase] = key;
+    d.name = profile.metadata.source + " gpu " + std::to_string(gpu);
+    if (instance >= 0) d.name += " MIG " + std::to_string(instance);
+    if (!phase.empty()) d.name += " [" + phase + "]";
+    auto values = [](const Series* s, double scale) {
+      std::vector<double> v;
+      for (const Sample& sample : s->samples) v.push_back(sample.value * scale);
+      return v;
+    };
+    // The series with the most samples wins when a metric comes from several fields.
+    std::map<Metric, const Series*> best;
+    for (const Series* s : series) {
+      auto& slot = best[s->metric];
+      if (slot == nullptr || s->samples.size() > slot->samples.size()) slot = s;
+    }
+    auto stat = [&](Metric metric, double scale, DemandStat* out_stat) {
+      auto it = best.find(metric);
+      if (it == best.end()) return;
+      *out_stat = StatOf(values(it->second, scale), it->second->source_name + " samples");
+    };
+    stat(Metric::kGpuUtilPct, 0.01, &d.gpu_busy);
+    stat(Metric::kSmActiveRatio, 1, &d.sm_active);
+    stat(Metric::kSmOccupancyRatio, 1, &d.sm_occupancy);
+    stat(Metric::kTensorActiveRatio, 1, &d.tensor_active);
+    stat(Metric::kDramActiveRatio, 1, &d.dram_active);
+    stat(Metric::kFbUsedBytes, 1, &d.memory_bytes);
+    auto tx = best.find(Metric::kPcieTxBytesPerS), rx = best.find(Metric::kPcieRxBytesPerS);
+    if (tx != best.end() && rx != best.end()) {
+      DemandStat a = StatOf(values(tx->second, 1), ""), b = StatOf(values(rx->second, 1), "");
+      d.pcie_bytes_per_s.measured = true;
+      d.pcie_bytes_per_s.mean = a.mean + b.mean;
+      d.pcie_bytes_per_s.p95 = a.p95 + b.p95;  // an upper bound of the p95 of the sum
+      d.pcie_bytes_per_s.max = a.max + b.max;
+      d.pcie_bytes_per_s.basis = tx->second->source_name + " + " + rx->second->source_name + " samples";
+    }
+    // Busy profile over time from the utilization series (or SM activity).
+    const Series* busy = best.count(Metric::kGpuUtilPct) ? best[Metric::kGpuUtilPct]
+                         : best.count(Metric::kSmActiveRatio) ? best[Metric::kSmActiveRatio] : nullptr;
+    if (busy != nullptr && busy->samples.size() >= 2) {
+      double scale = busy->metric == Metric::kGpuUtilPct ? 0.01 : 1;
+      for (const Sample& s : busy->samples) d.busy_bins.push_back(s.value * scale);
+      d.duration_s = static_cast<double>(busy->samples.back().time_ns - busy->samples.front().time_ns) / 1e9;
+      d.bin_s = d.duration_s / static_cast<double>(busy->samples.size() - 1);
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<WorkloadDemand> DeriveDemands(const Profile& profile, const WorkloadReport& report,
+                                          const DemandOptions& options) {
+  std::vector<WorkloadDemand> out;
+  bool timeline = report.timeline.trace.total_ns > 0;
+  if (timeline) {
+    out.push_back(FromTrace(profile, report, options));
+  } else if (!profile.kernels.empty()) {
+    out.push_back(FromKernels(profile, report));
+  } else {
+    out = FromSamples(profile);
+  }
+  for (WorkloadDemand& d : out) {
+    if (d.name.empty()) {
+      d.name = profile.metadata.source;
+      if (profile.metadata.rank) d.name += " rank " + std::to_string(*profile.metadata.rank);
+    }
+    d.workload_type = WorkloadTypeName(report.workload_type.type);
+    if (report.device_spec != nullptr) {
+      d.device_id = report.device_spec->id;
+      d.device_memory_bytes = static_cast<double>(report.device_spec->memory_bytes);
+    }
+    d.device_sm_count = report.sm_count;
+    if (d.source_kind != "samples") FillKernelShape(profile, report, &d);
+  }
+  return out;
+}
+
+}  // namespace kraken

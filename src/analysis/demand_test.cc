@@ -1,0 +1,74 @@
+#include "analysis/demand.h"
+
+#include <gtest/gtest.h>
+
+#include "base/testing/test_data.h"
+#include "importers/registry.h"
+
+namespace kraken {
+namespace {
+
+std::vector<WorkloadDemand> DemandsOf(const std::string& relative, std::vector<Profile>* keep) {
+  auto result = ImportFile(BuiltinImporters(), testing::DataPath(relative));
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  *keep = std::move(result).value();
+  std::vector<WorkloadDemand> out;
+  for (const Profile& p : *keep) {
+    for (WorkloadDemand& d : DeriveDemands(p, CharacterizeWorkload(p))) out.push_back(std::move(d));
+  }
+  return out;
+}
+
+TEST(DemandTest, TraceDemandFromTheTbPluginResnet) {
+  std::vector<Profile> keep;
+  auto demands = DemandsOf("kineto/kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz", &keep);
+  ASSERT_EQ(demands.size(), 1u);
+  const WorkloadDemand& d = demands[0];
+  EXPECT_EQ(d.source_kind, "trace");
+  EXPECT_EQ(d.workload_type, "training");
+  EXPECT_EQ(d.device_id, "v100-sxm2");
+  // Busy over the profiled steps: 603.558 of 996.477 ms (see the timeline tests).
+  EXPECT_NEAR(d.gpu_busy.mean, 603.558 / 996.477, 1e-4);
+  // tb_plugin's est. SM efficiency 54.68 % is measured over its own (longer) window.
+  EXPECT_NEAR(d.sm_active.mean, 0.5468, 0.0001);
+  EXPECT_GT(d.busy_bins.size(), 900u);
+  EXPECT_LE(d.busy_bins.size(), 1001u);
+  for (double b : d.busy_bins) {
+    EXPECT_GE(b, 0);
+    EXPECT_LE(b, 1.0 + 1e-9);
+  }
+  // 12 pageable HtoD copies of the input batches.
+  EXPECT_TRUE(d.pcie_bytes_per_s.measured);
+  EXPECT_GT(d.pcie_bytes_per_s.mean, 0);
+  EXPECT_GT(d.compute_bound_share, d.memory_bound_share);
+  EXPECT_NEAR(*d.step_time_s, 0.176273, 1e-6);
+  EXPECT_GT(d.sm_fill, 0);
+  EXPECT_LE(d.sm_fill, 1);
+}
+
+TEST(DemandTest, SamplerCaptureGivesOneDemandPerGpuAndPhase) {
+  std::vector<Profile> keep;
+  auto demands = DemandsOf("nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt", &keep);
+  ASSERT_EQ(demands.size(), 2u);  // idle and load
+  const WorkloadDemand* load = nullptr;
+  for (const auto& d : demands)
+    if (d.name.find("[load]") != std::string::npos) load = &d;
+  ASSERT_NE(load, nullptr);
+  EXPECT_EQ(load->source_kind, "samples");
+  EXPECT_NEAR(load->gpu_busy.mean, 1.0, 1e-9);  // dmon sm 100 x5
+  EXPECT_TRUE(load->memory_bytes.measured);
+}
+
+TEST(DemandTest, DcgmProfilingFieldsBecomeActivities) {
+  std::vector<Profile> keep;
+  auto demands = DemandsOf("dcgm/a100-mig_dcgm-exporter-2.4_nvidia-cloud-native-docs.prom", &keep);
+  ASSERT_EQ(demands.size(), 2u);  // the whole GPU and MIG instance 13
+  const WorkloadDemand& gpu = demands[0];
+  EXPECT_NEAR(gpu.tensor_active.mean, 0.929260, 1e-9);
+  EXPECT_NEAR(gpu.dram_active.mean, 0.690789, 1e-9);
+  EXPECT_NEAR(gpu.pcie_bytes_per_s.mean, 33011804.0 + 97863601.0, 1);
+  EXPECT_NEAR(demands[1].dram_active.mean, 0.800339, 1e-9);
+}
+
+}  // namespace
+}  // namespace kraken

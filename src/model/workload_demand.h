@@ -1,0 +1,65 @@
+// What a workload asks of a GPU, as numbers the pooling analyses (co-location,
+// disaggregation, MIG planning) compare: how busy it keeps the SMs, tensor cores, DRAM
+// and PCIe, how much device memory it holds, and how its demand moves over time.
+// Derived from a trace, from sampled metrics, or from a kernel list (see
+// analysis/demand.h); fields a source cannot supply stay "not measured".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kraken {
+
+// One demand figure over the workload's run. Ratios are 0..1; rates in their unit.
+struct DemandStat {
+  bool measured = false;
+  double mean = 0;
+  double p95 = 0;
+  double max = 0;
+  // How the figure was obtained, for --explain ("DCGM_FI_PROF_SM_ACTIVE samples",
+  // "kernel time share", ...).
+  std::string basis;
+};
+
+struct WorkloadDemand {
+  std::string name;         // label: file name, rank, pod
+  std::string source_kind;  // "trace", "samples" or "kernels"
+  std::string workload_type;  // training, inference, unknown
+  std::string device_id;    // catalog id of the GPU it ran on, "" unknown
+  int32_t device_sm_count = 0;
+  double device_memory_bytes = 0;
+
+  DemandStat gpu_busy;        // fraction of wall time a kernel runs (timeline busy, or utilization.gpu)
+  DemandStat sm_active;       // fraction of SM cycles with a resident warp (DCGM/GPM, or estimated)
+  DemandStat sm_occupancy;    // resident warps / max warps
+  DemandStat tensor_active;   // tensor-pipe activity
+  DemandStat dram_active;     // DRAM interface activity (fraction of peak bandwidth)
+  DemandStat pcie_bytes_per_s;    // host <-> device, both directions
+  DemandStat nvlink_bytes_per_s;
+  DemandStat memory_bytes;        // device memory held (allocator reserved or framebuffer used)
+
+  // Shares of kernel time by class (sum to <= 1; the rest unclassified).
+  double compute_bound_share = 0;
+  double memory_bound_share = 0;
+  double latency_bound_share = 0;
+  double communication_share = 0;  // of the busy time: collectives
+
+  // Kernel shape, for interference at kernel granularity.
+  double kernel_p50_ns = 0;
+  double kernel_p99_ns = 0;
+  double kernels_per_s = 0;
+  // Fraction of the device's SMs a typical kernel's grid can fill (grid blocks / SMs,
+  // capped at 1, duration-weighted); 0 when unknown.
+  double sm_fill = 0;
+
+  // Time profile of demand: the GPU-busy fraction in consecutive bins of bin_s seconds.
+  // Two workloads whose busy bins interleave share a GPU well.
+  double bin_s = 0;
+  std::vector<double> busy_bins;
+  double duration_s = 0;  // span covered
+  std::optional<double> step_time_s;  // iteration time when the trace has steps
+};
+
+}  // namespace kraken
