@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -287,18 +286,11 @@ TEST(TimelineGoldenTest, InvariantsHoldOnEveryTraceInTheCorpus) {
   EXPECT_GE(profiles, 46);
 }
 
-// The largest trace (MTIA, 25,814 device ops) must analyse in well under 100 ms.
-TEST(TimelineGoldenTest, LargestTraceAnalysesQuickly) {
+// The largest trace (MTIA): every one of its 25,814 device ops is a GPU event. Its
+// analysis time is measured by bench/trace_bench (make bench), not by a timed test.
+TEST(TimelineGoldenTest, LargestTraceCountsEveryDeviceOp) {
   Profile p = ImportOne("kineto/hta/mtia_trace_single_rank/mtia_rank_0.json.gz");
-  double best_ms = 1e9;
-  for (int run = 0; run < 3; ++run) {
-    auto start = std::chrono::steady_clock::now();
-    RankTimeline t = AnalyzeTimeline(p);
-    auto end = std::chrono::steady_clock::now();
-    EXPECT_EQ(t.trace.gpu_events, 25814);
-    best_ms = std::min(best_ms, std::chrono::duration<double, std::milli>(end - start).count());
-  }
-  EXPECT_LT(best_ms, 100.0);
+  EXPECT_EQ(AnalyzeTimeline(p).trace.gpu_events, 25814);
 }
 
 }  // namespace
