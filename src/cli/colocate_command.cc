@@ -140,9 +140,11 @@ void AddColocateCommand(CLI::App& app, CommandList& commands) {
                   "measured (demand vectors, default) or class-table (the old compute/memory/mixed pair table)")
       ->capture_default_str();
   cmd->add_option("--qos", args->qos,
-                  "NAME=X: highest acceptable slowdown of a workload (p99 latency increase for inference); repeatable");
+                  "NAME=X: highest acceptable slowdown of a workload (p99 latency increase for inference); repeatable")
+      ->allow_extra_args(false);
   cmd->add_option("--rate", args->rates,
-                  "NAME=RPS: request rate of an inference workload, for queueing in its p99 latency; repeatable");
+                  "NAME=RPS: request rate of an inference workload, for queueing in its p99 latency; repeatable")
+      ->allow_extra_args(false);
   cmd->add_option("--device", args->device,
                   "GPU they would share (id or name, see `kraken devices`); default: the one the inputs ran on");
   cmd->add_flag("--json", args->json, "Print one JSON document (keys: docs/colocation.md)");

@@ -14,7 +14,7 @@ using Align = TextTable::Align;
 std::string Fixed(double v, int decimals) { return std::isfinite(v) ? FormatFixed(v, decimals) : "inf"; }
 
 std::string FigureValue(const ColocationFigure& f) {
-  if (f.unit == "bytes") return f.value > 0 ? FormatBytes(f.value) : "-";
+  if (f.unit == "bytes") return f.assumed ? "-" : FormatBytes(f.value);
   if (f.unit == "bytes/s") return FormatBytes(f.value) + "/s";
   return Fixed(f.value, f.value != 0 && std::abs(f.value) < 0.01 ? 5 : 3) + (f.unit.empty() ? "" : " " + f.unit);
 }
@@ -28,7 +28,8 @@ const ColocationFigure* FindFigure(const ColocationWorkload& w, const std::strin
 std::string ShortFigure(const ColocationWorkload& w, const std::string& name) {
   const ColocationFigure* f = FindFigure(w, name);
   if (f == nullptr) return "-";
-  std::string s = f->unit == "bytes" ? (f->value > 0 ? FormatBytes(f->value) : "n/m") : Fixed(f->value, 2);
+  if (f->unit == "bytes") return f->assumed ? "n/m" : FormatBytes(f->value);
+  std::string s = Fixed(f->value, 2);
   return f->assumed ? s + "*" : s;
 }
 

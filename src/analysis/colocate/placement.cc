@@ -37,7 +37,7 @@ std::string ModeText(const ModePrediction& m) {
       s += ' ';
       s += JoinText(parts, "/");
     }
-  } else if (m.mode == SharingMode::kMig) {
+  } else if (m.mode == SharingMode::kMig && !m.mig_profiles.empty()) {
     s += ' ';
     s += JoinText(m.mig_profiles, "+");
   }
@@ -100,6 +100,8 @@ class GroupEvaluator {
     bool any = false;
     std::vector<std::string> rejections;
     for (SharingMode mode : opt_.colocate.modes) {
+      // A GPU without MIG is said once in the result, not for every group.
+      if (mode == SharingMode::kMig && MigGeometryFor(device_).profiles.empty()) continue;
       ModePrediction m = mode == SharingMode::kTimeSlice ? PredictTimeSlice(group, ctx)
                          : mode == SharingMode::kMps     ? SuggestMpsSplit(group, ctx)
                                                          : PredictMig(group, ctx);
@@ -229,6 +231,11 @@ PlacementResult OptimizePlacement(const std::vector<ColocationWorkload>& ws, con
   for (std::string& n : device_notes) result.reasons.push_back(std::move(n));
   if (ws.empty()) return result;
   GroupEvaluator eval(ws, opt, device);
+  bool mig_allowed = std::find(opt.colocate.modes.begin(), opt.colocate.modes.end(), SharingMode::kMig) !=
+                     opt.colocate.modes.end();
+  if (mig_allowed && MigGeometryFor(device).profiles.empty())
+    result.reasons.push_back("MIG not considered: " + (device != nullptr ? device->id + " does not support it"
+                                                                         : std::string("device unknown")));
   if (eval.memory_limit() <= 0) result.reasons.push_back("GPU memory unknown: capacity not checked (--gpu-memory)");
   std::vector<std::vector<size_t>> groups;
   if (ws.size() <= opt.exact_limit && ws.size() <= 20) {
@@ -266,11 +273,23 @@ PlacementResult OptimizePlacement(const std::vector<ColocationWorkload>& ws, con
   result.feasible = static_cast<int>(groups.size()) <= opt.gpus;
   result.reasons.push_back(std::to_string(groups.size()) + " GPU(s) needed of " + std::to_string(opt.gpus) +
                            " available" + (result.feasible ? "" : ": not enough GPUs for these constraints"));
-  // Why pairs were kept apart: the binding constraint of each rejected pair.
-  for (size_t a = 0; a < ws.size() && ws.size() <= 12; ++a) {
-    for (size_t b = a + 1; b < ws.size(); ++b) {
-      const GroupVerdict& v = eval.Evaluate({a, b});
-      if (!v.feasible) result.reasons.push_back(ws[a].name + " + " + ws[b].name + " rejected: " + v.why);
+  // Why not fewer GPUs: for each workload, the binding constraint that keeps it from
+  // joining each other GPU's group (bounded, so that large inputs stay readable).
+  const size_t kMaxLines = 24;
+  size_t lines = 0;
+  for (size_t g = 0; g < groups.size() && ws.size() <= opt.exact_limit; ++g) {
+    for (size_t h = 0; h < groups.size(); ++h) {
+      if (h == g) continue;
+      for (size_t w : groups[h]) {
+        std::vector<size_t> joined = groups[g];
+        joined.push_back(w);
+        std::sort(joined.begin(), joined.end());
+        if (joined.size() > opt.max_per_gpu) continue;
+        const GroupVerdict& v = eval.Evaluate(joined);
+        if (v.feasible || lines >= kMaxLines) continue;
+        result.reasons.push_back(ws[w].name + " cannot join GPU " + std::to_string(g) + ": " + v.why);
+        ++lines;
+      }
     }
   }
   return result;
