@@ -220,6 +220,8 @@ TEST(CliTest, ColocateBadUsageGivesOneLineErrors) {
   ExpectOneLineError(RunKraken("colocate --model magic " + two), "--model must be");
   ExpectOneLineError(RunKraken("colocate --device no-such-gpu " + two), "unknown device 'no-such-gpu'");
   ExpectOneLineError(RunKraken("colocate --optimize " + two), "--optimize needs --gpus");
+  ExpectOneLineError(RunKraken("colocate " + OrionFile("resnet50_32_fb0") + " " + OrionFile("resnet50_4_fwd")),
+                     "resnet50_32_fb0.csv: all 624 rows are placeholders");
   ExpectOneLineError(RunKraken("colocate --optimize --gpus 1 --gpu-memory lots " + two), "--gpu-memory expects");
 }
 

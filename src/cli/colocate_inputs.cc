@@ -29,6 +29,14 @@ std::string Stem(std::string_view name) {
   return s;
 }
 
+// Orion's *_fb0 files hold one "-1,1,1,7" row per operator: nothing was measured.
+bool IsOrionPlaceholderList(const Profile& p) {
+  if (p.metadata.format != "orion-csv" || p.kernels.empty()) return false;
+  for (const Kernel& k : p.kernels)
+    if (k.duration_ns > 7 || k.grid[0] > 1) return false;
+  return true;
+}
+
 }  // namespace
 
 Result<LoadedWorkloads> LoadDemands(const std::vector<std::string>& files, const DeviceSpec* device) {
@@ -39,6 +47,10 @@ Result<LoadedWorkloads> LoadDemands(const std::vector<std::string>& files, const
     auto result = ImportFile(BuiltinImporters(), file);
     if (!result.ok()) return result.status();
     for (const Profile& p : *result) {
+      if (IsOrionPlaceholderList(p))
+        return InvalidInput(file + ": all " + std::to_string(p.kernels.size()) +
+                            " rows are placeholders (7 ns, one block): Orion's *_fb0 lists were not measured "
+                            "(docs/analysis-classification.md); use the matching *_fb1 list");
       CharacterizeOptions options;
       options.device = device;
       if (device == nullptr && p.metadata.format == "orion-csv") {

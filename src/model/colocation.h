@@ -53,6 +53,7 @@ struct ColocationWorkload {
   bool request_driven = false;
   double request_s = 0;            // 0: no request unit known (latency is reported per kernel)
   double request_gpu_s = 0;
+  double request_kernels = 0;      // kernels one request launches (0 unknown)
   std::string request_unit;        // "request (one pass)", "step", "kernel"
   double request_rate_per_s = 0;   // offered load when given (--rate); 0 = not queued
 

@@ -113,7 +113,7 @@ ModePrediction PredictMps(const std::vector<ColocationWorkload>& ws, const Shari
     double sm_part = f_alone - 1, bw_part = 0, queue_part = 0;
     extra.terms.push_back({"SM factor alone (share " + F3(sa) + ")", f_alone,
                            "kernel time x max(1, fill / share), duration-weighted over the fill distribution"});
-    double kernels_per_request = w.kernels_per_busy_s * w.request_gpu_s;
+    double kernels_per_request = w.request_kernels;
     double request_stretch_mean = f_alone - 1, request_stretch_p99 = f_alone - 1;
     for (size_t b = 0; b < ws.size(); ++b) {
       if (b == a) continue;

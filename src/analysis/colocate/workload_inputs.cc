@@ -15,10 +15,10 @@ double FillOfBin(size_t i) {
 std::string WorkClassOf(const WorkloadDemand& d) {
   double classified = d.compute_bound_share + d.memory_bound_share + d.latency_bound_share;
   if (classified <= 0) {
-    // Sampled activities only: DRAM busy most of the time reads as memory-bound.
-    if (d.dram_active.measured && d.gpu_busy.measured && d.gpu_busy.mean > 0) {
-      double intensity = d.dram_active.mean / d.gpu_busy.mean;
-      if (intensity >= 0.5) return "memory";
+    // Sampled activities only: DRAM busy most of the busy time reads as memory-bound,
+    // SMs active most of it as compute-bound.
+    if (d.gpu_busy.measured && d.gpu_busy.mean > 0) {
+      if (d.dram_active.measured && d.dram_active.mean / d.gpu_busy.mean >= 0.5) return "memory";
       if (d.sm_active.measured && d.sm_active.mean / d.gpu_busy.mean >= 0.5) return "compute";
     }
     return "mixed";
@@ -39,13 +39,17 @@ void Add(ColocationWorkload* w, std::string name, double value, std::string unit
 void FillRequest(const WorkloadDemand& d, ColocationWorkload* w) {
   if (d.source_kind == "kernels" && d.kernel_time_s > 0) {
     w->request_s = w->request_gpu_s = d.kernel_time_s;
+    w->request_kernels = static_cast<double>(d.kernel_count);
     w->request_unit = "request (one pass of the kernel list, kernels back to back)";
   } else if (d.step_time_s && *d.step_time_s > 0 && d.gpu_busy.measured) {
     w->request_s = *d.step_time_s;
     w->request_gpu_s = *d.step_time_s * d.gpu_busy.mean;
+    if (d.kernel_count > 0 && d.kernel_time_s > 0)
+      w->request_kernels = static_cast<double>(d.kernel_count) / d.kernel_time_s * w->request_gpu_s;
     w->request_unit = "step";
   } else if (d.kernel_p99_ns > 0) {
     w->request_s = w->request_gpu_s = d.kernel_p99_ns / 1e9;
+    w->request_kernels = 1;
     w->request_unit = "kernel (p99 kernel duration; no request boundary in the input)";
   }
 }
@@ -153,6 +157,7 @@ ColocationWorkload BuildColocationWorkload(const WorkloadDemand& d, const Worklo
   if (w.request_s > 0) {
     Add(&w, "request_time", w.request_s * 1e3, "ms", w.request_unit);
     Add(&w, "request_gpu_time", w.request_gpu_s * 1e3, "ms", "GPU busy part of one " + w.request_unit);
+    if (w.request_kernels > 0) Add(&w, "request_kernels", w.request_kernels, "kernels", "launched by one " + w.request_unit);
   }
   if (setup.request_rate_per_s > 0) Add(&w, "request_rate", setup.request_rate_per_s, "1/s", "given (--rate)");
 
