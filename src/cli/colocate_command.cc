@@ -61,9 +61,14 @@ int RunColocate(const ColocateArgs& args) {
   auto loaded = LoadDemands(args.files, device);
   if (!loaded.ok()) return ReportError(loaded.status());
   const std::vector<WorkloadDemand>& demands = loaded->demands;
-  if (!args.optimize && demands.size() < 2)
+  if (args.optimize && demands.empty()) return ReportError(InvalidInput("--optimize: the inputs give no workload"));
+  if (!args.optimize && demands.size() < 2) {
+    std::string skipped;
+    for (const std::string& note : loaded->notes)
+      if (note.find("(skipped)") != std::string::npos) skipped += "; " + note;
     return ReportError(InvalidInput("colocate needs at least two workloads, the inputs give " +
-                                    std::to_string(demands.size())));
+                                    std::to_string(demands.size()) + skipped));
+  }
   std::vector<double> qos, rates;
   Status status = ApplyNamedValues(args.qos, "--qos", demands, &qos);
   if (status.ok()) status = ApplyNamedValues(args.rates, "--rate", demands, &rates);

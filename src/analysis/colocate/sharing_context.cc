@@ -68,12 +68,13 @@ WorkloadPrediction FinishPrediction(const ColocationWorkload& w, const ExtraTime
     p.p99_increase = p.overloaded ? std::numeric_limits<double>::infinity() : p.p99_colocated_ms / p.p99_alone_ms;
     p.penalty = std::max(p.p99_increase, 1.0);
   }
-  // The resource with the largest share of the extra time.
+  // The resource with the largest share of the extra time, weighed like the slowdown
+  // (a workload that is never busy contends for nothing).
   p.contended_resource = "none";
   double largest = 0.005;
   for (const auto& [resource, value] : extra.by_resource) {
-    if (value > largest) {
-      largest = value;
+    if (busy_share * value > largest) {
+      largest = busy_share * value;
       p.contended_resource = resource;
     }
   }
