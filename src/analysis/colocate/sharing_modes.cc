@@ -65,9 +65,11 @@ ModePrediction PredictTimeSlice(const std::vector<ColocationWorkload>& ws, const
     for (size_t b = 0; b < ws.size(); ++b) {
       if (b == a) continue;
       const CollisionEstimate& c = ctx.collision[a][b];
-      // The co-runner keeps the GPU for a full slice, or for its whole request when shorter.
+      // The co-runner keeps the GPU for a full slice, or for its whole request when shorter
+      // (a request of back-to-back kernels; a per-kernel unit says nothing about bursts).
       double hold = slice;
-      if (ws[b].request_driven && ws[b].request_gpu_s > 0) hold = std::min(slice, ws[b].request_gpu_s);
+      if (ws[b].request_driven && ws[b].request_gpu_s > 0 && StartsWith(ws[b].request_unit, "request"))
+        hold = std::min(slice, ws[b].request_gpu_s);
       double wait = hold + 2 * sw;
       double stretch = c.q * wait / slice;
       slices_gpu += stretch;
