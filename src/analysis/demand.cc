@@ -47,15 +47,30 @@ void FillKernelShape(const Profile& profile, const WorkloadReport& report, Workl
   }
   d->kernel_p50_ns = report.launches.kernel_duration_ns.p50;
   d->kernel_p99_ns = report.launches.kernel_duration_ns.p99;
-  double filled = 0, weight = 0;
+  double filled = 0, weight = 0, turnover = 0;
   int32_t sms = d->device_sm_count;
+  std::vector<double> fill_time(kSmFillBins + 1, 0.0);
   for (const Kernel& k : profile.kernels) {
+    if (k.duration_ns <= 0) continue;
+    ++d->kernel_count;
+    d->kernel_time_s += static_cast<double>(k.duration_ns) / 1e9;
     int64_t blocks = GridBlocks(k.grid);
-    if (sms <= 0 || blocks <= 0 || k.duration_ns <= 0) continue;
-    filled += std::min(1.0, static_cast<double>(blocks) / sms) * static_cast<double>(k.duration_ns);
-    weight += static_cast<double>(k.duration_ns);
+    if (sms <= 0 || blocks <= 0) continue;
+    double duration = static_cast<double>(k.duration_ns);
+    double per_sm = static_cast<double>(blocks) / sms;
+    double fill = std::min(1.0, per_sm);
+    filled += fill * duration;
+    weight += duration;
+    turnover += duration * (duration / std::max(1.0, per_sm));
+    int bin = per_sm >= 1.0 ? kSmFillBins : std::min(kSmFillBins - 1, static_cast<int>(per_sm * kSmFillBins));
+    fill_time[static_cast<size_t>(bin)] += duration;
   }
-  if (weight > 0) d->sm_fill = filled / weight;
+  if (weight > 0) {
+    d->sm_fill = filled / weight;
+    d->sm_turnover_ns = turnover / weight;
+    for (double& t : fill_time) t /= weight;
+    d->sm_fill_time_share = std::move(fill_time);
+  }
 }
 
 // Duration-weighted mean of a measured per-kernel percentage (ncu SM% or DRAM%).
@@ -186,6 +201,9 @@ std::vector<WorkloadDemand> FromSamples(const Profile& profile) {
       *out_stat = StatOf(values(it->second, scale), it->second->source_name + " samples");
     };
     stat(Metric::kGpuUtilPct, 0.01, &d.gpu_busy);
+    // DCGM's profiling counterpart of utilization.gpu, when only profiling fields were
+    // exported (added for the co-location model, which needs a busy fraction).
+    if (!d.gpu_busy.measured) stat(Metric::kGrEngineActiveRatio, 1, &d.gpu_busy);
     stat(Metric::kSmActiveRatio, 1, &d.sm_active);
     stat(Metric::kSmOccupancyRatio, 1, &d.sm_occupancy);
     stat(Metric::kTensorActiveRatio, 1, &d.tensor_active);

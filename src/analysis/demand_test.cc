@@ -4,6 +4,7 @@
 
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
+#include "model/device_catalog.h"
 
 namespace kraken {
 namespace {
@@ -68,6 +69,26 @@ TEST(DemandTest, DcgmProfilingFieldsBecomeActivities) {
   EXPECT_NEAR(gpu.dram_active.mean, 0.690789, 1e-9);
   EXPECT_NEAR(gpu.pcie_bytes_per_s.mean, 33011804.0 + 97863601.0, 1);
   EXPECT_NEAR(demands[1].dram_active.mean, 0.800339, 1e-9);
+}
+
+TEST(DemandTest, KernelListShapeForCoLocation) {
+  auto result = ImportFile(BuiltinImporters(), testing::DataPath("orion/resnet50_4_fwd.csv"));
+  ASSERT_TRUE(result.ok());
+  const Profile& p = (*result)[0];
+  CharacterizeOptions options;
+  options.device = FindDeviceSpec("v100-pcie");
+  std::vector<WorkloadDemand> demands = DeriveDemands(p, CharacterizeWorkload(p, options));
+  ASSERT_EQ(demands.size(), 1u);
+  const WorkloadDemand& d = demands[0];
+  // 175 operators, 6,498,424 ns in all; SM_usage as blocks over 80 SMs.
+  EXPECT_EQ(d.kernel_count, 175);
+  EXPECT_NEAR(d.kernel_time_s, 0.006498424, 1e-12);
+  ASSERT_EQ(d.sm_fill_time_share.size(), static_cast<size_t>(kSmFillBins + 1));
+  double total = 0;
+  for (double share : d.sm_fill_time_share) total += share;
+  EXPECT_NEAR(total, 1.0, 1e-12);
+  EXPECT_NEAR(d.sm_fill_time_share[kSmFillBins], 0.298, 0.0005);  // grids of >= 80 blocks
+  EXPECT_NEAR(d.sm_turnover_ns, 91690, 10);
 }
 
 }  // namespace

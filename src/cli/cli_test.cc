@@ -139,5 +139,91 @@ TEST(CliTest, FormatsAndDevicesList) {
   EXPECT_NE(help.out.find("--window"), std::string::npos);
 }
 
+std::string OrionFile(const char* stem) { return testing::DataPath(std::string("orion/") + stem + ".csv"); }
+
+TEST(CliTest, ColocateJsonCarriesPredictionsInputsAndAssumptions) {
+  RunResult r = RunKraken("colocate --json --mode mps --sm-split 100,100 --rate resnet50_4_fwd=30 " +
+                          OrionFile("resnet50_4_fwd") + " " + OrionFile("resnet50_32_fb1"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out.substr(0, 200);
+  std::string_view model, label, contended;
+  EXPECT_EQ(doc["model"].get_string().get(model), simdjson::SUCCESS);
+  EXPECT_EQ(model, "measured");
+  simdjson::dom::array modes, predictions, terms, inputs, assumptions, notes, params;
+  ASSERT_EQ(doc["modes"].get_array().get(modes), simdjson::SUCCESS);
+  ASSERT_EQ(modes.size(), 1u);
+  EXPECT_EQ(modes.at(0)["label"].get_string().get(label), simdjson::SUCCESS);
+  EXPECT_EQ(label, "mps (no SM cap)");
+  ASSERT_EQ(modes.at(0)["predictions"].get_array().get(predictions), simdjson::SUCCESS);
+  ASSERT_EQ(predictions.size(), 2u);
+  double p99 = 0, slowdown = 0;
+  ASSERT_EQ(predictions.at(0)["latency"]["p99_colocated_ms"].get_double().get(p99), simdjson::SUCCESS);
+  EXPECT_NEAR(p99, 165.46, 0.01);  // see colocate_orion_validation_test.cc
+  ASSERT_EQ(predictions.at(1)["slowdown"].get_double().get(slowdown), simdjson::SUCCESS);
+  EXPECT_NEAR(slowdown, 1.1715, 0.0001);
+  EXPECT_EQ(predictions.at(0)["contended_resource"].get_string().get(contended), simdjson::SUCCESS);
+  EXPECT_EQ(contended, "SM queue (co-runner's blocks)");
+  ASSERT_EQ(predictions.at(0)["terms"].get_array().get(terms), simdjson::SUCCESS);
+  EXPECT_GT(terms.size(), 5u);
+  ASSERT_EQ(doc["workloads"].at(0)["inputs"].get_array().get(inputs), simdjson::SUCCESS);
+  EXPECT_GT(inputs.size(), 5u);
+  ASSERT_EQ(doc["assumptions"].get_array().get(assumptions), simdjson::SUCCESS);
+  EXPECT_GE(assumptions.size(), 7u);
+  ASSERT_EQ(doc["parameters"].get_array().get(params), simdjson::SUCCESS);
+  EXPECT_GE(params.size(), 10u);
+  ASSERT_EQ(doc["notes"].get_array().get(notes), simdjson::SUCCESS);
+  ASSERT_EQ(notes.size(), 1u);  // the V100 chosen for the Orion lists
+  std::string_view note;
+  EXPECT_EQ(notes.at(0).get_string().get(note), simdjson::SUCCESS);
+  EXPECT_NE(note.find("v100-pcie"), std::string_view::npos);
+}
+
+TEST(CliTest, ColocateTextExplainAndClassTable) {
+  std::string files = OrionFile("resnet50_4_fwd") + " " + OrionFile("resnet50_32_fb1");
+  RunResult r = RunKraken("colocate --explain --rate 1=30 " + files);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* part : {"timeslice", "mps 45/55", "v100-pcie does not support MIG", "Pair scores",
+                           "Inputs (* = assumed, not measured)", "Formula parts: mps 45/55", "Model parameters",
+                           "Assumptions", "SM factor alone (share 0.450)"})
+    EXPECT_NE(r.out.find(part), std::string::npos) << part;
+  RunResult table = RunKraken("colocate --model class-table " + files);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("0.70"), std::string::npos);  // mixed (inference) + compute (training)
+  EXPECT_NE(table.out.find("class-pair table: mixed + compute"), std::string::npos);
+}
+
+TEST(CliTest, ColocateOptimizePlacesAndExplains) {
+  RunResult r = RunKraken("colocate --optimize --json --gpus 2 --max-slowdown 2 --rate 1=15 --rate 2=40 " +
+                          OrionFile("resnet50_4_fwd") + " " + OrionFile("mobilenetv2_4_fwd") + " " +
+                          OrionFile("resnet50_32_fb1") + " " + OrionFile("transformer_xl_8_fb1"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS);
+  bool feasible = false;
+  int64_t used = 0;
+  ASSERT_EQ(doc["placement"]["feasible"].get_bool().get(feasible), simdjson::SUCCESS);
+  EXPECT_TRUE(feasible);
+  ASSERT_EQ(doc["placement"]["gpus_used"].get_int64().get(used), simdjson::SUCCESS);
+  EXPECT_EQ(used, 2);
+}
+
+TEST(CliTest, ColocateBadUsageGivesOneLineErrors) {
+  std::string two = OrionFile("resnet50_4_fwd") + " " + OrionFile("resnet50_32_fb1");
+  ExpectOneLineError(RunKraken("colocate " + OrionFile("resnet50_4_fwd")), "at least two workloads");
+  ExpectOneLineError(RunKraken("colocate --qos nosuch=2 " + two), "--qos: no workload named 'nosuch'");
+  ExpectOneLineError(RunKraken("colocate --rate resnet50_4_fwd=fast " + two), "--rate expects a positive number");
+  ExpectOneLineError(RunKraken("colocate --sm-split 60 " + two), "--sm-split has 1 values for 2 workloads");
+  ExpectOneLineError(RunKraken("colocate --mode shared " + two), "--mode must be");
+  ExpectOneLineError(RunKraken("colocate --model magic " + two), "--model must be");
+  ExpectOneLineError(RunKraken("colocate --device no-such-gpu " + two), "unknown device 'no-such-gpu'");
+  ExpectOneLineError(RunKraken("colocate --optimize " + two), "--optimize needs --gpus");
+  ExpectOneLineError(RunKraken("colocate " + OrionFile("resnet50_32_fb0") + " " + OrionFile("resnet50_4_fwd")),
+                     "resnet50_32_fb0.csv: all 624 rows are placeholders");
+  ExpectOneLineError(RunKraken("colocate --optimize --gpus 1 --gpu-memory lots " + two), "--gpu-memory expects");
+}
+
 }  // namespace
 }  // namespace kraken

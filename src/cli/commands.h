@@ -16,6 +16,7 @@ struct Command {
 using CommandList = std::vector<Command>;
 
 void AddAnalyzeCommand(CLI::App& app, CommandList& commands);
+void AddColocateCommand(CLI::App& app, CommandList& commands);
 void AddImportCommand(CLI::App& app, CommandList& commands);
 void AddFormatsCommand(CLI::App& app, CommandList& commands);
 void AddDevicesCommand(CLI::App& app, CommandList& commands);

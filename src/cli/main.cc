@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
 
   CommandList commands;
   AddAnalyzeCommand(app, commands);
+  AddColocateCommand(app, commands);
   AddImportCommand(app, commands);
   AddFormatsCommand(app, commands);
   AddDevicesCommand(app, commands);

@@ -12,6 +12,9 @@
 
 namespace kraken {
 
+// Bins of WorkloadDemand::sm_fill_time_share below a full grid (plus one for full grids).
+inline constexpr int kSmFillBins = 20;
+
 // One demand figure over the workload's run. Ratios are 0..1; rates in their unit.
 struct DemandStat {
   bool measured = false;
@@ -53,6 +56,19 @@ struct WorkloadDemand {
   // Fraction of the device's SMs a typical kernel's grid can fill (grid blocks / SMs,
   // capped at 1, duration-weighted); 0 when unknown.
   double sm_fill = 0;
+  // Added for the co-location model (analysis/colocate), from the kernel list:
+  // kernel count and summed kernel time (for a kernel list without timestamps this is one
+  // pass: an inference request or a training iteration);
+  int64_t kernel_count = 0;
+  double kernel_time_s = 0;
+  // the share of kernel time by SM fill, kSmFillBins bins of width 1/kSmFillBins over
+  // [0, 1) plus a last bin for grids of at least one block per SM (the fill
+  // distribution, not only its mean, decides which kernels an MPS SM share slows down);
+  std::vector<double> sm_fill_time_share;
+  // the duration-weighted mean of (kernel duration / waves), waves = max(1, blocks/SMs):
+  // how long a kernel running at a random instant holds an SM before one of its blocks
+  // retires. A co-runner's kernel that finds the SMs full waits about half of it.
+  double sm_turnover_ns = 0;
 
   // Time profile of demand: the GPU-busy fraction in consecutive bins of bin_s seconds.
   // Two workloads whose busy bins interleave share a GPU well.

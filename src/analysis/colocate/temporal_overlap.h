@@ -1,0 +1,37 @@
+// How often two workloads want the GPU at the same time, from their busy profiles over
+// time (WorkloadDemand::busy_bins). Two workloads that each keep the GPU busy half the
+// time collide a quarter of the time when their phases are unrelated, and never when
+// their busy windows interleave; only collisions cost anything under time-slicing.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/colocate/colocation_parameters.h"
+#include "model/colocation.h"
+
+namespace kraken {
+
+// Repeat period (seconds) of a busy profile: the lag of the first autocorrelation peak
+// that reaches `min_autocorr`; 0 when the profile does not repeat (or is too short).
+double DetectPeriodSeconds(const std::vector<double>& bins, double bin_s, double min_autocorr);
+
+// Averages consecutive bins so that a profile of `bin_s` bins becomes one of about
+// `target_s` bins (target_s >= bin_s).
+std::vector<double> Rebin(const std::vector<double>& bins, double bin_s, double target_s);
+
+struct CollisionEstimate {
+  double random_phase = 0;  // P(b busy | a busy) for unrelated phases: b's busy fraction
+  double locked_phase = 0;  // the same at the best relative phase of the two profiles
+  bool phase_locked = false;  // periods match: round-robin settles into the best phase
+  double q = 0;             // the value the model uses
+  std::string basis;
+};
+
+// P(b busy | a busy). Phases are taken as unrelated unless both profiles repeat with
+// the same period (within params.period_match_tolerance): then collisions shift the
+// phases and non-collisions do not, so the pair settles at the phase of least overlap.
+CollisionEstimate EstimateCollision(const ColocationWorkload& a, const ColocationWorkload& b,
+                                    const ColocationParameters& params);
+
+}  // namespace kraken
