@@ -19,5 +19,7 @@ void AddAnalyzeCommand(CLI::App& app, CommandList& commands);
 void AddImportCommand(CLI::App& app, CommandList& commands);
 void AddFormatsCommand(CLI::App& app, CommandList& commands);
 void AddDevicesCommand(CLI::App& app, CommandList& commands);
+void AddDisaggCommand(CLI::App& app, CommandList& commands);
+void AddMigPlanCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli
