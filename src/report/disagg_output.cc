@@ -17,9 +17,12 @@ std::string Money(double dollars) { return std::string(1, '$').append(FormatFixe
 std::string PartText(bool measured, double value) { return measured ? FormatFixed(value, 2) : "n/a"; }
 
 std::string LinkTable(const DisaggResult& r) {
-  TextTable table({"remote link", "slowdown low", "high", "host copies +s", "API calls +s", "collectives +s"},
-                  {TextTable::Align::kLeft, TextTable::Align::kRight, TextTable::Align::kRight, TextTable::Align::kRight,
-                   TextTable::Align::kRight, TextTable::Align::kRight});
+  // One column per traffic component ("host copies", "API calls", ...): seconds added, low..high.
+  std::vector<std::string> columns = {"remote link", "slowdown low", "high"};
+  for (const disagg::LinkComponent& c : r.links.front().components) columns.push_back(c.name + " +s");
+  std::vector<TextTable::Align> align(columns.size(), TextTable::Align::kRight);
+  align[0] = TextTable::Align::kLeft;
+  TextTable table(columns, align);
   for (size_t i = 0; i < r.links.size(); ++i) {
     const LinkSensitivity& s = r.links[i];
     std::vector<std::string> row = {s.link.label + (i == 0 ? " (scored)" : ""), Pct(s.slowdown_lo), Pct(s.slowdown_hi)};
