@@ -109,6 +109,7 @@ WorkloadDemand FromTrace(const Profile& profile, const WorkloadReport& report, c
     bins.push_back(static_cast<double>(busy.LengthWithin(bin)) / static_cast<double>(bin.length()));
   }
   d.busy_bins = bins;
+  d.bins_start_ns = w.window.start_ns + static_cast<int64_t>(bin_ns / 2);
   d.gpu_busy = StatOf(bins, "GPU timeline: busy fraction per " + FormatFixed(d.bin_s * 1000, 1) + " ms bin");
   d.gpu_busy.mean = static_cast<double>(w.busy_ns) / span;  // exact, not the mean of unequal bins
 
@@ -164,6 +165,18 @@ WorkloadDemand FromKernels(const Profile& profile, const WorkloadReport&) {
   return d;
 }
 
+// The size of the MIG instance (all its compute instances) a capture's series describe.
+void FillMigInstance(const Profile& profile, int32_t gpu, int32_t gpu_instance, WorkloadDemand* d) {
+  for (const DeviceInfo& device : profile.devices) {
+    if (device.index != gpu) continue;
+    for (const MigInstance& m : device.mig_instances) {
+      if (m.gpu_instance_id != gpu_instance) continue;
+      if (m.sm_count > 0) d->mig_instance_sm_count += m.sm_count;
+      if (m.memory_bytes > 0) d->mig_instance_memory_bytes = static_cast<double>(m.memory_bytes);
+    }
+  }
+}
+
 // Series of one GPU (or MIG instance) in one phase of a capture.
 using EntityKey = std::tuple<int32_t, std::string, int32_t, std::string>;
 
@@ -181,6 +194,9 @@ std::vector<WorkloadDemand> FromSamples(const Profile& profile) {
     WorkloadDemand d;
     d.source_kind = "samples";
     const auto& [gpu, uuid, instance, phase] = key;
+    d.gpu_index = gpu;
+    d.gpu_instance_id = instance;
+    d.phase = phase;
     d.name = profile.metadata.source + " gpu " + std::to_string(gpu);
     if (instance >= 0) d.name += " MIG " + std::to_string(instance);
     if (!phase.empty()) d.name += " [" + phase + "]";
@@ -209,15 +225,19 @@ std::vector<WorkloadDemand> FromSamples(const Profile& profile) {
     stat(Metric::kTensorActiveRatio, 1, &d.tensor_active);
     stat(Metric::kDramActiveRatio, 1, &d.dram_active);
     stat(Metric::kFbUsedBytes, 1, &d.memory_bytes);
-    auto tx = best.find(Metric::kPcieTxBytesPerS), rx = best.find(Metric::kPcieRxBytesPerS);
-    if (tx != best.end() && rx != best.end()) {
+    // Both directions of a link: sent + received.
+    auto both_ways = [&](Metric tx_metric, Metric rx_metric, DemandStat* out_stat) {
+      auto tx = best.find(tx_metric), rx = best.find(rx_metric);
+      if (tx == best.end() || rx == best.end()) return;
       DemandStat a = StatOf(values(tx->second, 1), ""), b = StatOf(values(rx->second, 1), "");
-      d.pcie_bytes_per_s.measured = true;
-      d.pcie_bytes_per_s.mean = a.mean + b.mean;
-      d.pcie_bytes_per_s.p95 = a.p95 + b.p95;  // an upper bound of the p95 of the sum
-      d.pcie_bytes_per_s.max = a.max + b.max;
-      d.pcie_bytes_per_s.basis = tx->second->source_name + " + " + rx->second->source_name + " samples";
-    }
+      out_stat->measured = true;
+      out_stat->mean = a.mean + b.mean;
+      out_stat->p95 = a.p95 + b.p95;  // an upper bound of the p95 of the sum
+      out_stat->max = a.max + b.max;
+      out_stat->basis = tx->second->source_name + " + " + rx->second->source_name + " samples";
+    };
+    both_ways(Metric::kPcieTxBytesPerS, Metric::kPcieRxBytesPerS, &d.pcie_bytes_per_s);
+    both_ways(Metric::kNvlinkTxBytesPerS, Metric::kNvlinkRxBytesPerS, &d.nvlink_bytes_per_s);
     // Busy profile over time from the utilization series (or SM activity).
     const Series* busy = best.count(Metric::kGpuUtilPct) ? best[Metric::kGpuUtilPct]
                          : best.count(Metric::kSmActiveRatio) ? best[Metric::kSmActiveRatio] : nullptr;
@@ -226,7 +246,9 @@ std::vector<WorkloadDemand> FromSamples(const Profile& profile) {
       for (const Sample& s : busy->samples) d.busy_bins.push_back(s.value * scale);
       d.duration_s = static_cast<double>(busy->samples.back().time_ns - busy->samples.front().time_ns) / 1e9;
       d.bin_s = d.duration_s / static_cast<double>(busy->samples.size() - 1);
+      d.bins_start_ns = busy->samples.front().time_ns;
     }
+    if (instance >= 0) FillMigInstance(profile, gpu, instance, &d);
     out.push_back(std::move(d));
   }
   return out;

@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   AddImportCommand(app, commands);
   AddFormatsCommand(app, commands);
   AddDevicesCommand(app, commands);
+  AddDisaggCommand(app, commands);
+  AddMigPlanCommand(app, commands);
 
   try {
     app.parse(argc, argv);

@@ -33,6 +33,16 @@ struct WorkloadDemand {
   std::string device_id;    // catalog id of the GPU it ran on, "" unknown
   int32_t device_sm_count = 0;
   double device_memory_bytes = 0;
+  // The MIG instance a sampler's series describe (0 = the whole GPU): its SMs (all of its
+  // compute instances) and memory. Ratios measured inside an instance are ratios of the
+  // instance, so analyses that compare with whole GPUs scale them by these.
+  int32_t mig_instance_sm_count = 0;
+  double mig_instance_memory_bytes = 0;
+  // Which sampled entity the demand describes (GPU index, MIG GPU instance, phase label),
+  // so analyses can find its other series; -1 / "" for traces and kernel lists.
+  int32_t gpu_index = -1;
+  int32_t gpu_instance_id = -1;
+  std::string phase;
 
   DemandStat gpu_busy;        // fraction of wall time a kernel runs (timeline busy, or utilization.gpu)
   DemandStat sm_active;       // fraction of SM cycles with a resident warp (DCGM/GPM, or estimated)
@@ -74,6 +84,10 @@ struct WorkloadDemand {
   // Two workloads whose busy bins interleave share a GPU well.
   double bin_s = 0;
   std::vector<double> busy_bins;
+  // Time of the first bin's value on the profile's clock (bin centre for a trace, first
+  // sample for a sampler); bin i is at bins_start_ns + i x bin_s. Lets analyses line other
+  // series (memory footprint) up with the busy bins.
+  int64_t bins_start_ns = 0;
   double duration_s = 0;  // span covered
   std::optional<double> step_time_s;  // iteration time when the trace has steps
 };

@@ -1,0 +1,161 @@
+// MIG planning: profile choice, "do not slice" reasons, totals, on hand-made and real inputs.
+#include "analysis/mig/mig_plan.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/demand.h"
+#include "base/testing/test_data.h"
+#include "importers/registry.h"
+
+namespace kraken::mig {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+const MigGeometry& Geometry(const char* id) { return *FindMigGeometry(id); }
+
+std::vector<MigWorkload> FromFile(const std::string& relative) {
+  auto profiles = ImportFile(BuiltinImporters(), testing::DataPath(relative));
+  EXPECT_TRUE(profiles.ok()) << profiles.status().message();
+  std::vector<MigWorkload> out;
+  if (!profiles.ok()) return out;
+  for (const Profile& p : *profiles)
+    for (const WorkloadDemand& d : DeriveDemands(p, CharacterizeWorkload(p))) out.push_back(MigWorkloadFromDemand(d));
+  return out;
+}
+
+std::string ProfileOf(const MigPlan& plan, size_t i) {
+  const MigChoice& c = plan.choices[i];
+  return c.sliced ? plan.geometry->profiles[static_cast<size_t>(c.profile)].name : "whole";
+}
+
+TEST(MigPlanCsvTest, ParsesColumnsAndReportsBadLines) {
+  auto ok = ParseMigPlanCsv("name,memory_gib,sm_fraction,type,comm_share,burst_ratio,sm_peak,nvlink_gbps\n"
+                            "bert,6,0.10,inference,,,,\n\n"
+                            "trainer,70,0.9,training,0.4,1.5,0.95,12.5\n");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  ASSERT_EQ(ok->size(), 2u);
+  const MigWorkload& t = (*ok)[1];
+  EXPECT_EQ(t.name, "trainer");
+  EXPECT_EQ(t.workload_type, "training");
+  EXPECT_DOUBLE_EQ(t.need.memory_bytes, 70 * kGiB);
+  EXPECT_DOUBLE_EQ(t.need.compute_p95, 0.9);
+  EXPECT_DOUBLE_EQ(t.need.compute_max, 0.95);
+  EXPECT_DOUBLE_EQ(t.communication_share, 0.4);
+  EXPECT_DOUBLE_EQ(t.nvlink_bytes_per_s, 12.5e9);
+  EXPECT_DOUBLE_EQ(t.burst_ratio, 1.5);
+  EXPECT_EQ(t.need.compute_basis, "plan CSV line 4");
+
+  EXPECT_EQ(ParseMigPlanCsv("name,memory_gib\nx,1\n").status().message(), "line 1: the header has no 'sm_fraction' column");
+  EXPECT_EQ(ParseMigPlanCsv("name,memory_gib,sm_fraction\nx,1,1.5\n").status().message(),
+            "line 2: sm_fraction must be a number in [0, 1], got '1.5'");
+  EXPECT_EQ(ParseMigPlanCsv("name,memory_gib,sm_fraction\n,1,0.5\n").status().message(), "line 2: empty name");
+  EXPECT_TRUE(LooksLikeMigPlanCsv("Name,Memory_GiB,SM_fraction\r\nx,1,1\n"));
+  EXPECT_FALSE(LooksLikeMigPlanCsv("{\"traceEvents\": []}"));
+
+  auto flag = ParseMigWorkloadFlag("bert:12:0.25");
+  ASSERT_TRUE(flag.ok());
+  EXPECT_DOUBLE_EQ(flag->need.memory_bytes, 12 * kGiB);
+  EXPECT_FALSE(ParseMigWorkloadFlag("bert:12").ok());
+  EXPECT_FALSE(ParseMigWorkloadFlag("bert:x:0.2").ok());
+}
+
+TEST(MigPlanTest, HandMadeWorkloadsOnH100) {
+  auto workloads = ParseMigPlanCsv(
+      "name,memory_gib,sm_fraction,type,comm_share,burst_ratio,sm_peak\n"
+      "bert-small,6,0.10,inference,,,\n"
+      "resnet-infer,14,0.20,inference,,,\n"
+      "llama-7b,30,0.40,inference,,,\n"
+      "trainer,70,0.9,training,0.4,,\n"
+      "embedder,3,0.05,inference,,3,0.6\n"
+      "giant,100,0.5,training,,,\n");
+  ASSERT_TRUE(workloads.ok());
+  MigPlan plan = PlanMig(*workloads, Geometry("h100-sxm"));
+  EXPECT_EQ(ProfileOf(plan, 0), "1g.10gb");  // 6.6 GiB <= 9.75, 10% <= 16/132
+  EXPECT_EQ(ProfileOf(plan, 1), "2g.20gb");  // 15.4 GiB: 1g.20gb has the memory but 26/132 = 19.7% < 20% SMs
+  EXPECT_EQ(ProfileOf(plan, 2), "3g.40gb");
+  EXPECT_EQ(ProfileOf(plan, 3), "whole");
+  EXPECT_NE(plan.choices[3].reason.find("communicates heavily over NCCL (40.0%"), std::string::npos);
+  EXPECT_EQ(ProfileOf(plan, 4), "whole");
+  EXPECT_NE(plan.choices[4].reason.find("latency-critical and bursty: bursts reach 60.0%"), std::string::npos);
+  EXPECT_EQ(plan.choices[5].whole_gpus, 2);
+  EXPECT_EQ(plan.choices[5].reason, "needs more than one GPU: peak memory 100.00 GiB > 80.00 GiB");
+  // 3g@0 + 2g@4 + 1g@6 share one GPU.
+  ASSERT_EQ(plan.packing.gpus.size(), 1u);
+  EXPECT_EQ(plan.packing.gpus[0].items, (std::vector<int>{2, 1, 0}));
+  EXPECT_EQ(plan.gpus_total, 1 + 1 + 1 + 2);
+  EXPECT_EQ(plan.baseline_gpus, 3 + 1 + 1 + 2);
+  EXPECT_DOUBLE_EQ(plan.density_gain, 7.0 / 5.0);
+}
+
+TEST(MigPlanTest, HeadroomDecidesBetweenNeighbouringProfiles) {
+  std::vector<MigWorkload> w = {*ParseMigWorkloadFlag("a:9:0.2")};
+  // 9 GiB x 1.1 = 9.9 GiB > 2g.10gb's 9.75 GiB on an A100-40GB: 3g.20gb.
+  EXPECT_EQ(ProfileOf(PlanMig(w, Geometry("a100-40gb-sxm")), 0), "3g.20gb");
+  MigPlanOptions none;
+  none.memory_headroom = 0;
+  EXPECT_EQ(ProfileOf(PlanMig(w, Geometry("a100-40gb-sxm"), none), 0), "2g.10gb");
+  // The same need on an H200: a 1g.18gb has the memory but 16/132 SMs < 20%.
+  EXPECT_EQ(ProfileOf(PlanMig(w, Geometry("h200-sxm")), 0), "2g.35gb");
+  // More SMs than 7g.40gb's 98 of 108 cannot be sliced at all.
+  std::vector<MigWorkload> big = {*ParseMigWorkloadFlag("b:10:0.95")};
+  MigPlan plan = PlanMig(big, Geometry("a100-40gb-sxm"));
+  EXPECT_FALSE(plan.choices[0].sliced);
+  EXPECT_EQ(plan.choices[0].reason.rfind("needs the whole GPU: memory 11.00 GiB and SMs 95.0% exceed", 0), 0u);
+  EXPECT_EQ(ChooseProfile(Geometry("h100-sxm"), 0, 0), 0);
+  EXPECT_EQ(ChooseProfile(Geometry("h100-sxm"), 90 * kGiB, 0), -1);
+}
+
+TEST(MigPlanTest, TbPluginResnetTracesShareAnH100) {
+  auto w0 = FromFile("kineto/kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  auto w4 = FromFile("kineto/kineto_tb_plugin/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz");
+  ASSERT_EQ(w0.size(), 1u);
+  ASSERT_EQ(w4.size(), 1u);
+  std::vector<MigWorkload> both = {w0[0], w4[0]};
+  MigPlan plan = PlanMig(both, Geometry("h100-sxm"));
+  // tb_plugin's est. SM efficiency (54.68 % / 69.22 % of a V100's 80 SMs) carried over as
+  // SMs: 43.7 and 55.4 of the H100's 132, both within 3g.40gb's 60.
+  EXPECT_NEAR(plan.choices[0].compute_need, 0.5468 * 80 / 132, 1e-4);
+  EXPECT_NEAR(plan.choices[1].compute_need, 0.6922 * 80 / 132, 1e-4);
+  EXPECT_EQ(ProfileOf(plan, 0), "3g.40gb");
+  EXPECT_EQ(ProfileOf(plan, 1), "3g.40gb");
+  EXPECT_EQ(plan.gpus_total, 1);
+  EXPECT_DOUBLE_EQ(plan.density_gain, 2.0);
+  // On an A100-80GB: 43.7 SMs exceed 3g.40gb's 42, and 55.4 SMs fit 4g.40gb's 56; two
+  // 4g slices cannot share a GPU.
+  MigPlan a100 = PlanMig(both, Geometry("a100-80gb-sxm"));
+  EXPECT_EQ(ProfileOf(a100, 0), "4g.40gb");
+  EXPECT_EQ(ProfileOf(a100, 1), "4g.40gb");
+  EXPECT_EQ(a100.gpus_total, 2);
+}
+
+TEST(MigPlanTest, DlrmRanksAreNotSlicedBecauseOfNccl) {
+  auto ranks = FromFile("kineto/param/dlrm_kineto.tar.gz");
+  ASSERT_EQ(ranks.size(), 8u);
+  MigPlan plan = PlanMig(ranks, Geometry("a100-80gb-sxm"));
+  for (const MigChoice& c : plan.choices) {
+    EXPECT_FALSE(c.sliced);
+    EXPECT_NE(c.reason.find("communicates heavily over NCCL"), std::string::npos) << c.reason;
+    EXPECT_GE(ranks[static_cast<size_t>(c.workload)].communication_share, 0.65);
+  }
+  EXPECT_EQ(plan.gpus_total, 8);
+  EXPECT_DOUBLE_EQ(plan.density_gain, 1.0);
+}
+
+TEST(MigPlanTest, NvidiaSmiCaptureIdleAndLoad) {
+  auto phases = FromFile("nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt");
+  ASSERT_EQ(phases.size(), 2u);
+  MigPlan plan = PlanMig(phases, Geometry("h100-sxm"));
+  for (size_t i = 0; i < phases.size(); ++i) {
+    if (phases[i].name.find("[load]") != std::string::npos) {
+      // gpu-burn keeps every SM busy (dmon sm 100): no slice has enough SMs.
+      EXPECT_FALSE(plan.choices[i].sliced);
+      EXPECT_DOUBLE_EQ(plan.choices[i].compute_need, 1.0);
+    } else {
+      EXPECT_EQ(ProfileOf(plan, i), "1g.10gb");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kraken::mig

@@ -1,0 +1,136 @@
+// End-to-end tests of `kraken disagg` and `kraken mig-plan`: readable and JSON output on
+// real inputs, and the one-line error contract for bad flags.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+#include "base/testing/test_data.h"
+
+namespace kraken {
+namespace {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+RunResult RunCli(const std::string& args) {
+  std::string err_path = testing::MakeTempDir("pooling_cli") + "/stderr";
+  std::string command = std::string(KRAKEN_BINARY_PATH) + " " + args + " 2>" + err_path;
+  RunResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 65536> buffer{};
+  size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = testing::ReadFileOrDie(err_path);
+  return result;
+}
+
+void ExpectOneLineError(const RunResult& r, const std::string& must_contain) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("kraken: error: ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+const std::string kResnet = "kineto/kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
+
+TEST(PoolingCliTest, DisaggTextShowsScoreStrategyAndLinks) {
+  RunResult r = RunCli("disagg " + testing::DataPath(kResnet));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("score 0.72  (decoupling n/a, network 0.76, temporal 0.67; 2 of 3 parts measured)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("recommended: dedicated - busy 60.6%"), std::string::npos);
+  EXPECT_NE(r.out.find("100Gbps,5us (scored)"), std::string::npos);
+  EXPECT_EQ(r.out.find("-- network"), std::string::npos);  // no --explain
+  RunResult explained = RunCli("disagg --explain --link 10Gbps,20us " + testing::DataPath(kResnet));
+  ASSERT_EQ(explained.exit_code, 0) << explained.err;
+  EXPECT_NE(explained.out.find("10Gbps,20us (scored)"), std::string::npos);
+  EXPECT_NE(explained.out.find("-- network"), std::string::npos);
+  EXPECT_NE(explained.out.find("assumes: "), std::string::npos);
+}
+
+TEST(PoolingCliTest, DisaggJsonHasTheDocumentedKeys) {
+  RunResult r = RunCli("disagg --json --explain --price 3 --reference " +
+                    testing::DataPath("alibaba-dlrm-v2025/disaggregated_DLRM_trace.csv.gz") + " " +
+                    testing::DataPath("kineto/hta/nccl_parser_config/nccl_data.json.gz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out.substr(0, 200);
+  simdjson::dom::array workloads;
+  ASSERT_EQ(doc["workloads"].get_array().get(workloads), simdjson::SUCCESS);
+  ASSERT_EQ(workloads.size(), 1u);
+  simdjson::dom::element w = workloads.at(0);
+  std::string_view strategy;
+  ASSERT_EQ(w["strategy"]["name"].get_string().get(strategy), simdjson::SUCCESS);
+  EXPECT_EQ(strategy, "time-sliced");
+  double price = 0, score = 0, lo = 0;
+  EXPECT_EQ(w["savings"]["price_per_gpu_hour"].get_double().get(price), simdjson::SUCCESS);
+  EXPECT_DOUBLE_EQ(price, 3);
+  EXPECT_EQ(w["score"].get_double().get(score), simdjson::SUCCESS);
+  EXPECT_NEAR(score, 0.586842, 1e-6);
+  EXPECT_EQ(w["impact"]["lo"].get_double().get(lo), simdjson::SUCCESS);
+  for (const char* part : {"decoupling", "network", "temporal"}) {
+    bool measured = false;
+    EXPECT_EQ(w["parts"][part]["measured"].get_bool().get(measured), simdjson::SUCCESS) << part;
+  }
+  simdjson::dom::array links, terms;
+  ASSERT_EQ(w["links"].get_array().get(links), simdjson::SUCCESS);
+  EXPECT_EQ(links.size(), 3u);
+  ASSERT_EQ(w["explain"]["network"]["terms"].get_array().get(terms), simdjson::SUCCESS);
+  EXPECT_GT(terms.size(), 5u);
+  int64_t gpu_instances = 0;
+  ASSERT_EQ(doc["reference"]["gpu_node_instances"].get_int64().get(gpu_instances), simdjson::SUCCESS);
+  EXPECT_EQ(gpu_instances, 7386);
+}
+
+TEST(PoolingCliTest, MigPlanFromCsvAndFlags) {
+  std::string csv = testing::MakeTempDir("mig_csv") + "/plan.csv";
+  std::ofstream(csv) << "name,memory_gib,sm_fraction,type,comm_share\n"
+                        "bert,6,0.10,inference,\nllama,30,0.40,inference,\ntrainer,70,0.9,training,0.4\n";
+  RunResult r = RunCli("mig-plan --gpu h100-sxm " + csv + " --workload resnet:14:0.2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("GPU 0: 3g.40gb@0 llama, 2g.20gb@4 resnet, 1g.10gb@6 bert"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GPUs: 1 with MIG + 1 whole = 2, vs 4 with one GPU per workload: density gain 2.00x"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Do not slice:\n  - trainer: communicates heavily over NCCL"), std::string::npos);
+
+  RunResult j = RunCli("mig-plan --json --headroom 0% --gpu a100-40gb-sxm --workload a:9:0.2");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(j.out).get(doc), simdjson::SUCCESS);
+  std::string_view profile;
+  ASSERT_EQ(doc["workloads"].at(0)["profile"].get_string().get(profile), simdjson::SUCCESS);
+  EXPECT_EQ(profile, "2g.10gb");
+  double gain = 0;
+  EXPECT_EQ(doc["density_gain"].get_double().get(gain), simdjson::SUCCESS);
+  EXPECT_DOUBLE_EQ(gain, 1);
+}
+
+TEST(PoolingCliTest, BadFlagsGiveOneLineErrors) {
+  std::string trace = testing::DataPath(kResnet);
+  ExpectOneLineError(RunCli("disagg --link 100Gbps " + trace), "--link expects BANDWIDTH,LATENCY");
+  ExpectOneLineError(RunCli("disagg --price -1 " + trace), "--price must be >= 0");
+  ExpectOneLineError(RunCli("mig-plan --gpu v100-sxm2 --workload a:1:0.1"), "has no MIG geometry");
+  ExpectOneLineError(RunCli("mig-plan --headroom lots --workload a:1:0.1"), "--headroom expects a percentage");
+  ExpectOneLineError(RunCli("mig-plan --workload a:1"), "--workload expects NAME:MEMORY_GIB:SM_FRACTION");
+  ExpectOneLineError(RunCli("mig-plan"), "no workloads");
+  std::string bad = testing::MakeTempDir("mig_bad") + "/bad.csv";
+  std::ofstream(bad) << "name,memory_gib,sm_fraction\nx,lots,0.1\n";
+  ExpectOneLineError(RunCli("mig-plan " + bad), "bad.csv: line 2: memory_gib must be a number");
+}
+
+}  // namespace
+}  // namespace kraken
