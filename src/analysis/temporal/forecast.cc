@@ -1,0 +1,363 @@
+#include "analysis/temporal/forecast.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace kraken::temporal {
+namespace {
+
+// Medians of longer windows are taken over every k-th value, so that their cost stays flat.
+constexpr size_t kMaxMedianValues = 256;
+constexpr int kBetaSteps = 10;  // beta in {0, 0.1, ..., 1}
+
+size_t CeilDiv(size_t a, size_t b) { return (a + b - 1) / b; }
+
+using Ranges = std::vector<std::pair<size_t, size_t>>;
+
+Ranges TargetRanges(size_t t, size_t h, const ForecastParams& p) {
+  Ranges r;
+  if (p.method == ForecastMethod::kLocalMean) {
+    r.emplace_back(t + 1 - p.mean_window, t + 1);
+    return r;
+  }
+  size_t first = CeilDiv(h, p.period);
+  for (size_t j = 0; j < p.cycles; ++j) {
+    size_t center = t + h - (first + j) * p.period;  // <= t by the choice of `first`
+    r.emplace_back(center - p.smooth, std::min(center + p.smooth + 1, t + 1));
+  }
+  return r;
+}
+
+Ranges PastLevelRanges(size_t t, const ForecastParams& p) {
+  Ranges r;
+  for (size_t j = 1; j <= p.cycles; ++j) r.emplace_back(t + 1 - p.level_window - j * p.period, t + 1 - j * p.period);
+  return r;
+}
+
+// The two parts of the fitted model at one origin.
+struct Parts {
+  double base = 0;
+  double deviation = 0;
+};
+
+Parts ModelParts(const ForecastSeries& y, size_t t, size_t h, const ForecastParams& p) {
+  Parts parts;
+  parts.base = y.Average(TargetRanges(t, h, p), p.robust);
+  double recent = y.Average(t + 1 - p.level_window, t + 1, p.robust);
+  double reference = p.method == ForecastMethod::kLocalMean ? parts.base : y.Average(PastLevelRanges(t, p), p.robust);
+  parts.deviation = recent - reference;
+  return parts;
+}
+
+// Up to `max_count` origins evenly spread over [first, last] (both included).
+std::vector<size_t> Spread(size_t first, size_t last, size_t max_count) {
+  std::vector<size_t> out;
+  if (last < first || max_count == 0) return out;
+  size_t stride = CeilDiv(last - first + 1, max_count);
+  for (size_t t = first; t <= last; t += stride) out.push_back(t);
+  return out;
+}
+
+std::vector<size_t> Distinct(std::vector<size_t> v, size_t min_value) {
+  std::set<size_t> s;
+  for (size_t x : v) s.insert(std::max(x, min_value));
+  return {s.begin(), s.end()};
+}
+
+// The fitted candidates (beta comes later): seasonal ones when a period is given, the
+// local ones always.
+std::vector<ForecastParams> CandidateGrid(size_t period, size_t h, size_t train) {
+  std::vector<ForecastParams> out;
+  std::vector<size_t> levels = Distinct({1, h / 16, h / 4, h}, 1);
+  for (bool robust : {false, true}) {
+    if (period > 0) {
+      std::vector<size_t> smooths = Distinct({0, period / 288, period / 96, period / 48}, 0);
+      for (size_t k : {1, 2, 3, 4, 6, 8})
+        for (size_t w : smooths)
+          for (size_t l : levels) {
+            if (2 * w >= period || l > period) continue;
+            ForecastParams p;
+            p.method = ForecastMethod::kSeasonalMean;
+            p.robust = robust;
+            p.period = period;
+            p.cycles = k;
+            p.smooth = w;
+            p.level_window = l;
+            out.push_back(p);
+          }
+    }
+    for (size_t m : Distinct({h, 4 * h, 16 * h, 64 * h, train / 2}, 2))
+      for (size_t l : levels) {
+        if (l >= m || m > train) continue;
+        ForecastParams p;
+        p.method = ForecastMethod::kLocalMean;
+        p.robust = robust;
+        p.mean_window = m;
+        p.level_window = l;
+        out.push_back(p);
+      }
+  }
+  return out;
+}
+
+struct Fit {
+  ForecastParams params;
+  double mae = std::numeric_limits<double>::infinity();
+};
+
+// The MAE of a baseline (no parameters to fit) over the origins.
+Fit ScoreBaseline(const ForecastSeries& y, const std::vector<size_t>& origins, size_t h, const ForecastParams& p) {
+  Fit fit;
+  fit.params = p;
+  double sum = 0;
+  for (size_t t : origins) sum += std::fabs(y.at(t + h) - Forecast(y, t, h, p));
+  fit.mae = sum / static_cast<double>(origins.size());
+  return fit;
+}
+
+// The parts of the candidates, per origin, computed once and shared: the recent level
+// depends on L only, the local base on M only, the seasonal base on (K, W), the past
+// level on (K, L). Keys: {part, robust, first parameter, second parameter}.
+class PartsCache {
+ public:
+  PartsCache(const ForecastSeries& y, const std::vector<size_t>& origins, size_t h) : y_(y), origins_(origins), h_(h) {}
+
+  const std::vector<double>& Recent(const ForecastParams& p) {
+    return Get({0, p.robust, p.level_window, 0}, [&](size_t t) {
+      return y_.Average(t + 1 - p.level_window, t + 1, p.robust);
+    });
+  }
+  const std::vector<double>& Base(const ForecastParams& p) {
+    if (p.method == ForecastMethod::kLocalMean)
+      return Get({1, p.robust, p.mean_window, 0}, [&](size_t t) { return y_.Average(TargetRanges(t, h_, p), p.robust); });
+    return Get({2, p.robust, p.cycles, p.smooth}, [&](size_t t) { return y_.Average(TargetRanges(t, h_, p), p.robust); });
+  }
+  const std::vector<double>& PastLevel(const ForecastParams& p) {
+    return Get({3, p.robust, p.cycles, p.level_window},
+               [&](size_t t) { return y_.Average(PastLevelRanges(t, p), p.robust); });
+  }
+
+ private:
+  template <typename Fn>
+  const std::vector<double>& Get(std::array<size_t, 4> key, Fn fn) {
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    std::vector<double> values;
+    values.reserve(origins_.size());
+    for (size_t t : origins_) values.push_back(fn(t));
+    return cache_.emplace(key, std::move(values)).first->second;
+  }
+
+  const ForecastSeries& y_;
+  const std::vector<size_t>& origins_;
+  size_t h_;
+  std::map<std::array<size_t, 4>, std::vector<double>> cache_;
+};
+
+// The beta in {0, 0.1, ..., 1} with the lowest MAE over the origins.
+Fit FitBeta(const ForecastSeries& y, const std::vector<size_t>& origins, size_t h, ForecastParams p, PartsCache& cache) {
+  const std::vector<double>& base = cache.Base(p);
+  const std::vector<double>& recent = cache.Recent(p);
+  const std::vector<double>& reference = p.method == ForecastMethod::kLocalMean ? base : cache.PastLevel(p);
+  Fit best;
+  for (int step = 0; step <= kBetaSteps; ++step) {
+    double beta = static_cast<double>(step) / kBetaSteps;
+    double sum = 0;
+    for (size_t i = 0; i < origins.size(); ++i)
+      sum += std::fabs(y.at(origins[i] + h) - (base[i] + beta * (recent[i] - reference[i])));
+    double mae = sum / static_cast<double>(origins.size());
+    if (mae < best.mae) {
+      best.mae = mae;
+      best.params = p;
+      best.params.beta = beta;
+    }
+  }
+  return best;
+}
+
+void EvaluateHorizon(const RegularGrid& grid, const ForecastSeries& y, size_t period, size_t train,
+                     const ForecastOptions& options, HorizonEvaluation* e) {
+  size_t n = y.size(), h = e->steps;
+  if (train < h + 2 || n - train < h + 1) {
+    e->reason = "series too short for this horizon: " + std::to_string(n) + " points, the held-out tail has " +
+                std::to_string(n - train) + " and the horizon needs " + std::to_string(h + 1);
+    return;
+  }
+  auto observed = [&](size_t t) { return grid.observed[t] != 0 && grid.observed[t + h] != 0; };
+  ForecastParams seasonal_naive;
+  seasonal_naive.method = ForecastMethod::kSeasonalNaive;
+  seasonal_naive.period = period;
+  size_t last_fit = train - 1 - h;
+  // Fit origins: the recent half of the training origins from which a seasonal naive
+  // forecast (or, without a period, one with a 2-point mean) is possible.
+  size_t first_fit = period > 0 ? CeilDiv(h, period) * period - h : 1;
+  bool seasonal = period > 0 && first_fit + options.min_fit_origins <= last_fit;
+  if (period > 0 && !seasonal) {
+    e->reason = "period too long for the training part: non-seasonal model and naive baseline used";
+    first_fit = 1;
+  }
+  if (first_fit + options.min_fit_origins > last_fit) {
+    e->reason = "training part too short to fit the model at this horizon";
+    return;
+  }
+  first_fit += static_cast<size_t>(static_cast<double>(last_fit - first_fit) * (1.0 - options.fit_span));
+  std::vector<size_t> fit_origins;
+  for (size_t t : Spread(first_fit, last_fit, options.max_fit_origins))
+    if (observed(t)) fit_origins.push_back(t);
+  if (fit_origins.size() < options.min_fit_origins) {
+    e->reason = "too few observed training targets to fit the model";
+    return;
+  }
+
+  ForecastParams naive;  // kNaive
+  Fit best = ScoreBaseline(y, fit_origins, h, naive);
+  e->fit_mae_naive = best.mae;
+  e->fit_mae_seasonal_naive = std::nan("");
+  if (seasonal) {
+    Fit snaive = ScoreBaseline(y, fit_origins, h, seasonal_naive);
+    e->fit_mae_seasonal_naive = snaive.mae;
+    if (snaive.mae < best.mae) best = snaive;
+  }
+  Fit fitted;
+  PartsCache cache(y, fit_origins, h);
+  for (const ForecastParams& p : CandidateGrid(seasonal ? period : 0, h, train)) {
+    if (!CanForecast(fit_origins.front(), h, p)) continue;
+    Fit fit = FitBeta(y, fit_origins, h, p, cache);
+    if (fit.mae < fitted.mae) fitted = fit;
+  }
+  e->fit_mae_best_fitted = fitted.mae;
+  if (fitted.mae < best.mae * (1.0 - options.selection_margin)) best = fitted;
+
+  double model = 0, baseline = 0, naive_sum = 0;
+  size_t scored = 0;
+  for (size_t t : Spread(train - 1, n - 1 - h, options.max_origins)) {
+    if (!observed(t) || !CanForecast(t, h, best.params)) continue;
+    double actual = y.at(t + h);
+    double reference = seasonal ? Forecast(y, t, h, seasonal_naive) : y.at(t);
+    model += std::fabs(actual - Forecast(y, t, h, best.params));
+    baseline += std::fabs(actual - reference);
+    naive_sum += std::fabs(actual - y.at(t));
+    ++scored;
+  }
+  if (scored == 0) {
+    e->reason = "no observed target in the held-out tail";
+    return;
+  }
+  e->evaluated = true;
+  e->seasonal = seasonal;
+  e->params = best.params;
+  e->fit_origins = fit_origins.size();
+  e->fit_mae = best.mae;
+  e->origins = scored;
+  e->mae_model = model / static_cast<double>(scored);
+  e->mae_baseline = baseline / static_cast<double>(scored);
+  e->mae_naive = naive_sum / static_cast<double>(scored);
+  e->mase = e->mae_baseline > 0 ? e->mae_model / e->mae_baseline : std::nan("");
+  e->ratio_vs_naive = e->mae_naive > 0 ? e->mae_model / e->mae_naive : std::nan("");
+}
+
+}  // namespace
+
+const char* ForecastMethodName(ForecastMethod method) {
+  switch (method) {
+    case ForecastMethod::kNaive: return "naive";
+    case ForecastMethod::kSeasonalNaive: return "seasonal-naive";
+    case ForecastMethod::kSeasonalMean: return "seasonal-mean";
+    case ForecastMethod::kLocalMean: return "local-mean";
+  }
+  return "?";
+}
+
+ForecastSeries::ForecastSeries(const std::vector<double>& values) : values_(values), prefix_(values.size() + 1, 0.0) {
+  for (size_t i = 0; i < values.size(); ++i) prefix_[i + 1] = prefix_[i] + values[i];
+}
+
+double ForecastSeries::Average(size_t a, size_t b, bool robust) const { return Average(Ranges{{a, b}}, robust); }
+
+double ForecastSeries::Average(const std::vector<std::pair<size_t, size_t>>& ranges, bool robust) const {
+  size_t count = 0;
+  for (auto [a, b] : ranges) count += b > a ? b - a : 0;
+  if (count == 0) return 0;
+  if (!robust) {
+    double sum = 0;
+    for (auto [a, b] : ranges)
+      if (b > a) sum += prefix_[b] - prefix_[a];
+    return sum / static_cast<double>(count);
+  }
+  size_t stride = CeilDiv(count, kMaxMedianValues);
+  scratch_.clear();
+  for (auto [a, b] : ranges)
+    for (size_t i = a; i < b; i += stride) scratch_.push_back(values_[i]);
+  auto mid = scratch_.begin() + static_cast<std::ptrdiff_t>(scratch_.size() / 2);
+  std::nth_element(scratch_.begin(), mid, scratch_.end());
+  double upper = *mid;
+  if (scratch_.size() % 2 == 1) return upper;
+  double lower = *std::max_element(scratch_.begin(), mid);
+  return 0.5 * (lower + upper);
+}
+
+bool CanForecast(size_t origin, size_t h, const ForecastParams& p) {
+  auto t = static_cast<int64_t>(origin);
+  auto hh = static_cast<int64_t>(h);
+  auto period = static_cast<int64_t>(p.period);
+  auto l = static_cast<int64_t>(p.level_window);
+  auto cycles = static_cast<int64_t>(p.cycles);
+  if (h == 0) return false;
+  switch (p.method) {
+    case ForecastMethod::kNaive: return true;
+    case ForecastMethod::kSeasonalNaive: return period > 0 && t + hh - static_cast<int64_t>(CeilDiv(h, p.period)) * period >= 0;
+    case ForecastMethod::kLocalMean:
+      return p.mean_window > 0 && l > 0 && t + 1 >= std::max(l, static_cast<int64_t>(p.mean_window));
+    case ForecastMethod::kSeasonalMean: {
+      if (period <= 0 || l <= 0 || cycles <= 0) return false;
+      auto first = static_cast<int64_t>(CeilDiv(h, p.period));
+      bool target_history = t + hh - (first + cycles - 1) * period - static_cast<int64_t>(p.smooth) >= 0;
+      bool level_history = t + 1 - l - cycles * period >= 0;
+      return target_history && level_history;
+    }
+  }
+  return false;
+}
+
+double Forecast(const ForecastSeries& y, size_t origin, size_t h, const ForecastParams& p) {
+  switch (p.method) {
+    case ForecastMethod::kNaive: return y.at(origin);
+    case ForecastMethod::kSeasonalNaive: return y.at(origin + h - CeilDiv(h, p.period) * p.period);
+    case ForecastMethod::kSeasonalMean:
+    case ForecastMethod::kLocalMean: {
+      Parts parts = ModelParts(y, origin, h, p);
+      return parts.base + p.beta * parts.deviation;
+    }
+  }
+  return 0;
+}
+
+ForecastEvaluation EvaluateForecasts(const RegularGrid& grid, size_t period, const std::vector<HorizonRequest>& horizons,
+                                     const ForecastOptions& options) {
+  ForecastEvaluation out;
+  out.period = period;
+  size_t n = grid.size();
+  size_t test = static_cast<size_t>(std::ceil(static_cast<double>(n) * options.test_fraction));
+  out.test_points = std::min(test, n);
+  out.train_points = n - out.test_points;
+  ForecastSeries y(grid.values);
+  for (const HorizonRequest& request : horizons) {
+    HorizonEvaluation e;
+    e.label = request.label;
+    e.steps = request.steps;
+    e.horizon = static_cast<int64_t>(request.steps) * grid.step;
+    if (request.steps == 0) {
+      e.reason = request.reason.empty() ? "horizon shorter than one step of the series" : request.reason;
+    } else {
+      EvaluateHorizon(grid, y, period, out.train_points, options, &e);
+    }
+    out.horizons.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace kraken::temporal

@@ -1,0 +1,129 @@
+// Forecasting a regular series h steps ahead, and scoring it with rolling origins.
+//
+// The model ("seasonal mean + damped deviation"; docs/temporal.md):
+//   seasonal (a period P was found):
+//     base(t, h) = average over the K most recent cycles that end at or before t of the
+//                  values at the target's phase, each over a box of +-W steps;
+//     dev(t)     = average of the last L values - the average of the same L phases in the
+//                  K cycles before them (how far the series runs above its seasonal mean);
+//   non-seasonal:
+//     base(t, h) = average of the last M values;  dev(t) = average of the last L - base;
+//   forecast(t + h) = base(t, h) + beta_h * dev(t).
+// "Average" is the mean, or the median in the robust variant (the MAE-optimal choice for
+// spiky, mostly-idle series such as a serving pod's duty cycle).
+// Per horizon (direct strategy) the method and its parameters are chosen on rolling
+// origins inside the training part only: the candidates are the naive forecast, the
+// seasonal naive one (with a period), and a small grid of (robust?, K, W, L) or
+// (robust?, M, L) with beta_h in {0, 0.1, ..., 1}; the lowest training MAE wins. beta_h
+// near 1 says the present level persists h steps ahead, near 0 that it fades into the mean.
+//
+// Evaluation: the training part is the head of the series, the held-out test part its
+// tail. Origins t step through the tail (strided to at most max_origins); for each, every
+// method sees values[0..t] only and predicts values[t + h]. Targets that were
+// interpolated (no sample) are not scored. MASE here = MAE(model) / MAE(baseline) over
+// the SAME origins and horizon, where the baseline is the seasonal-naive forecast
+// y[t + h - ceil(h/P) P] with a period, the naive y[t] without: below 1 beats it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/temporal/regular_grid.h"
+
+namespace kraken::temporal {
+
+enum class ForecastMethod { kNaive, kSeasonalNaive, kSeasonalMean, kLocalMean };
+const char* ForecastMethodName(ForecastMethod method);
+
+struct ForecastParams {
+  ForecastMethod method = ForecastMethod::kNaive;
+  bool robust = false;      // medians instead of means
+  size_t period = 0;        // grid steps (seasonal methods)
+  size_t cycles = 1;        // K
+  size_t smooth = 0;        // W, half-width of the box around each past phase
+  size_t mean_window = 1;   // M (non-seasonal)
+  size_t level_window = 1;  // L
+  double beta = 1.0;
+};
+
+struct ForecastOptions {
+  double test_fraction = 0.25;   // held-out tail
+  size_t max_origins = 1000;     // test origins, evenly strided
+  size_t max_fit_origins = 500;  // training origins used to choose parameters
+  size_t min_fit_origins = 20;
+  // Parameters are chosen on the most recent `fit_span` of the feasible training origins;
+  // the older part is history for the larger windows.
+  double fit_span = 0.5;
+  // A fitted model replaces the better baseline only when it beats it on the training
+  // origins by this share: a smaller gain is as likely to be fitted noise.
+  double selection_margin = 0.02;
+};
+
+struct HorizonEvaluation {
+  std::string label;      // as requested ("1h")
+  int64_t horizon = 0;    // axis units actually used (steps * grid step)
+  size_t steps = 0;
+  bool evaluated = false;
+  std::string reason;     // why not, when !evaluated
+  bool seasonal = false;  // the seasonal model and baseline were used
+  ForecastParams params;
+  size_t fit_origins = 0;
+  double fit_mae = 0;              // the chosen method on the training origins
+  double fit_mae_naive = 0;        // the baselines there, for the record
+  double fit_mae_seasonal_naive = 0;  // NaN without a seasonal baseline
+  double fit_mae_best_fitted = 0;  // the best fitted candidate (chosen only when selection_margin better)
+  size_t origins = 0;  // scored test origins
+  double mae_model = 0;
+  double mae_baseline = 0;  // seasonal naive when seasonal, else naive
+  double mae_naive = 0;     // naive y[t], always
+  double mase = 0;          // mae_model / mae_baseline (NaN when the baseline is exact)
+  double ratio_vs_naive = 0;
+};
+
+struct ForecastEvaluation {
+  size_t period = 0;  // grid steps; 0 = none
+  size_t train_points = 0;
+  size_t test_points = 0;
+  std::vector<HorizonEvaluation> horizons;
+};
+
+// A series prepared for forecasting: its values and their prefix sums (window means in
+// O(1)), plus scratch space for medians.
+class ForecastSeries {
+ public:
+  explicit ForecastSeries(const std::vector<double>& values);
+  size_t size() const { return values_.size(); }
+  double at(size_t i) const { return values_[i]; }
+  // Mean or median of values[a, b) (a < b).
+  double Average(size_t a, size_t b, bool robust) const;
+  // The same over several ranges taken together.
+  double Average(const std::vector<std::pair<size_t, size_t>>& ranges, bool robust) const;
+
+ private:
+  const std::vector<double>& values_;
+  std::vector<double> prefix_;
+  mutable std::vector<double> scratch_;
+};
+
+// Whether `origin` has enough history for Forecast with these parameters.
+bool CanForecast(size_t origin, size_t h, const ForecastParams& p);
+
+// The forecast of y[origin + h] from y[0..origin]; CanForecast must hold.
+double Forecast(const ForecastSeries& y, size_t origin, size_t h, const ForecastParams& p);
+
+// One requested horizon: its label and length in steps of the grid (0 = not usable,
+// with `reason` set by the caller).
+struct HorizonRequest {
+  std::string label;
+  size_t steps = 0;
+  std::string reason;
+};
+
+// Chooses the parameters on the training head and scores the model and the baselines on
+// the tail, per horizon. `period` in grid steps, 0 for none.
+ForecastEvaluation EvaluateForecasts(const RegularGrid& grid, size_t period, const std::vector<HorizonRequest>& horizons,
+                                     const ForecastOptions& options = {});
+
+}  // namespace kraken::temporal
