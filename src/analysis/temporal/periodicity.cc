@@ -156,25 +156,70 @@ PhaseWindow MakeWindow(const std::vector<double>& profile, size_t start, size_t 
   return w;
 }
 
+// Circular box average over +-half_width phases: what the window thresholds look at, so
+// that noise on the profile does not split one idle night into three.
+std::vector<double> SmoothCircular(const std::vector<double>& profile, size_t half_width) {
+  size_t p = profile.size();
+  if (half_width == 0 || p == 0) return profile;
+  std::vector<double> out(p, 0.0);
+  for (size_t k = 0; k < p; ++k) {
+    double sum = 0;
+    for (size_t j = 0; j <= 2 * half_width; ++j) sum += profile[(k + p + j - half_width % p) % p];
+    out[k] = sum / static_cast<double>(2 * half_width + 1);
+  }
+  return out;
+}
+
+// Joins runs (in cycle order) that are at most `gap` phases apart, across the cycle's end too.
+std::vector<std::pair<size_t, size_t>> MergeCloseRuns(std::vector<std::pair<size_t, size_t>> runs, size_t p,
+                                                      size_t gap) {
+  if (gap == 0 || runs.size() < 2) return runs;
+  std::sort(runs.begin(), runs.end());
+  std::vector<std::pair<size_t, size_t>> out;
+  for (const auto& run : runs) {
+    if (!out.empty() && run.first <= out.back().first + out.back().second + gap) {
+      out.back().second = run.first + run.second - out.back().first;
+    } else {
+      out.push_back(run);
+    }
+  }
+  if (out.size() >= 2) {
+    auto& last = out.back();
+    auto& first = out.front();
+    if (first.first + p <= last.first + last.second + gap) {  // the last run reaches round to the first
+      last.second = first.first + p + first.second - last.first;
+      out.erase(out.begin());
+    }
+  }
+  for (auto& run : out) {
+    run.first %= p;
+    run.second = std::min(run.second, p);
+  }
+  return out;
+}
+
 void FillProfileWindows(const std::vector<double>& y, size_t first_phase, int64_t step,
                         const PeriodicityOptions& o, PeriodicityResult* r) {
   const std::vector<double>& profile = r->profile;
-  auto [lo_it, hi_it] = std::minmax_element(profile.begin(), profile.end());
-  double lo = *lo_it, range = *hi_it - *lo_it;
   size_t p = profile.size();
+  std::vector<double> smooth =
+      SmoothCircular(profile, static_cast<size_t>(static_cast<double>(p) * o.window_smoothing));
+  auto [lo_it, hi_it] = std::minmax_element(smooth.begin(), smooth.end());
+  double lo = *lo_it, range = *hi_it - *lo_it;
   if (range <= 0) return;
   std::vector<bool> high(p), idle(p);
   for (size_t k = 0; k < p; ++k) {
-    double level = (profile[k] - lo) / range;
+    double level = (smooth[k] - lo) / range;
     high[k] = level >= o.peak_level;
     idle[k] = level <= o.idle_level;
   }
-  size_t argmax = static_cast<size_t>(hi_it - profile.begin());
-  for (auto [start, length] : CircularRuns(high)) {
+  auto gap = static_cast<size_t>(static_cast<double>(p) * o.window_merge_gap);
+  size_t argmax = static_cast<size_t>(hi_it - smooth.begin());
+  for (auto [start, length] : MergeCloseRuns(CircularRuns(high), p, gap)) {
     bool holds_max = (argmax + p - start) % p < length;
     if (holds_max) r->peak = MakeWindow(profile, start, length, step, y, first_phase, false);
   }
-  for (auto [start, length] : CircularRuns(idle))
+  for (auto [start, length] : MergeCloseRuns(CircularRuns(idle), p, gap))
     r->idle_windows.push_back(MakeWindow(profile, start, length, step, y, first_phase, true));
 }
 
@@ -198,13 +243,14 @@ std::vector<double> Autocorrelation(const std::vector<double>& values, size_t ma
   double m = Mean(values);
   std::vector<double> c(n);
   for (size_t i = 0; i < n; ++i) c[i] = values[i] - m;
-  double denom = 0;
-  for (double x : c) denom += x * x;
-  if (denom <= 0) return r;
+  double variance = 0;
+  for (double x : c) variance += x * x;
+  variance /= static_cast<double>(n);
+  if (variance <= 0) return r;
   for (size_t k = 0; k <= max_lag && k < n; ++k) {
     double s = 0;
     for (size_t i = 0; i + k < n; ++i) s += c[i] * c[i + k];
-    r[k] = s / denom;
+    r[k] = s / static_cast<double>(n - k) / variance;
   }
   return r;
 }
@@ -321,7 +367,25 @@ PeriodicityResult DetectPeriodicity(const RegularGrid& grid, const PeriodicityOp
     best = fundamental;
   }
   std::optional<PeriodCandidate> chosen;
-  if (best != nullptr) chosen = *best;
+  if (best != nullptr) {
+    // The autocorrelation locates a period only to within its noise (a step or two on a
+    // daily cycle); the lag nearby whose mean cycle explains the most, the highest F, is
+    // the period (a lag one step off smears the cycle by a step per repeat).
+    chosen = *best;
+    size_t reach = std::max<size_t>(1, best->lag / 100);
+    for (size_t k = best->lag > reach ? best->lag - reach : 1; k <= best->lag + reach; ++k) {
+      if (k < r.min_lag || k > r.max_lag || k == best->lag) continue;
+      if (!(acf[k] > band[k] && acf[k] >= o.min_acf)) continue;  // the refined lag must pass too
+      double f = Decompose(y, k, PhaseOfFirstPoint(coarse, static_cast<int64_t>(k) * coarse.step)).strength;
+      if (f > chosen->strength) {
+        chosen->lag = k;
+        chosen->acf = acf[k];
+        chosen->band = band[k];
+        chosen->strength = f;
+      }
+    }
+  }
+  size_t best_lag = best != nullptr ? best->lag : 0;
   if (r.candidates.size() > kMaxCandidatesKept) r.candidates.resize(kMaxCandidatesKept);
   if (!chosen) {
     r.verdict = PeriodVerdict::kNoSignificantPeriod;
@@ -341,6 +405,8 @@ PeriodicityResult DetectPeriodicity(const RegularGrid& grid, const PeriodicityOp
   r.band = chosen->band;
   r.prominence = chosen->prominence;
   r.reason = "autocorrelation peak above the band, with a stable shape, at this lag";
+  if (chosen->lag != best_lag)
+    r.reason += " (refined from the peak at lag " + std::to_string(best_lag) + " by the strength of seasonality)";
   size_t first_phase = PhaseOfFirstPoint(coarse, r.period);
   Decomposition dec = Decompose(y, r.period_points, first_phase);
   r.strength = dec.strength;

@@ -52,6 +52,11 @@ struct PeriodicityOptions {
   double harmonic_tolerance = 0.05;
   double peak_level = 0.8;  // peak window: profile >= min + peak_level * (max - min)
   double idle_level = 0.2;  // idle windows: profile <= min + idle_level * (max - min)
+  // The thresholds apply to the profile averaged over +-window_smoothing of the period
+  // (none below 96 phases), and windows closer than window_merge_gap of the period are
+  // one window: noise on the mean cycle must not split one idle night into three.
+  double window_smoothing = 1.0 / 96;
+  double window_merge_gap = 1.0 / 48;
   // More interpolated than observed grid points: the shape would be the interpolation's.
   double max_filled_share = 0.5;
 };
@@ -107,8 +112,11 @@ struct PeriodicityResult {
 
 PeriodicityResult DetectPeriodicity(const RegularGrid& grid, const PeriodicityOptions& options = {});
 
-// Autocorrelation of `values` at lags 0..max_lag (biased estimator: the sum of products
-// over n - k pairs divided by the sum of squares over n). Exposed for tests.
+// Autocorrelation of `values` at lags 0..max_lag: the mean product of the n - k pairs k
+// apart over the variance. Dividing by n - k rather than n (the textbook estimator) keeps
+// a period's peak where it is: the n-divided estimator shrinks long lags by (n - k) / n,
+// which moves a daily peak a step early and lets a day out-score the week it sits in.
+// Exposed for tests.
 std::vector<double> Autocorrelation(const std::vector<double>& values, size_t max_lag);
 
 // Centered moving average over `window` points (shortened at the ends). Exposed for tests.
