@@ -134,9 +134,14 @@ void ExplainForecast(const TemporalReport& r, const temporal::TemporalOptions& o
                           (h.reason.empty() ? "" : " (" + h.reason + ")"));
     out += Line("  selection", std::to_string(h.fit_origins) + " training origins: MAE naive " + Value(h.fit_mae_naive) +
                                    ", seasonal naive " + Value(h.fit_mae_seasonal_naive) + ", best fitted " +
-                                   Value(h.fit_mae_best_fitted) + " (kept only if " +
-                                   FormatFixed(100.0 * options.forecast.selection_margin, 0) +
-                                   "% better than the better baseline)");
+                                   Value(h.fit_mae_best_fitted));
+    std::string rule = "the fitted model is kept when >= " +
+                       FormatFixed(100.0 * options.forecast.selection_margin, 0) +
+                       "% better than the better baseline and its gain per block of h origins is >= " +
+                       FormatFixed(options.forecast.selection_t, 1) + " standard errors above 0";
+    if (h.selection_blocks > 0)
+      rule += ": t = " + Num(h.selection_t, 2) + " over " + std::to_string(h.selection_blocks) + " blocks";
+    out += Line("  rule", rule);
     out += Line("  model", ModelText(h.params, r.grid.step, r.axis));
     std::string baseline = h.seasonal ? "seasonal naive" : "naive";
     out += Line("  test", std::to_string(h.origins) + " origins: MAE model " + Value(h.mae_model) + ", MAE " + baseline +

@@ -41,6 +41,15 @@ void WritePeriodicity(JsonWriter& w, const PeriodicityResult& p, bool with_profi
         .Field("significant", c.significant)
         .EndObject();
   w.EndArray();
+  w.Key("calendar_lags").BeginArray();
+  for (const auto& c : p.calendar_lags)
+    w.BeginObject()
+        .Field("lag", static_cast<uint64_t>(c.lag))
+        .Field("acf", c.acf)
+        .Field("band", c.band)
+        .Field("prominence", c.prominence)
+        .EndObject();
+  w.EndArray();
   if (p.verdict == temporal::PeriodVerdict::kPeriodic) {
     w.Field("period", p.period)
         .Field("period_points", static_cast<uint64_t>(p.period_points))
@@ -87,6 +96,8 @@ void WriteHorizon(JsonWriter& w, const HorizonEvaluation& h) {
         .Field("fit_mae_naive", h.fit_mae_naive)
         .Field("fit_mae_seasonal_naive", h.fit_mae_seasonal_naive)
         .Field("fit_mae_best_fitted", h.fit_mae_best_fitted)
+        .Field("selection_blocks", static_cast<uint64_t>(h.selection_blocks))
+        .Field("selection_t", h.selection_t)
         .Field("origins", static_cast<uint64_t>(h.origins))
         .Field("mae_model", h.mae_model)
         .Field("mae_baseline", h.mae_baseline)
@@ -112,6 +123,7 @@ std::string RenderTemporalJson(const std::vector<TemporalFile>& files, const tem
       .Field("min_strength", options.periodicity.min_strength)
       .Field("min_cycles", options.periodicity.min_cycles)
       .Field("selection_margin", options.forecast.selection_margin)
+      .Field("selection_t", options.forecast.selection_t)
       .EndObject();
   w.Key("files").BeginArray();
   for (const TemporalFile& f : files) {

@@ -179,6 +179,46 @@ Fit FitBeta(const ForecastSeries& y, const std::vector<size_t>& origins, size_t 
   return best;
 }
 
+// Whether `candidate` beats `reference` on the origins beyond what their dependence
+// allows: forecasts h steps ahead from origins less than h apart share their errors, so
+// the loss differences are averaged per block of h consecutive steps and the blocks are
+// what is counted (a Diebold-Mariano comparison with non-overlapping blocks).
+struct BlockTest {
+  size_t blocks = 0;
+  double t = 0;  // mean block gain / its standard error; + when the candidate is better
+};
+
+BlockTest CompareInBlocks(const ForecastSeries& y, const std::vector<size_t>& origins, size_t h,
+                          const ForecastParams& reference, const ForecastParams& candidate) {
+  std::vector<double> sums;
+  std::vector<size_t> counts;
+  for (size_t t : origins) {
+    size_t block = (t - origins.front()) / h;
+    if (block >= sums.size()) {
+      sums.resize(block + 1, 0.0);
+      counts.resize(block + 1, 0);
+    }
+    double actual = y.at(t + h);
+    sums[block] += std::fabs(actual - Forecast(y, t, h, reference)) - std::fabs(actual - Forecast(y, t, h, candidate));
+    ++counts[block];
+  }
+  std::vector<double> gains;
+  for (size_t b = 0; b < sums.size(); ++b)
+    if (counts[b] > 0) gains.push_back(sums[b] / static_cast<double>(counts[b]));
+  BlockTest test;
+  test.blocks = gains.size();
+  if (gains.size() < 2) return test;
+  double mean = 0;
+  for (double g : gains) mean += g;
+  mean /= static_cast<double>(gains.size());
+  double var = 0;
+  for (double g : gains) var += (g - mean) * (g - mean);
+  var /= static_cast<double>(gains.size() - 1);
+  double se = std::sqrt(var / static_cast<double>(gains.size()));
+  test.t = se > 0 ? mean / se : (mean > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+  return test;
+}
+
 void EvaluateHorizon(const RegularGrid& grid, const ForecastSeries& y, size_t period, size_t train,
                      const ForecastOptions& options, HorizonEvaluation* e) {
   size_t n = y.size(), h = e->steps;
@@ -230,7 +270,12 @@ void EvaluateHorizon(const RegularGrid& grid, const ForecastSeries& y, size_t pe
     if (fit.mae < fitted.mae) fitted = fit;
   }
   e->fit_mae_best_fitted = fitted.mae;
-  if (fitted.mae < best.mae * (1.0 - options.selection_margin)) best = fitted;
+  if (std::isfinite(fitted.mae) && fitted.mae < best.mae * (1.0 - options.selection_margin)) {
+    BlockTest test = CompareInBlocks(y, fit_origins, h, best.params, fitted.params);
+    e->selection_blocks = test.blocks;
+    e->selection_t = test.t;
+    if (test.blocks >= 2 && test.t >= options.selection_t) best = fitted;
+  }
 
   double model = 0, baseline = 0, naive_sum = 0;
   size_t scored = 0;

@@ -14,7 +14,8 @@
 // Per horizon (direct strategy) the method and its parameters are chosen on rolling
 // origins inside the training part only: the candidates are the naive forecast, the
 // seasonal naive one (with a period), and a small grid of (robust?, K, W, L) or
-// (robust?, M, L) with beta_h in {0, 0.1, ..., 1}; the lowest training MAE wins. beta_h
+// (robust?, M, L) with beta_h in {0, 0.1, ..., 1}. The better baseline is kept unless
+// the best fitted candidate beats it clearly (ForecastOptions::selection_*). beta_h
 // near 1 says the present level persists h steps ahead, near 0 that it fades into the mean.
 //
 // Evaluation: the training part is the head of the series, the held-out test part its
@@ -57,8 +58,12 @@ struct ForecastOptions {
   // the older part is history for the larger windows.
   double fit_span = 0.5;
   // A fitted model replaces the better baseline only when it beats it on the training
-  // origins by this share: a smaller gain is as likely to be fitted noise.
+  // origins by this share AND the gain holds across the training period: its mean over
+  // blocks of h consecutive origins is at least `selection_t` standard errors above zero
+  // (origins closer than h share their errors, so only blocks count as independent). A
+  // smaller or less consistent gain is as likely to be fitted noise.
   double selection_margin = 0.02;
+  double selection_t = 1.0;
 };
 
 struct HorizonEvaluation {
@@ -74,6 +79,8 @@ struct HorizonEvaluation {
   double fit_mae_naive = 0;        // the baselines there, for the record
   double fit_mae_seasonal_naive = 0;  // NaN without a seasonal baseline
   double fit_mae_best_fitted = 0;  // the best fitted candidate (chosen only when selection_margin better)
+  size_t selection_blocks = 0;     // blocks of h origins in the consistency test (0: not run)
+  double selection_t = 0;          // the fitted candidate's mean block gain / standard error
   size_t origins = 0;  // scored test origins
   double mae_model = 0;
   double mae_baseline = 0;  // seasonal naive when seasonal, else naive
