@@ -5,7 +5,8 @@
 //   <vc>_cluster_sequence_vc   time,total_job_num,...          one Earth virtual cluster, per minute
 //   Earth_gpu_number.csv       date,vchbv,vc4om,...,total      GPUs per virtual cluster, per day
 //
-// One Series per column. These are ALLOCATION counts (how many GPUs or servers jobs hold),
+// One Series per column (the daily file: field "gpu_num", one virtual cluster per column,
+// "all" for its total). These are ALLOCATION counts (how many GPUs or servers jobs hold),
 // not measured utilization, so every series is Metric::kOther with the column as
 // source_name and labels["unit"]; even `gpu_utilization` (running_gpu_num / total_gpu_num)
 // is an allocation ratio, not NVML's utilization.gpu. The files give no time zone: their
@@ -119,6 +120,9 @@ class HeliosImporter final : public Importer {
       s.source_name = std::string(columns[c]);
       s.entity.labels["unit"] = UnitOfColumn(columns[c], layout);
       if (layout == Layout::kDailyVcGpus) {
+        // The daily file names each column after its virtual cluster; what it counts is
+        // the cluster's GPUs, so that is the field, and the column is the entity.
+        s.source_name = "gpu_num";
         s.entity.labels["vc"] = columns[c] == "total" ? "all" : std::string(columns[c]);
       } else if (!vc.empty()) {
         s.entity.labels["vc"] = vc;
