@@ -1,22 +1,10 @@
-// Forecasting a regular series h steps ahead, and scoring it with rolling origins.
+// Scoring the forecaster (forecast_model.h) with rolling origins.
 //
-// The model ("seasonal mean + damped deviation"; docs/temporal.md):
-//   seasonal (a period P was found):
-//     base(t, h) = average over the K most recent cycles that end at or before t of the
-//                  values at the target's phase, each over a box of +-W steps;
-//     dev(t)     = average of the last L values - the average of the same L phases in the
-//                  K cycles before them (how far the series runs above its seasonal mean);
-//   non-seasonal:
-//     base(t, h) = average of the last M values;  dev(t) = average of the last L - base;
-//   forecast(t + h) = base(t, h) + beta_h * dev(t).
-// "Average" is the mean, or the median in the robust variant (the MAE-optimal choice for
-// spiky, mostly-idle series such as a serving pod's duty cycle).
 // Per horizon (direct strategy) the method and its parameters are chosen on rolling
 // origins inside the training part only: the candidates are the naive forecast, the
 // seasonal naive one (with a period), and a small grid of (robust?, K, W, L) or
 // (robust?, M, L) with beta_h in {0, 0.1, ..., 1}. The better baseline is kept unless
-// the best fitted candidate beats it clearly (ForecastOptions::selection_*). beta_h
-// near 1 says the present level persists h steps ahead, near 0 that it fades into the mean.
+// the best fitted candidate beats it clearly (ForecastOptions::selection_*).
 //
 // Evaluation: the training part is the head of the series, the held-out test part its
 // tail. Origins t step through the tail (strided to at most max_origins); for each, every
@@ -31,23 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/temporal/forecast_model.h"
 #include "analysis/temporal/regular_grid.h"
 
 namespace kraken::temporal {
-
-enum class ForecastMethod { kNaive, kSeasonalNaive, kSeasonalMean, kLocalMean };
-const char* ForecastMethodName(ForecastMethod method);
-
-struct ForecastParams {
-  ForecastMethod method = ForecastMethod::kNaive;
-  bool robust = false;      // medians instead of means
-  size_t period = 0;        // grid steps (seasonal methods)
-  size_t cycles = 1;        // K
-  size_t smooth = 0;        // W, half-width of the box around each past phase
-  size_t mean_window = 1;   // M (non-seasonal)
-  size_t level_window = 1;  // L
-  double beta = 1.0;
-};
 
 struct ForecastOptions {
   double test_fraction = 0.25;   // held-out tail
@@ -95,30 +70,6 @@ struct ForecastEvaluation {
   size_t test_points = 0;
   std::vector<HorizonEvaluation> horizons;
 };
-
-// A series prepared for forecasting: its values and their prefix sums (window means in
-// O(1)), plus scratch space for medians.
-class ForecastSeries {
- public:
-  explicit ForecastSeries(const std::vector<double>& values);
-  size_t size() const { return values_.size(); }
-  double at(size_t i) const { return values_[i]; }
-  // Mean or median of values[a, b) (a < b).
-  double Average(size_t a, size_t b, bool robust) const;
-  // The same over several ranges taken together.
-  double Average(const std::vector<std::pair<size_t, size_t>>& ranges, bool robust) const;
-
- private:
-  const std::vector<double>& values_;
-  std::vector<double> prefix_;
-  mutable std::vector<double> scratch_;
-};
-
-// Whether `origin` has enough history for Forecast with these parameters.
-bool CanForecast(size_t origin, size_t h, const ForecastParams& p);
-
-// The forecast of y[origin + h] from y[0..origin]; CanForecast must hold.
-double Forecast(const ForecastSeries& y, size_t origin, size_t h, const ForecastParams& p);
 
 // One requested horizon: its label and length in steps of the grid (0 = not usable,
 // with `reason` set by the caller).
