@@ -2,6 +2,7 @@
 // allocation series (docs/temporal.md).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "analysis/temporal/temporal_analysis.h"

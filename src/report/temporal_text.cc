@@ -63,7 +63,7 @@ std::string RenderTemporalText(const std::vector<TemporalFile>& files, const tem
       const TemporalReport& r = f.reports[i];
       std::vector<std::string> row = {std::to_string(f.indices[i]), r.name};
       if (!r.error.empty()) {
-        row.insert(row.end(), {"-", "-", "error: " + r.error, "-", "-", "-", "-"});
+        row.insert(row.end(), {"-", "-", "n/a (no grid: see --explain)", "-", "-", "-", "-"});
         for (size_t k = 0; k < labels.size(); ++k) row.push_back("n/a");
         table.AddRow(row);
         continue;
