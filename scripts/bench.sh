@@ -24,3 +24,5 @@ for f in "${largest[@]}"; do
 done
 echo "# gzip as shipped (decompression included)"
 for f in "${largest[@]}"; do "$bench" "$f" 5; done
+echo "# kraken temporal: every Helios and GenAI series (import, periodicity, rolling-origin MASE)"
+"$build/bench/kraken_temporal_bench" "$data"

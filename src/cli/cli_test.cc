@@ -129,7 +129,8 @@ TEST(CliTest, ArchiveAnalysesEveryRank) {
 TEST(CliTest, FormatsAndDevicesList) {
   RunResult formats = RunKraken("formats");
   EXPECT_EQ(formats.exit_code, 0);
-  for (const char* name : {"kineto", "ncu-csv", "nvidia-smi", "prometheus-text", "dcgm-counters", "orion-csv"})
+  for (const char* name : {"kineto", "ncu-csv", "nvidia-smi", "prometheus-text", "dcgm-counters", "orion-csv",
+                           "helios-sequence", "alibaba-genai-pod", "pai-minibatch"})
     EXPECT_NE(formats.out.find(name), std::string::npos) << name;
   RunResult devices = RunKraken("devices");
   EXPECT_EQ(devices.exit_code, 0);
@@ -223,6 +224,44 @@ TEST(CliTest, ColocateBadUsageGivesOneLineErrors) {
   ExpectOneLineError(RunKraken("colocate " + OrionFile("resnet50_32_fb0") + " " + OrionFile("resnet50_4_fwd")),
                      "resnet50_32_fb0.csv: all 624 rows are placeholders");
   ExpectOneLineError(RunKraken("colocate --optimize --gpus 1 --gpu-memory lots " + two), "--gpu-memory expects");
+TEST(CliTest, TemporalTableJsonAndExplain) {
+  std::string philly = testing::DataPath("helios/philly_node_sequence.csv.gz");
+  RunResult table = RunKraken("temporal " + philly + " --series active");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("philly_node_sequence/active"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("philly_node_sequence/total"), std::string::npos);
+  EXPECT_NE(table.out.find("0.931"), std::string::npos) << table.out;  // MASE 1h
+  EXPECT_NE(table.out.find("0.905"), std::string::npos) << table.out;  // MASE 24h
+
+  RunResult json = RunKraken("temporal " + philly + " --series 0 --horizon 1h --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS);
+  simdjson::dom::element series = doc["files"].at(0)["series"].at(0);
+  std::string_view verdict, name;
+  ASSERT_EQ(series["name"].get_string().get(name), simdjson::SUCCESS);
+  EXPECT_EQ(name, "philly_node_sequence/active");
+  ASSERT_EQ(series["periodicity"]["verdict"].get_string().get(verdict), simdjson::SUCCESS);
+  EXPECT_EQ(verdict, "no significant period");
+  double mase = 0;
+  ASSERT_EQ(series["forecast"]["horizons"].at(0)["mase"].get_double().get(mase), simdjson::SUCCESS);
+  EXPECT_NEAR(mase, 0.931, 0.005);
+  EXPECT_EQ(series["forecast"]["horizons"].at(1).error(), simdjson::INDEX_OUT_OF_BOUNDS);  // only 1h asked
+
+  RunResult explain = RunKraken("temporal " + philly + " --series active --explain");
+  ASSERT_EQ(explain.exit_code, 0) << explain.err;
+  for (const char* part : {"Inputs", "Periodicity", "r at 1d", "Forecast", "MASE = ", "Assumptions"})
+    EXPECT_NE(explain.out.find(part), std::string::npos) << part;
+}
+
+TEST(CliTest, TemporalUsageErrors) {
+  std::string philly = testing::DataPath("helios/philly_node_sequence.csv.gz");
+  ExpectOneLineError(RunKraken("temporal " + philly + " --horizon 1x"), "--horizon expects durations");
+  ExpectOneLineError(RunKraken("temporal " + philly + " --series nothing-like-it"), "--series 'nothing-like-it'");
+  RunResult both = RunKraken("temporal " + philly + " --json --explain");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_TRUE(both.out.empty());
 }
 
 }  // namespace

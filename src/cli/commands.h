@@ -22,5 +22,6 @@ void AddFormatsCommand(CLI::App& app, CommandList& commands);
 void AddDevicesCommand(CLI::App& app, CommandList& commands);
 void AddDisaggCommand(CLI::App& app, CommandList& commands);
 void AddMigPlanCommand(CLI::App& app, CommandList& commands);
+void AddTemporalCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

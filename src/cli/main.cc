@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   AddDevicesCommand(app, commands);
   AddDisaggCommand(app, commands);
   AddMigPlanCommand(app, commands);
+  AddTemporalCommand(app, commands);
 
   try {
     app.parse(argc, argv);

@@ -11,6 +11,9 @@ void RegisterBuiltinImporters(ImporterRegistry& registry) {
   registry.Register(CreatePrometheusTextImporter());
   registry.Register(CreateDcgmCountersImporter());
   registry.Register(CreateOrionCsvImporter());
+  registry.Register(CreateHeliosSequenceImporter());
+  registry.Register(CreateGenAiPodImporter());
+  registry.Register(CreatePaiMinibatchImporter());
   registry.Register(CreateNvidiaSmiImporter());
   registry.Register(CreateKinetoImporter());
 }

@@ -14,5 +14,8 @@ std::unique_ptr<Importer> CreateNvidiaSmiImporter();
 std::unique_ptr<Importer> CreatePrometheusTextImporter();
 std::unique_ptr<Importer> CreateDcgmCountersImporter();
 std::unique_ptr<Importer> CreateOrionCsvImporter();
+std::unique_ptr<Importer> CreateHeliosSequenceImporter();
+std::unique_ptr<Importer> CreateGenAiPodImporter();
+std::unique_ptr<Importer> CreatePaiMinibatchImporter();
 
 }  // namespace kraken

@@ -33,6 +33,9 @@ const char* const kSeeds[] = {
     "dcgm/t4-a10g_dcgm-exporter_datadog-integrations-core_fixture.txt",
     "dcgm/dcgm-exporter_etc_default-counters.csv",
     "orion/resnet50_4_fwd.csv",
+    "helios/earth_vc_sequences/Earth_gpu_number.csv",
+    "alibaba-genai-v2026/qps.csv.gz",
+    "alibaba-pai-gpu-v2020/mini-batch-time/job_2_norm.csv.gz",
 };
 
 std::string Decompressed(const std::string& path) {

@@ -36,8 +36,15 @@ struct SeriesEntity {
   std::map<std::string, std::string> labels;
 };
 
+// What Sample::time_ns counts. Samplers have clocks (kTimeNs); a few sources index their
+// samples by training iteration instead (PAI mini-batch-time: one value per iteration,
+// no clock at all). Then time_ns holds the iteration number, and analyses that need real
+// time (forecast horizons in hours, clock-time phases) must not read it as nanoseconds.
+enum class SampleAxis : uint8_t { kTimeNs, kIteration };
+
 struct Series {
   Metric metric = Metric::kOther;
+  SampleAxis axis = SampleAxis::kTimeNs;
   std::string source_name;  // the field as the source named it (DCGM_FI_DEV_GPU_UTIL, sm, ...)
   SeriesEntity entity;
   std::vector<Sample> samples;

@@ -141,6 +141,8 @@ void RenderProfile(std::string& out, const AnalyzedProfile& a, const AnalysisOut
       // Bytes read better in GiB, rates in MB/s.
       double scale = 1;
       std::string unit(info.unit);
+      auto source_unit = s.series->entity.labels.find("unit");
+      if (s.series->metric == Metric::kOther && source_unit != s.series->entity.labels.end()) unit = source_unit->second;
       if (unit == "B") {
         scale = 1.0 / (1 << 30);
         unit = "GiB";
