@@ -224,6 +224,8 @@ TEST(CliTest, ColocateBadUsageGivesOneLineErrors) {
   ExpectOneLineError(RunKraken("colocate " + OrionFile("resnet50_32_fb0") + " " + OrionFile("resnet50_4_fwd")),
                      "resnet50_32_fb0.csv: all 624 rows are placeholders");
   ExpectOneLineError(RunKraken("colocate --optimize --gpus 1 --gpu-memory lots " + two), "--gpu-memory expects");
+}
+
 TEST(CliTest, TemporalTableJsonAndExplain) {
   std::string philly = testing::DataPath("helios/philly_node_sequence.csv.gz");
   RunResult table = RunKraken("temporal " + philly + " --series active");
