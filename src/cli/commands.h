@@ -20,5 +20,7 @@ void AddColocateCommand(CLI::App& app, CommandList& commands);
 void AddImportCommand(CLI::App& app, CommandList& commands);
 void AddFormatsCommand(CLI::App& app, CommandList& commands);
 void AddDevicesCommand(CLI::App& app, CommandList& commands);
+void AddGpusCommand(CLI::App& app, CommandList& commands);
+void AddRecordNvmlCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   AddImportCommand(app, commands);
   AddFormatsCommand(app, commands);
   AddDevicesCommand(app, commands);
+  AddGpusCommand(app, commands);
+  AddRecordNvmlCommand(app, commands);
 
   try {
     app.parse(argc, argv);
