@@ -24,3 +24,5 @@ for f in "${largest[@]}"; do
 done
 echo "# gzip as shipped (decompression included)"
 for f in "${largest[@]}"; do "$bench" "$f" 5; done
+echo "# NVML collector: one sampling pass over 8 replayed GPUs (libkraken_nvml_replay.so)"
+if [ -x "$build/bench/kraken_nvml_sample_bench" ]; then "$build/bench/kraken_nvml_sample_bench"; fi

@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <new>
 
 #include "collectors/nvml/nvml_test_support.h"
@@ -112,13 +114,20 @@ TEST(NvmlFakeApiTest, ProcessListsGrowAndGarbageSamplesAreDropped) {
   for (unsigned int pid = 100; pid < 140; ++pid)  // more than the first buffer holds
     fake.processes.push_back(nvmlProcessInfo_t{pid, pid * 1000ull, NVML_NO_INSTANCE_ID, NVML_NO_INSTANCE_ID});
   fake.samples = {{100, 5000, 30, 4, 0, 0}, {100, 7000, 35, 5, 0, 0}, {101, 6000, 250, 1, 0, 0}};
-  NvmlSampler sampler(fake, NvmlSamplerOptions{""});
+  // Process names come from <proc_root>/<pid>/comm.
+  std::string proc = kraken::testing::MakeTempDir("fake_proc");
+  std::filesystem::create_directories(proc + "/100");
+  std::ofstream(proc + "/100/comm") << "python3\n";
+  NvmlSampler sampler(fake, NvmlSamplerOptions{proc});
   ASSERT_TRUE(sampler.Open().ok());
   SampleBatch batch;
   sampler.Sample(batch);
   EXPECT_EQ(batch.entities.size(), 41u);
   EXPECT_EQ(CountMetric(batch, Metric::kProcessUsedMemoryBytes), 40u);
   EXPECT_EQ(ValuesOf(batch, Metric::kProcessUsedMemoryBytes, Pick{0, -1, 139}), (std::vector<double>{139000}));
+  EXPECT_EQ(batch.entities[1].pid, 100);
+  EXPECT_EQ(batch.entities[1].process_name, "python3");
+  EXPECT_EQ(batch.entities[2].process_name, "");  // no /proc entry: unknown, not invented
   // Two samples of pid 100: the newer one. pid 101's 250 % is garbage: dropped.
   EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 100}), (std::vector<double>{35}));
   EXPECT_TRUE(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 101}).empty());

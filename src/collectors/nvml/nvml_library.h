@@ -114,6 +114,9 @@ class NvmlLibrary final : public NvmlApi {
   NvmlLibrary& operator=(const NvmlLibrary&) = delete;
 
   const std::string& path() const { return path_; }
+  // True for kraken's replay library (it exports krakenNvmlReplayLastError): its processes
+  // are a capture's, not this machine's.
+  bool is_replay() const { return !ResolvedSymbol("ReplayLastError").empty(); }
   // The symbol each entry point resolved to ("" when the library lacks all of them).
   std::string_view ResolvedSymbol(std::string_view api_name) const;
   static const std::vector<EntryPoint>& EntryPoints();

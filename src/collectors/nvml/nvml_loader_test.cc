@@ -39,6 +39,7 @@ TEST(NvmlLoaderTest, ResolvesTheNewestVersionedSymbols) {
   EXPECT_EQ((*library)->ResolvedSymbol("DeviceGetComputeRunningProcesses"), "nvmlDeviceGetComputeRunningProcesses_v3");
   EXPECT_EQ((*library)->ResolvedSymbol("DeviceGetMemoryInfoV2"), "nvmlDeviceGetMemoryInfo_v2");
   EXPECT_EQ((*library)->ResolvedSymbol("GpmMetricsGet"), "nvmlGpmMetricsGet");
+  EXPECT_TRUE((*library)->is_replay());  // so process names are not looked up in this /proc
 }
 
 TEST(NvmlLoaderTest, FallsBackToUnversionedSymbolsOfAnOldDriver) {

@@ -334,6 +334,7 @@ void NvmlSampler::SampleDevice(size_t index, const DeviceFrame& f, SampleBatch& 
 Result<NvmlSession> OpenNvmlSession(const std::string& library_path, NvmlSamplerOptions options) {
   NvmlSession session;
   KRAKEN_ASSIGN_OR_RETURN(session.library, NvmlLibrary::Load(library_path));
+  if (session.library->is_replay()) options.proc_root.clear();  // captured pids are not ours
   session.sampler = std::make_unique<NvmlSampler>(*session.library, std::move(options));
   KRAKEN_RETURN_IF_ERROR(session.sampler->Open());
   return session;
