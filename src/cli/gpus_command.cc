@@ -95,7 +95,7 @@ std::string RenderText(const nvml::NvmlSampler& sampler, const SampleBatch& batc
                  sampler.gpm_supported(i) ? "yes" : "no", p.numa_node >= 0 ? std::to_string(p.numa_node) : "-",
                  p.cpus.empty() ? "-" : nvml::FormatCpuList(p.cpus)});
   }
-  out += "GPUs (NVML " + std::string(sampler.devices().empty() ? "" : sampler.devices()[0].driver_version) + "):\n" +
+  out += "GPUs (driver " + std::string(sampler.devices().empty() ? "-" : sampler.devices()[0].driver_version) + "):\n" +
          gpus.Render();
   for (const DeviceInfo& d : sampler.devices()) {
     if (d.mig_instances.empty()) continue;

@@ -11,8 +11,10 @@
 namespace kraken::nvml::replay {
 
 ReplayState& ReplayState::Get() {
-  static ReplayState* state = new ReplayState();  // never destroyed: NVML may be called at exit
-  return *state;
+  // Destroyed when the library is unloaded (dlclose) or at exit: tests load and unload it
+  // many times, and each load must start clean.
+  static ReplayState state;
+  return state;
 }
 
 nvmlReturn_t ReplayState::Init() {
