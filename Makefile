@@ -49,7 +49,7 @@ fuzz: deps
 	@KRAKEN_DEPS_EXTRA="clang libclang-rt-14-dev" scripts/install-deps.sh
 	cmake -S . -B $(BUILD_FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	  -DKRAKEN_FUZZ=ON -DKRAKEN_SANITIZE=ON -DKRAKEN_BUILD_TESTS=OFF -DKRAKEN_BUILD_BENCH=OFF $(CMAKE_ARGS)
-	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target kraken_importers_fuzzer
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target kraken_importers_fuzzer kraken_nvml_capture_fuzzer
 	@scripts/fuzz.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
 
 clean:

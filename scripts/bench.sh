@@ -26,3 +26,5 @@ echo "# gzip as shipped (decompression included)"
 for f in "${largest[@]}"; do "$bench" "$f" 5; done
 echo "# kraken temporal: every Helios and GenAI series (import, periodicity, rolling-origin MASE)"
 "$build/bench/kraken_temporal_bench" "$data"
+echo "# NVML collector: one sampling pass over 8 replayed GPUs (libkraken_nvml_replay.so)"
+if [ -x "$build/bench/kraken_nvml_sample_bench" ]; then "$build/bench/kraken_nvml_sample_bench"; fi

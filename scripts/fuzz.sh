@@ -22,3 +22,12 @@ done < <(find "$data/kineto" "$data/ncu" "$data/nvidia-smi" "$data/dcgm" "$data/
 echo "fuzzing the importers for ${seconds}s with $i seeds"
 "$build/fuzz/kraken_importers_fuzzer" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
   -seed="$seed" -print_final_stats=1 "$corpus"
+
+# The NVML capture parser (what the replay library reads), seeded with the fixtures.
+nvml_corpus="$build/fuzz-corpus-nvml"
+mkdir -p "$nvml_corpus"
+cp "$(cd "$(dirname "$0")/.." && pwd)"/tests/fixtures/nvml/*.nvml "$nvml_corpus/"
+nvml_seconds=$(( seconds / 4 > 10 ? seconds / 4 : 10 ))
+echo "fuzzing the NVML capture parser for ${nvml_seconds}s"
+"$build/fuzz/kraken_nvml_capture_fuzzer" -max_total_time="$nvml_seconds" -max_len=65536 -timeout=10 \
+  -seed="$seed" -print_final_stats=1 "$nvml_corpus"

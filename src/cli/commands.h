@@ -23,5 +23,7 @@ void AddDevicesCommand(CLI::App& app, CommandList& commands);
 void AddDisaggCommand(CLI::App& app, CommandList& commands);
 void AddMigPlanCommand(CLI::App& app, CommandList& commands);
 void AddTemporalCommand(CLI::App& app, CommandList& commands);
+void AddGpusCommand(CLI::App& app, CommandList& commands);
+void AddRecordNvmlCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
   AddDisaggCommand(app, commands);
   AddMigPlanCommand(app, commands);
   AddTemporalCommand(app, commands);
+  AddGpusCommand(app, commands);
+  AddRecordNvmlCommand(app, commands);
 
   try {
     app.parse(argc, argv);

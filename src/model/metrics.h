@@ -37,6 +37,10 @@ namespace kraken {
   X(kEncoderUtilPct, "encoder_util_pct", "%", "Video encoder utilization")                       \
   X(kDecoderUtilPct, "decoder_util_pct", "%", "Video decoder utilization")                       \
   X(kXidLast, "xid_last", "code", "Last XID error code")                                         \
+  X(kEccCorrectedVolatileCount, "ecc_corrected_volatile_count", "count",                          \
+    "Corrected (single-bit) ECC errors since the driver loaded (counter)")                        \
+  X(kEccUncorrectedVolatileCount, "ecc_uncorrected_volatile_count", "count",                      \
+    "Uncorrected (double-bit) ECC errors since the driver loaded (counter)")                      \
   X(kPcieReplayCount, "pcie_replay_count", "count", "PCIe replays (counter)")                    \
   X(kProcessSmUtilPct, "process_sm_util_pct", "%", "SM utilization of one process")              \
   X(kProcessMemUtilPct, "process_mem_util_pct", "%", "Memory-controller utilization of a process") \

@@ -1,0 +1,109 @@
+// End-to-end tests of `kraken gpus` and `kraken record-nvml` on the replay library: the
+// one-line "libnvidia-ml not found" error, the JSON listing, and the two ways of making a
+// capture (deriving one from nvidia-smi output, recording one through NVML).
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+
+#include "base/testing/test_data.h"
+
+namespace kraken {
+namespace {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+RunResult RunKraken(const std::string& args) {
+  std::string err_path = testing::MakeTempDir("nvml_cli") + "/stderr";
+  FILE* pipe = popen((std::string(KRAKEN_BINARY_PATH) + " " + args + " 2>" + err_path).c_str(), "r");
+  RunResult result;
+  std::array<char, 65536> buffer{};
+  size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = testing::ReadFileOrDie(err_path);
+  return result;
+}
+
+std::string Fixture(const std::string& name) { return testing::SourceDir() + "/tests/fixtures/nvml/" + name; }
+
+TEST(NvmlCliTest, NoDriverIsAOneLineErrorWithExitCode2) {
+  ::unsetenv("KRAKEN_NVML_LIBRARY");
+  RunResult r = RunKraken("gpus --nvml-library /nonexistent/libnvidia-ml.so.1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("kraken: error: cannot load the NVML library /nonexistent/libnvidia-ml.so.1 (", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  RunResult record = RunKraken("record-nvml --nvml-library /nonexistent/libnvidia-ml.so.1 --out -");
+  EXPECT_EQ(record.exit_code, 2);
+  EXPECT_NE(record.err.find("cannot load the NVML library"), std::string::npos) << record.err;
+}
+
+TEST(NvmlCliTest, GpusListsTheReplayedNodeAsJson) {
+  ::setenv("KRAKEN_NVML_REPLAY", Fixture("h100-mig.nvml").c_str(), 1);
+  RunResult r = RunKraken(std::string("gpus --json --nvml-library ") + KRAKEN_NVML_REPLAY_LIBRARY);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
+  simdjson::dom::element gpu = doc["gpus"].at(0);
+  std::string_view name, profile;
+  int64_t sms = 0;
+  double power = 0;
+  ASSERT_EQ(gpu["name"].get_string().get(name), simdjson::SUCCESS);
+  EXPECT_EQ(name, "NVIDIA H100 80GB HBM3");
+  ASSERT_EQ(gpu["mig_instances"].at(0)["profile"].get_string().get(profile), simdjson::SUCCESS);
+  EXPECT_EQ(profile, "3g.40gb");
+  ASSERT_EQ(gpu["mig_instances"].at(0)["sm_count"].get_int64().get(sms), simdjson::SUCCESS);
+  EXPECT_EQ(sms, 60);
+  // The one sample is the capture's first frame: idle power 70 W.
+  bool found = false;
+  for (simdjson::dom::element v : doc["sample"]["values"].get_array()) {
+    std::string_view metric;
+    if (v["metric"].get_string().get(metric) == simdjson::SUCCESS && metric == "power_w") {
+      ASSERT_EQ(v["value"].get_double().get(power), simdjson::SUCCESS);
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(power, 70);
+}
+
+TEST(NvmlCliTest, RecordNvmlDerivesTheCommittedFixture) {
+  std::string capture = testing::DataPath("nvidia-smi/capture__linux-x86_64__nvidia-l40s__595.80.txt");
+  RunResult r = RunKraken("record-nvml --from-nvidia-smi " + capture + " --out -");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, testing::ReadFileOrDie(Fixture("l40s.nvml")));
+}
+
+TEST(NvmlCliTest, RecordNvmlRecordsThroughTheReplayLibrary) {
+  ::setenv("KRAKEN_NVML_REPLAY", Fixture("h100.nvml").c_str(), 1);
+  std::string out = testing::MakeTempDir("nvml_record") + "/recorded.nvml";
+  RunResult r = RunKraken(std::string("record-nvml --nvml-library ") + KRAKEN_NVML_REPLAY_LIBRARY +
+                    " --frames 6 --interval 1ms --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "kraken: wrote 6 frames of 1 GPUs to " + out + "\n");
+  std::string text = testing::ReadFileOrDie(out);
+  EXPECT_NE(text.find("source = recorded"), std::string::npos);
+  EXPECT_NE(text.find("[frame 5]"), std::string::npos);
+  EXPECT_NE(text.find("gpu0.power_mw = 631000"), std::string::npos);  // frame 5: the first load row
+  // The recording replays: `kraken gpus` reads it back.
+  ::setenv("KRAKEN_NVML_REPLAY", out.c_str(), 1);
+  RunResult gpus = RunKraken(std::string("gpus --nvml-library ") + KRAKEN_NVML_REPLAY_LIBRARY);
+  ASSERT_EQ(gpus.exit_code, 0) << gpus.err;
+  EXPECT_NE(gpus.out.find("NVIDIA H100 80GB HBM3"), std::string::npos);
+  RunResult bad = RunKraken("record-nvml --nvml-library " + std::string(KRAKEN_NVML_REPLAY_LIBRARY) + " --interval soon --out -");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--interval: 'soon' is not a duration"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace kraken

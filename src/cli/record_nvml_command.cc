@@ -1,0 +1,97 @@
+// `kraken record-nvml`: records an NVML capture (docs/nvml-capture-format.md) from the
+// driver, or through the replay library; or derives one from an nvidia-smi capture.
+#include <cctype>
+#include <cstdio>
+
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "collectors/nvml/capture_format.h"
+#include "collectors/nvml/nvml_recorder.h"
+#include "collectors/nvml/smi_capture_converter.h"
+
+namespace kraken::cli {
+namespace {
+
+struct RecordArgs {
+  std::string out;
+  std::string duration = "10s";
+  std::string interval = "100ms";
+  int64_t frames = 0;
+  std::string library;
+  std::string from_nvidia_smi;
+  int copies = 1;
+};
+
+// "10s", "100ms", "250us", "2m" -> µs; nullopt when malformed or not positive.
+std::optional<int64_t> ParseDurationUs(std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.')) ++digits;
+  if (digits == 0) return std::nullopt;
+  char* end = nullptr;
+  std::string number(text.substr(0, digits));
+  double value = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size()) return std::nullopt;
+  std::string_view unit = text.substr(digits);
+  double scale = 0;
+  if (unit == "us") scale = 1;
+  if (unit == "ms") scale = 1e3;
+  if (unit == "s" || unit.empty()) scale = 1e6;
+  if (unit == "m") scale = 60e6;
+  if (scale == 0 || value <= 0 || value * scale > 1e13) return std::nullopt;
+  return static_cast<int64_t>(value * scale + 0.5);
+}
+
+int RunRecord(const RecordArgs& args) {
+  Result<nvml::Capture> capture = InvalidInput("nothing recorded");
+  if (!args.from_nvidia_smi.empty()) {
+    nvml::SmiConversionOptions options;
+    options.copies = args.copies;
+    capture = nvml::CaptureFromNvidiaSmi(args.from_nvidia_smi, options);
+  } else {
+    auto duration = ParseDurationUs(args.duration);
+    auto interval = ParseDurationUs(args.interval);
+    if (!duration) return ReportError(InvalidInput("--duration: '" + args.duration + "' is not a duration such as 10s"));
+    if (!interval) return ReportError(InvalidInput("--interval: '" + args.interval + "' is not a duration such as 100ms"));
+    auto library = nvml::NvmlLibrary::Load(args.library);
+    if (!library.ok()) return ReportError(library.status());
+    nvml::RecordOptions options;
+    options.duration_us = *duration;
+    options.interval_us = *interval;
+    options.frames = args.frames;
+    options.info["library"] = (*library)->path();
+    options.info["recorded_by"] = std::string("kraken ") + KRAKEN_VERSION_STRING;
+    capture = nvml::RecordCapture(**library, options);
+  }
+  if (!capture.ok()) return ReportError(capture.status());
+  Status status = WriteOutput(args.out, nvml::WriteCapture(*capture));
+  if (!status.ok()) return ReportError(status);
+  if (args.out != "-")
+    std::fprintf(stderr, "kraken: wrote %zu frames of %zu GPUs to %s\n", capture->frames.size(),
+                 capture->devices.size(), args.out.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddRecordNvmlCommand(CLI::App& app, CommandList& commands) {
+  auto args = std::make_shared<RecordArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "record-nvml", "Record an NVML capture on this node (for tests and replay), or derive one from nvidia-smi output");
+  cmd->add_option("--out", args->out, "Capture file to write ('-' = standard output)")->required();
+  cmd->add_option("--duration", args->duration, "How long to record, e.g. 10s, 500ms")->capture_default_str();
+  cmd->add_option("--interval", args->interval, "Time between frames, e.g. 100ms")->capture_default_str();
+  cmd->add_option("--frames", args->frames, "Record exactly this many frames (overrides --duration)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+  cmd->add_option("--nvml-library", args->library,
+                  "NVML library to load (default: $KRAKEN_NVML_LIBRARY, else libnvidia-ml.so.1)");
+  cmd->add_option("--from-nvidia-smi", args->from_nvidia_smi,
+                  "Derive the capture from an nvidia-smi capture file instead of recording (no GPU needed)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--copies", args->copies,
+                  "With --from-nvidia-smi: repeat the GPUs this many times (distinct indices, UUIDs, bus ids)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  commands.push_back({cmd, [args] { return RunRecord(*args); }});
+}
+
+}  // namespace kraken::cli

@@ -1,0 +1,126 @@
+// The capture text format: every committed fixture reads back to the same text, the
+// converter regenerates the committed fixtures byte for byte from the real nvidia-smi
+// captures, and no malformed input crashes the parser.
+#include <gtest/gtest.h>
+
+#include "base/sha256.h"
+#include "collectors/nvml/capture_format.h"
+#include "collectors/nvml/nvml_test_support.h"
+#include "collectors/nvml/smi_capture_converter.h"
+
+namespace kraken::nvml {
+namespace {
+
+using testing::FixturePath;
+
+struct Source {
+  const char* fixture;
+  const char* capture;
+  int copies;
+};
+constexpr Source kSources[] = {
+    {"h100.nvml", "capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt", 1},
+    {"h100-mig.nvml", "capture__linux-x86_64__nvidia-h100-mig__590.48.01.txt", 1},
+    {"h200-mig.nvml", "capture__linux-x86_64__nvidia-h200-mig__590.48.01.txt", 1},
+    {"l40s.nvml", "capture__linux-x86_64__nvidia-l40s__595.80.txt", 1},
+    {"h100x8.nvml", "capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt", 8},
+};
+
+TEST(CaptureFormatTest, FixturesReadBackToTheSameText) {
+  for (const Source& s : kSources) {
+    std::string text = kraken::testing::ReadFileOrDie(FixturePath(s.fixture));
+    Result<Capture> capture = ParseCapture(text);
+    ASSERT_TRUE(capture.ok()) << s.fixture << ": " << capture.status().message();
+    EXPECT_EQ(WriteCapture(*capture), text) << s.fixture;
+    EXPECT_EQ(capture->frames.size(), 10u) << s.fixture;
+    EXPECT_EQ(capture->devices.size(), static_cast<size_t>(s.copies)) << s.fixture;
+  }
+}
+
+TEST(CaptureFormatTest, FixturesAreWhatTheConverterDerivesFromTheRealCaptures) {
+  for (const Source& s : kSources) {
+    std::string path = kraken::testing::DataPath(std::string("nvidia-smi/") + s.capture);
+    SmiConversionOptions options;
+    options.copies = s.copies;
+    Result<Capture> derived = CaptureFromNvidiaSmi(path, options);
+    ASSERT_TRUE(derived.ok()) << s.capture << ": " << derived.status().message();
+    EXPECT_EQ(derived->info["source"], "derived-from-nvidia-smi");
+    EXPECT_EQ(derived->info["source_file"], s.capture);
+    EXPECT_EQ(derived->info["source_sha256"], Sha256Hex(kraken::testing::ReadFileOrDie(path)));
+    EXPECT_EQ(WriteCapture(*derived), kraken::testing::ReadFileOrDie(FixturePath(s.fixture))) << s.fixture;
+  }
+}
+
+TEST(CaptureFormatTest, H100FixtureHoldsTheCapturesNumbers) {
+  Result<Capture> c = ParseCapture(kraken::testing::ReadFileOrDie(FixturePath("h100.nvml")));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->info.at("source_sha256"), "a6dca63d968d26aec363a5683b168592daab1fde3d3d0f6d364d4641e9a2d3dd");
+  EXPECT_EQ(c->start_unix_us, 1784016758000000u);  // Tue Jul 14 08:12:38 2026 (-q, idle)
+  EXPECT_EQ(c->system.cuda_driver_version.value, 13010);
+  const DeviceFacts& d = c->devices[0];
+  EXPECT_EQ(d.pci.value.device_id, 0x233010DEu);
+  EXPECT_EQ(d.nvlinks.size(), 18u);
+  EXPECT_FALSE(d.attributes.ok());  // no SM count for a whole GPU in nvidia-smi
+  const DeviceFrame& load = c->frames[5].devices[0];
+  EXPECT_EQ(load.power_mw.value, 631000u);
+  EXPECT_EQ(load.utilization.value, (UtilizationRates{100, 10}));
+  EXPECT_EQ(load.memory.value.used, 19818ull << 20);
+  EXPECT_EQ(load.processes.value.size(), 3u);
+  EXPECT_EQ(load.process_utilization.value, (std::vector<ProcessUtilization>{{11345, 5000000, 99, 10, 0, 0}}));
+  EXPECT_FALSE(load.energy_mj.ok());
+}
+
+TEST(CaptureFormatTest, ReturnCodesAndDefaults) {
+  Result<Capture> c = ParseCapture(
+      "# comment\nkraken-nvml-capture 1\n[device 0]\nname = G\npower_limit_mw = !NO_PERMISSION\n"
+      "[frame 0]\ntime_us = 5\ngpu0.power_mw = !GPU_IS_LOST\ngpu0.processes = !NO_PERMISSION\n"
+      "gpu0.field.82 = !NOT_SUPPORTED\ngpu0.field.139.4294967295 = double 1.5\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->devices[0].power_limit_mw.rc, NVML_ERROR_NO_PERMISSION);
+  EXPECT_EQ(c->devices[0].max_sm_clock_mhz.rc, NVML_ERROR_NOT_SUPPORTED);  // not mentioned
+  const DeviceFrame& f = c->frames[0].devices[0];
+  EXPECT_EQ(f.power_mw.rc, NVML_ERROR_GPU_IS_LOST);
+  EXPECT_EQ(f.processes.rc, NVML_ERROR_NO_PERMISSION);
+  EXPECT_EQ(f.process_utilization.rc, NVML_ERROR_NOT_FOUND);  // no samples: "nothing new"
+  EXPECT_EQ(f.gpm.rc, NVML_ERROR_NOT_SUPPORTED);
+  ASSERT_EQ(f.fields.size(), 2u);
+  EXPECT_EQ(f.fields[1].scope_id, NVML_NVLINK_SCOPE_ALL_LINKS);
+  EXPECT_EQ(FieldNumber(f.fields[1]), 1.5);
+  // Written back, the NOT_SUPPORTED field is left out like every default answer.
+  std::string text = WriteCapture(*c);
+  EXPECT_EQ(text.find("field.82"), std::string::npos);
+  Result<Capture> again = ParseCapture(text);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(WriteCapture(*again), text);
+  EXPECT_EQ(again->devices, c->devices);
+}
+
+TEST(CaptureFormatTest, CpuLists) {
+  std::vector<uint32_t> cpus;
+  ASSERT_TRUE(ParseCpuList("0-3,8,10-11", cpus));
+  EXPECT_EQ(cpus, (std::vector<uint32_t>{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_EQ(FormatCpuList(cpus), "0-3,8,10-11");
+  for (const char* bad : {"3-1", "1,1", "a", "1,", "-", "0-99999999"}) EXPECT_FALSE(ParseCpuList(bad, cpus)) << bad;
+}
+
+TEST(CaptureFormatTest, TruncatedAndCorruptedInputsNeverCrash) {
+  std::string text = kraken::testing::ReadFileOrDie(FixturePath("h100-mig.nvml"));
+  int accepted = 0, refused = 0;
+  for (size_t cut = 0; cut < text.size(); cut += 37) {
+    Result<Capture> c = ParseCapture(std::string_view(text).substr(0, cut));
+    (c.ok() ? accepted : refused)++;
+  }
+  // Deterministic byte corruption: every 13th byte replaced by a character from a small set.
+  const char kNoise[] = {'!', '=', '[', ']', '\n', '9', '-', ' ', '.', '\0'};
+  for (size_t i = 0; i < 400; ++i) {
+    std::string bad = text;
+    bad[(i * 7919) % bad.size()] = kNoise[i % sizeof(kNoise)];
+    Result<Capture> c = ParseCapture(bad);
+    (c.ok() ? accepted : refused)++;
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_GT(accepted, 0);
+}
+
+}  // namespace
+}  // namespace kraken::nvml

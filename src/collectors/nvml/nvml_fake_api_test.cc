@@ -1,0 +1,155 @@
+// The collector against a fake NvmlApi (no library at all): init failures, GPUs kraken may
+// not open, drivers that support nothing, growing process lists, garbage samples; and the
+// promise that a steady-state pass allocates nothing (on the 8-GPU replay fixture).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <new>
+
+#include "collectors/nvml/nvml_test_support.h"
+
+#ifndef KRAKEN_SANITIZE_BUILD
+// Counts heap allocations while `g_counting` is set (the sanitizers replace operator new
+// themselves, so the check is skipped under them).
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+}  // namespace
+void* operator new(std::size_t size) {
+  if (g_counting.load(std::memory_order_relaxed)) {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+  }
+  void* p = std::malloc(size == 0 ? 1 : size);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#endif
+
+namespace kraken::nvml {
+namespace {
+
+using testing::CountMetric;
+using testing::Pick;
+using testing::ValuesOf;
+
+// Two GPUs; the second one answers NO_PERMISSION. Only what a test sets is supported.
+class FakeNvml : public NvmlApi {
+ public:
+  nvmlReturn_t init_rc = NVML_SUCCESS;
+  std::vector<nvmlProcessInfo_t> processes;
+  std::vector<nvmlProcessUtilizationSample_t> samples;
+
+  nvmlReturn_t Init() override { return init_rc; }
+  nvmlReturn_t Shutdown() override { return NVML_SUCCESS; }
+  nvmlReturn_t DeviceGetCount(unsigned int* n) override {
+    *n = 2;
+    return NVML_SUCCESS;
+  }
+  nvmlReturn_t DeviceGetHandleByIndex(unsigned int i, nvmlDevice_t* d) override {
+    if (i == 1) return NVML_ERROR_NO_PERMISSION;
+    *d = reinterpret_cast<nvmlDevice_t>(&handle_);
+    return NVML_SUCCESS;
+  }
+  nvmlReturn_t DeviceGetComputeRunningProcesses(nvmlDevice_t, unsigned int* n, nvmlProcessInfo_t* p) override {
+    if (processes.empty()) return NVML_ERROR_NOT_SUPPORTED;
+    if (*n < processes.size()) {
+      *n = static_cast<unsigned int>(processes.size());
+      return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    std::copy(processes.begin(), processes.end(), p);
+    *n = static_cast<unsigned int>(processes.size());
+    return NVML_SUCCESS;
+  }
+  nvmlReturn_t DeviceGetProcessUtilization(nvmlDevice_t, nvmlProcessUtilizationSample_t* s, unsigned int* n,
+                                           unsigned long long last_seen) override {
+    last_seen_ = last_seen;
+    if (samples.empty()) return NVML_ERROR_NOT_FOUND;
+    if (*n < samples.size()) {
+      *n = static_cast<unsigned int>(samples.size());
+      return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    std::copy(samples.begin(), samples.end(), s);
+    *n = static_cast<unsigned int>(samples.size());
+    return NVML_SUCCESS;
+  }
+  unsigned long long last_seen() const { return last_seen_; }
+
+ private:
+  int handle_ = 0;
+  unsigned long long last_seen_ = 0;
+};
+
+TEST(NvmlFakeApiTest, InitFailureNamesTheReturnCode) {
+  FakeNvml fake;
+  fake.init_rc = NVML_ERROR_DRIVER_NOT_LOADED;
+  NvmlSampler sampler(fake, NvmlSamplerOptions{""});
+  Status status = sampler.Open();
+  EXPECT_EQ(status.code(), StatusCode::kNotFound);
+  EXPECT_EQ(status.message(), "nvmlInit failed: the NVIDIA driver is not loaded (DRIVER_NOT_LOADED)");
+}
+
+TEST(NvmlFakeApiTest, ADriverThatSupportsNothingGivesNoValues) {
+  FakeNvml fake;
+  NvmlSampler sampler(fake, NvmlSamplerOptions{""});
+  ASSERT_TRUE(sampler.Open().ok());
+  ASSERT_EQ(sampler.devices().size(), 1u);  // the GPU answering NO_PERMISSION is left out
+  const DeviceInfo& d = sampler.devices()[0];
+  EXPECT_EQ(d.name, "");
+  EXPECT_EQ(d.memory_bytes, -1);
+  EXPECT_FALSE(d.power_limit_w.has_value());
+  EXPECT_FALSE(sampler.gpm_supported(0));
+  SampleBatch batch;
+  sampler.Sample(batch);
+  EXPECT_EQ(batch.entities.size(), 1u);
+  EXPECT_TRUE(batch.values.empty());  // absent, never zeros
+}
+
+TEST(NvmlFakeApiTest, ProcessListsGrowAndGarbageSamplesAreDropped) {
+  FakeNvml fake;
+  for (unsigned int pid = 100; pid < 140; ++pid)  // more than the first buffer holds
+    fake.processes.push_back(nvmlProcessInfo_t{pid, pid * 1000ull, NVML_NO_INSTANCE_ID, NVML_NO_INSTANCE_ID});
+  fake.samples = {{100, 5000, 30, 4, 0, 0}, {100, 7000, 35, 5, 0, 0}, {101, 6000, 250, 1, 0, 0}};
+  // Process names come from <proc_root>/<pid>/comm.
+  std::string proc = kraken::testing::MakeTempDir("fake_proc");
+  std::filesystem::create_directories(proc + "/100");
+  std::ofstream(proc + "/100/comm") << "python3\n";
+  NvmlSampler sampler(fake, NvmlSamplerOptions{proc});
+  ASSERT_TRUE(sampler.Open().ok());
+  SampleBatch batch;
+  sampler.Sample(batch);
+  EXPECT_EQ(batch.entities.size(), 41u);
+  EXPECT_EQ(CountMetric(batch, Metric::kProcessUsedMemoryBytes), 40u);
+  EXPECT_EQ(ValuesOf(batch, Metric::kProcessUsedMemoryBytes, Pick{0, -1, 139}), (std::vector<double>{139000}));
+  EXPECT_EQ(batch.entities[1].pid, 100);
+  EXPECT_EQ(batch.entities[1].process_name, "python3");
+  EXPECT_EQ(batch.entities[2].process_name, "");  // no /proc entry: unknown, not invented
+  // Two samples of pid 100: the newer one. pid 101's 250 % is garbage: dropped.
+  EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 100}), (std::vector<double>{35}));
+  EXPECT_TRUE(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 101}).empty());
+  sampler.Sample(batch);
+  EXPECT_EQ(fake.last_seen(), 7000u);  // the next pass asks only for newer samples
+}
+
+#ifndef KRAKEN_SANITIZE_BUILD
+TEST(NvmlFakeApiTest, SteadyStatePassesDoNotAllocate) {
+  auto session = testing::OpenReplay(testing::FixturePath("h100x8.nvml"));
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  SampleBatch batch;
+  // The first round of frames sizes every buffer (the load frames have processes).
+  for (int i = 0; i < 10; ++i) session->sampler->Sample(batch);
+  g_allocations = 0;
+  g_counting = true;
+  for (int i = 0; i < 10; ++i) session->sampler->Sample(batch);
+  g_counting = false;
+  EXPECT_EQ(g_allocations.load(), 0);
+  EXPECT_EQ(ValuesOf(batch, Metric::kPowerW, Pick{7}), (std::vector<double>{636}));
+}
+#endif
+
+}  // namespace
+}  // namespace kraken::nvml

@@ -1,0 +1,28 @@
+// Records an NVML capture: the node's facts and one frame per interval, read through the
+// same NvmlReader the sampler uses (so `kraken record-nvml` exercises the collector's own
+// calls). Works against the driver or against the replay library.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "base/status.h"
+#include "collectors/nvml/capture.h"
+#include "collectors/nvml/nvml_library.h"
+
+namespace kraken::nvml {
+
+struct RecordOptions {
+  int64_t duration_us = 10'000'000;
+  int64_t interval_us = 100'000;
+  int64_t frames = 0;  // when > 0, exactly this many frames (duration is ignored)
+  // Provenance written to [capture] (e.g. library = the path that was loaded).
+  std::map<std::string, std::string> info;
+  // Waits until the next frame is due; replaced in tests to record without sleeping.
+  std::function<void(int64_t wait_us)> sleep;
+};
+
+Result<Capture> RecordCapture(NvmlApi& api, const RecordOptions& options);
+
+}  // namespace kraken::nvml

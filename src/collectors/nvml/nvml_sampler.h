@@ -1,0 +1,87 @@
+// The NVML collector: enumerates the GPUs of a node (DeviceInfo, topology) and fills one
+// SampleBatch per sampling pass. A metric the device does not support is absent from the
+// batch, never zero.
+//
+// Steady-state passes allocate nothing: the reader reuses its frame, and the batch's
+// entities and values are overwritten in place (keep passing the same SampleBatch).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "collectors/nvml/nvml_library.h"
+#include "collectors/nvml/nvml_reader.h"
+#include "collectors/nvml/topology.h"
+#include "model/device.h"
+#include "model/sample_batch.h"
+
+namespace kraken::nvml {
+
+struct NvmlSamplerOptions {
+  // Where process names come from (<proc_root>/<pid>/comm); empty = do not look them up.
+  std::string proc_root = "/proc";
+};
+
+// "Hopper" for NVML_DEVICE_ARCH_HOPPER, as nvidia-smi -q names it; "" when unknown.
+std::string_view ArchitectureName(uint32_t architecture);
+// "3g.40gb" from the MIG device name "NVIDIA H100 80GB HBM3 MIG 3g.40gb"; "" when absent.
+std::string MigProfileFromName(std::string_view mig_device_name);
+// The profile of the GPU instance: "3g.71gb" for the compute-instance profile "1c.3g.71gb".
+std::string GpuInstanceProfile(std::string_view mig_profile);
+
+class NvmlSampler {
+ public:
+  explicit NvmlSampler(NvmlApi& api, NvmlSamplerOptions options = {});
+
+  // nvmlInit and enumeration. Fails when NVML cannot be initialized.
+  Status Open();
+
+  const std::vector<DeviceInfo>& devices() const { return devices_; }
+  // Per GPU: whether GPM (SM/tensor/DRAM activity) is sampled.
+  bool gpm_supported(size_t device) const;
+  const NodeTopology& topology() const { return topology_; }
+  const NvmlReader& reader() const { return reader_; }
+
+  // One pass over all GPUs; `batch` is overwritten (its buffers are reused).
+  void Sample(SampleBatch& batch);
+  // The raw answers of the last pass.
+  const Frame& last_frame() const { return frame_; }
+
+ private:
+  struct Rates {  // previous NVLink counters, to turn them into bytes per second
+    double tx_kib = -1;
+    double rx_kib = -1;
+    int64_t time_us = -1;
+  };
+
+  void SampleDevice(size_t index, const DeviceFrame& frame, SampleBatch& batch);
+  const std::string& ProcessName(uint32_t pid);
+
+  NvmlSamplerOptions options_;
+  NvmlReader reader_;
+  std::vector<DeviceInfo> devices_;
+  NodeTopology topology_;
+  Frame frame_;
+  std::vector<Rates> rates_;
+  std::vector<int64_t> last_xid_;  // per GPU; -1 = none seen since Open
+  std::unordered_map<uint32_t, std::string> process_names_;
+  size_t entity_count_ = 0;
+  size_t value_count_ = 0;
+  // Entries a shorter pass cut from the batch, kept with their string buffers for the next
+  // longer pass (processes come and go), so that steady state allocates nothing.
+  std::vector<SeriesEntity> spare_entities_;
+  std::vector<SampleBatch::Value> spare_values_;
+};
+
+// Loads NVML (explicit path, KRAKEN_NVML_LIBRARY, or the driver) and opens a sampler on it.
+struct NvmlSession {
+  std::unique_ptr<NvmlLibrary> library;
+  std::unique_ptr<NvmlSampler> sampler;
+};
+Result<NvmlSession> OpenNvmlSession(const std::string& library_path, NvmlSamplerOptions options = {});
+
+}  // namespace kraken::nvml
