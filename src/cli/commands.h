@@ -19,5 +19,6 @@ void AddAnalyzeCommand(CLI::App& app, CommandList& commands);
 void AddImportCommand(CLI::App& app, CommandList& commands);
 void AddFormatsCommand(CLI::App& app, CommandList& commands);
 void AddDevicesCommand(CLI::App& app, CommandList& commands);
+void AddPackCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

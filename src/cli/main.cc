@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   AddImportCommand(app, commands);
   AddFormatsCommand(app, commands);
   AddDevicesCommand(app, commands);
+  AddPackCommand(app, commands);
 
   try {
     app.parse(argc, argv);
