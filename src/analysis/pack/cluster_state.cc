@@ -9,6 +9,7 @@ namespace kraken::pack {
 ClusterState::ClusterState(const PackProblem& problem, const FragmentMeter& meter)
     : problem_(&problem), meter_(&meter) {
   nodes_.resize(problem.nodes.size());
+
   for (size_t i = 0; i < problem.nodes.size(); ++i) {
     const ClusterNode& src = problem.nodes[i];
     NodeState& n = nodes_[i];
@@ -63,8 +64,10 @@ Status ClusterState::Place(int index, const PodShape& pod, GpuMask gpus) {
       if (n.gpu_free[g] < pod.gpu_milli)
         return refuse("GPU " + std::to_string(g) + " would be over-allocated");
     }
-    for (int32_t g = 0; g < n.gpu_count; ++g)
-      if (gpus & (GpuMask{1} << g)) n.gpu_free[g] = static_cast<int16_t>(n.gpu_free[g] - pod.gpu_milli);
+    for (int32_t g = 0; g < n.gpu_count; ++g) {
+      if (!(gpus & (GpuMask{1} << g))) continue;
+      n.gpu_free[g] = static_cast<int16_t>(n.gpu_free[g] - pod.gpu_milli);
+    }
   }
   n.cpu_free -= pod.cpu_milli;
   n.memory_free -= pod.memory_mib;
