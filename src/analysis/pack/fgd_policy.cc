@@ -101,7 +101,7 @@ class FgdPolicy final : public PackingPolicy {
       char note[96];
       std::snprintf(note, sizeof(note), "p=%.4f, milli %lld -> %lld", t.probability, static_cast<long long>(before),
                     static_cast<long long>(later));
-      e.parts.push_back({"typical " + DescribeShape(t.cpu_milli, t.num_gpu, t.gpu_milli, t.models, problem_.models),
+      e.parts.push_back({"fragment change, typical " + DescribeShape(t.cpu_milli, t.num_gpu, t.gpu_milli, t.models, problem_.models),
                          t.probability * static_cast<double>(later - before), note});
     }
     e.parts.push_back({"typical shapes unchanged", static_cast<double>(unchanged), "their fragment stays the same"});

@@ -120,7 +120,7 @@ class KrakenPolicy final : public PackingPolicy {
       if (c.gap == kMilliPerGpu) c.open_penalty = kOpenWholeGpuMilli;
     }
     c.total = (c.stranded_after - c.stranded_before) + c.packing_loss + c.open_penalty;
-    c.score = std::floor(-c.total / kBandMilli);
+    c.score = std::floor(-c.total / kBandMilli) + 0.0;  // + 0.0: no "-0"
     return c;
   }
 

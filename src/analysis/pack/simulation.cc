@@ -42,10 +42,12 @@ class CurveRecorder {
 
   std::vector<CurvePoint> Curve() const {
     std::vector<CurvePoint> curve;
-    for (size_t x = 0; x < buckets_.size(); ++x) {
+    size_t end = buckets_.size();
+    while (end > 0 && buckets_[end - 1].events == 0) --end;  // no points past the last event
+    for (size_t x = 0; x < end; ++x) {
       Bucket sum = buckets_[x];
       if (sum.events == 0) {  // the reference's fallback: the neighbours' events together
-        for (size_t y = x == 0 ? 0 : x - 1; y <= x + 1 && y < buckets_.size(); ++y) {
+        for (size_t y = x == 0 ? 0 : x - 1; y <= x + 1 && y < end; ++y) {
           if (y == x) continue;
           sum.alloc_pct_sum += buckets_[y].alloc_pct_sum;
           sum.fragment_sum += buckets_[y].fragment_sum;
