@@ -24,3 +24,12 @@ for f in "${largest[@]}"; do
 done
 echo "# gzip as shipped (decompression included)"
 for f in "${largest[@]}"; do "$bench" "$f" 5; done
+
+# `kraken pack`: seconds per experiment (one policy, one seed, 130%) and the whole
+# 7-policy x 10-seed sweep on 2 threads, on the openb trace.
+pack="$build/bench/kraken_pack_bench"
+openb="$data/alibaba-gpu-v2023"
+if [ -x "$pack" ] && [ -d "$openb" ]; then
+  echo "# kraken pack (openb default trace)"
+  "$pack" "$openb/openb_node_list_gpu_node.csv" "$openb/openb_pod_list_default.csv" 2 3
+fi

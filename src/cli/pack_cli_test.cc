@@ -131,9 +131,8 @@ TEST(PackCliTest, BadArgumentsAndFilesGiveOneLineErrors) {
   ExpectOneLineError(RunKraken("pack " + Inputs() + " --seeds 9-3"), "--seeds: '9-3' is not a range");
   std::string dir = testing::MakeTempDir("pack_cli_bad");
   std::ofstream(dir + "/pods.csv") << "name,cpu_milli,num_gpu\np,1000,0\n";
-  ExpectOneLineError(RunKraken("pack --nodes " +
-                               testing::DataPath("alibaba-gpu-v2023/openb_node_list_gpu_node.csv") + " --pods " +
-                               dir + "/pods.csv"),
+  ExpectOneLineError(RunKraken("pack --nodes " + testing::DataPath("alibaba-gpu-v2023/openb_node_list_gpu_node.csv") +
+                               " --pods " + dir + "/pods.csv"),
                      "pods.csv: line 1: missing column 'memory_mib'");
 }
 

@@ -177,7 +177,8 @@ void AddPackCommand(CLI::App& app, CommandList& commands) {
                 "assumptions");
   cmd->add_option("--explain-pod", args->explain_pods,
                   "Explain the pod at this 0-based position of the arrival order (repeatable; implies --explain)");
-  cmd->add_option("--explain-top", args->explain_top, "Candidate nodes listed per explained pod")->capture_default_str();
+  cmd->add_option("--explain-top", args->explain_top, "Candidate nodes listed per explained pod")
+      ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Write to FILE instead of standard output");
   commands.push_back({cmd, [args] { return RunPack(*args); }});
 }

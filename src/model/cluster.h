@@ -14,18 +14,18 @@ inline constexpr int32_t kMilliPerGpu = 1000;
 
 struct ClusterNode {
   std::string name;
-  int64_t cpu_milli = 0;    // allocatable CPU, 1000 = one vCPU
-  int64_t memory_mib = 0;   // allocatable host memory
-  int32_t gpu_count = 0;    // 0 for a CPU-only node
-  std::string gpu_model;    // "G2", "T4", "V100M32", ...; empty for a CPU-only node
+  int64_t cpu_milli = 0;   // allocatable CPU, 1000 = one vCPU
+  int64_t memory_mib = 0;  // allocatable host memory
+  int32_t gpu_count = 0;   // 0 for a CPU-only node
+  std::string gpu_model;   // "G2", "T4", "V100M32", ...; empty for a CPU-only node
 };
 
 struct PodRequest {
   std::string name;
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
-  int32_t num_gpu = 0;      // GPUs asked for; 0 = CPU-only pod
-  int32_t gpu_milli = 0;    // per GPU: < 1000 for a sharing pod (num_gpu == 1), 1000 for whole GPUs
+  int32_t num_gpu = 0;    // GPUs asked for; 0 = CPU-only pod
+  int32_t gpu_milli = 0;  // per GPU: < 1000 for a sharing pod (num_gpu == 1), 1000 for whole GPUs
   // Allowed GPU models (any of them); empty = no constraint.
   std::vector<std::string> gpu_spec;
 

@@ -53,16 +53,14 @@ Status ClusterState::Place(int index, const PodShape& pod, GpuMask gpus) {
     return refuse("CPU or memory would be over-allocated");
   if (std::popcount(static_cast<unsigned>(gpus)) != pod.num_gpu)
     return refuse("the pod asks for " + std::to_string(pod.num_gpu) + " GPUs but got " +
-                                             std::to_string(std::popcount(static_cast<unsigned>(gpus))));
+                  std::to_string(std::popcount(static_cast<unsigned>(gpus))));
   if (pod.num_gpu > 0) {
     if (!ModelAllowed(pod.models, n.model_bit)) return refuse("GPU model not allowed");
-    if (pod.num_gpu > 1 && pod.gpu_milli != kMilliPerGpu)
-      return refuse("a pod on several GPUs must take whole GPUs");
+    if (pod.num_gpu > 1 && pod.gpu_milli != kMilliPerGpu) return refuse("a pod on several GPUs must take whole GPUs");
     for (int32_t g = 0; g < kMaxGpusPerNode; ++g) {
       if (!(gpus & (GpuMask{1} << g))) continue;
       if (g >= n.gpu_count) return refuse("GPU index out of range");
-      if (n.gpu_free[g] < pod.gpu_milli)
-        return refuse("GPU " + std::to_string(g) + " would be over-allocated");
+      if (n.gpu_free[g] < pod.gpu_milli) return refuse("GPU " + std::to_string(g) + " would be over-allocated");
     }
     for (int32_t g = 0; g < n.gpu_count; ++g) {
       if (!(gpus & (GpuMask{1} << g))) continue;

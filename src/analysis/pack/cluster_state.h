@@ -33,8 +33,8 @@ struct NodeState {
   ModelMask model_bit = 0;      // 0 when the node has no GPU or no model name
   uint32_t affinity_classes = 0;
   int32_t pods = 0;
-  uint32_t version = 0;         // bumped by every placement (score caches key on it)
-  double fragment = 0;          // FragmentMeter::NodeFragment of the current state
+  uint32_t version = 0;  // bumped by every placement (score caches key on it)
+  double fragment = 0;   // FragmentMeter::NodeFragment of the current state
 
   NodeFree Free() const { return NodeFree{cpu_free, gpu_free, gpu_count, model_bit}; }
 };

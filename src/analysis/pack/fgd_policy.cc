@@ -84,8 +84,8 @@ class FgdPolicy final : public PackingPolicy {
     e.gpus = choice.gpus;
     e.parts.push_back({"fragment before", n.fragment, "GPU milli, expectation over the typical pods"});
     e.parts.push_back({"fragment after", choice.fragment_after, "on the chosen GPUs"});
-    e.parts.push_back({"reduction / 1000", (n.fragment - choice.fragment_after) / 1000,
-                       "score = trunc(100 sigmoid(this))"});
+    e.parts.push_back(
+        {"reduction / 1000", (n.fragment - choice.fragment_after) / 1000, "score = trunc(100 sigmoid(this))"});
     AfterPlacement after;
     Apply(n, pod, choice.gpus, &after);
     const FragmentMeter& meter = state.meter();
@@ -101,8 +101,9 @@ class FgdPolicy final : public PackingPolicy {
       char note[96];
       std::snprintf(note, sizeof(note), "p=%.4f, milli %lld -> %lld", t.probability, static_cast<long long>(before),
                     static_cast<long long>(later));
-      e.parts.push_back({"fragment change, typical " + DescribeShape(t.cpu_milli, t.num_gpu, t.gpu_milli, t.models, problem_.models),
-                         t.probability * static_cast<double>(later - before), note});
+      e.parts.push_back(
+          {"fragment change, typical " + DescribeShape(t.cpu_milli, t.num_gpu, t.gpu_milli, t.models, problem_.models),
+           t.probability * static_cast<double>(later - before), note});
     }
     e.parts.push_back({"typical shapes unchanged", static_cast<double>(unchanged), "their fragment stays the same"});
     return e;
@@ -121,6 +122,8 @@ class FgdPolicy final : public PackingPolicy {
 
 }  // namespace
 
-std::unique_ptr<PackingPolicy> MakeFgdPolicy(const PackProblem& problem) { return std::make_unique<FgdPolicy>(problem); }
+std::unique_ptr<PackingPolicy> MakeFgdPolicy(const PackProblem& problem) {
+  return std::make_unique<FgdPolicy>(problem);
+}
 
 }  // namespace kraken::pack

@@ -21,7 +21,7 @@ struct NodeFree {
   int64_t cpu_milli = 0;
   const int16_t* gpu_free = nullptr;  // gpu_count entries, milli
   int32_t gpu_count = 0;
-  ModelMask model_bit = 0;            // the node's model bit; 0 for no known model
+  ModelMask model_bit = 0;  // the node's model bit; 0 for no known model
 };
 
 class FragmentMeter {

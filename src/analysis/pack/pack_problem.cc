@@ -32,8 +32,8 @@ ModelMask SpecMask(const std::vector<std::string>& spec, const std::vector<std::
 // added one at a time until they cover `threshold_pct` of the pods; the kept shapes'
 // frequencies are renormalised to sum to 1. Equal counts are ordered by descending
 // (CPU, milli, count, type), which is the order of the reference simulator's sort.
-std::vector<TypicalPod> ComputeTypicalPods(const std::vector<PodRequest>& pods,
-                                           const std::vector<std::string>& models, double threshold_pct) {
+std::vector<TypicalPod> ComputeTypicalPods(const std::vector<PodRequest>& pods, const std::vector<std::string>& models,
+                                           double threshold_pct) {
   using Key = std::tuple<int64_t, int32_t, int32_t, std::string>;  // cpu, milli, num, spec
   std::map<Key, int64_t> counts;
   for (const PodRequest& p : pods) {

@@ -41,8 +41,8 @@ struct TypicalPod {
   int32_t num_gpu = 0;
   int32_t gpu_milli = 0;
   ModelMask models = kAnyModel;
-  int64_t count = 0;         // pods of this shape in the original list
-  double probability = 0;    // renormalised over the typical shapes (sums to 1)
+  int64_t count = 0;       // pods of this shape in the original list
+  double probability = 0;  // renormalised over the typical shapes (sums to 1)
 };
 
 struct PackOptions {
@@ -52,15 +52,15 @@ struct PackOptions {
 
 struct PackProblem {
   std::vector<ClusterNode> nodes;
-  std::vector<PodRequest> pods;        // sorted by name (the order the shuffle starts from)
-  std::vector<int32_t> pod_shape;      // index into shapes, per pod
+  std::vector<PodRequest> pods;    // sorted by name (the order the shuffle starts from)
+  std::vector<int32_t> pod_shape;  // index into shapes, per pod
   std::vector<PodShape> shapes;
-  int32_t score_keys = 0;              // number of distinct PodShape::score_key
-  std::vector<std::string> models;     // GPU model names; bit i of a ModelMask = models[i]
-  std::vector<int32_t> node_model;     // index into models per node, -1 for CPU-only nodes
-  std::vector<TypicalPod> typical;     // most frequent first
-  int64_t gpu_capacity_milli = 0;      // sum over nodes of gpu_count * 1000
-  int64_t pod_gpu_request_milli = 0;   // sum over pods of num_gpu * gpu_milli
+  int32_t score_keys = 0;             // number of distinct PodShape::score_key
+  std::vector<std::string> models;    // GPU model names; bit i of a ModelMask = models[i]
+  std::vector<int32_t> node_model;    // index into models per node, -1 for CPU-only nodes
+  std::vector<TypicalPod> typical;    // most frequent first
+  int64_t gpu_capacity_milli = 0;     // sum over nodes of gpu_count * 1000
+  int64_t pod_gpu_request_milli = 0;  // sum over pods of num_gpu * gpu_milli
 };
 
 // Checks and prepares the inputs: at least one GPU, no node above kMaxGpusPerNode GPUs,

@@ -58,8 +58,7 @@ double PackingPrices::Price(int32_t size) const {
 
 double PackingPrices::Loss(int32_t gap, int32_t size) const {
   if (sizes.empty() || size <= 0 || size > gap || gap > kMilliPerGpu) return 0;
-  const double lost =
-      gap_value[static_cast<size_t>(gap)] - Price(size) - gap_value[static_cast<size_t>(gap - size)];
+  const double lost = gap_value[static_cast<size_t>(gap)] - Price(size) - gap_value[static_cast<size_t>(gap - size)];
   return std::max(0.0, 1000.0 * lost);
 }
 

@@ -26,12 +26,12 @@
 namespace kraken::pack {
 
 struct PackingPrices {
-  std::vector<int32_t> sizes;     // distinct per-GPU milli of the typical sharing shapes, ascending
-  std::vector<double> demand;     // their share of the typical sharing pods (sums to 1)
-  std::vector<double> price;      // LP dual price per size, in GPUs
-  std::vector<double> gap_value;  // index 0..1000, in GPUs; gap_value[1000] = 1
-  int32_t patterns = 0;           // pattern constraints the LP ended with
-  double packed_gpus_per_pod = 0; // LP optimum: GPUs per typical sharing pod in the tightest packing
+  std::vector<int32_t> sizes;      // distinct per-GPU milli of the typical sharing shapes, ascending
+  std::vector<double> demand;      // their share of the typical sharing pods (sums to 1)
+  std::vector<double> price;       // LP dual price per size, in GPUs
+  std::vector<double> gap_value;   // index 0..1000, in GPUs; gap_value[1000] = 1
+  int32_t patterns = 0;            // pattern constraints the LP ended with
+  double packed_gpus_per_pod = 0;  // LP optimum: GPUs per typical sharing pod in the tightest packing
 
   double Price(int32_t size) const;
   // GPU milli of packing value lost by putting a pod of `size` on a GPU with `gap` free.

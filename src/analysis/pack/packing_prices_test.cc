@@ -69,14 +69,14 @@ TEST(PackingPricesTest, DefaultOpenbTrace) {
   // shapes merge by size).
   ASSERT_EQ(prices.sizes, (std::vector<int32_t>{160, 220, 230, 320, 370, 460, 470, 550, 590, 650, 810}));
   EXPECT_NEAR(prices.packed_gpus_per_pod, 0.66198, 1e-5);
-  EXPECT_NEAR(prices.Price(810), 1.0, 1e-9);       // an 810 takes a whole GPU in any packing
+  EXPECT_NEAR(prices.Price(810), 1.0, 1e-9);  // an 810 takes a whole GPU in any packing
   EXPECT_NEAR(prices.Price(650), 2.0 / 3, 1e-9);
-  EXPECT_NEAR(prices.Price(470), 0.5, 1e-9);       // two per GPU
-  EXPECT_NEAR(prices.Price(320), 1.0 / 3, 1e-9);   // three per GPU, or with a 650
-  EXPECT_NEAR(prices.Price(160), 0.0, 1e-9);       // only ever fills an 810's leftover
+  EXPECT_NEAR(prices.Price(470), 0.5, 1e-9);             // two per GPU
+  EXPECT_NEAR(prices.Price(320), 1.0 / 3, 1e-9);         // three per GPU, or with a 650
+  EXPECT_NEAR(prices.Price(160), 0.0, 1e-9);             // only ever fills an 810's leftover
   EXPECT_NEAR(prices.Loss(530, 320), 1000.0 / 6, 1e-6);  // 320 into a 470's leftover strands 210
-  EXPECT_NEAR(prices.Loss(350, 320), 0, 1e-6);            // 320 next to a 650
-  EXPECT_NEAR(prices.Loss(190, 160), 0, 1e-6);            // 160 next to an 810
+  EXPECT_NEAR(prices.Loss(350, 320), 0, 1e-6);           // 320 next to a 650
+  EXPECT_NEAR(prices.Loss(190, 160), 0, 1e-6);           // 160 next to an 810
 }
 
 }  // namespace

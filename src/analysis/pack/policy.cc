@@ -39,7 +39,7 @@ GpuMask SelectRandomGpus(const NodeState& node, const PodShape& pod, PackRng& rn
 }
 
 const std::vector<std::string>& PolicyNames() {
-  static const std::vector<std::string> kNames = {"Random", "DotProd", "GpuClustering", "GpuPacking",
+  static const std::vector<std::string> kNames = {"Random",  "DotProd", "GpuClustering", "GpuPacking",
                                                   "BestFit", "FGD",     "Kraken"};
   return kNames;
 }

@@ -45,11 +45,12 @@ class DotProductPolicy final : public PackingPolicy {
     PackRng unused;
     e.score = Score(state, node, pod, unused);
     e.gpus = SelectBestFitGpus(state.node(node), pod);
-    e.parts = {{"free CPU / 128 vCPU", v.node_cpu, ""},
-               {"free GPU / 8 GPUs", v.node_gpu, "all GPUs of the node merged"},
-               {"request CPU / 128 vCPU", v.pod_cpu, ""},
-               {"request GPU / 8 GPUs", v.pod_gpu, ""},
-               {"dot product / 2", (v.node_cpu * v.pod_cpu + v.node_gpu * v.pod_gpu) / 2, "score = trunc(100 (1 - this))"}};
+    e.parts = {
+        {"free CPU / 128 vCPU", v.node_cpu, ""},
+        {"free GPU / 8 GPUs", v.node_gpu, "all GPUs of the node merged"},
+        {"request CPU / 128 vCPU", v.pod_cpu, ""},
+        {"request GPU / 8 GPUs", v.pod_gpu, ""},
+        {"dot product / 2", (v.node_cpu * v.pod_cpu + v.node_gpu * v.pod_gpu) / 2, "score = trunc(100 (1 - this))"}};
     return e;
   }
 

@@ -166,8 +166,9 @@ Result<ExperimentResult> RunExperiment(const PackProblem& problem, const Fragmen
     if (best_node >= 0) {
       const GpuMask gpus = pod.num_gpu > 0 ? policy.SelectGpus(state, best_node, pod, rng) : GpuMask{0};
       Status placed = state.Place(best_node, pod, gpus);
-      if (!placed.ok()) return placed.WithContext(std::string(policy.name()) + " placing pod " +
-                                                  problem.pods[static_cast<size_t>(pod_index)].name);
+      if (!placed.ok())
+        return placed.WithContext(std::string(policy.name()) + " placing pod " +
+                                  problem.pods[static_cast<size_t>(pod_index)].name);
       record.node = best_node;
       record.gpus = gpus;
     } else {

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <bit>
 #include <cmath>
+#include <map>
 
 #include "analysis/pack/sweep.h"
 #include "base/testing/test_data.h"
@@ -101,7 +101,7 @@ TEST(SimulationTest, PublishedPoliciesReproduceTheFgdPaperAndKrakenBeatsFgd) {
   ASSERT_TRUE(summaries.ok()) << summaries.status().message();
   // Median unallocated GPU % at arrived = 100%, openb_pod_list_default, seeds 42-51, from
   // the authors' result files (shared/docs/fgd-protocol.md, Table A).
-  const std::map<std::string, double> published = {{"Random", 13.75}, {"DotProd", 9.44}, {"GpuClustering", 8.42},
+  const std::map<std::string, double> published = {{"Random", 13.75},    {"DotProd", 9.44}, {"GpuClustering", 8.42},
                                                    {"GpuPacking", 8.19}, {"BestFit", 7.09}, {"FGD", 4.77}};
   std::map<std::string, double> ours;
   for (const PolicySummary& s : *summaries) ours[s.policy] = s.median_unallocated_at_100;

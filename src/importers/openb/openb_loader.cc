@@ -25,8 +25,7 @@ std::string LinePrefix(const std::string& source, size_t line) {
 }
 
 // Reads the header record and checks that every required column is there.
-Result<Columns> ReadHeader(CsvReader& reader, const std::string& source,
-                           const std::vector<std::string>& required) {
+Result<Columns> ReadHeader(CsvReader& reader, const std::string& source, const std::vector<std::string>& required) {
   std::vector<std::string> fields;
   if (!reader.Next(&fields)) return InvalidInput(source + ": line 1: empty file, expected a CSV header");
   Columns columns;
@@ -103,8 +102,7 @@ Result<OpenbNodeList> ParseOpenbNodes(std::string_view text, const std::string& 
     if (node.gpu_count > 0 && node.gpu_model.empty()) ++out.counters["openb_gpu_without_model"];
     out.nodes.push_back(std::move(node));
   }
-  if (reader.unterminated_quote())
-    return InvalidInput(LinePrefix(source, reader.line()) + "unterminated quoted field");
+  if (reader.unterminated_quote()) return InvalidInput(LinePrefix(source, reader.line()) + "unterminated quoted field");
   return out;
 }
 
@@ -161,8 +159,7 @@ Result<OpenbPodList> ParseOpenbPods(std::string_view text, const std::string& so
     }
     out.pods.push_back(std::move(pod));
   }
-  if (reader.unterminated_quote())
-    return InvalidInput(LinePrefix(source, reader.line()) + "unterminated quoted field");
+  if (reader.unterminated_quote()) return InvalidInput(LinePrefix(source, reader.line()) + "unterminated quoted field");
   return out;
 }
 

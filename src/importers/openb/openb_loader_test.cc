@@ -103,10 +103,14 @@ TEST(OpenbLoaderTest, EveryPodListInTheFolder) {
     int64_t gpu_milli;
   };
   const Expected files[] = {
-      {"openb_pod_list_gpushare20.csv", 8152, 2324, 6'531'500},  {"openb_pod_list_gpushare40.csv", 8152, 4001, 5'641'250},
-      {"openb_pod_list_gpushare60.csv", 8152, 5233, 4'908'340},  {"openb_pod_list_gpushare80.csv", 8152, 6279, 4'408'190},
-      {"openb_pod_list_gpushare100.csv", 8152, 7064, 3'952'670}, {"openb_pod_list_multigpu20.csv", 8324, 3078, 7'086'800},
-      {"openb_pod_list_multigpu30.csv", 8508, 3078, 8'086'800},  {"openb_pod_list_multigpu40.csv", 8746, 3078, 9'442'800},
+      {"openb_pod_list_gpushare20.csv", 8152, 2324, 6'531'500},
+      {"openb_pod_list_gpushare40.csv", 8152, 4001, 5'641'250},
+      {"openb_pod_list_gpushare60.csv", 8152, 5233, 4'908'340},
+      {"openb_pod_list_gpushare80.csv", 8152, 6279, 4'408'190},
+      {"openb_pod_list_gpushare100.csv", 8152, 7064, 3'952'670},
+      {"openb_pod_list_multigpu20.csv", 8324, 3078, 7'086'800},
+      {"openb_pod_list_multigpu30.csv", 8508, 3078, 8'086'800},
+      {"openb_pod_list_multigpu40.csv", 8746, 3078, 9'442'800},
       {"openb_pod_list_multigpu50.csv", 9061, 3078, 11'358'800},
   };
   for (const Expected& e : files) {
