@@ -129,6 +129,8 @@ void ExpectOneLineError(const RunResult& r, const std::string& must_contain) {
 TEST(PackCliTest, BadArgumentsAndFilesGiveOneLineErrors) {
   ExpectOneLineError(RunKraken("pack " + Inputs() + " --policy Tetris"), "unknown policy 'Tetris'");
   ExpectOneLineError(RunKraken("pack " + Inputs() + " --seeds 9-3"), "--seeds: '9-3' is not a range");
+  ExpectOneLineError(RunKraken("pack " + Inputs() + " --seeds 42 --explain-pod 20000"),
+                     "--explain-pod 20000: seed 42 submits pods 0..10769");
   std::string dir = testing::MakeTempDir("pack_cli_bad");
   std::ofstream(dir + "/pods.csv") << "name,cpu_milli,num_gpu\np,1000,0\n";
   ExpectOneLineError(RunKraken("pack --nodes " + testing::DataPath("alibaba-gpu-v2023/openb_node_list_gpu_node.csv") +

@@ -102,6 +102,11 @@ int RunExplain(const PackArgs& args, const pack::PackProblem& problem, const std
   options.explain_candidates = args.explain_top;
   options.explain_positions = args.explain_pods;
   if (options.explain_positions.empty()) options.explain_positions = {0, 1, 2};
+  const size_t submitted = pack::BuildArrival(problem, seed, args.tune).pods.size();
+  for (int64_t position : options.explain_positions)
+    if (position < 0 || static_cast<size_t>(position) >= submitted)
+      return ReportError(InvalidInput("--explain-pod " + std::to_string(position) + ": seed " + std::to_string(seed) +
+                                      " submits pods 0.." + std::to_string(submitted - 1)));
   for (const std::string& name : policies) {
     made.push_back(pack::MakePolicy(name, problem));
     auto result = pack::RunExperiment(problem, meter, *made.back(), options);
