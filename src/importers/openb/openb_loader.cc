@@ -152,7 +152,8 @@ Result<OpenbPodList> ParseOpenbPods(std::string_view text, const std::string& so
       }
       pod.num_gpu = static_cast<int32_t>(*gpus);
       pod.gpu_milli = static_cast<int32_t>(*milli);
-      for (std::string_view model : Split(TextField(fields, gpu_spec), '|')) {
+      const std::string spec = TextField(fields, gpu_spec);  // Split's views point into it
+      for (std::string_view model : Split(spec, '|')) {
         model = Trim(model);
         if (!model.empty()) pod.gpu_spec.emplace_back(model);
       }
