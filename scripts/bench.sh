@@ -28,3 +28,12 @@ echo "# kraken temporal: every Helios and GenAI series (import, periodicity, rol
 "$build/bench/kraken_temporal_bench" "$data"
 echo "# NVML collector: one sampling pass over 8 replayed GPUs (libkraken_nvml_replay.so)"
 if [ -x "$build/bench/kraken_nvml_sample_bench" ]; then "$build/bench/kraken_nvml_sample_bench"; fi
+
+# `kraken pack`: seconds per experiment (one policy, one seed, 130%) and the whole
+# 7-policy x 10-seed sweep on 2 threads, on the openb trace.
+pack="$build/bench/kraken_pack_bench"
+openb="$data/alibaba-gpu-v2023"
+if [ -x "$pack" ] && [ -d "$openb" ]; then
+  echo "# kraken pack (openb default trace)"
+  "$pack" "$openb/openb_node_list_gpu_node.csv" "$openb/openb_pod_list_default.csv" 2 3
+fi

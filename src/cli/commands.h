@@ -25,5 +25,6 @@ void AddMigPlanCommand(CLI::App& app, CommandList& commands);
 void AddTemporalCommand(CLI::App& app, CommandList& commands);
 void AddGpusCommand(CLI::App& app, CommandList& commands);
 void AddRecordNvmlCommand(CLI::App& app, CommandList& commands);
+void AddPackCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

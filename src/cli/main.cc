@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   AddTemporalCommand(app, commands);
   AddGpusCommand(app, commands);
   AddRecordNvmlCommand(app, commands);
+  AddPackCommand(app, commands);
 
   try {
     app.parse(argc, argv);
