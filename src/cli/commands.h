@@ -20,5 +20,8 @@ void AddColocateCommand(CLI::App& app, CommandList& commands);
 void AddImportCommand(CLI::App& app, CommandList& commands);
 void AddFormatsCommand(CLI::App& app, CommandList& commands);
 void AddDevicesCommand(CLI::App& app, CommandList& commands);
+void AddListCommand(CLI::App& app, CommandList& commands);
+void AddShowCommand(CLI::App& app, CommandList& commands);
+void AddExportCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

@@ -20,6 +20,9 @@ int main(int argc, char** argv) {
   AddImportCommand(app, commands);
   AddFormatsCommand(app, commands);
   AddDevicesCommand(app, commands);
+  AddListCommand(app, commands);
+  AddShowCommand(app, commands);
+  AddExportCommand(app, commands);
 
   try {
     app.parse(argc, argv);

@@ -190,13 +190,13 @@ Status ReadTimelines(SqliteDb& db, int64_t id, Profile* p) {
 
 }  // namespace
 
-Status ReadProfileTables(SqliteDb& db, int64_t id, Profile* p) {
+Status ReadProfileTables(SqliteDb& db, int64_t id, bool samples, Profile* p) {
   KRAKEN_RETURN_IF_ERROR(ReadMetadata(db, id, &p->metadata));
   KRAKEN_RETURN_IF_ERROR(ReadStrings(db, id, &p->strings));
   KRAKEN_RETURN_IF_ERROR(ReadDevices(db, id, &p->devices));
   KRAKEN_RETURN_IF_ERROR(ReadTimelines(db, id, p));
   KRAKEN_RETURN_IF_ERROR(ReadRecordTables(db, id, p));
-  KRAKEN_RETURN_IF_ERROR(ReadSeriesTables(db, id, p));
+  KRAKEN_RETURN_IF_ERROR(ReadSeriesTables(db, id, samples, p));
   return Status::Ok();
 }
 

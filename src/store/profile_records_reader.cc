@@ -81,7 +81,7 @@ Status ReadRecordTables(SqliteDb& db, int64_t id, Profile* p) {
       "name");
 }
 
-Status ReadSeriesTables(SqliteDb& db, int64_t id, Profile* p) {
+Status ReadSeriesTables(SqliteDb& db, int64_t id, bool samples, Profile* p) {
   KRAKEN_ASSIGN_OR_RETURN(
       Statement select,
       db.Prepare("SELECT id, metric, source_name, " + std::string(kEntityColumns) +
@@ -100,6 +100,7 @@ Status ReadSeriesTables(SqliteDb& db, int64_t id, Profile* p) {
   for (size_t i = 0; i < series_ids.size(); ++i) {
     Series& s = p->series[i];
     KRAKEN_RETURN_IF_ERROR(ReadSeriesLabels(db, series_ids[i], &s.entity));
+    if (!samples) continue;
     Status blocks = ReadSeriesBlocks(db, series_ids[i], std::numeric_limits<TimeNs>::min(),
                                      std::numeric_limits<TimeNs>::max(), &s.samples);
     if (!blocks.ok()) return blocks.WithContext("profile " + std::to_string(id) + ", series " + std::to_string(i));

@@ -71,12 +71,13 @@ class BlockWriter {
   Statement insert_;
 };
 
-// Fills `profile` (expected empty) from the tables of profile `id`.
-Status ReadProfileTables(SqliteDb& db, int64_t id, Profile* profile);
+// Fills `profile` (expected empty) from the tables of profile `id`; without `samples` the
+// series come empty.
+Status ReadProfileTables(SqliteDb& db, int64_t id, bool samples, Profile* profile);
 // Its parts in profile_records_reader.cc: kernel counters, collectives, profiler ranges,
 // metric declarations, kernel labels, import counters; and the series with their samples.
 Status ReadRecordTables(SqliteDb& db, int64_t id, Profile* profile);
-Status ReadSeriesTables(SqliteDb& db, int64_t id, Profile* profile);
+Status ReadSeriesTables(SqliteDb& db, int64_t id, bool samples, Profile* profile);
 // The series table's entity columns, in the order ReadEntityColumns reads them.
 inline constexpr const char* kEntityColumns =
     "gpu_index, gpu_uuid, gpu_name, pci_bus_id, gpu_instance_id, mig_profile, pid, process_name, hostname, pod, "

@@ -1,5 +1,6 @@
 #include "store/sample_codec.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -98,7 +99,9 @@ EncodedBlock EncodeSamples(std::span<const Sample> samples) {
 
 Status DecodeSamples(std::string_view times, std::string_view values, int64_t count, std::vector<Sample>* out) {
   if (count < 0) return InvalidInput("sample block with a negative count");
-  out->reserve(out->size() + static_cast<size_t>(count));
+  // Geometric growth: an exact reserve per block would copy the whole vector every block.
+  size_t needed = out->size() + static_cast<size_t>(count);
+  if (out->capacity() < needed) out->reserve(std::max(needed, 2 * out->capacity()));
   size_t time_pos = 0, value_pos = 0;
   uint64_t prev_time = 0, prev_delta = 0, prev_bits = 0;
   for (int64_t i = 0; i < count; ++i) {

@@ -90,7 +90,7 @@ Result<std::vector<SeriesQueryResult>> ProfileStore::QuerySeries(const SeriesQue
   return results;
 }
 
-Result<std::vector<SeriesStats>> ProfileStore::ListSeries(int64_t id) {
+Result<std::vector<StoredSeriesStats>> ProfileStore::ListSeries(int64_t id) {
   KRAKEN_ASSIGN_OR_RETURN(ReadTransaction txn, ReadTransaction::Begin(*db_));
   KRAKEN_RETURN_IF_ERROR(ReadInfo(id, true).status());
   // Block aggregates answer without decoding a sample.
@@ -102,12 +102,12 @@ Result<std::vector<SeriesStats>> ProfileStore::ListSeries(int64_t id) {
                    " FROM series s LEFT JOIN sample_blocks b ON b.series_id = s.id WHERE s.profile_id = ? "
                    "GROUP BY s.id ORDER BY s.seq"));
   select.Int(id);
-  std::vector<SeriesStats> stats;
+  std::vector<StoredSeriesStats> stats;
   while (true) {
     KRAKEN_ASSIGN_OR_RETURN(bool row, select.Step());
     if (!row) break;
     RowReader r(select);
-    SeriesStats& s = stats.emplace_back();
+    StoredSeriesStats& s = stats.emplace_back();
     s.series_id = r.Int();
     s.metric = MetricFromName(r.Text());
     s.source_name = r.Text();
@@ -120,7 +120,7 @@ Result<std::vector<SeriesStats>> ProfileStore::ListSeries(int64_t id) {
     s.mean = s.samples > 0 ? sum / static_cast<double>(s.samples) : std::nan("");
     s.entity = store::ReadEntityColumns(select, 9);
   }
-  for (SeriesStats& s : stats) KRAKEN_RETURN_IF_ERROR(store::ReadSeriesLabels(*db_, s.series_id, &s.entity));
+  for (StoredSeriesStats& s : stats) KRAKEN_RETURN_IF_ERROR(store::ReadSeriesLabels(*db_, s.series_id, &s.entity));
   return stats;
 }
 

@@ -93,11 +93,11 @@ Result<int64_t> ProfileStore::SaveProfile(const Profile& profile) {
   return id;
 }
 
-Result<Profile> ProfileStore::LoadProfile(int64_t id) {
+Result<Profile> ProfileStore::LoadProfile(int64_t id, const LoadOptions& options) {
   KRAKEN_ASSIGN_OR_RETURN(ReadTransaction txn, ReadTransaction::Begin(*db_));
   KRAKEN_RETURN_IF_ERROR(ReadInfo(id, true).status());
   Profile profile;
-  KRAKEN_RETURN_IF_ERROR(store::ReadProfileTables(*db_, id, &profile));
+  KRAKEN_RETURN_IF_ERROR(store::ReadProfileTables(*db_, id, options.samples, &profile));
   return profile;
 }
 

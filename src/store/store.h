@@ -28,6 +28,11 @@ class SqliteDb;
 struct LiveProfile;
 }  // namespace store
 
+struct LoadOptions {
+  // False: series come with their entities but no samples (show, streaming export).
+  bool samples = true;
+};
+
 struct StoreOptions {
   bool read_only = false;
   int busy_timeout_ms = 5000;  // how long a write waits for another writer
@@ -95,7 +100,7 @@ struct SeriesQueryResult {
 };
 
 // What `kraken show` prints per series, from the blocks' stored aggregates (no decoding).
-struct SeriesStats {
+struct StoredSeriesStats {
   int64_t series_id = 0;
   Metric metric = Metric::kOther;
   std::string source_name;
@@ -117,7 +122,7 @@ class ProfileStore {
 
   // Stores a whole profile in one transaction; it is listed once this returns.
   Result<int64_t> SaveProfile(const Profile& profile);
-  Result<Profile> LoadProfile(int64_t id);
+  Result<Profile> LoadProfile(int64_t id, const LoadOptions& options = {});
 
   // Live ingest. AppendBatch buffers samples per series and writes packed blocks in
   // batched transactions; Commit writes the rest and makes the profile visible.
@@ -129,8 +134,8 @@ class ProfileStore {
   Result<std::vector<StoredProfileInfo>> ListProfiles();
   Result<StoredProfileInfo> GetProfileInfo(int64_t id);
   Result<std::vector<SeriesQueryResult>> QuerySeries(const SeriesQuery& query);
-  Result<std::vector<SeriesStats>> ListSeries(int64_t id);
-  // The samples of one series (by SeriesQueryResult/SeriesStats::series_id), in order.
+  Result<std::vector<StoredSeriesStats>> ListSeries(int64_t id);
+  // The samples of one series (by SeriesQueryResult/StoredSeriesStats::series_id), in order.
   Result<std::vector<Sample>> ReadSeriesSamples(int64_t series_id);
 
   // Retention: deletes complete profiles created before now - age (or before cutoff_ns)

@@ -111,7 +111,7 @@ TEST(StoreQueriesTest, SeriesStatsComeFromBlockAggregates) {
   auto stats = (*store)->ListSeries(id);
   ASSERT_TRUE(stats.ok()) << stats.status().message();
   ASSERT_EQ(stats->size(), 2u * (25 + 3));
-  const SeriesStats& power = (*stats)[28 + 6];  // GPU 1's power
+  const StoredSeriesStats& power = (*stats)[28 + 6];  // GPU 1's power
   EXPECT_EQ(power.metric, Metric::kPowerW);
   EXPECT_EQ(power.entity.gpu_index, 1);
   EXPECT_EQ(power.samples, static_cast<int64_t>(kPasses));
