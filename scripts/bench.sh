@@ -24,3 +24,5 @@ for f in "${largest[@]}"; do
 done
 echo "# gzip as shipped (decompression included)"
 for f in "${largest[@]}"; do "$bench" "$f" 5; done
+echo "# profile store: 24 h x 8 GPUs x 10 Hz ingest and one-series queries (about 2 GB of temp disk)"
+"$build/bench/kraken_store_bench" --hours 24 --row-hours 1

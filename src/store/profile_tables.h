@@ -12,6 +12,7 @@
 #include "base/status.h"
 #include "model/profile.h"
 #include "store/sqlite_db.h"
+#include "store/store.h"
 
 namespace kraken::store {
 
@@ -87,6 +88,11 @@ Status ReadSeriesLabels(SqliteDb& db, int64_t series_id, SeriesEntity* entity);
 // Appends the decoded samples of a series' blocks that may hold times in [start, end].
 Status ReadSeriesBlocks(SqliteDb& db, int64_t series_id, TimeNs start_ns, TimeNs end_ns,
                         std::vector<Sample>* samples);
+
+// Reduces the series' samples in [start, end] to at most `max_points` equal time slices
+// (downsample.cc), decoding only the blocks that do not fit one slice.
+Status ReadSeriesDownsampled(SqliteDb& db, int64_t series_id, TimeNs start_ns, TimeNs end_ns, size_t max_points,
+                             std::vector<DownsampledPoint>* points);
 
 // "?, ?, ?" for an INSERT of `count` columns.
 std::string Placeholders(int count);

@@ -18,45 +18,6 @@ bool EntityFilter::Matches(const SeriesEntity& e) const {
          (!hostname || *hostname == e.hostname);
 }
 
-namespace {
-
-// Equal slices of [first, last] sample time; a slice's point is its mean, min and max.
-std::vector<DownsampledPoint> Downsample(const std::vector<Sample>& samples, size_t max_points) {
-  std::vector<DownsampledPoint> points;
-  if (samples.empty()) return points;
-  TimeNs first = samples.front().time_ns, last = first;
-  for (const Sample& s : samples) {
-    first = std::min(first, s.time_ns);
-    last = std::max(last, s.time_ns);
-  }
-  // Unsigned arithmetic: the span of two int64 times may not fit in an int64.
-  uint64_t span = static_cast<uint64_t>(last) - static_cast<uint64_t>(first);
-  uint64_t width = span / max_points + 1;
-  std::vector<DownsampledPoint> slices(max_points);
-  for (const Sample& s : samples) {
-    uint64_t slice = (static_cast<uint64_t>(s.time_ns) - static_cast<uint64_t>(first)) / width;
-    DownsampledPoint& p = slices[slice];
-    if (p.count == 0) {
-      p.min = p.max = s.value;
-    } else {
-      p.min = std::min(p.min, s.value);
-      p.max = std::max(p.max, s.value);
-    }
-    p.mean += s.value;  // the sum until the end
-    ++p.count;
-  }
-  for (size_t i = 0; i < slices.size(); ++i) {
-    DownsampledPoint& p = slices[i];
-    if (p.count == 0) continue;
-    p.time_ns = static_cast<TimeNs>(static_cast<uint64_t>(first) + i * width);
-    p.mean /= static_cast<double>(p.count);
-    points.push_back(p);
-  }
-  return points;
-}
-
-}  // namespace
-
 Result<std::vector<SeriesQueryResult>> ProfileStore::QuerySeries(const SeriesQuery& query) {
   KRAKEN_ASSIGN_OR_RETURN(ReadTransaction txn, ReadTransaction::Begin(*db_));
   KRAKEN_RETURN_IF_ERROR(ReadInfo(query.profile_id, true).status());
@@ -79,12 +40,12 @@ Result<std::vector<SeriesQueryResult>> ProfileStore::QuerySeries(const SeriesQue
   }
   for (SeriesQueryResult& result : results) {
     KRAKEN_RETURN_IF_ERROR(store::ReadSeriesLabels(*db_, result.series_id, &result.entity));
-    KRAKEN_RETURN_IF_ERROR(
-        store::ReadSeriesBlocks(*db_, result.series_id, query.start_ns, query.end_ns, &result.samples));
     if (query.max_points > 0) {
-      result.points = Downsample(result.samples, query.max_points);
-      result.samples.clear();
-      result.samples.shrink_to_fit();
+      KRAKEN_RETURN_IF_ERROR(store::ReadSeriesDownsampled(*db_, result.series_id, query.start_ns, query.end_ns,
+                                                          query.max_points, &result.points));
+    } else {
+      KRAKEN_RETURN_IF_ERROR(
+          store::ReadSeriesBlocks(*db_, result.series_id, query.start_ns, query.end_ns, &result.samples));
     }
   }
   return results;

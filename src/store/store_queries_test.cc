@@ -60,33 +60,45 @@ TEST(StoreQueriesTest, OneMetricOfOneGpuInFullInARangeAndDownsampled) {
   EXPECT_EQ(range->front().samples.front().time_ns, PassTime(1000));
   EXPECT_EQ(range->front().samples.back().time_ns, PassTime(1999));
 
-  // 10 points over the whole series: slices of (last - first) / 10 + 1 ns.
-  query.start_ns = std::numeric_limits<TimeNs>::min();
-  query.end_ns = std::numeric_limits<TimeNs>::max();
-  query.max_points = 10;
-  auto down = (*store)->QuerySeries(query);
-  ASSERT_TRUE(down.ok());
-  const std::vector<DownsampledPoint>& points = down->front().points;
-  ASSERT_EQ(points.size(), 10u);
-  EXPECT_TRUE(down->front().samples.empty());
-  uint64_t width = static_cast<uint64_t>(PassTime(kPasses - 1) - PassTime(0)) / 10 + 1;
-  int64_t total = 0;
-  for (size_t i = 0; i < points.size(); ++i) {
-    double sum = 0, lo = 1e9, hi = -1e9;
-    int64_t count = 0;
-    for (const Sample& s : util.samples)
-      if (static_cast<uint64_t>(s.time_ns - PassTime(0)) / width == i) {
+  // Downsampled: slices of (last - first) / N + 1 ns from the first sample in range. With
+  // 10 points a slice holds ~300 samples (blocks straddle slices and are decoded); with 2
+  // or 1 it holds 1500 or 3000 (whole blocks are reduced from their stored aggregates);
+  // the last case cuts the range through blocks as well.
+  struct Case {
+    size_t points;
+    uint64_t first_pass, last_pass;
+  };
+  for (Case c : {Case{10, 0, kPasses - 1}, Case{2, 0, kPasses - 1}, Case{1, 0, kPasses - 1}, Case{3, 700, 2900}}) {
+    SCOPED_TRACE(std::to_string(c.points) + " points");
+    query.start_ns = PassTime(c.first_pass);
+    query.end_ns = PassTime(c.last_pass);
+    query.max_points = c.points;
+    auto down = (*store)->QuerySeries(query);
+    ASSERT_TRUE(down.ok()) << down.status().message();
+    const std::vector<DownsampledPoint>& points = down->front().points;
+    ASSERT_EQ(points.size(), c.points);
+    EXPECT_TRUE(down->front().samples.empty());
+    TimeNs first = PassTime(c.first_pass);
+    uint64_t width = static_cast<uint64_t>(PassTime(c.last_pass) - first) / c.points + 1;
+    int64_t total = 0;
+    for (size_t i = 0; i < points.size(); ++i) {
+      double sum = 0, lo = 1e9, hi = -1e9;
+      int64_t count = 0;
+      for (uint64_t pass = c.first_pass; pass <= c.last_pass; ++pass) {
+        const Sample& s = util.samples[pass];
+        if (static_cast<uint64_t>(s.time_ns - first) / width != i) continue;
         sum += s.value, ++count;
         lo = std::min(lo, s.value), hi = std::max(hi, s.value);
       }
-    EXPECT_EQ(points[i].count, count) << i;
-    EXPECT_DOUBLE_EQ(points[i].mean, sum / static_cast<double>(count)) << i;
-    EXPECT_EQ(points[i].min, lo);
-    EXPECT_EQ(points[i].max, hi);
-    EXPECT_EQ(points[i].time_ns, PassTime(0) + static_cast<TimeNs>(i * width));
-    total += points[i].count;
+      EXPECT_EQ(points[i].count, count) << i;
+      EXPECT_NEAR(points[i].mean, sum / static_cast<double>(count), 1e-12 * sum) << i;
+      EXPECT_EQ(points[i].min, lo) << i;
+      EXPECT_EQ(points[i].max, hi) << i;
+      EXPECT_EQ(points[i].time_ns, first + static_cast<TimeNs>(i * width)) << i;
+      total += points[i].count;
+    }
+    EXPECT_EQ(total, static_cast<int64_t>(c.last_pass - c.first_pass + 1));
   }
-  EXPECT_EQ(total, static_cast<int64_t>(kPasses));
 
   // Per-process series of GPU 0: one process, three metrics.
   SeriesQuery process;
