@@ -145,9 +145,8 @@ void BenchRows(const std::string& path, double hours) {
     if (in_transaction == 0) (void)(*db)->Exec("BEGIN");
     for (size_t i = 0; i < batch.values.size(); ++i) {
       // The series id stands for the store's entity lookup, which this variant would need too.
-      if (kraken::Status s = insert->Int(static_cast<int64_t>(i)).Int(batch.time_ns).Double(batch.values[i].value).Run();
-          !s.ok())
-        Die(s);
+      insert->Int(static_cast<int64_t>(i)).Int(batch.time_ns).Double(batch.values[i].value);
+      if (kraken::Status s = insert->Run(); !s.ok()) Die(s);
     }
     rows += batch.values.size();
     in_transaction += batch.values.size();

@@ -310,6 +310,14 @@ TEST(CliTest, StoreCommandsImportListShowExportAnalyze) {
   std::string out = dir + "/nothing.json";
   ExpectOneLineError(RunKraken("export 7 -o " + out + " --db " + db), "no profile 7");
   EXPECT_FALSE(std::filesystem::exists(out));
+
+  // Damaged pages (everything after the header page overwritten; the last connection to
+  // close folded the log back into the file).
+  std::string bytes = testing::ReadFileOrDie(db);
+  ASSERT_GT(bytes.size(), 8192u);
+  for (size_t i = 4096; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 2654435761u) >> 13);
+  std::ofstream(db, std::ios::binary | std::ios::trunc) << bytes;
+  ExpectOneLineError(RunKraken("show 1 --db " + db), "malformed");
 }
 
 TEST(CliTest, StoreDefaultsToKrakenStoragePath) {

@@ -23,7 +23,8 @@ class OutputFile {
   Status Finish();
 
  private:
-  OutputFile(std::string path, std::string temp, FILE* file) : path_(std::move(path)), temp_(std::move(temp)), file_(file) {}
+  OutputFile(std::string path, std::string temp, FILE* file)
+      : path_(std::move(path)), temp_(std::move(temp)), file_(file) {}
   std::string path_;
   std::string temp_;  // empty for standard output
   FILE* file_;

@@ -49,7 +49,9 @@ std::string RenderText(const Profile& p, const StoredProfileInfo& info, const st
                     FormatUtc(info.created_ns) + "\n";
   out += "  source: " + md.source + "\n";
   if (!md.hostname.empty()) out += "  host: " + md.hostname + "\n";
-  if (md.rank) out += "  rank: " + std::to_string(*md.rank) + (md.world_size ? " of " + std::to_string(*md.world_size) : "") + "\n";
+  if (md.rank)
+    out += "  rank: " + std::to_string(*md.rank) + (md.world_size ? " of " + std::to_string(*md.world_size) : "") +
+           "\n";
   out += std::string("  vendor: ") + VendorName(md.accelerator_vendor) + "\n";
   if (info.start_ns && info.end_ns)
     out += "  span: " + std::to_string(*info.start_ns) + " .. " + std::to_string(*info.end_ns) + " ns (" +

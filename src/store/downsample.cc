@@ -78,7 +78,8 @@ Status ReadSeriesDownsampled(SqliteDb& db, int64_t series_id, TimeNs start, Time
       Statement select,
       db.Prepare("SELECT id, sample_count, min_time_ns, max_time_ns, min_value, max_value, sum_value "
                  "FROM sample_blocks WHERE series_id = ? AND max_time_ns >= ? AND min_time_ns <= ? ORDER BY seq"));
-  KRAKEN_ASSIGN_OR_RETURN(Statement blob, db.Prepare("SELECT sample_count, times, vals FROM sample_blocks WHERE id = ?"));
+  KRAKEN_ASSIGN_OR_RETURN(Statement blob,
+                          db.Prepare("SELECT sample_count, times, vals FROM sample_blocks WHERE id = ?"));
   select.Int(series_id).Int(start).Int(end);
   std::vector<BlockMeta> blocks;
   std::vector<Sample> edge;  // samples in range of the blocks that straddle the range

@@ -1,7 +1,9 @@
 // Who is writing a live profile. A profile still incomplete when its writer is gone was
 // abandoned (the process was killed or crashed) and is deleted on the next writable open.
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 
@@ -53,6 +55,8 @@ ProfileOwner CurrentProcessOwner() {
 bool OwnerMayBeAlive(const ProfileOwner& owner) {
   // A writer on another host cannot be checked from here: keep its profile.
   if (owner.host != HostName()) return true;
+  // Without /proc (the writer could not read its own start time) only the pid can tell.
+  if (owner.start.empty()) return ::kill(static_cast<pid_t>(owner.pid), 0) == 0 || errno == EPERM;
   ProcessState state = ReadProcessState(owner.pid);
   return state.exists && !state.zombie && state.start == owner.start;
 }

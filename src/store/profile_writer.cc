@@ -142,7 +142,8 @@ Status WriteEvents(SqliteDb& db, int64_t id, const Profile& p) {
     s.Int(c.name).Int(c.start_ns).Int(c.duration_ns).Int(c.pid).Int(c.tid).Int(c.external_id);
     s.Int(static_cast<int64_t>(c.category));
   }));
-  KRAKEN_RETURN_IF_ERROR(InsertAll(db, "runtime_calls", 10, id, p.runtime_calls, [&](Statement& s, const RuntimeCall& r) {
+  KRAKEN_RETURN_IF_ERROR(InsertAll(
+      db, "runtime_calls", 10, id, p.runtime_calls, [&](Statement& s, const RuntimeCall& r) {
     s.Int(r.name).Int(r.start_ns).Int(r.duration_ns).Int(r.pid).Int(r.tid).Int(r.correlation_id);
     s.Int(r.external_id).Int(r.is_driver_api);
   }));
@@ -152,7 +153,8 @@ Status WriteEvents(SqliteDb& db, int64_t id, const Profile& p) {
   KRAKEN_RETURN_IF_ERROR(InsertAll(db, "syncs", 7, id, p.syncs, [&](Statement& s, const SyncEvent& e) {
     s.Int(e.name).Int(e.start_ns).Int(e.duration_ns).Int(e.device).Int(e.stream);
   }));
-  KRAKEN_RETURN_IF_ERROR(InsertAll(db, "kernel_counters", 20, id, p.kernel_counters, [&](Statement& s, const KernelCounters& c) {
+  KRAKEN_RETURN_IF_ERROR(InsertAll(
+      db, "kernel_counters", 20, id, p.kernel_counters, [&](Statement& s, const KernelCounters& c) {
     s.OptionalDouble(c.fp64_flops).OptionalDouble(c.fp32_flops).OptionalDouble(c.fp16_flops);
     s.OptionalDouble(c.tensor_flops).OptionalDouble(c.dram_bytes).OptionalDouble(c.l2_bytes);
     s.OptionalDouble(c.l1_bytes).OptionalDouble(c.sm_throughput_pct).OptionalDouble(c.dram_throughput_pct);
@@ -161,21 +163,25 @@ Status WriteEvents(SqliteDb& db, int64_t id, const Profile& p) {
     s.OptionalDouble(c.peak_fp32_flops_per_s).OptionalDouble(c.peak_fp64_flops_per_s);
     s.OptionalDouble(c.peak_dram_bytes_per_s).OptionalDouble(c.peak_tensor_flops_per_s);
   }));
-  KRAKEN_RETURN_IF_ERROR(InsertAll(db, "collectives", 10, id, p.collectives, [&](Statement& s, const CollectiveInfo& c) {
+  KRAKEN_RETURN_IF_ERROR(InsertAll(
+      db, "collectives", 10, id, p.collectives, [&](Statement& s, const CollectiveInfo& c) {
     s.Text(c.collective_name).Int(c.in_msg_nelems).Int(c.out_msg_nelems).Int(c.group_size).Text(c.dtype);
     s.Text(c.process_group_name).Text(c.process_group_description).Text(c.process_group_ranks);
   }));
-  KRAKEN_RETURN_IF_ERROR(InsertAll(db, "profiler_ranges", 6, id, p.profiler_ranges, [&](Statement& s, const ProfilerRange& r) {
+  KRAKEN_RETURN_IF_ERROR(InsertAll(
+      db, "profiler_ranges", 6, id, p.profiler_ranges, [&](Statement& s, const ProfilerRange& r) {
     s.Int(r.name).Int(r.start_ns).Int(r.duration_ns).Int(r.counters_index);
   }));
   KRAKEN_ASSIGN_OR_RETURN(Statement raw, db.Prepare("INSERT INTO profiler_range_counters VALUES(?, ?, ?, ?)"));
   for (size_t i = 0; i < p.profiler_ranges.size(); ++i)
     for (const auto& [name, value] : p.profiler_ranges[i].raw_counters)
       KRAKEN_RETURN_IF_ERROR(raw.Int(id).Int(static_cast<int64_t>(i)).Text(name).Double(value).Run());
-  KRAKEN_RETURN_IF_ERROR(InsertAll(db, "metric_declarations", 7, id, p.metric_declarations, [&](Statement& s, const MetricDeclaration& d) {
+  KRAKEN_RETURN_IF_ERROR(InsertAll(
+      db, "metric_declarations", 7, id, p.metric_declarations, [&](Statement& s, const MetricDeclaration& d) {
     s.Text(d.source_name).Text(d.type).Text(d.help).Text(GetMetricInfo(d.metric).name).Text(d.current_name);
   }));
-  KRAKEN_RETURN_IF_ERROR(InsertAll(db, "kernel_labels", 5, id, p.kernel_labels, [&](Statement& s, const KernelLabel& l) {
+  KRAKEN_RETURN_IF_ERROR(InsertAll(
+      db, "kernel_labels", 5, id, p.kernel_labels, [&](Statement& s, const KernelLabel& l) {
     s.Text(l.kernel).Text(l.label).Text(l.source);
   }));
   KRAKEN_ASSIGN_OR_RETURN(Statement counter, db.Prepare("INSERT INTO import_counters VALUES(?, ?, ?)"));

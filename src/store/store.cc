@@ -59,7 +59,8 @@ Status ProfileStore::CleanUpAbandonedProfiles() {
   std::vector<int64_t> abandoned;
   {
     KRAKEN_ASSIGN_OR_RETURN(
-        Statement select, db_->Prepare("SELECT id, owner_host, owner_pid, owner_start FROM profiles WHERE complete = 0"));
+        Statement select,
+        db_->Prepare("SELECT id, owner_host, owner_pid, owner_start FROM profiles WHERE complete = 0"));
     while (true) {
       KRAKEN_ASSIGN_OR_RETURN(bool row, select.Step());
       if (!row) break;
