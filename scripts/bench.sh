@@ -37,3 +37,5 @@ if [ -x "$pack" ] && [ -d "$openb" ]; then
   echo "# kraken pack (openb default trace)"
   "$pack" "$openb/openb_node_list_gpu_node.csv" "$openb/openb_pod_list_default.csv" 2 3
 fi
+echo "# profile store: 24 h x 8 GPUs x 10 Hz ingest and one-series queries (about 2 GB of temp disk)"
+"$build/bench/kraken_store_bench" --hours 24 --row-hours 1

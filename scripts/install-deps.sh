@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  libsimdjson-dev libcli11-dev zlib1g-dev
+  libsimdjson-dev libcli11-dev zlib1g-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 # Extra packages a make target needs only for itself (e.g. clang for `make fuzz`).

@@ -1,6 +1,7 @@
 #include "base/json_writer.h"
 
 #include <cassert>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -107,6 +108,18 @@ JsonWriter& JsonWriter::Number(double value) {
   // to 10^6, percentages), without the noise digits of %.17g.
   std::snprintf(buf, sizeof(buf), std::fabs(value) >= 1e7 ? "%.3f" : "%.10g", value);
   out_ += buf;
+  return *this;
+}
+
+JsonWriter& JsonWriter::ExactNumber(double value) {
+  BeforeValue();
+  if (!std::isfinite(value)) {
+    out_ += "null";
+    return *this;
+  }
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+  out_.append(buf, ec == std::errc() ? end : buf);
   return *this;
 }
 

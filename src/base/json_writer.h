@@ -21,6 +21,9 @@ class JsonWriter {
   JsonWriter& Key(std::string_view key);
   JsonWriter& String(std::string_view value);
   JsonWriter& Number(double value);
+  // The shortest decimal that reads back as the same double (exports, where every bit
+  // counts); NaN and infinities are null like Number's.
+  JsonWriter& ExactNumber(double value);
   JsonWriter& Int(int64_t value);
   JsonWriter& Uint(uint64_t value);
   JsonWriter& Bool(bool value);

@@ -26,5 +26,12 @@ TEST(JsonWriterTest, KeepsPrecisionOfMicrosecondFigures) {
   EXPECT_EQ(json.str(), "[591532.125,55.51234,1e-07]");
 }
 
+TEST(JsonWriterTest, ExactNumbersReadBackBitForBit) {
+  JsonWriter json(false);
+  json.BeginArray().ExactNumber(0.1).ExactNumber(312.457).ExactNumber(1.0 / 3).ExactNumber(85520809984.0);
+  json.ExactNumber(-0.0).ExactNumber(std::nan("")).EndArray();
+  EXPECT_EQ(json.str(), "[0.1,312.457,0.3333333333333333,85520809984,-0,null]");
+}
+
 }  // namespace
 }  // namespace kraken

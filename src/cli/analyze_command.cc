@@ -1,12 +1,15 @@
-// `kraken analyze FILE...`: imports the inputs and prints the characterization.
+// `kraken analyze FILE|ID...`: imports the inputs (or loads stored profiles by id) and
+// prints the characterization.
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "analysis/aggregate.h"
 #include "base/text.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/store_access.h"
 #include "importers/registry.h"
 #include "model/device_catalog.h"
 #include "report/analysis_output.h"
@@ -24,7 +27,34 @@ struct AnalyzeArgs {
   size_t top = 10;
   bool linked_only = false;
   std::string output = "-";
+  std::string db;
 };
+
+// An argument that names no file but reads as a profile id ("12", "db:12") is loaded from
+// the store; anything else is imported (a missing file is reported by the importer).
+Status LoadInputs(const AnalyzeArgs& args, std::vector<Profile>* profiles) {
+  std::unique_ptr<ProfileStore> store;
+  for (const std::string& file : args.files) {
+    std::error_code ec;
+    std::optional<int64_t> id = std::filesystem::exists(file, ec) ? std::nullopt : ParseProfileRef(file);
+    if (id) {
+      if (store == nullptr) {
+        KRAKEN_ASSIGN_OR_RETURN(store, OpenStoreForReading(args.db));
+      }
+      KRAKEN_ASSIGN_OR_RETURN(Profile profile, store->LoadProfile(*id));
+      profiles->push_back(std::move(profile));
+      continue;
+    }
+    ImportOptions import_options;
+    import_options.forced_format = args.format;
+    import_options.progress = MakeProgress(file);
+    auto result = ImportFile(BuiltinImporters(), file, import_options);
+    if (::isatty(STDERR_FILENO)) std::fprintf(stderr, "\r\033[K");
+    if (!result.ok()) return result.status();
+    for (auto& p : *result) profiles->push_back(std::move(p));
+  }
+  return Status::Ok();
+}
 
 // Per-profile kernel groups are kept whole so that merging across ranks is exact.
 constexpr size_t kAllKernelGroups = 1'000'000;
@@ -58,15 +88,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
     return ReportError(InvalidInput("--window must be 'trace' or 'steps', got '" + args.window + "'"));
 
   std::vector<Profile> profiles;
-  for (const std::string& file : args.files) {
-    ImportOptions import_options;
-    import_options.forced_format = args.format;
-    import_options.progress = MakeProgress(file);
-    auto result = ImportFile(BuiltinImporters(), file, import_options);
-    if (::isatty(STDERR_FILENO)) std::fprintf(stderr, "\r\033[K");
-    if (!result.ok()) return ReportError(result.status());
-    for (auto& p : *result) profiles.push_back(std::move(p));
-  }
+  if (Status loaded = LoadInputs(args, &profiles); !loaded.ok()) return ReportError(loaded);
 
   std::vector<AnalyzedProfile> analyzed;
   analyzed.reserve(profiles.size());
@@ -100,9 +122,11 @@ void AddAnalyzeCommand(CLI::App& app, CommandList& commands) {
   auto args = std::make_shared<AnalyzeArgs>();
   CLI::App* cmd = app.add_subcommand(
       "analyze", "Characterize workloads: GPU timeline, kernel bounds, training vs inference, diagnoses");
-  cmd->add_option("files", args->files, "Traces, exports or logs (one profile per rank or node)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  cmd->add_option("files", args->files,
+                  "Traces, exports or logs (one profile per rank or node), or ids of stored profiles (12 or db:12, "
+                  "see `kraken list`)")
+      ->required();
+  AddDbOption(cmd, &args->db);
   cmd->add_flag("--json", args->json, "Print one JSON document (keys: docs/json-output.md)");
   cmd->add_option("--device", args->device,
                   "Device whose peaks the roofline uses (id or name, see `kraken devices`); default: recognised "

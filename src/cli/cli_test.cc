@@ -4,6 +4,7 @@
 #include <simdjson.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -21,11 +22,12 @@ struct RunResult {
 };
 
 // Runs the kraken binary built beside this test with `args`, capturing both streams.
-RunResult RunKraken(const std::string& args) {
+// `env`: "NAME=value " assignments put before the command.
+RunResult RunKraken(const std::string& args, const std::string& env = "") {
   const char* binary = KRAKEN_BINARY_PATH;
   std::string dir = testing::MakeTempDir("cli");
   std::string err_path = dir + "/stderr";
-  std::string command = std::string(binary) + " " + args + " 2>" + err_path;
+  std::string command = env + std::string(binary) + " " + args + " 2>" + err_path;
   RunResult result;
   FILE* pipe = popen(command.c_str(), "r");
   std::array<char, 65536> buffer{};
@@ -264,6 +266,120 @@ TEST(CliTest, TemporalUsageErrors) {
   RunResult both = RunKraken("temporal " + philly + " --json --explain");
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_TRUE(both.out.empty());
+}
+
+// The store commands against a database in a temp folder: import --db, list, show,
+// export (JSON and CSV), analyze by id, and their one-line errors.
+TEST(CliTest, StoreCommandsImportListShowExportAnalyze) {
+  std::string dir = testing::MakeTempDir("cli_store");
+  std::string db = dir + "/profiles.db";
+  std::string orion = OrionFile("resnet50_4_fwd");
+  std::string dcgm = testing::DataPath("dcgm/t4-a10g_dcgm-exporter_datadog-integrations-core_fixture.txt");
+  RunResult imported = RunKraken("import " + orion + " " + dcgm + " --db=" + db);
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_NE(imported.out.find("stored as profile 1 in " + db), std::string::npos) << imported.out;
+  EXPECT_NE(imported.out.find("stored as profile 2 in " + db), std::string::npos);
+  EXPECT_NE(imported.out.find("orion-csv"), std::string::npos);  // the usual summary is still there
+
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  RunResult list = RunKraken("list --json --db " + db);
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  ASSERT_EQ(parser.parse(list.out).get(doc), simdjson::SUCCESS) << list.out;
+  simdjson::dom::array profiles;
+  ASSERT_EQ(doc["profiles"].get_array().get(profiles), simdjson::SUCCESS);
+  ASSERT_EQ(profiles.size(), 2u);
+  int64_t kernels = 0, series = 0;
+  EXPECT_EQ(profiles.at(0)["counts"]["kernels"].get_int64().get(kernels), simdjson::SUCCESS);
+  EXPECT_EQ(kernels, 175);
+  EXPECT_EQ(profiles.at(1)["counts"]["series"].get_int64().get(series), simdjson::SUCCESS);
+  EXPECT_EQ(series, 38);
+  std::string_view kind;
+  EXPECT_EQ(profiles.at(1)["kind"].get_string().get(kind), simdjson::SUCCESS);
+  EXPECT_EQ(kind, "import");
+
+  RunResult show = RunKraken("show 2 --json --db " + db);
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  ASSERT_EQ(parser.parse(show.out).get(doc), simdjson::SUCCESS) << show.out;
+  simdjson::dom::array stats, devices;
+  ASSERT_EQ(doc["series"].get_array().get(stats), simdjson::SUCCESS);
+  EXPECT_EQ(stats.size(), 38u);
+  ASSERT_EQ(doc["devices"].get_array().get(devices), simdjson::SUCCESS);
+  EXPECT_EQ(devices.size(), 3u);
+  double power = 0;
+  EXPECT_EQ(stats.at(3)["mean"].get_double().get(power), simdjson::SUCCESS);
+  EXPECT_DOUBLE_EQ(power, 8.969);  // DCGM_FI_DEV_POWER_USAGE of the first T4
+  RunResult show_text = RunKraken("show 2 --db " + db);
+  ASSERT_EQ(show_text.exit_code, 0);
+  EXPECT_NE(show_text.out.find("DCGM_FI_DEV_POWER_USAGE"), std::string::npos);
+
+  RunResult json = RunKraken("export 1 --format json --db " + db);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS) << json.out.substr(0, 200);
+  simdjson::dom::array kernel_list, labels;
+  ASSERT_EQ(doc["kernels"].get_array().get(kernel_list), simdjson::SUCCESS);
+  EXPECT_EQ(kernel_list.size(), 175u);
+  ASSERT_EQ(doc["kernel_labels"].get_array().get(labels), simdjson::SUCCESS);
+  EXPECT_EQ(labels.size(), 175u);
+  std::string_view format;
+  EXPECT_EQ(doc["metadata"]["format"].get_string().get(format), simdjson::SUCCESS);
+  EXPECT_EQ(format, "orion-csv");
+
+  std::string csv_path = dir + "/series.csv";
+  RunResult csv = RunKraken("export 2 --format csv -o " + csv_path + " --db " + db);
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  std::string csv_text = testing::ReadFileOrDie(csv_path);
+  EXPECT_EQ(std::count(csv_text.begin(), csv_text.end(), '\n'), 39);  // header + 38 samples
+  EXPECT_EQ(csv_text.rfind("series,metric,source_name,gpu_index,", 0), 0u);
+  EXPECT_NE(csv_text.find("3,power_w,DCGM_FI_DEV_POWER_USAGE,0,"), std::string::npos);
+  EXPECT_NE(csv_text.find(",8.969\n"), std::string::npos);
+
+  // A stored profile analyses exactly like its file.
+  RunResult from_file = RunKraken("analyze --json " + orion);
+  RunResult from_store = RunKraken("analyze --json 1 --db " + db);
+  RunResult from_ref = RunKraken("analyze --json db:1 --db " + db);
+  ASSERT_EQ(from_store.exit_code, 0) << from_store.err;
+  EXPECT_EQ(from_store.out, from_file.out);
+  EXPECT_EQ(from_ref.out, from_file.out);
+
+  ExpectOneLineError(RunKraken("show 99 --db " + db), "no profile 99");
+  ExpectOneLineError(RunKraken("analyze 99 --db " + db), "no profile 99");
+  ExpectOneLineError(RunKraken("show one --db " + db), "'one' is not a profile id");
+  ExpectOneLineError(RunKraken("export 1 --format xml --db " + db), "--format must be json or csv");
+  ExpectOneLineError(RunKraken("list --db " + orion), "not a kraken database");
+  ExpectOneLineError(RunKraken("show 1 --db " + dir + "/none.db"), "no profile database here");
+  std::string out = dir + "/nothing.json";
+  ExpectOneLineError(RunKraken("export 7 -o " + out + " --db " + db), "no profile 7");
+  EXPECT_FALSE(std::filesystem::exists(out));
+
+  // Damaged pages (everything after the header page overwritten; the last connection to
+  // close folded the log back into the file).
+  std::string bytes = testing::ReadFileOrDie(db);
+  ASSERT_GT(bytes.size(), 8192u);
+  for (size_t i = 4096; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 2654435761u) >> 13);
+  std::ofstream(db, std::ios::binary | std::ios::trunc) << bytes;
+  ExpectOneLineError(RunKraken("show 1 --db " + db), "malformed");
+}
+
+TEST(CliTest, StoreDefaultsToKrakenStoragePath) {
+  std::string dir = testing::MakeTempDir("cli_store_default");
+  std::string env = "KRAKEN_STORAGE_PATH=" + dir + "/default.db ";
+  const char* kOrion = "orion/mobilenetv2_4_fwd.csv";
+  // A bare --db (last, so that it takes no file) stores into the default database.
+  RunResult with_env = RunKraken("import " + testing::DataPath(kOrion) + " --db", env);
+  ASSERT_EQ(with_env.exit_code, 0) << with_env.err;
+  EXPECT_NE(with_env.out.find("stored as profile 1 in " + dir + "/default.db"), std::string::npos) << with_env.out;
+  RunResult list = RunKraken("list", env);
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("1 profile(s)"), std::string::npos) << list.out;
+  RunResult empty = RunKraken("list", "KRAKEN_STORAGE_PATH=" + dir + "/empty.db ");
+  ASSERT_EQ(empty.exit_code, 0);
+  EXPECT_EQ(empty.out, "no profiles in " + dir + "/empty.db\n");
+  // Without KRAKEN_STORAGE_PATH: $XDG_DATA_HOME/kraken/kraken.db, its folders created.
+  RunResult xdg = RunKraken("import " + testing::DataPath(kOrion) + " --db",
+                            "env -u KRAKEN_STORAGE_PATH XDG_DATA_HOME=" + dir + "/xdg ");
+  ASSERT_EQ(xdg.exit_code, 0) << xdg.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/xdg/kraken/kraken.db"));
 }
 
 }  // namespace

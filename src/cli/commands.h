@@ -26,5 +26,8 @@ void AddTemporalCommand(CLI::App& app, CommandList& commands);
 void AddGpusCommand(CLI::App& app, CommandList& commands);
 void AddRecordNvmlCommand(CLI::App& app, CommandList& commands);
 void AddPackCommand(CLI::App& app, CommandList& commands);
+void AddListCommand(CLI::App& app, CommandList& commands);
+void AddShowCommand(CLI::App& app, CommandList& commands);
+void AddExportCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

@@ -26,6 +26,9 @@ int main(int argc, char** argv) {
   AddGpusCommand(app, commands);
   AddRecordNvmlCommand(app, commands);
   AddPackCommand(app, commands);
+  AddListCommand(app, commands);
+  AddShowCommand(app, commands);
+  AddExportCommand(app, commands);
 
   try {
     app.parse(argc, argv);

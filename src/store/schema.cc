@@ -1,0 +1,193 @@
+#include "store/schema.h"
+
+#include <chrono>
+#include <string>
+
+namespace kraken::store {
+namespace {
+
+struct Migration {
+  int64_t version;
+  const char* description;
+  const char* sql;
+};
+
+// Tables keyed (profile_id, seq) are WITHOUT ROWID: a profile's rows sit together in key
+// order, so loading one reads contiguous pages and deleting one is a range delete; seq
+// keeps the model's vector order. Sample blocks are a rowid table because their rows are
+// kilobytes (WITHOUT ROWID suits rows under ~1/20 of a page).
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE profiles(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  created_ns INTEGER NOT NULL,
+  complete INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  source TEXT NOT NULL,
+  format TEXT NOT NULL,
+  rank INTEGER,
+  world_size INTEGER,
+  distributed_backend TEXT NOT NULL,
+  hostname TEXT NOT NULL,
+  base_time_ns INTEGER NOT NULL,
+  accelerator_vendor INTEGER NOT NULL,
+  kernel_timestamps_valid INTEGER NOT NULL,
+  owner_host TEXT,
+  owner_pid INTEGER,
+  owner_start TEXT,
+  device_count INTEGER NOT NULL DEFAULT 0,
+  kernel_count INTEGER NOT NULL DEFAULT 0,
+  memory_op_count INTEGER NOT NULL DEFAULT 0,
+  cpu_op_count INTEGER NOT NULL DEFAULT 0,
+  runtime_call_count INTEGER NOT NULL DEFAULT 0,
+  series_count INTEGER NOT NULL DEFAULT 0,
+  sample_count INTEGER NOT NULL DEFAULT 0,
+  start_ns INTEGER,
+  end_ns INTEGER);
+CREATE INDEX profiles_by_created ON profiles(complete, created_ns);
+CREATE TABLE profile_attributes(profile_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+  PRIMARY KEY(profile_id, key)) WITHOUT ROWID;
+CREATE TABLE import_counters(profile_id INTEGER NOT NULL, name TEXT NOT NULL, value INTEGER NOT NULL,
+  PRIMARY KEY(profile_id, name)) WITHOUT ROWID;
+CREATE TABLE strings(profile_id INTEGER NOT NULL, id INTEGER NOT NULL, text TEXT NOT NULL,
+  PRIMARY KEY(profile_id, id)) WITHOUT ROWID;
+CREATE TABLE devices(profile_id INTEGER NOT NULL, seq INTEGER NOT NULL, device_index INTEGER NOT NULL,
+  name TEXT NOT NULL, vendor INTEGER NOT NULL, uuid TEXT NOT NULL, pci_bus_id TEXT NOT NULL,
+  architecture TEXT NOT NULL, sm_count INTEGER NOT NULL, compute_major INTEGER NOT NULL,
+  compute_minor INTEGER NOT NULL, memory_bytes INTEGER NOT NULL, warp_size INTEGER NOT NULL,
+  max_threads_per_sm INTEGER NOT NULL, registers_per_sm INTEGER NOT NULL,
+  shared_memory_per_sm_bytes INTEGER NOT NULL, max_sm_clock_mhz REAL, max_mem_clock_mhz REAL,
+  power_limit_w REAL, pcie_generation INTEGER, pcie_link_width INTEGER, driver_version TEXT NOT NULL,
+  cuda_version TEXT NOT NULL, mig_enabled INTEGER NOT NULL, mig_enabled_pending INTEGER NOT NULL,
+  minor_number INTEGER NOT NULL,
+  PRIMARY KEY(profile_id, seq)) WITHOUT ROWID;
+CREATE TABLE mig_instances(profile_id INTEGER NOT NULL, device_seq INTEGER NOT NULL, seq INTEGER NOT NULL,
+  gpu_instance_id INTEGER NOT NULL, compute_instance_id INTEGER NOT NULL, profile TEXT NOT NULL,
+  memory_bytes INTEGER NOT NULL, sm_count INTEGER NOT NULL,
+  PRIMARY KEY(profile_id, device_seq, seq)) WITHOUT ROWID;
+CREATE TABLE kernels(profile_id INTEGER NOT NULL, seq INTEGER NOT NULL, name_id INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL,
+  correlation_id INTEGER NOT NULL, external_id INTEGER NOT NULL, grid_x INTEGER NOT NULL,
+  grid_y INTEGER NOT NULL, grid_z INTEGER NOT NULL, block_x INTEGER NOT NULL, block_y INTEGER NOT NULL,
+  block_z INTEGER NOT NULL, registers_per_thread INTEGER NOT NULL, shared_memory_bytes INTEGER NOT NULL,
+  blocks_per_sm REAL, warps_per_sm REAL, est_achieved_occupancy_pct REAL,
+  counters_index INTEGER NOT NULL, collective_index INTEGER NOT NULL,
+  PRIMARY KEY(profile_id, seq)) WITHOUT ROWID;
+CREATE TABLE memory_ops(profile_id INTEGER NOT NULL, seq INTEGER NOT NULL, name_id INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL,
+  correlation_id INTEGER NOT NULL, bytes INTEGER NOT NULL, kind INTEGER NOT NULL, direction INTEGER NOT NULL,
+  pageable_host_memory INTEGER NOT NULL,
+  PRIMARY KEY(profile_id, seq)) WITHOUT ROWID;
+CREATE TABLE cpu_ops(profile_id INTEGER NOT NULL, seq INTEGER NOT NULL, name_id INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL, pid INTEGER NOT NULL, tid INTEGER NOT NULL,
+  external_id INTEGER NOT NULL, category INTEGER NOT NULL,
+  PRIMARY KEY(profile_id, seq)) WITHOUT ROWID;
+CREATE TABLE runtime_calls(profile_id INTEGER NOT NULL, seq INTEGER NOT NULL, name_id INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL, pid INTEGER NOT NULL, tid INTEGER NOT NULL,
+  correlation_id INTEGER NOT NULL, external_id INTEGER NOT NULL, is_driver_api INTEGER NOT NULL,
+  PRIMARY KEY(profile_id, seq)) WITHOUT ROWID;
+CREATE TABLE steps(profile_id INTEGER NOT NULL, seq INTEGER NOT NULL, step_number INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL, tid INTEGER NOT NULL,
+  PRIMARY KEY(profile_id, seq)) WITHOUT ROWID;
+CREATE TABLE syncs(profile_id INTEGER NOT NULL, seq INTEGER NOT NULL, name_id INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL, device INTEGER NOT NULL, stream INTEGER NOT NULL,
+  PRIMARY KEY(profile_id, seq)) WITHOUT ROWID;
+CREATE TABLE kernel_counters(profile_id INTEGER NOT NULL, seq INTEGER NOT NULL,
+  fp64_flops REAL, fp32_flops REAL, fp16_flops REAL, tensor_flops REAL, dram_bytes REAL, l2_bytes REAL,
+  l1_bytes REAL, sm_throughput_pct REAL, dram_throughput_pct REAL, memory_throughput_pct REAL,
+  tensor_pipe_active_pct REAL, achieved_occupancy_pct REAL, sm_clock_hz REAL, dram_clock_hz REAL,
+  peak_fp32_flops_per_s REAL, peak_fp64_flops_per_s REAL, peak_dram_bytes_per_s REAL,
+  peak_tensor_flops_per_s REAL,
+  PRIMARY KEY(profile_id, seq)) WITHOUT ROWID;
+CREATE TABLE collectives(profile_id INTEGER NOT NULL, seq INTEGER NOT NULL, collective_name TEXT NOT NULL,
+  in_msg_nelems INTEGER NOT NULL, out_msg_nelems INTEGER NOT NULL, group_size INTEGER NOT NULL,
+  dtype TEXT NOT NULL, process_group_name TEXT NOT NULL, process_group_description TEXT NOT NULL,
+  process_group_ranks TEXT NOT NULL,
+  PRIMARY KEY(profile_id, seq)) WITHOUT ROWID;
+CREATE TABLE profiler_ranges(profile_id INTEGER NOT NULL, seq INTEGER NOT NULL, name_id INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL, counters_index INTEGER NOT NULL,
+  PRIMARY KEY(profile_id, seq)) WITHOUT ROWID;
+CREATE TABLE profiler_range_counters(profile_id INTEGER NOT NULL, range_seq INTEGER NOT NULL,
+  name TEXT NOT NULL, value REAL,
+  PRIMARY KEY(profile_id, range_seq, name)) WITHOUT ROWID;
+CREATE TABLE metric_declarations(profile_id INTEGER NOT NULL, seq INTEGER NOT NULL, source_name TEXT NOT NULL,
+  type TEXT NOT NULL, help TEXT NOT NULL, metric TEXT NOT NULL, current_name TEXT NOT NULL,
+  PRIMARY KEY(profile_id, seq)) WITHOUT ROWID;
+CREATE TABLE kernel_labels(profile_id INTEGER NOT NULL, seq INTEGER NOT NULL, kernel TEXT NOT NULL,
+  label TEXT NOT NULL, source TEXT NOT NULL,
+  PRIMARY KEY(profile_id, seq)) WITHOUT ROWID;
+CREATE TABLE series(id INTEGER PRIMARY KEY, profile_id INTEGER NOT NULL, seq INTEGER NOT NULL,
+  metric TEXT NOT NULL, source_name TEXT NOT NULL, gpu_index INTEGER NOT NULL, gpu_uuid TEXT NOT NULL,
+  gpu_name TEXT NOT NULL, pci_bus_id TEXT NOT NULL, gpu_instance_id INTEGER NOT NULL,
+  mig_profile TEXT NOT NULL, pid INTEGER NOT NULL, process_name TEXT NOT NULL, hostname TEXT NOT NULL,
+  pod TEXT NOT NULL, namespace_name TEXT NOT NULL, container TEXT NOT NULL);
+CREATE UNIQUE INDEX series_by_profile ON series(profile_id, seq);
+CREATE INDEX series_by_metric ON series(profile_id, metric);
+CREATE TABLE series_labels(series_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+  PRIMARY KEY(series_id, key)) WITHOUT ROWID;
+CREATE TABLE sample_blocks(id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL, seq INTEGER NOT NULL,
+  sample_count INTEGER NOT NULL, min_time_ns INTEGER NOT NULL, max_time_ns INTEGER NOT NULL,
+  min_value REAL, max_value REAL, sum_value REAL, times BLOB NOT NULL, vals BLOB NOT NULL);
+CREATE UNIQUE INDEX sample_blocks_by_series ON sample_blocks(series_id, seq);
+)sql";
+
+constexpr Migration kMigrations[] = {
+    {1, "profiles, devices, events, series and packed sample blocks", kSchemaV1},
+};
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Status ApplyMigration(SqliteDb& db, const Migration& migration) {
+  KRAKEN_ASSIGN_OR_RETURN(WriteTransaction txn, WriteTransaction::Begin(db));
+  // Another process may have migrated between our check and our write lock.
+  KRAKEN_ASSIGN_OR_RETURN(int64_t current, db.QueryInt("PRAGMA user_version"));
+  if (current >= migration.version) return Status::Ok();
+  if (migration.version == 1) {
+    KRAKEN_RETURN_IF_ERROR(db.Exec(
+        "CREATE TABLE schema_migrations(version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
+        "applied_ns INTEGER NOT NULL)"));
+    KRAKEN_RETURN_IF_ERROR(db.Exec("PRAGMA application_id = " + std::to_string(kKrakenApplicationId)));
+  }
+  KRAKEN_RETURN_IF_ERROR(db.Exec(migration.sql));
+  KRAKEN_ASSIGN_OR_RETURN(Statement record, db.Prepare("INSERT INTO schema_migrations VALUES(?, ?, ?)"));
+  KRAKEN_RETURN_IF_ERROR(record.Int(migration.version).Text(migration.description).Int(NowNs()).Run());
+  KRAKEN_RETURN_IF_ERROR(db.Exec("PRAGMA user_version = " + std::to_string(migration.version)));
+  return txn.Commit();
+}
+
+}  // namespace
+
+Status PrepareSchema(SqliteDb& db, bool writable) {
+  // The first read of the header: a file that is not SQLite fails here.
+  auto application_id = db.QueryInt("PRAGMA application_id");
+  if (!application_id.ok())
+    return InvalidInput(db.path() + ": not a kraken database (" + sqlite3_errmsg(db.handle()) + ")");
+  KRAKEN_ASSIGN_OR_RETURN(int64_t version, db.QueryInt("PRAGMA user_version"));
+  KRAKEN_ASSIGN_OR_RETURN(int64_t tables, db.QueryInt("SELECT COUNT(*) FROM sqlite_schema"));
+  bool is_new = tables == 0 && version == 0;
+  if (!is_new && *application_id != kKrakenApplicationId)
+    return InvalidInput(db.path() + ": not a kraken database (an SQLite file with other tables)");
+  if (version > kSchemaVersion)
+    return InvalidInput(db.path() + ": schema version " + std::to_string(version) +
+                        " was written by a newer kraken; this one reads versions up to " +
+                        std::to_string(kSchemaVersion));
+  if (version == kSchemaVersion) return Status::Ok();
+  if (!writable) {
+    if (is_new) return InvalidInput(db.path() + ": not a kraken database (empty)");
+    return InvalidInput(db.path() + ": schema version " + std::to_string(version) + " needs upgrading to " +
+                        std::to_string(kSchemaVersion) + "; run a writing command (kraken import --db) once");
+  }
+  if (is_new) {
+    // Both must precede the first table: auto_vacuum lets retention hand pages back to the
+    // file system (docs/store.md, retention), WAL lets readers run beside the writer.
+    KRAKEN_RETURN_IF_ERROR(db.Exec("PRAGMA auto_vacuum = INCREMENTAL"));
+    KRAKEN_RETURN_IF_ERROR(db.Exec("PRAGMA journal_mode = WAL"));
+  }
+  for (const Migration& migration : kMigrations)
+    if (migration.version > version) KRAKEN_RETURN_IF_ERROR(ApplyMigration(db, migration));
+  return Status::Ok();
+}
+
+}  // namespace kraken::store
