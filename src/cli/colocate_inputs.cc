@@ -4,81 +4,22 @@
 #include <cmath>
 #include <map>
 
-#include "analysis/characterize.h"
 #include "analysis/colocate/join.h"
-#include "analysis/demand.h"
+#include "analysis/colocate/profile_demands.h"
 #include "base/text.h"
 #include "importers/registry.h"
-#include "model/device_catalog.h"
 
 namespace kraken::cli {
-namespace {
-
-// File name without directories and without trailing known extensions.
-std::string Stem(std::string_view name) {
-  std::string s(BaseName(name));
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const char* ext : {".gz", ".json", ".csv", ".txt", ".prom", ".tar"}) {
-      if (EndsWith(s, ext) && s.size() > std::string_view(ext).size()) {
-        s.resize(s.size() - std::string_view(ext).size());
-        changed = true;
-      }
-    }
-  }
-  return s;
-}
-
-// Orion's *_fb0 files hold one "-1,1,1,7" row per operator: nothing was measured.
-bool IsOrionPlaceholderList(const Profile& p) {
-  if (p.metadata.format != "orion-csv" || p.kernels.empty()) return false;
-  for (const Kernel& k : p.kernels)
-    if (k.duration_ns > 7 || k.grid[0] > 1) return false;
-  return true;
-}
-
-}  // namespace
 
 Result<LoadedWorkloads> LoadDemands(const std::vector<std::string>& files, const DeviceSpec* device) {
-  LoadedWorkloads out;
-  const DeviceSpec* v100 = FindDeviceSpec("v100-pcie");
-  bool noted_orion = false;
+  ProfileDemands out;
   for (const std::string& file : files) {
     auto result = ImportFile(BuiltinImporters(), file);
     if (!result.ok()) return result.status();
-    for (const Profile& p : *result) {
-      if (IsOrionPlaceholderList(p))
-        return InvalidInput(file + ": all " + std::to_string(p.kernels.size()) +
-                            " rows are placeholders (7 ns, one block): Orion's *_fb0 lists were not measured "
-                            "(docs/analysis-classification.md); use the matching *_fb1 list");
-      CharacterizeOptions options;
-      options.device = device;
-      if (device == nullptr && p.metadata.format == "orion-csv") {
-        options.device = v100;
-        if (!noted_orion) {
-          out.notes.push_back("Orion kernel lists name no GPU: using v100-pcie (80 SMs, 900 GB/s), the V100 of "
-                              "Orion's SOURCES.md; the catalog entry's 32 GiB is not Orion's 16 GB card (--device "
-                              "to change)");
-          noted_orion = true;
-        }
-      }
-      std::vector<WorkloadDemand> demands = DeriveDemands(p, CharacterizeWorkload(p, options));
-      if (demands.empty()) out.notes.push_back(file + ": nothing to derive a demand from (skipped)");
-      for (WorkloadDemand& d : demands) {
-        // "path/to/file.csv gpu 0 [load]" -> "file gpu 0 [load]".
-        const std::string& source = p.metadata.source;
-        std::string suffix = StartsWith(d.name, source) ? d.name.substr(source.size()) : "";
-        d.name = Stem(source) + suffix;
-        out.demands.push_back(std::move(d));
-      }
-    }
+    for (const Profile& p : *result) KRAKEN_RETURN_IF_ERROR(AppendProfileDemands(p, file, device, &out));
   }
-  std::map<std::string, int> seen;
-  for (WorkloadDemand& d : out.demands) {
-    int n = ++seen[d.name];
-    if (n > 1) d.name += " #" + std::to_string(n);
-  }
-  return out;
+  FinishProfileDemands(&out);
+  return LoadedWorkloads{std::move(out.demands), std::move(out.notes)};
 }
 
 Status ApplyNamedValues(const std::vector<std::string>& flags, const std::string& flag_name,
@@ -95,7 +36,7 @@ Status ApplyNamedValues(const std::vector<std::string>& flags, const std::string
     int match = -1;
     auto index = ParseInt64(name);
     for (size_t i = 0; i < demands.size(); ++i) {
-      bool hit = demands[i].name == name || Stem(demands[i].name) == name ||
+      bool hit = demands[i].name == name || WorkloadStem(demands[i].name) == name ||
                  (index && *index == static_cast<int64_t>(i) + 1);
       if (!hit) continue;
       if (match >= 0) return InvalidInput(flag_name + ": '" + name + "' names more than one workload; use its position");

@@ -2,11 +2,9 @@
 // allocation series (docs/temporal.md).
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 
-#include "analysis/temporal/temporal_analysis.h"
-#include "base/text.h"
+#include "analysis/temporal/series_selection.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "importers/registry.h"
@@ -25,59 +23,9 @@ struct TemporalArgs {
   std::string output = "-";
 };
 
-Result<std::vector<temporal::Horizon>> ParseHorizons(const std::string& text) {
-  std::vector<temporal::Horizon> out;
-  for (std::string_view part : Split(text, ',')) {
-    auto h = temporal::ParseHorizon(part);
-    if (!h)
-      return InvalidInput("--horizon expects durations like 1h,24h (units s, m, h, d, w, or it for iterations), got '" +
-                          std::string(Trim(part)) + "'");
-    out.push_back(*h);
-  }
-  if (out.empty()) return InvalidInput("--horizon needs at least one duration");
-  return out;
-}
-
-bool IsIndex(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-}
-
-// Positions of the profile's series that the selectors name: an index (the table's #
-// column), an exact name, or else every name that contains the text. All when empty.
-std::vector<size_t> SelectSeries(const Profile& profile, const std::vector<std::string>& selectors,
-                                 std::vector<bool>* matched) {
-  std::vector<size_t> out;
-  std::vector<std::string> names;
-  for (const Series& s : profile.series) names.push_back(temporal::SeriesName(s));
-  auto add = [&](size_t i) {
-    if (std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
-  };
-  if (selectors.empty()) {
-    for (size_t i = 0; i < names.size(); ++i) add(i);
-    return out;
-  }
-  for (size_t k = 0; k < selectors.size(); ++k) {
-    const std::string& sel = selectors[k];
-    std::vector<size_t> hits;
-    if (IsIndex(sel)) {
-      auto index = ParseUint64(sel);
-      if (index && *index < names.size()) hits.push_back(static_cast<size_t>(*index));
-    } else {
-      for (size_t i = 0; i < names.size(); ++i)
-        if (names[i] == sel) hits.push_back(i);
-      if (hits.empty())
-        for (size_t i = 0; i < names.size(); ++i)
-          if (names[i].find(sel) != std::string::npos) hits.push_back(i);
-    }
-    if (!hits.empty()) (*matched)[k] = true;
-    for (size_t i : hits) add(i);
-  }
-  return out;
-}
-
 int RunTemporal(const TemporalArgs& args) {
   temporal::TemporalOptions options;
-  auto horizons = ParseHorizons(args.horizons);
+  auto horizons = temporal::ParseHorizons(args.horizons);
   if (!horizons.ok()) return ReportError(horizons.status());
   options.horizons = *horizons;
 
@@ -96,7 +44,7 @@ int RunTemporal(const TemporalArgs& args) {
       file.format = p.metadata.format;
       auto clock = p.metadata.attributes.find("clock");
       if (clock != p.metadata.attributes.end()) file.clock = clock->second;
-      for (size_t i : SelectSeries(p, args.series, &matched)) {
+      for (size_t i : temporal::SelectSeries(p, args.series, &matched)) {
         file.indices.push_back(i);
         file.reports.push_back(temporal::AnalyzeTemporal(p.series[i], options));
       }
