@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make demo`: analyses an example and prints where the report is.
+# `make demo`: analyses an example, writes its HTML report and prints where it is and how
+# to open the dashboard on it.
 # The examples in examples/ are recorded on real GPUs with scripts/record-examples.sh;
 # until one is recorded, the demo uses a real public trace from the shared data.
 set -euo pipefail
@@ -25,5 +26,11 @@ mkdir -p "$out"
 "$kraken" analyze "$example" --json -o "$out/report.json"
 echo
 cat "$out/report.txt"
-echo "Report: $out/report.txt"
+"$kraken" report "$example" -o "$out/report.html" 2>/dev/null
+# A store holding the demo input, for the dashboard.
+rm -f "$out/demo.db" "$out/demo.db-wal" "$out/demo.db-shm"
+"$kraken" import "$example" --db "$out/demo.db" >/dev/null
+echo "Text:   $out/report.txt"
 echo "JSON:   $out/report.json"
+echo "Report: $out/report.html   (one self-contained HTML file: open it in a browser)"
+echo "Dashboard: $kraken serve --db $out/demo.db   then open http://127.0.0.1:7070/"

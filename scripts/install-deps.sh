@@ -7,7 +7,11 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libsimdjson-dev libcli11-dev zlib1g-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  nodejs chromium
 )
+# The dashboard bundle needs npm; NodeSource's nodejs package ships its own npm (and
+# conflicts with Debian's), so Debian's npm is installed only when no npm is found.
+command -v npm >/dev/null || packages+=(npm)
 # Extra packages a make target needs only for itself (e.g. clang for `make fuzz`).
 read -r -a extra <<< "${KRAKEN_DEPS_EXTRA:-}"
 packages+=("${extra[@]}")
@@ -16,16 +20,24 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-echo "kraken: installing ${missing[*]}" >&2
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null; then sudo="sudo"; else
-    echo "kraken: error: these packages are missing and installing them needs root: ${missing[*]}" >&2
-    exit 2
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "kraken: installing ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null; then sudo="sudo"; else
+      echo "kraken: error: these packages are missing and installing them needs root: ${missing[*]}" >&2
+      exit 2
+    fi
   fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# playwright-core (the browser tests) needs Node.js >= 20: Debian 12 ships 18.20, Debian 13
+# ships 20. On Debian 12 install nodejs 20 from NodeSource (deb.nodesource.com, node_20.x).
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ]; then
+  echo "kraken: error: Node.js >= 20 is needed for the browser tests (found $(node --version 2>/dev/null || echo none)); on Debian 12 install nodejs 20 from NodeSource" >&2
+  exit 2
+fi

@@ -1,14 +1,11 @@
 // `kraken analyze FILE|ID...`: imports the inputs (or loads stored profiles by id) and
 // prints the characterization.
-#include <unistd.h>
-
 #include <cstdio>
-#include <filesystem>
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/profile_inputs.h"
 #include "cli/store_access.h"
-#include "importers/registry.h"
 #include "report/analyze_request.h"
 
 namespace kraken::cli {
@@ -27,32 +24,6 @@ struct AnalyzeArgs {
   std::string db;
 };
 
-// An argument that names no file but reads as a profile id ("12", "db:12") is loaded from
-// the store; anything else is imported (a missing file is reported by the importer).
-Status LoadInputs(const AnalyzeArgs& args, std::vector<Profile>* profiles) {
-  std::unique_ptr<ProfileStore> store;
-  for (const std::string& file : args.files) {
-    std::error_code ec;
-    std::optional<int64_t> id = std::filesystem::exists(file, ec) ? std::nullopt : ParseProfileRef(file);
-    if (id) {
-      if (store == nullptr) {
-        KRAKEN_ASSIGN_OR_RETURN(store, OpenStoreForReading(args.db));
-      }
-      KRAKEN_ASSIGN_OR_RETURN(Profile profile, store->LoadProfile(*id));
-      profiles->push_back(std::move(profile));
-      continue;
-    }
-    ImportOptions import_options;
-    import_options.forced_format = args.format;
-    import_options.progress = MakeProgress(file);
-    auto result = ImportFile(BuiltinImporters(), file, import_options);
-    if (::isatty(STDERR_FILENO)) std::fprintf(stderr, "\r\033[K");
-    if (!result.ok()) return result.status();
-    for (auto& p : *result) profiles->push_back(std::move(p));
-  }
-  return Status::Ok();
-}
-
 int RunAnalyze(const AnalyzeArgs& args) {
   AnalyzeSettings settings;
   settings.device = args.device;
@@ -64,7 +35,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
   if (!options.ok()) return ReportError(options.status());
 
   std::vector<Profile> profiles;
-  if (Status loaded = LoadInputs(args, &profiles); !loaded.ok()) return ReportError(loaded);
+  if (Status loaded = LoadProfileInputs(args.files, args.format, args.db, &profiles); !loaded.ok()) return ReportError(loaded);
 
   std::string text = RenderAnalysis(profiles, settings, *options, args.json);
   Status status = WriteOutput(args.output, text);

@@ -188,3 +188,24 @@ export function liveChart(container, title, unit) {
     });
   };
 }
+
+// GPU timeline breakdown: one stacked bar per rank, in ms (compute, exposed communication,
+// exposed memcpy, idle add up to the timeline's total).
+export function timelineBreakdownChart(container, rows) {
+  const parts = [
+    ['compute_us', 'compute', '#3b6fb6'], ['exposed_comm_us', 'exposed comm', '#e0a030'],
+    ['exposed_memcpy_us', 'exposed memcpy', '#8064a2'], ['idle_us', 'idle', '#cccccc'],
+  ];
+  return makeChart(container, {
+    title: { text: 'GPU timeline breakdown (ms)', left: 0, textStyle: { fontSize: 13 } },
+    tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (v) => `${fmt(v, 2)} ms` },
+    legend: { top: 0, right: 0 },
+    grid: { left: 120, right: 24, top: 40, bottom: 32 },
+    xAxis: { type: 'value', name: 'ms' },
+    yAxis: { type: 'category', data: rows.map((r) => r.label), inverse: true },
+    series: parts.map(([key, name, color]) => ({
+      name, type: 'bar', stack: 'gpu', itemStyle: { color },
+      data: rows.map((r) => (r[key] || 0) / 1000),
+    })),
+  }, Math.max(140, 80 + rows.length * 32));
+}

@@ -1,0 +1,113 @@
+// End-to-end tests of `kraken report`: the self-contained page and its data document on real
+// inputs, and the error contract (one line, exit 2, no file left behind).
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+
+#include "base/testing/test_data.h"
+
+namespace kraken {
+namespace {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+RunResult RunCli(const std::string& args) {
+  std::string err_path = testing::MakeTempDir("report_cli_stderr") + "/stderr";
+  std::string command = std::string(KRAKEN_BINARY_PATH) + " " + args + " 2>" + err_path;
+  RunResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 65536> buffer{};
+  size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = testing::ReadFileOrDie(err_path);
+  return result;
+}
+
+const std::string kResnet = "kineto/kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
+const std::string kSmi = "nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt";
+
+TEST(ReportCliTest, WritesOneSelfContainedPage) {
+  std::string out = testing::MakeTempDir("report_cli_page") + "/resnet.html";
+  RunResult r = RunCli("report " + testing::DataPath(kResnet) + " -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string html = testing::ReadFileOrDie(out);
+  EXPECT_EQ(html.rfind("<!doctype html>", 0), 0u);
+  EXPECT_NE(html.find("<title>kraken report: worker0.1623143089861.pt.trace.json.gz</title>"), std::string::npos);
+  EXPECT_NE(html.find("<script type=\"application/json\" id=\"kraken-report-data\">{\"kind\":\"kraken-report\""),
+            std::string::npos);
+  // Nothing is fetched from elsewhere: no external script, stylesheet or URL to load.
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  // Exactly one closing tag per script element: the inlined data and bundle cannot end them early.
+  size_t closings = 0;
+  for (size_t at = html.find("</script"); at != std::string::npos; at = html.find("</script", at + 1)) ++closings;
+  EXPECT_EQ(closings, 2u);
+}
+
+TEST(ReportCliTest, DataDocumentHoldsAnalyzeDisaggAndPrice) {
+  RunResult r = RunCli("report --data-only --gpu-hour-cost 4 -o - " + testing::DataPath(kResnet));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  RunResult analyze = RunCli("analyze --json " + testing::DataPath(kResnet));
+  ASSERT_EQ(analyze.exit_code, 0) << analyze.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(r.out);
+  EXPECT_EQ(doc["kind"].get_string().value(), "kraken-report");
+  EXPECT_EQ(doc["gpu_hour_cost_usd"].get_double().value(), 4.0);
+  // The embedded analysis is the document `kraken analyze --json` prints.
+  std::string embedded = simdjson::minify(doc["analyze"].value());
+  simdjson::dom::parser parser2;
+  std::string expected = simdjson::minify(parser2.parse(analyze.out).value());
+  EXPECT_EQ(embedded, expected);
+  EXPECT_EQ(doc["analyze"]["kernels"]["count"].get_int64().value(), 8772);
+  // disagg priced at the report's cost: ResNet-50 on a V100 scores 0.72 and stays dedicated.
+  simdjson::dom::element w = doc["disagg"]["workloads"].get_array().value().at(0).value();
+  EXPECT_NEAR(w["score"].get_double().value(), 0.72, 0.005);
+  EXPECT_EQ(w["strategy"]["name"].get_string().value(), "dedicated");
+  EXPECT_EQ(w["savings"]["price_per_gpu_hour"].get_double().value(), 4.0);
+  // Tesla V100-DGXS-32GB as the trace reports it (deviceProperties totalGlobalMem).
+  EXPECT_EQ(doc["device_memory_bytes"].get_array().value().at(0).get_int64().value(), 34084028416);
+  // A trace has no sampled utilization; the allocator's series are in the memory panel.
+  EXPECT_TRUE(doc["series"]["panels"].is_array());
+}
+
+TEST(ReportCliTest, SampledCaptureGivesUtilizationMemoryAndPowerPanels) {
+  RunResult r = RunCli("report --data-only -o - " + testing::DataPath(kSmi));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(r.out);
+  std::vector<std::string> ids;
+  for (simdjson::dom::element panel : doc["series"]["panels"].get_array().value())
+    ids.emplace_back(panel["id"].get_string().value());
+  EXPECT_EQ(ids, (std::vector<std::string>{"utilization", "memory", "power"}));
+  EXPECT_EQ(doc["gpu_hour_cost_usd"].get_double().value(), 2.5);
+}
+
+TEST(ReportCliTest, ErrorsAreOneLineAndLeaveNoFile) {
+  std::string dir = testing::MakeTempDir("report_cli_errors");
+  std::string out = dir + "/never.html";
+  for (const std::string& args :
+       {"report " + dir + "/missing.json -o " + out,
+        "report --gpu-hour-cost -1 " + testing::DataPath(kResnet) + " -o " + out,
+        "report --device no-such-gpu " + testing::DataPath(kResnet) + " -o " + out}) {
+    RunResult r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("kraken: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << args;
+  }
+  // No temp file was left behind either.
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
+}  // namespace
+}  // namespace kraken

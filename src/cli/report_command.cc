@@ -1,0 +1,80 @@
+// `kraken report INPUT... [-o report.html]`: one self-contained HTML page (charts, tables
+// and a summary a manager can read first) that opens without network or kraken.
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "cli/profile_inputs.h"
+#include "cli/store_access.h"
+#include "report/html_report.h"
+
+namespace kraken::cli {
+namespace {
+
+struct ReportArgs {
+  std::vector<std::string> inputs;
+  std::string output = "report.html";
+  std::string device;
+  double gpu_hour_cost = kDefaultGpuHourCostUsd;
+  std::string title;
+  std::string format;
+  std::string db;
+  bool data_only = false;
+};
+
+int RunReport(const ReportArgs& args) {
+  ReportSettings settings;
+  settings.analyze.device = args.device;
+  settings.gpu_hour_cost_usd = args.gpu_hour_cost;
+  settings.inputs = args.inputs;
+  settings.title = args.title.empty() ? std::filesystem::path(args.inputs.front()).filename().string() : args.title;
+  // Flags are checked before the (slow) import so a typo fails at once.
+  if (!(args.gpu_hour_cost >= 0)) return ReportError(InvalidInput("--gpu-hour-cost must be >= 0 (US$ per GPU-hour)"));
+  if (auto options = MakeCharacterizeOptions(settings.analyze); !options.ok()) return ReportError(options.status());
+
+  std::vector<Profile> profiles;
+  if (Status loaded = LoadProfileInputs(args.inputs, args.format, args.db, &profiles); !loaded.ok())
+    return ReportError(loaded);
+  auto data = RenderReportData(profiles, settings);
+  if (!data.ok()) return ReportError(data.status());
+  std::string text = *data;
+  if (!args.data_only) {
+    auto html = RenderHtmlReport(settings.title, *data);
+    if (!html.ok()) return ReportError(html.status());
+    text = std::move(*html);
+  }
+  Status status = WriteOutput(args.output, text);
+  if (!status.ok()) return ReportError(status);
+  if (args.output != "-" && !args.output.empty()) std::fprintf(stderr, "kraken: wrote %s\n", args.output.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddReportCommand(CLI::App& app, CommandList& commands) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Write one self-contained HTML report: summary, savings, GPU timeline, roofline, top kernels, steps");
+  cmd->add_option("inputs", args->inputs,
+                  "Traces, exports or captures (anything `kraken analyze` reads), or ids of stored profiles (12 or "
+                  "db:12, see `kraken list`)")
+      ->required();
+  cmd->add_option("-o,--output", args->output, "HTML file to write (written whole or not at all; - = standard output)")
+      ->capture_default_str();
+  cmd->add_option("--device", args->device,
+                  "Device whose peaks the roofline uses (id or name, see `kraken devices`); default: recognised "
+                  "from the input");
+  cmd->add_option("--gpu-hour-cost", args->gpu_hour_cost,
+                  "Price of one GPU-hour in US$ for the savings (default: on-demand H100 rental, 2026; sources in "
+                  "docs/report.md)")
+      ->capture_default_str();
+  cmd->add_option("--title", args->title, "Title at the top of the report; default: the first input's file name");
+  cmd->add_flag("--data-only", args->data_only,
+                "Write the JSON document the page renders instead of the page (keys: docs/report.md)");
+  AddDbOption(cmd, &args->db);
+  cmd->add_option("--format", args->format, "Force an importer (see `kraken formats`)");
+  commands.push_back({cmd, [args] { return RunReport(*args); }});
+}
+
+}  // namespace kraken::cli

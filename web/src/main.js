@@ -1,0 +1,57 @@
+// Entry point of the bundle. In a `kraken report` page the data is inlined in
+// #kraken-report-data and the report is drawn at once; under `kraken serve` the hash
+// routes pick a dashboard page.
+import './style.css';
+import { disposeCharts } from './charts.js';
+import { el } from './format.js';
+import { clusterPage } from './pages/cluster.js';
+import { colocatePage } from './pages/colocate.js';
+import { livePage, stopLive } from './pages/live.js';
+import { workloadPage } from './pages/workload.js';
+import { workloadsPage } from './pages/workloads.js';
+import { renderReport } from './report_view.js';
+
+function showError(container, error) {
+  container.replaceChildren(el('p', { class: 'error', 'data-key': 'error' }, String(error && error.message ? error.message : error)));
+  document.body.setAttribute('data-rendered', 'error');
+}
+
+async function route() {
+  const app = document.getElementById('app');
+  stopLive();
+  disposeCharts();
+  app.replaceChildren();
+  document.body.removeAttribute('data-rendered');
+  const [path, query] = (location.hash.replace(/^#/, '') || '/').split('?');
+  const params = new URLSearchParams(query || '');
+  const parts = path.split('/').filter(Boolean);
+  document.querySelectorAll('[data-nav]').forEach((a) => a.classList.toggle('active', a.dataset.nav === (parts[0] || 'workloads')));
+  try {
+    if (parts[0] === 'workload' && parts[1]) await workloadPage(app, parts[1]);
+    else if (parts[0] === 'colocate') await colocatePage(app, params);
+    else if (parts[0] === 'cluster') await clusterPage(app);
+    else if (parts[0] === 'live') livePage(app);
+    else await workloadsPage(app);
+    document.body.setAttribute('data-rendered', 'true');
+  } catch (error) {
+    showError(app, error);
+  }
+}
+
+function start() {
+  const inline = document.getElementById('kraken-report-data');
+  const app = document.getElementById('app');
+  if (inline) {
+    try {
+      renderReport(app, JSON.parse(inline.textContent));
+    } catch (error) {
+      showError(app, error);
+    }
+    return;
+  }
+  window.addEventListener('hashchange', route);
+  route();
+}
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+else start();

@@ -1,0 +1,34 @@
+// #/live : the newest live profile's samples, one event per second from the server's SSE stream.
+import * as api from '../api.js';
+import { liveChart } from '../charts.js';
+import { el } from '../format.js';
+
+let source = null;
+
+// Called by the router before another page replaces this one.
+export function stopLive() {
+  if (source) source.close();
+  source = null;
+}
+
+export function livePage(container) {
+  container.append(el('h1', {}, 'Live'));
+  const status = el('p', { class: 'muted', 'data-key': 'live-status' }, 'Waiting for samples…');
+  container.append(status);
+  const box = el('section', { class: 'panel', 'data-section': 'live' });
+  container.append(box);
+  const charts = {};
+  let events = 0;
+  source = api.subscribeLive((msg) => {
+    events += 1;
+    status.textContent = msg.profile_id === null ? `No live profile in the store (${events} events).`
+      : `Profile ${msg.profile_id}: ${events} events.`;
+    status.setAttribute('data-events', String(events));
+    const byMetric = {};
+    for (const s of msg.samples || []) (byMetric[s.metric] ||= {})[`GPU ${s.gpu_index}`] = s.value;
+    for (const [metric, values] of Object.entries(byMetric)) {
+      charts[metric] ||= liveChart(box, metric, '');
+      charts[metric](msg.time_ns / 1e6, values);
+    }
+  }, (error) => { status.textContent = error.message; });
+}

@@ -1,0 +1,15 @@
+// A whole report: title, summary, then the workload sections. `kraken report` renders the
+// document it inlines with this; the dashboard's workload page renders the fetched one.
+import { renderSummary } from './summary_view.js';
+import { el } from './format.js';
+import { renderWorkload } from './workload_view.js';
+
+export function renderReport(container, data) {
+  container.replaceChildren();
+  container.append(el('h1', {}, data.title || 'kraken report'));
+  if (data.inputs && data.inputs.length)
+    container.append(el('p', { class: 'muted small' }, `Inputs: ${data.inputs.join(', ')}`));
+  renderSummary(container, data);
+  renderWorkload(container, data);
+  document.body.setAttribute('data-rendered', 'true');
+}

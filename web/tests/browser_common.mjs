@@ -1,0 +1,61 @@
+// Shared by the browser tests: launching Debian's Chromium headless through playwright-core,
+// checking that a chart's canvas holds a real drawing, and small assertion helpers.
+// A missing browser is a failure, never a skip: CI installs it (scripts/install-deps.sh).
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export function parseArgs(argv) {
+  const args = {};
+  for (let i = 0; i < argv.length; i += 1) {
+    if (!argv[i].startsWith('--')) continue;
+    args[argv[i].slice(2)] = argv[i + 1];
+    i += 1;
+  }
+  return args;
+}
+
+export async function launchChromium(modules, executable) {
+  if (!executable || !fs.existsSync(executable)) {
+    throw new Error(`Chromium not found at '${executable}': install it (scripts/install-deps.sh installs Debian's chromium)`);
+  }
+  const require = createRequire(path.join(path.resolve(modules), 'noop.js'));
+  const { chromium } = require('playwright-core');
+  // --no-sandbox: CI containers run as root, where Chromium's sandbox refuses to start.
+  return chromium.launch({ executablePath: executable, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+}
+
+let failures = 0;
+export function check(condition, message) {
+  if (condition) {
+    console.log(`  ok: ${message}`);
+  } else {
+    failures += 1;
+    console.log(`  FAIL: ${message}`);
+  }
+}
+export function near(a, b, tolerance = 1e-9) {
+  return typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(b));
+}
+export function failureCount() {
+  return failures;
+}
+
+// Per chart on the page: its canvas size and how many distinct colours and non-background
+// pixels it holds (a blank or axis-only chart has few).
+export async function chartStats(page) {
+  return page.$$eval('.chart canvas', (canvases) => canvases.map((c) => {
+    const ctx = c.getContext('2d');
+    const { data } = ctx.getImageData(0, 0, c.width, c.height);
+    const colours = new Set();
+    let inked = 0;
+    for (let i = 0; i < data.length; i += 16) {
+      if (data[i + 3] === 0) continue;
+      const rgb = (data[i] << 16) | (data[i + 1] << 8) | data[i + 2];
+      if (rgb !== 0xffffff) inked += 1;
+      colours.add(rgb);
+    }
+    const section = c.closest('[data-section]');
+    return { section: section ? section.getAttribute('data-section') : '', width: c.width, height: c.height, colours: colours.size, inked };
+  }));
+}

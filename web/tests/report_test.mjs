@@ -1,0 +1,119 @@
+// Browser test of `kraken report` on real files: generates each report, opens it in headless
+// Chromium with the network blocked, and checks that the charts were drawn, the top-kernel
+// table lists the kernels `kraken analyze --json` lists, and the summary's figures are the
+// ones kraken computed. Screenshots go to --out (printed).
+// node report_test.mjs --kraken BIN --data DATA_DIR --out DIR --modules NODE_MODULES --chromium PATH
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chartStats, check, failureCount, launchChromium, near, parseArgs } from './browser_common.mjs';
+
+const args = parseArgs(process.argv.slice(2));
+const CASES = [
+  {
+    name: 'resnet50_tb_plugin',
+    inputs: ['kineto/kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz'],
+    charts: ['timeline', 'kernels', 'steps'],
+  },
+  {
+    name: 'hta_two_ranks',
+    inputs: ['kineto/hta/trace_filter/sampled_rank-0.json.gz', 'kineto/hta/trace_filter/sampled_rank-1.json.gz'],
+    charts: ['timeline', 'kernels'],
+  },
+  {
+    name: 'nvidia_smi_h100',
+    inputs: ['nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt'],
+    charts: ['series'],
+  },
+];
+
+function kraken(...argv) {
+  return execFileSync(args.kraken, argv, { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+async function runCase(browser, c) {
+  console.log(`case ${c.name}`);
+  const inputs = c.inputs.map((p) => path.join(args.data, p));
+  for (const f of inputs) if (!fs.existsSync(f)) throw new Error(`missing real data file ${f}`);
+  const html = path.join(args.out, `${c.name}.html`);
+  kraken('report', ...inputs, '-o', html);
+  const analyze = JSON.parse(kraken('analyze', '--json', ...inputs));
+  const text = fs.readFileSync(html, 'utf8');
+  check(!/<script[^>]+src=|<link[^>]+href=/i.test(text), 'the page loads no script or stylesheet from elsewhere');
+
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const external = [];
+  await page.route('**/*', (route) => {
+    if (route.request().url().startsWith('file:')) return route.continue();
+    external.push(route.request().url());
+    return route.abort();
+  });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(pathToFileURL(html).href);
+  await page.waitForSelector('body[data-rendered]', { timeout: 20000 });
+  check(await page.getAttribute('body', 'data-rendered') === 'true', 'the report rendered without error');
+  check(errors.length === 0, `no script error (${errors.join('; ')})`);
+  check(external.length === 0, `no network request (${external.join(', ')})`);
+
+  // The page renders exactly the document `kraken analyze --json` prints.
+  const data = await page.$eval('#kraken-report-data', (n) => JSON.parse(n.textContent));
+  check(JSON.stringify(data.analyze) === JSON.stringify(analyze), 'embedded analysis equals `kraken analyze --json`');
+
+  // Charts with real drawing in the sections this input has data for.
+  const stats = await chartStats(page);
+  for (const section of c.charts) {
+    const drawn = stats.filter((s) => s.section === section && s.width > 100 && s.height > 50 && s.inked > 300 && s.colours >= 4);
+    check(drawn.length > 0, `section '${section}' has a drawn chart (${JSON.stringify(stats.filter((s) => s.section === section))})`);
+  }
+
+  // Top kernels table = kraken's top kernels, in order.
+  const top = (analyze.kernels && analyze.kernels.top) || [];
+  if (top.length) {
+    const names = await page.$$eval('table[data-table="top-kernels"] tbody tr td:first-child', (tds) => tds.map((td) => td.textContent));
+    check(names.length === top.length, `top-kernels table has ${top.length} rows (got ${names.length})`);
+    check(JSON.stringify(names) === JSON.stringify(top.map((k) => k.name)), 'top-kernels rows are kraken\'s kernels in order');
+  }
+
+  // Summary figures against the analyze document.
+  const figure = async (key) => {
+    const v = await page.getAttribute(`[data-section="summary"] [data-key="${key}"]`, 'data-value');
+    return v === null || v === '' ? null : Number(v);
+  };
+  const kernelCount = await figure('kernel_count');
+  check(kernelCount === (analyze.kernels ? analyze.kernels.count : null), `summary kernels = ${analyze.kernels && analyze.kernels.count} (got ${kernelCount})`);
+  const timelines = analyze.ranks.map((r) => r.trace_timeline).filter(Boolean);
+  const idle = await figure('idle_pct');
+  if (timelines.length) {
+    const expected = (100 * timelines.reduce((s, t) => s + t.idle_us, 0)) / timelines.reduce((s, t) => s + t.total_us, 0);
+    check(near(idle, expected), `summary idle % = ${expected} from the timelines (got ${idle})`);
+    if (timelines.length === 1) check(near(idle, timelines[0].idle_pct, 1e-6), `single rank: idle % = trace_timeline.idle_pct ${timelines[0].idle_pct}`);
+  } else {
+    const util = analyze.ranks.flatMap((r) => r.series || []).filter((s) => s.metric === 'gpu_util_pct');
+    const n = util.reduce((s, x) => s + x.samples, 0);
+    const expected = 100 - util.reduce((s, x) => s + x.mean * x.samples, 0) / n;
+    check(n > 0 && near(idle, expected), `summary idle % = 100 - mean gpu_util_pct = ${expected} (got ${idle})`);
+  }
+  const what = await page.textContent('[data-section="summary"] [data-key="what"]');
+  check(what.startsWith(`${analyze.workload.type}`), `summary says the workload is ${analyze.workload.type}: "${what}"`);
+  const diagnoses = await page.$$eval('table[data-table="diagnoses"] tbody tr', (rows) => rows.length);
+  check(diagnoses === (analyze.diagnoses || []).length, `diagnoses table has ${(analyze.diagnoses || []).length} rows (got ${diagnoses})`);
+
+  const shot = path.join(args.out, `${c.name}.png`);
+  await page.screenshot({ path: shot, fullPage: true });
+  console.log(`  screenshot: ${shot}`);
+  console.log(`  report: ${html} (${fs.statSync(html).size} bytes)`);
+  await page.close();
+}
+
+fs.mkdirSync(args.out, { recursive: true });
+const browser = await launchChromium(args.modules, args.chromium);
+try {
+  for (const c of CASES) await runCase(browser, c);
+} finally {
+  await browser.close();
+}
+const failures = failureCount();
+console.log(failures ? `${failures} check(s) failed` : 'all checks passed');
+process.exit(failures ? 1 : 0);
