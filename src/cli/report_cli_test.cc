@@ -86,7 +86,8 @@ TEST(ReportCliTest, SampledCaptureGivesUtilizationMemoryAndPowerPanels) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc = parser.parse(r.out);
   std::vector<std::string> ids;
-  for (simdjson::dom::element panel : doc["series"]["panels"].get_array().value())
+  simdjson::dom::array panels = doc["series"]["panels"].get_array().value();
+  for (simdjson::dom::element panel : panels)
     ids.emplace_back(panel["id"].get_string().value());
   EXPECT_EQ(ids, (std::vector<std::string>{"utilization", "memory", "power"}));
   EXPECT_EQ(doc["gpu_hour_cost_usd"].get_double().value(), 2.5);

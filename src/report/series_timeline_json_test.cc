@@ -24,7 +24,9 @@ TEST(SeriesTimelineJsonTest, LongSeriesBecomeBucketMeansInPanelOrder) {
   Series iterations = MakeSeries(Metric::kGpuUtilPct, 2, 5, 1.0, 1.0);
   iterations.axis = SampleAxis::kIteration;  // no clock: left out
   p.series.push_back(iterations);
-  std::string json = RenderSeriesTimelineJson({p}, 600);
+  std::vector<Profile> profiles;
+  profiles.push_back(std::move(p));
+  std::string json = RenderSeriesTimelineJson(profiles, 600);
 
   simdjson::dom::parser parser;
   simdjson::dom::element doc = parser.parse(json);
@@ -56,7 +58,8 @@ TEST(SeriesTimelineJsonTest, LongSeriesBecomeBucketMeansInPanelOrder) {
 }
 
 TEST(SeriesTimelineJsonTest, NoSamplesGivesNoPanels) {
-  EXPECT_EQ(RenderSeriesTimelineJson({Profile{}}), R"({"start_unix_s":null,"panels":[]})");
+  std::vector<Profile> profiles(1);
+  EXPECT_EQ(RenderSeriesTimelineJson(profiles), R"({"start_unix_s":null,"panels":[]})");
 }
 
 }  // namespace

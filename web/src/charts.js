@@ -22,8 +22,9 @@ export function disposeCharts() {
   charts.clear();
 }
 
-function makeChart(container, option, height = 260) {
-  const box = el('div', { class: 'chart', style: `height:${height}px` });
+// `kind` names the chart in data-chart (tests and screenshots find charts by it).
+function makeChart(container, option, height = 260, kind = '') {
+  const box = el('div', { class: 'chart', style: `height:${height}px`, 'data-chart': kind || null });
   container.append(box);
   const chart = echarts.init(box, null, { renderer: 'canvas' });
   chart.setOption({ animation: false, textStyle: { fontFamily: 'system-ui, sans-serif' }, ...option });
@@ -50,7 +51,7 @@ export function timelinePanel(container, panel) {
     xAxis: { type: 'value', ...axisName('time (s)'), min: 'dataMin', max: 'dataMax' },
     yAxis: { type: 'value', min: panel.min ?? null, max: panel.max ?? null },
     series,
-  }, 220);
+  }, 220, 'series');
 }
 
 // Roofline: kernels at (FLOP/byte, FLOP/s) under the device's two roofs, log-log.
@@ -83,7 +84,7 @@ export function rooflineChart(container, roofline) {
       data: [[xMin, xMin * bw], [ridge, peak], [xMax, peak]],
     });
   }
-  return makeChart(container, {
+  const chart = makeChart(container, {
     title: { text: `Roofline${roofline.device ? ` — ${roofline.device}` : ''}`, left: 0, textStyle: { fontSize: 13 } },
     tooltip: {
       trigger: 'item',
@@ -95,7 +96,10 @@ export function rooflineChart(container, roofline) {
     xAxis: { type: 'log', ...axisName('arithmetic intensity (FLOP/byte)'), min: xMin, max: xMax },
     yAxis: { type: 'log', name: 'FLOP/s', axisLabel: { formatter: (v) => `${fmt(v / 1e12, 2)}T` } },
     series,
-  }, 320);
+  }, 320, 'roofline');
+  // The plotted points, readable without ECharts (the browser tests compare them with kraken's JSON).
+  chart.getDom().setAttribute('data-points', JSON.stringify(points.map((p) => [p.ai, p.flops_per_s, p.pct, p.name])));
+  return chart;
 }
 
 // Step-time histogram with the p50 and p90 marked.
@@ -113,9 +117,9 @@ export function stepHistogram(container, steps) {
     tooltip: { trigger: 'axis' },
     grid: { left: 48, right: 16, top: 40, bottom: 44 },
     xAxis: { type: 'category', data: labels, ...axisName('step time (ms)') },
-    yAxis: { type: 'value', name: 'steps' },
+    yAxis: { type: 'value', minInterval: 1 },
     series: [{ type: 'bar', data: counts, barCategoryGap: '5%', itemStyle: { color: '#3b6fb6' } }],
-  }, 240);
+  }, 240, 'steps');
 }
 
 // Share of kernel time by bound class, one horizontal stacked bar.
@@ -130,7 +134,7 @@ export function boundMixBar(container, mix) {
     xAxis: { type: 'value', max: 100 },
     yAxis: { type: 'category', data: [''], show: false },
     series: order.map((k) => ({ name: k, type: 'bar', stack: 'mix', data: [mix[k] || 0], itemStyle: { color: colors[k] } })),
-  }, 110);
+  }, 110, 'bound-mix');
 }
 
 // Bars of a few named values (co-location slowdowns per mode).
@@ -161,7 +165,7 @@ export function utilizationHeatmap(container, heat) {
     visualMap: { min: 0, max: 100, calculable: true, orient: 'horizontal', left: 'center', bottom: 0,
       inRange: { color: ['#f7fbff', '#6baed6', '#08306b'] } },
     series: [{ type: 'heatmap', data, progressive: 0 }],
-  }, Math.max(200, 90 + heat.rows.length * 26));
+  }, Math.max(200, 90 + heat.rows.length * 26), 'heatmap');
 }
 
 // A rolling line chart for the live view; returns a function that appends one point per series.
@@ -207,5 +211,5 @@ export function timelineBreakdownChart(container, rows) {
       name, type: 'bar', stack: 'gpu', itemStyle: { color },
       data: rows.map((r) => (r[key] || 0) / 1000),
     })),
-  }, Math.max(140, 80 + rows.length * 32));
+  }, Math.max(140, 80 + rows.length * 32), 'timeline');
 }

@@ -146,7 +146,7 @@ export function summarize(data) {
     .sort((a, b) => (severity[a.severity] ?? 4) - (severity[b.severity] ?? 4))
     .map((d) => ({ severity: d.severity, id: d.id, text: d.recommendation || d.summary, summary: d.summary }));
   for (const w of workloads) if (w.strategy && w.strategy.name) {
-    actions.push({ severity: 'pooling', id: 'disagg', text: `${w.workload}: ${w.strategy.name} (${w.strategy.reason || ''})`, summary: '' });
+    actions.push({ severity: 'pooling', id: 'disagg', text: `${(w.workload || '').split('/').pop()}: ${w.strategy.name} (${w.strategy.reason || ''})`, summary: '' });
   }
   const devices = [...new Set(ranks.map((r) => r.device && r.device.name).filter(Boolean))];
   const kernels = analyze.kernels || {};

@@ -37,7 +37,7 @@ function renderKernels(container, analyze) {
   const top = kernels.top || [];
   if (!top.length) return;
   const box = section(container, 'kernels', 'Kernels',
-    `${fmt(kernels.count, 0)} kernels, ${fmt(kernels.distinct_names, 0)} distinct names, ${us(kernels.total_us)} of kernel time.`);
+    `${fmt(kernels.count, 0)} kernels, ${us(kernels.total_us)} of kernel time; the ${top.length} longest by total time below.`);
   boundMixBar(box, boundMix(analyze));
   const roof = rooflineData(analyze);
   if (roof.points.length) {
@@ -84,7 +84,7 @@ function renderDisagg(container, disagg) {
     'Score 0..1: how well the workload suits pooled, remote or shared GPUs (docs/disaggregation.md).');
   const t = table(['workload', 'score', 'parts measured', 'strategy', 'slowdown (expected)', 'GPU-hours freed / h', 'savings / month'],
     list.map((w) => [
-      w.workload, fmt(w.score, 2), fmt(w.parts_measured, 0), w.strategy ? w.strategy.name : '—',
+      (w.workload || '').split('/').pop(), fmt(w.score, 2), fmt(w.parts_measured, 0), w.strategy ? w.strategy.name : '—',
       w.impact ? pct(w.impact.expected * 100) : '—',
       w.savings ? `${fmt(w.savings.gpu_hours_freed_per_hour_lo, 2)}..${fmt(w.savings.gpu_hours_freed_per_hour_hi, 2)}` : '—',
       w.savings ? `${money(w.savings.per_month_lo)}..${money(w.savings.per_month_hi)}` : '—',

@@ -56,6 +56,7 @@ export async function chartStats(page) {
       colours.add(rgb);
     }
     const section = c.closest('[data-section]');
-    return { section: section ? section.getAttribute('data-section') : '', width: c.width, height: c.height, colours: colours.size, inked };
+    const chart = c.closest('[data-chart]');
+    return { section: section ? section.getAttribute('data-section') : '', chart: chart ? chart.getAttribute('data-chart') : '', width: c.width, height: c.height, colours: colours.size, inked };
   }));
 }

@@ -26,6 +26,14 @@ const CASES = [
     inputs: ['nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt'],
     charts: ['series'],
   },
+  {
+    // Nsight Compute counters give FLOP and bytes: the roofline is drawn against the A100's roofs.
+    name: 'ncu_a100_sgemm',
+    inputs: ['ncu/a100-cc8.0_sgemm_nersc-roofline-metrics_details.csv'],
+    flags: ['--device', 'a100-40gb-sxm'],
+    charts: ['kernels'],
+    roofline: true,
+  },
 ];
 
 function kraken(...argv) {
@@ -37,8 +45,9 @@ async function runCase(browser, c) {
   const inputs = c.inputs.map((p) => path.join(args.data, p));
   for (const f of inputs) if (!fs.existsSync(f)) throw new Error(`missing real data file ${f}`);
   const html = path.join(args.out, `${c.name}.html`);
-  kraken('report', ...inputs, '-o', html);
-  const analyze = JSON.parse(kraken('analyze', '--json', ...inputs));
+  const flags = c.flags || [];
+  kraken('report', ...flags, ...inputs, '-o', html);
+  const analyze = JSON.parse(kraken('analyze', '--json', ...flags, ...inputs));
   const text = fs.readFileSync(html, 'utf8');
   check(!/<script[^>]+src=|<link[^>]+href=/i.test(text), 'the page loads no script or stylesheet from elsewhere');
 
@@ -68,6 +77,25 @@ async function runCase(browser, c) {
     check(drawn.length > 0, `section '${section}' has a drawn chart (${JSON.stringify(stats.filter((s) => s.section === section))})`);
   }
 
+  if (c.roofline) {
+    const roof = stats.filter((s) => s.chart === 'roofline' && s.inked > 300 && s.colours >= 4);
+    check(roof.length === 1, `roofline drawn (${JSON.stringify(stats.filter((s) => s.chart === 'roofline'))})`);
+    // Its points are the top kernels with FLOP and byte counts, at kraken's figures.
+    const points = JSON.parse(await page.getAttribute('[data-chart="roofline"]', 'data-points'));
+    const measured = analyze.kernels.top.filter((k) => k.arithmetic_intensity > 0 && k.achieved_tflops > 0);
+    check(points !== null && points.length === measured.length, `roofline has the ${measured.length} measured kernels (got ${points && points.length})`);
+    if (points) {
+      for (const k of measured) {
+        const p = points.find((x) => x[3] === k.name);
+        check(p && near(p[0], k.arithmetic_intensity) && near(p[1], k.achieved_tflops * 1e12),
+          `roofline point of ${k.name.slice(0, 40)} at AI ${k.arithmetic_intensity}, ${k.achieved_tflops} TFLOP/s`);
+      }
+    }
+  } else {
+    check(stats.every((s) => s.chart !== 'roofline') && (await page.$('[data-empty="roofline"]')) !== null || (analyze.kernels.top || []).length === 0,
+      'no roofline without FLOP counts, and the page says why');
+  }
+
   // Top kernels table = kraken's top kernels, in order.
   const top = (analyze.kernels && analyze.kernels.top) || [];
   if (top.length) {
@@ -92,8 +120,12 @@ async function runCase(browser, c) {
   } else {
     const util = analyze.ranks.flatMap((r) => r.series || []).filter((s) => s.metric === 'gpu_util_pct');
     const n = util.reduce((s, x) => s + x.samples, 0);
-    const expected = 100 - util.reduce((s, x) => s + x.mean * x.samples, 0) / n;
-    check(n > 0 && near(idle, expected), `summary idle % = 100 - mean gpu_util_pct = ${expected} (got ${idle})`);
+    if (n > 0) {
+      const expected = 100 - util.reduce((s, x) => s + x.mean * x.samples, 0) / n;
+      check(near(idle, expected), `summary idle % = 100 - mean gpu_util_pct = ${expected} (got ${idle})`);
+    } else {
+      check(idle === null, `no timeline and no utilization samples: idle % not shown (got ${idle})`);
+    }
   }
   const what = await page.textContent('[data-section="summary"] [data-key="what"]');
   check(what.startsWith(`${analyze.workload.type}`), `summary says the workload is ${analyze.workload.type}: "${what}"`);
