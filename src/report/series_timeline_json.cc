@@ -35,31 +35,44 @@ std::string SeriesName(const Series& series) {
   std::string name;
   const SeriesEntity& e = series.entity;
   if (!e.hostname.empty()) name += e.hostname + " ";
+  if (!e.mig_profile.empty()) name += e.mig_profile + " ";
   if (e.gpu_index >= 0) name += "GPU " + std::to_string(e.gpu_index);
   if (e.gpu_instance_id >= 0) name += " MIG " + std::to_string(e.gpu_instance_id);
   if (e.pid >= 0) name += " pid " + std::to_string(e.pid);
   if (!name.empty()) name += " ";
   name += std::string(GetMetricInfo(series.metric).name);
+  // Several sections of one capture can sample the same metric (query CSV, dmon, -q).
+  if (!series.source_name.empty()) name += " (" + series.source_name + ")";
   return name;
 }
 
 bool Plottable(const Series& s) { return s.axis == SampleAxis::kTimeNs && !s.samples.empty(); }
 
+// Samplers with a wall clock stamp Unix-epoch times; a few sections have none (nvidia-smi
+// dmon without -o T: seconds from the section's start). The two cannot share one zero, so
+// each family is drawn from its own earliest sample. 1e17 ns is 1973.
+constexpr TimeNs kEpochFloorNs = 100'000'000'000'000'000;
+bool OnUnixClock(const Series& s) { return s.samples.front().time_ns >= kEpochFloorNs; }
+
 }  // namespace
 
 std::string RenderSeriesTimelineJson(const std::vector<Profile>& profiles, size_t max_points) {
   max_points = std::max<size_t>(max_points, 2);
-  TimeNs start = std::numeric_limits<TimeNs>::max();
+  constexpr TimeNs kNone = std::numeric_limits<TimeNs>::max();
+  TimeNs unix_start = kNone, relative_start = kNone;
   for (const Profile& p : profiles)
-    for (const Series& s : p.series)
-      if (Plottable(s)) start = std::min(start, s.samples.front().time_ns);
+    for (const Series& s : p.series) {
+      if (!Plottable(s)) continue;
+      TimeNs& start = OnUnixClock(s) ? unix_start : relative_start;
+      start = std::min(start, s.samples.front().time_ns);
+    }
 
   JsonWriter json(false);
   json.BeginObject();
-  if (start == std::numeric_limits<TimeNs>::max()) {
+  if (unix_start == kNone) {
     json.Key("start_unix_s").Null();
   } else {
-    json.Field("start_unix_s", static_cast<double>(start) / 1e9);
+    json.Field("start_unix_s", static_cast<double>(unix_start) / 1e9);
   }
   json.Key("panels").BeginArray();
   for (const PanelSpec& panel : Panels()) {
@@ -74,6 +87,9 @@ std::string RenderSeriesTimelineJson(const std::vector<Profile>& profiles, size_
     for (const Series* s : members) {
       json.BeginObject().Field("name", SeriesName(*s)).Field("metric", GetMetricInfo(s->metric).name);
       json.Field("samples", static_cast<uint64_t>(s->samples.size()));
+      const bool unix_clock = OnUnixClock(*s);
+      const TimeNs start = unix_clock ? unix_start : relative_start;
+      json.Field("clock", unix_clock ? "unix" : "relative");
       // Bucket means over equal runs of samples: keeps the shape and the level of the series.
       const size_t n = s->samples.size();
       const size_t per_bucket = (n + max_points - 1) / max_points;

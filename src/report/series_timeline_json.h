@@ -12,8 +12,9 @@
 namespace kraken {
 
 // {"start_unix_s": ..., "panels": [{"id", "title", "unit", "series": [{"name", "metric",
-// "samples", "t_s": [...], "v": [...]}]}]}. t_s counts seconds from the earliest sample of
-// all inputs. A series longer than `max_points` is reduced to `max_points` bucket means
+// "samples", "clock", "t_s": [...], "v": [...]}]}]}. t_s counts seconds from the earliest
+// sample of all inputs on the same clock: "unix" (samplers with a wall clock, start_unix_s)
+// or "relative" (sections without one, e.g. nvidia-smi dmon without -o T). A series longer than `max_points` is reduced to `max_points` bucket means
 // (so a day of 1 Hz samples stays a small page); `samples` is the count before that.
 // Series indexed by iteration instead of time are left out. Memory is shown in GiB.
 std::string RenderSeriesTimelineJson(const std::vector<Profile>& profiles, size_t max_points = 600);

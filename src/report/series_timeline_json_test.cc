@@ -24,6 +24,11 @@ TEST(SeriesTimelineJsonTest, LongSeriesBecomeBucketMeansInPanelOrder) {
   Series iterations = MakeSeries(Metric::kGpuUtilPct, 2, 5, 1.0, 1.0);
   iterations.axis = SampleAxis::kIteration;  // no clock: left out
   p.series.push_back(iterations);
+  Series no_clock = MakeSeries(Metric::kPowerW, 0, 4, 1.0, 1.0);  // dmon without -o T
+  for (size_t i = 0; i < no_clock.samples.size(); ++i)
+    no_clock.samples[i].time_ns = TimeNs{3'000'000'000} + static_cast<TimeNs>(i) * 1'000'000'000;
+  no_clock.source_name = "pwr";
+  p.series.push_back(no_clock);
   std::vector<Profile> profiles;
   profiles.push_back(std::move(p));
   std::string json = RenderSeriesTimelineJson(profiles, 600);
@@ -55,6 +60,15 @@ TEST(SeriesTimelineJsonTest, LongSeriesBecomeBucketMeansInPanelOrder) {
   EXPECT_EQ(fb["name"].get_string().value(), "GPU 1 fb_used_bytes");
   EXPECT_NEAR(fb["v"].get_array().value().at(2).get_double().value(), 2.0, 1e-12);
   EXPECT_NEAR(fb["t_s"].get_array().value().at(2).get_double().value(), 4.0, 1e-9);
+  // The clockless series is drawn from its own zero, named with its source field.
+  simdjson::dom::array power = panels.at(2).value()["series"].get_array().value();
+  ASSERT_EQ(power.size(), 2u);
+  EXPECT_EQ(power.at(0).value()["clock"].get_string().value(), "unix");
+  simdjson::dom::element pwr = power.at(1).value();
+  EXPECT_EQ(pwr["name"].get_string().value(), "GPU 0 power_w (pwr)");
+  EXPECT_EQ(pwr["clock"].get_string().value(), "relative");
+  EXPECT_NEAR(pwr["t_s"].get_array().value().at(0).get_double().value(), 0.0, 1e-12);
+  EXPECT_NEAR(pwr["t_s"].get_array().value().at(3).get_double().value(), 3.0, 1e-12);
 }
 
 TEST(SeriesTimelineJsonTest, NoSamplesGivesNoPanels) {

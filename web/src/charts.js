@@ -8,7 +8,7 @@ import {
   VisualMapComponent,
 } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
-import { el, fmt } from './format.js';
+import { el, fmt, si } from './format.js';
 
 echarts.use([BarChart, HeatmapChart, LineChart, ScatterChart, DataZoomComponent, GridComponent, LegendComponent,
   MarkLineComponent, TitleComponent, TooltipComponent, VisualMapComponent, CanvasRenderer]);
@@ -39,7 +39,8 @@ export function timelinePanel(container, panel) {
   const series = panel.series.map((s) => ({
     name: s.name,
     type: 'line',
-    showSymbol: false,
+    // A series of a few samples (one nvidia-smi -q snapshot) would be invisible as a bare line.
+    showSymbol: s.t_s.length < 20,
     sampling: 'lttb',
     data: s.t_s.map((t, i) => [t, s.v[i]]),
   }));
@@ -92,9 +93,10 @@ export function rooflineChart(container, roofline) {
         : `${p.value[3]}<br>AI ${fmt(p.value[0], 2)} FLOP/B, ${fmt(p.value[1] / 1e12, 2)} TFLOP/s, ${fmt(p.value[2], 1)} % of kernel time`),
     },
     legend: { top: 0, right: 0 },
-    grid: { left: 64, right: 16, top: 40, bottom: 44 },
-    xAxis: { type: 'log', ...axisName('arithmetic intensity (FLOP/byte)'), min: xMin, max: xMax },
-    yAxis: { type: 'log', name: 'FLOP/s', axisLabel: { formatter: (v) => `${fmt(v / 1e12, 2)}T` } },
+    grid: { left: 72, right: 24, top: 40, bottom: 44 },
+    xAxis: { type: 'log', ...axisName('arithmetic intensity (FLOP/byte)'), min: xMin, max: xMax,
+      axisLabel: { formatter: (v) => si(v, 2) } },
+    yAxis: { type: 'log', name: 'FLOP/s', nameLocation: 'middle', nameGap: 48, axisLabel: { formatter: (v) => si(v, 1) } },
     series,
   }, 320, 'roofline');
   // The plotted points, readable without ECharts (the browser tests compare them with kraken's JSON).

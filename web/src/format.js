@@ -5,6 +5,16 @@ export function fmt(value, digits = 1) {
   return Number(value).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
 }
 
+// 1.2e12 -> "1.2 T", 3.4e-3 -> "3.4 m": readable labels on log axes spanning many decades.
+export function si(value, digits = 2) {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  if (value === 0) return '0';
+  const prefixes = [[1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k'], [1, ''], [1e-3, 'm'], [1e-6, 'µ']];
+  const abs = Math.abs(value);
+  const [scale, prefix] = prefixes.find(([s]) => abs >= s) || prefixes[prefixes.length - 1];
+  return `${fmt(value / scale, digits)}${prefix ? ` ${prefix}` : ''}`;
+}
+
 export function pct(value, digits = 1) {
   return value === null || value === undefined ? '—' : `${fmt(value, digits)} %`;
 }
