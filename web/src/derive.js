@@ -126,20 +126,39 @@ export function summarize(data) {
   const unusedMemoryPct = peakUsed !== null && deviceBytes ? Math.max(0, 100 * (1 - peakUsed / deviceBytes)) : null;
 
   const workloads = (data.disagg && data.disagg.workloads) || [];
+  // disagg gives one workload per rank or GPU, and per phase of a capture ("gpu 0 [idle]",
+  // "gpu 0 [load]"). Different GPUs add up; phases of one GPU are alternatives, so each
+  // GPU counts with the range its phases span (lowest low to highest high).
+  const byGpu = new Map();
+  for (const w of workloads) {
+    const key = (w.workload || '').replace(/ \[[^\]]*\]$/, '');
+    const s = w.savings || {};
+    const lo = { freed: num(s.gpu_hours_freed_per_hour_lo) || 0, hour: num(s.per_hour_lo) || 0, month: num(s.per_month_lo) || 0 };
+    const hi = { freed: num(s.gpu_hours_freed_per_hour_hi) || 0, hour: num(s.per_hour_hi) || 0, month: num(s.per_month_hi) || 0 };
+    const g = byGpu.get(key);
+    if (!g) {
+      byGpu.set(key, { lo, hi, phases: 1 });
+    } else {
+      g.phases += 1;
+      for (const k of Object.keys(lo)) {
+        g.lo[k] = Math.min(g.lo[k], lo[k]);
+        g.hi[k] = Math.max(g.hi[k], hi[k]);
+      }
+    }
+  }
   let savingLo = 0;
   let savingHi = 0;
   let freedLo = 0;
   let freedHi = 0;
   let monthLo = 0;
   let monthHi = 0;
-  for (const w of workloads) {
-    const s = w.savings || {};
-    savingLo += num(s.per_hour_lo) || 0;
-    savingHi += num(s.per_hour_hi) || 0;
-    freedLo += num(s.gpu_hours_freed_per_hour_lo) || 0;
-    freedHi += num(s.gpu_hours_freed_per_hour_hi) || 0;
-    monthLo += num(s.per_month_lo) || 0;
-    monthHi += num(s.per_month_hi) || 0;
+  for (const g of byGpu.values()) {
+    savingLo += g.lo.hour;
+    savingHi += g.hi.hour;
+    freedLo += g.lo.freed;
+    freedHi += g.hi.freed;
+    monthLo += g.lo.month;
+    monthHi += g.hi.month;
   }
   const severity = { high: 0, medium: 1, low: 2, info: 3 };
   const actions = [...(analyze.diagnoses || [])]

@@ -127,6 +127,17 @@ async function runCase(browser, c) {
       check(idle === null, `no timeline and no utilization samples: idle % not shown (got ${idle})`);
     }
   }
+  // Savings: kraken disagg's per GPU, priced at the default $2.50; the phases of one GPU
+  // ("gpu 0 [idle]", "gpu 0 [load]") count once, at their highest.
+  const disagg = JSON.parse(kraken('disagg', '--json', ...inputs));
+  const best = new Map();
+  for (const w of disagg.workloads) {
+    const key = w.workload.replace(/ \[[^\]]*\]$/, '');
+    best.set(key, Math.max(best.get(key) ?? 0, w.savings.per_month_hi));
+  }
+  const expectedSavings = [...best.values()].reduce((a, b) => a + b, 0);
+  const savings = await figure('savings_per_month_hi');
+  check(near(savings, expectedSavings), `summary savings up to $${expectedSavings}/month = kraken disagg's (got ${savings})`);
   const what = await page.textContent('[data-section="summary"] [data-key="what"]');
   check(what.startsWith(`${analyze.workload.type}`), `summary says the workload is ${analyze.workload.type}: "${what}"`);
   const diagnoses = await page.$$eval('table[data-table="diagnoses"] tbody tr', (rows) => rows.length);
