@@ -93,6 +93,23 @@ TEST(ReportCliTest, SampledCaptureGivesUtilizationMemoryAndPowerPanels) {
   EXPECT_EQ(doc["gpu_hour_cost_usd"].get_double().value(), 2.5);
 }
 
+TEST(ReportCliTest, ReportsAStoredProfileById) {
+  std::string db = testing::MakeTempDir("report_cli_store") + "/profiles.db";
+  RunResult imported = RunCli("import --db " + db + " " + testing::DataPath(kResnet));
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  RunResult r = RunCli("report --data-only --title ResNet -o - --db " + db + " 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(r.out);
+  EXPECT_EQ(doc["title"].get_string().value(), "ResNet");
+  EXPECT_EQ(doc["inputs"].get_array().value().at(0).get_string().value(), "1");
+  // The stored profile gives the same analysis as the file.
+  EXPECT_EQ(doc["analyze"]["kernels"]["count"].get_int64().value(), 8772);
+  RunResult missing = RunCli("report -o - --db " + db + " 99");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no profile 99"), std::string::npos) << missing.err;
+}
+
 TEST(ReportCliTest, ErrorsAreOneLineAndLeaveNoFile) {
   std::string dir = testing::MakeTempDir("report_cli_errors");
   std::string out = dir + "/never.html";
