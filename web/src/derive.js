@@ -161,11 +161,16 @@ export function summarize(data) {
     monthHi += g.hi.month;
   }
   const severity = { high: 0, medium: 1, low: 2, info: 3 };
-  const actions = [...(analyze.diagnoses || [])]
-    .sort((a, b) => (severity[a.severity] ?? 4) - (severity[b.severity] ?? 4))
-    .map((d) => ({ severity: d.severity, id: d.id, text: d.recommendation || d.summary, summary: d.summary }));
+  // One line per distinct recommendation (every rank of a job tends to give the same one).
+  const actions = [];
+  for (const d of [...(analyze.diagnoses || [])].sort((a, b) => (severity[a.severity] ?? 4) - (severity[b.severity] ?? 4))) {
+    const text = d.recommendation || d.summary;
+    const same = actions.find((a) => a.text === text);
+    if (same) same.count += 1;
+    else actions.push({ severity: d.severity, id: d.id, text, summary: d.summary, count: 1 });
+  }
   for (const w of workloads) if (w.strategy && w.strategy.name) {
-    actions.push({ severity: 'pooling', id: 'disagg', text: `${(w.workload || '').split('/').pop()}: ${w.strategy.name} (${w.strategy.reason || ''})`, summary: '' });
+    actions.push({ severity: 'pooling', id: 'disagg', text: `${(w.workload || '').split('/').pop()}: ${w.strategy.name} (${w.strategy.reason || ''})`, summary: '', count: 1 });
   }
   const devices = [...new Set(ranks.map((r) => r.device && r.device.name).filter(Boolean))];
   const kernels = analyze.kernels || {};

@@ -30,7 +30,8 @@ export function renderSummary(container, data) {
   const actions = s.actions.slice(0, 6);
   box.append(el('h3', {}, 'What to do'));
   box.append(actions.length
-    ? el('ol', { class: 'actions', 'data-key': 'actions' }, actions.map((a) => el('li', {}, el('span', { class: `badge ${a.severity}` }, a.severity), ' ', a.text)))
+    ? el('ol', { class: 'actions', 'data-key': 'actions' }, actions.map((a) => el('li', {}, el('span', { class: `badge ${a.severity}` }, a.severity), ' ', a.text,
+      a.count > 1 ? el('span', { class: 'muted' }, ` (${a.count} profiles)`) : null)))
     : el('p', { class: 'muted', 'data-key': 'actions' }, 'Nothing to change: no diagnosis fired and no pooling strategy applies.'));
   box.append(el('p', { class: 'muted small' },
     `Price: $${fmt(s.gpu_hour_cost_usd, 2)} per GPU-hour (${data.gpu_hour_cost_source}). Savings are kraken disagg's: the freed GPU share reused at the same price.`));
