@@ -138,6 +138,11 @@ async function runCase(browser, c) {
   const expectedSavings = [...best.values()].reduce((a, b) => a + b, 0);
   const savings = await figure('savings_per_month_hi');
   check(near(savings, expectedSavings), `summary savings up to $${expectedSavings}/month = kraken disagg's (got ${savings})`);
+  // "What to do": kraken's distinct recommendations, then each workload's pooling strategy (at most 6).
+  const distinct = new Set((analyze.diagnoses || []).map((d) => d.recommendation || d.summary));
+  const expectedActions = Math.min(6, distinct.size + disagg.workloads.filter((w) => w.strategy && w.strategy.name).length);
+  const actions = await page.$$eval('[data-key="actions"] li', (li) => li.length);
+  check(actions === expectedActions, `what-to-do lists ${expectedActions} actions (got ${actions})`);
   const what = await page.textContent('[data-section="summary"] [data-key="what"]');
   check(what.startsWith(`${analyze.workload.type}`), `summary says the workload is ${analyze.workload.type}: "${what}"`);
   const diagnoses = await page.$$eval('table[data-table="diagnoses"] tbody tr', (rows) => rows.length);
