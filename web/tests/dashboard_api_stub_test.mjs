@@ -58,7 +58,7 @@ const lastValue = (metric) => {
 const clusterAnswer = {
   threshold_pct: 30,
   gpus: [{ profile_id: 2, hostname: 'capture', gpu_index: 0, gpu_uuid: '', gpu_name: 'NVIDIA H100 80GB HBM3', time_ns: 0,
-    gpu_util_pct: lastValue('gpu_util_pct'), memory_used_bytes: lastValue('fb_used_bytes') * 2 ** 30, power_w: lastValue('power_w'),
+    gpu_util_pct: lastValue('gpu_util_pct'), gpu_instance_id: -1, fb_used_bytes: lastValue('fb_used_bytes') * 2 ** 30, power_w: lastValue('power_w'),
     mean_gpu_util_pct: JSON.parse(profiles[2].analysis).ranks[0].series.find((s) => s.metric === 'gpu_util_pct').mean }],
   pooling_candidates: [],
 };
@@ -95,7 +95,7 @@ const server = http.createServer((req, res) => {
     const timer = setInterval(() => {
       const i = n % smUtil.v.length;
       n += 1;
-      const samples = [{ gpu_index: 0, metric: 'gpu_util_pct', value: smUtil.v[i], time_ns: 0 }, { gpu_index: 0, metric: 'power_w', value: power.v[i], time_ns: 0 }];
+      const samples = [{ gpu_index: 0, gpu_instance_id: -1, metric: 'gpu_util_pct', value: smUtil.v[i], time_ns: 0 }, { gpu_index: 0, gpu_instance_id: -1, metric: 'power_w', value: power.v[i], time_ns: 0 }];
       res.write(`event: samples\ndata: ${JSON.stringify({ profile_id: 2, time_ns: Date.now() * 1e6, samples })}\n\n`);
     }, 1000);
     req.on('close', () => clearInterval(timer));

@@ -11,7 +11,7 @@ export async function clusterPage(container) {
     container.append(el('p', { class: 'muted' }, 'No live profile stored yet (`kraken record-nvml --db PATH`).'));
     return;
   }
-  const label = (g) => `${g.hostname || 'host'} GPU ${g.gpu_index}`;
+  const label = (g) => `${g.hostname || 'host'} GPU ${g.gpu_index}${g.gpu_instance_id >= 0 ? ` MIG ${g.gpu_instance_id}` : ''}`;
   // Two columns the API gives per GPU: the latest sample and the whole-profile mean.
   const heat = {
     columns: ['latest', 'mean'],
@@ -21,7 +21,7 @@ export async function clusterPage(container) {
   container.append(box);
   utilizationHeatmap(box, heat);
   box.append(table(['GPU', 'name', 'utilization', 'mean utilization', 'memory used', 'power'],
-    gpus.map((g) => [label(g), g.gpu_name || '', pct(g.gpu_util_pct), pct(g.mean_gpu_util_pct), bytes(g.memory_used_bytes), `${fmt(g.power_w, 0)} W`])));
+    gpus.map((g) => [label(g), g.gpu_name || '', pct(g.gpu_util_pct), pct(g.mean_gpu_util_pct), bytes(g.fb_used_bytes ?? g.memory_used_bytes), `${fmt(g.power_w, 0)} W`])));
   const candidates = doc.pooling_candidates || [];
   const c = el('section', { class: 'panel', 'data-section': 'candidates' },
     el('h2', {}, `Pooling candidates (mean utilization < ${fmt(doc.threshold_pct, 0)} %)`));

@@ -25,7 +25,7 @@ export function livePage(container) {
       : `Profile ${msg.profile_id}: ${events} events.`;
     status.setAttribute('data-events', String(events));
     const byMetric = {};
-    for (const s of msg.samples || []) (byMetric[s.metric] ||= {})[`GPU ${s.gpu_index}`] = s.value;
+    for (const s of msg.samples || []) (byMetric[s.metric] ||= {})[`GPU ${s.gpu_index}${s.gpu_instance_id >= 0 ? ` MIG ${s.gpu_instance_id}` : ''}`] = s.value;
     for (const [metric, values] of Object.entries(byMetric)) {
       charts[metric] ||= liveChart(box, metric, '');
       charts[metric](msg.time_ns / 1e6, values);
