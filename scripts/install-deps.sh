@@ -6,7 +6,10 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libsimdjson-dev libcli11-dev zlib1g-dev libsqlite3-dev
+  libcpp-httplib-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # The agent's exporter test scrapes it with a real Prometheus server (/usr/bin/prometheus).
+  prometheus
 )
 # Extra packages a make target needs only for itself (e.g. clang for `make fuzz`).
 read -r -a extra <<< "${KRAKEN_DEPS_EXTRA:-}"
