@@ -63,14 +63,14 @@ struct Background {
   std::string err() const { return testing::ReadFileOrDie(err_path); }
 };
 
-struct Run {
+struct KrakenRun {
   int exit_code = -1;
   std::string out, err;
 };
 
-Run RunKraken(const std::vector<std::string>& args) {
+KrakenRun RunKraken(const std::vector<std::string>& args) {
   Background b(args, testing::MakeTempDir("profile_cli"));
-  Run r;
+  KrakenRun r;
   r.exit_code = b.Wait();
   r.out = b.out();
   r.err = b.err();
@@ -95,6 +95,12 @@ std::vector<pid_t> ChildrenOf(pid_t parent) {
   return children;
 }
 
+// Waits (up to 20 s) until `parent` has started a child.
+void WaitForChild(pid_t parent) {
+  for (int i = 0; i < 2000 && ChildrenOf(parent).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_FALSE(ChildrenOf(parent).empty());
+}
+
 double Number(simdjson::dom::element e) {
   double v = -1;
   EXPECT_EQ(e.get_double().get(v), simdjson::SUCCESS);
@@ -104,7 +110,7 @@ double Number(simdjson::dom::element e) {
 TEST(ProfileCliTest, WithoutNvmlTheCommandIsNotStarted) {
   std::string marker = testing::MakeTempDir("profile_nonvml") + "/started";
   ::unsetenv("KRAKEN_NVML_LIBRARY");
-  Run r = RunKraken({"profile", "--no-store", "--nvml-library", "/nonexistent/libnvidia-ml.so.1", "--", "touch", marker});
+  KrakenRun r = RunKraken({"profile", "--no-store", "--nvml-library", "/nonexistent/libnvidia-ml.so.1", "--", "touch", marker});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("kraken: error: cannot load the NVML library /nonexistent/libnvidia-ml.so.1 (", 0), 0u) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
@@ -116,7 +122,7 @@ TEST(ProfileCliTest, ExitCodeOfTheCommandIsKrakensExitCode) {
   UseReplay("h100.nvml", "");
   EXPECT_EQ(RunKraken({"profile", "--no-store", "--", "sh", "-c", "exit 7"}).exit_code, 7);
   EXPECT_EQ(RunKraken({"profile", "--no-store", "--", "sh", "-c", "kill -TERM $$"}).exit_code, 128 + SIGTERM);
-  Run missing = RunKraken({"profile", "--no-store", "--", "/nonexistent/command"});
+  KrakenRun missing = RunKraken({"profile", "--no-store", "--", "/nonexistent/command"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("cannot run '/nonexistent/command'"), std::string::npos) << missing.err;
 }
@@ -124,7 +130,7 @@ TEST(ProfileCliTest, ExitCodeOfTheCommandIsKrakensExitCode) {
 TEST(ProfileCliTest, AttributesTheCapturedProcessesToTheTreeOnH100) {
   // sh (self/0) stands for 11345, its sleep (self/0/0) for 11327; 11328 stays someone else's.
   UseReplay("h100.nvml", "11345:self/0,11327:self/0/0");
-  Run r = RunKraken({"profile", "--no-store", "--json", "--interval", "50ms", "--samples", "10", "--", "sh", "-c",
+  KrakenRun r = RunKraken({"profile", "--no-store", "--json", "--interval", "50ms", "--samples", "10", "--", "sh", "-c",
                      "sleep 3; exit 3"});
   ASSERT_EQ(r.exit_code, 3) << r.err;
   simdjson::dom::parser parser;
@@ -157,7 +163,7 @@ TEST(ProfileCliTest, AttributesTheCapturedProcessesToTheTreeOnH100) {
 
 TEST(ProfileCliTest, EightGpusOfH100x8AreAllAttributed) {
   UseReplay("h100x8.nvml", "11345:self/0");
-  Run r = RunKraken({"profile", "--no-store", "--json", "--interval", "50ms", "--samples", "10", "--", "sh", "-c",
+  KrakenRun r = RunKraken({"profile", "--no-store", "--json", "--interval", "50ms", "--samples", "10", "--", "sh", "-c",
                      "sleep 3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   simdjson::dom::parser parser;
@@ -179,7 +185,7 @@ TEST(ProfileCliTest, AttachesToARunningProcessTree) {
     _exit(127);
   }
   UseReplay("h100.nvml", "11345:" + std::to_string(target));
-  Run r = RunKraken({"profile", "--pid", std::to_string(target), "--samples", "10", "--interval", "50ms", "--json",
+  KrakenRun r = RunKraken({"profile", "--pid", std::to_string(target), "--samples", "10", "--interval", "50ms", "--json",
                      "--no-store"});
   kill(target, SIGKILL);
   waitpid(target, nullptr, 0);
@@ -192,7 +198,7 @@ TEST(ProfileCliTest, AttachesToARunningProcessTree) {
   EXPECT_EQ(int64_t(doc["tree_pids"].at(0)), target);
   EXPECT_EQ(Number(doc["gpus"].at(0)["tree_memory_peak_bytes"]), kPid11345Bytes);
   EXPECT_EQ(Number(doc["gpus"].at(0)["tree_sm_util_pct"]["p50"]), 49.5);
-  Run gone = RunKraken({"profile", "--pid", "4194304", "--no-store"});
+  KrakenRun gone = RunKraken({"profile", "--pid", "4194304", "--no-store"});
   EXPECT_EQ(gone.exit_code, 2);
   EXPECT_NE(gone.err.find("no such process"), std::string::npos) << gone.err;
 }
@@ -202,7 +208,9 @@ TEST(ProfileCliTest, SigintStopsForwardsAndStoresWhatWasMeasured) {
   std::string db = dir + "/kraken.db";
   UseReplay("h100.nvml", "11345:self/0");
   Background kraken({"profile", "--db", db, "--json", "--interval", "50ms", "--", "sleep", "30"}, dir);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // past frame 5 at least once
+  // Once the command runs, kraken's handlers are installed; then past frame 5 at least once.
+  WaitForChild(kraken.pid);
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
   kill(kraken.pid, SIGINT);
   ASSERT_EQ(kraken.Wait(), 128 + SIGINT) << kraken.err();
   simdjson::dom::parser parser;
@@ -214,17 +222,19 @@ TEST(ProfileCliTest, SigintStopsForwardsAndStoresWhatWasMeasured) {
   int64_t id = int64_t(doc["stored"]["profile_id"]);
   EXPECT_EQ(std::string_view(doc["stored"]["db"]), db);
   // The stored profile holds the GPU's series and the tree's process, not 11327/11328.
-  Run show = RunKraken({"export", std::to_string(id), "--db", db});
+  KrakenRun show = RunKraken({"export", std::to_string(id), "--db", db});
   ASSERT_EQ(show.exit_code, 0) << show.err;
+  simdjson::dom::parser export_parser;  // a second parser: re-parsing would invalidate `doc`
   simdjson::dom::element exported;
-  ASSERT_EQ(parser.parse(show.out).get(exported), simdjson::SUCCESS);
+  ASSERT_EQ(export_parser.parse(show.out).get(exported), simdjson::SUCCESS);
   int64_t passes = int64_t(doc["passes"]);
   bool memory_series = false;
   for (simdjson::dom::element s : exported["series"].get_array()) {
     int64_t pid = int64_t(s["entity"]["pid"]);
     EXPECT_TRUE(pid == -1 || pid == int64_t(doc["tree_pids"].at(0))) << pid;
-    if (std::string_view(s["metric"]) == "gpu_util_pct")
+    if (std::string_view(s["metric"]) == "gpu_util_pct") {
       EXPECT_EQ(int64_t(s["samples"].get_array().size()), passes);
+    }
     if (std::string_view(s["metric"]) == "process_used_memory_bytes") {
       memory_series = true;
       EXPECT_EQ(Number(s["samples"].at(0).at(1)), kPid11345Bytes);
@@ -236,11 +246,11 @@ TEST(ProfileCliTest, SigintStopsForwardsAndStoresWhatWasMeasured) {
 TEST(ProfileCliTest, OutWritesAnExportThatAnalyzeReads) {
   std::string out = testing::MakeTempDir("profile_out") + "/run.json";
   UseReplay("h100.nvml", "11345:self/0");
-  Run r = RunKraken({"profile", "--out", out, "--interval", "50ms", "--samples", "10", "--", "sh", "-c", "sleep 3"});
+  KrakenRun r = RunKraken({"profile", "--out", out, "--interval", "50ms", "--samples", "10", "--", "sh", "-c", "sleep 3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("stored:         " + out), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tree SM util p50/p90/p99:   49.5 / 99 / 99 %"), std::string::npos) << r.out;
-  Run analyze = RunKraken({"analyze", "--json", out});
+  KrakenRun analyze = RunKraken({"analyze", "--json", out});
   ASSERT_EQ(analyze.exit_code, 0) << analyze.err;
   EXPECT_NE(analyze.out.find("\"kraken-profile\""), std::string::npos) << analyze.out.substr(0, 2000);
   EXPECT_NE(analyze.out.find("16452157440"), std::string::npos) << analyze.out.substr(0, 4000);
@@ -252,12 +262,13 @@ TEST(ProfileCliTest, KillNineDuringAProfileLeavesTheStoreReadable) {
   UseReplay("h100.nvml", "11345:self/0");
   ASSERT_EQ(RunKraken({"profile", "--db", db, "--samples", "3", "--", "sh", "-c", "sleep 0.5"}).exit_code, 0);
   Background kraken({"profile", "--db", db, "--interval", "10ms", "--", "sleep", "30"}, dir);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  WaitForChild(kraken.pid);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // some passes appended
   std::vector<pid_t> orphans = ChildrenOf(kraken.pid);
   kill(kraken.pid, SIGKILL);
   EXPECT_EQ(kraken.Wait(), -SIGKILL);
   for (pid_t p : orphans) kill(p, SIGKILL);
-  Run list = RunKraken({"list", "--db", db, "--json"});
+  KrakenRun list = RunKraken({"list", "--db", db, "--json"});
   ASSERT_EQ(list.exit_code, 0) << list.err;
   simdjson::dom::parser parser;
   simdjson::dom::element doc;

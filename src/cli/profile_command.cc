@@ -73,6 +73,9 @@ Result<Sinks> OpenSinks(const ProfileArgs& args, const ProfileMetadata& metadata
 }
 
 int RunProfile(const ProfileArgs& args) {
+  // First of all: a Ctrl-C while NVML or the store opens must stop the run, not be lost
+  // (or ignored, as a background job's SIGINT is) before the command even started.
+  profiling::InstallStopSignalHandlers();
   auto interval = ParseDurationNs(args.interval);
   if (!interval || *interval <= 0)
     return ReportError(InvalidInput("--interval: '" + args.interval + "' is not a duration such as 100ms"));
@@ -94,8 +97,11 @@ int RunProfile(const ProfileArgs& args) {
   auto sinks = OpenSinks(args, metadata, sampler.devices());
   if (!sinks.ok()) return ReportError(sinks.status());
 
-  profiling::InstallStopSignalHandlers();
   pid_t child = 0;
+  if (int signal = profiling::StopSignalReceived(); signal != 0) {
+    if (sinks->store) (void)sinks->store->Abort(sinks->live_id);
+    return 128 + signal;  // stopped before anything was started or measured
+  }
   if (!args.command.empty()) {
     auto started = profiling::StartCommand(args.command);
     if (!started.ok()) {

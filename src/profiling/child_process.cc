@@ -39,8 +39,7 @@ Result<pid_t> StartCommand(const std::vector<std::string>& argv) {
   }
   if (pid == 0) {
     close(report[0]);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
+    // exec resets kraken's handlers to the default: the command sees SIGINT as usual.
     execvp(args[0], args.data());
     int error = errno;
     ssize_t ignored = write(report[1], &error, sizeof(error));
