@@ -178,6 +178,27 @@ TEST(ProfileCliTest, EightGpusOfH100x8AreAllAttributed) {
   EXPECT_EQ(Number(doc["memory_peak_bytes"]), 8 * kPid11345Bytes);
 }
 
+// h100-mig.nvml: pids 21180, 21181, 21198 (7847542784 B) in GPU instance 2; NVML reports no
+// utilization of any kind in MIG mode.
+TEST(ProfileCliTest, MigRunHasExactMemoryAndUnknownUtilization) {
+  UseReplay("h100-mig.nvml", "21198:self/0");
+  KrakenRun r = RunKraken({"profile", "--no-store", "--json", "--interval", "50ms", "--samples", "10", "--", "sh",
+                           "-c", "sleep 3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
+  simdjson::dom::element gpu = doc["gpus"].at(0);
+  EXPECT_EQ(int64_t(gpu["mig_gpu_instances"].at(0)), 2);
+  EXPECT_TRUE(gpu["tree_sm_util_pct"].is_null());
+  EXPECT_TRUE(gpu["device_util_pct"].is_null());
+  EXPECT_EQ(Number(gpu["tree_memory_peak_bytes"]), 7847542784);
+  EXPECT_EQ(int64_t(gpu["passes_present"]), 5);
+  EXPECT_EQ(int64_t(gpu["passes_shared"]), 5);  // 21180 and 21181 share the instance
+  EXPECT_FALSE(bool(doc["idle_gaps"]["known"]));
+  EXPECT_EQ(std::string_view(doc["periodicity"]["verdict"]), "unknown");
+}
+
 TEST(ProfileCliTest, AttachesToARunningProcessTree) {
   pid_t target = fork();
   if (target == 0) {

@@ -80,10 +80,12 @@ std::string RenderRunText(const RunReport& report) {
     line("  idle gaps:      " + std::to_string(s.idle.count) + Format(", longest %.6g s, total %.6g s", s.idle.longest_s,
                                                                           s.idle.total_s, 0) +
          " (by " + s.idle.basis + ")");
+  } else if (s.gpus_used.empty()) {
+    line("  idle gaps:      unknown (the tree used no GPU)");
   } else {
     line("  idle gaps:      unknown (utilization not reported in every pass)");
   }
-  std::string period = temporal::PeriodVerdictName(s.periodicity);
+  std::string period = s.periodicity_known ? temporal::PeriodVerdictName(s.periodicity) : "unknown";
   if (s.periodicity == temporal::PeriodVerdict::kPeriodic) period += Format(", period %.6g s", s.period_s, 0, 0);
   line("  periodicity:    " + period + " (" + s.periodicity_reason + ")");
   if (!report.stored_db.empty())
@@ -130,7 +132,8 @@ std::string RenderRunJson(const RunReport& report) {
   json.Field("count", s.idle.count).Field("longest_passes", s.idle.longest_passes);
   json.Field("total_passes", s.idle.total_passes).Key("longest_s").ExactNumber(s.idle.longest_s);
   json.Key("total_s").ExactNumber(s.idle.total_s).EndObject();
-  json.Key("periodicity").BeginObject().Field("verdict", temporal::PeriodVerdictName(s.periodicity));
+  json.Key("periodicity").BeginObject();
+  json.Field("verdict", s.periodicity_known ? temporal::PeriodVerdictName(s.periodicity) : "unknown");
   json.Field("reason", s.periodicity_reason).Key("period_s").ExactNumber(s.period_s).EndObject();
   json.Key("stored").BeginObject();
   json.Key("db");

@@ -87,6 +87,7 @@ void DecidePeriodicity(const std::vector<double>& activity, double interval_s, R
   options.calendar_unit = 0;  // a run of seconds to hours: no daily calendar
   options.max_period = 0;
   temporal::PeriodicityResult result = temporal::DetectPeriodicity(grid, options);
+  summary.periodicity_known = true;
   summary.periodicity = result.verdict;
   summary.periodicity_reason = result.reason;
   if (result.verdict == temporal::PeriodVerdict::kPeriodic) summary.period_s = static_cast<double>(result.period) / 1e9;

@@ -45,6 +45,7 @@ struct RunSummary {
   std::string workload_type_reason;
   std::string bound = "unknown";
   std::string bound_reason;
+  bool periodicity_known = false;  // false: the detector could not run (reason says why)
   temporal::PeriodVerdict periodicity = temporal::PeriodVerdict::kTooShort;
   std::string periodicity_reason;
   double period_s = 0;  // when periodic

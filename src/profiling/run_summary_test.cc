@@ -78,6 +78,7 @@ TEST(RunSummaryTest, PercentilesGapsAndPeaksOverEveryPass) {
   EXPECT_DOUBLE_EQ(s.idle.total_s, 1.5);
   EXPECT_EQ(s.bound, "unknown");
   EXPECT_EQ(s.workload_type, "unknown");
+  EXPECT_TRUE(s.periodicity_known);
   EXPECT_EQ(s.periodicity, temporal::PeriodVerdict::kTooShort);
 }
 
@@ -105,6 +106,7 @@ TEST(RunSummaryTest, MigRunHasMemoryButNoUtilization) {
   EXPECT_FALSE(s.gpus_used[0].device_util_pct.has_value());
   EXPECT_EQ(s.gpus_used[0].tree_memory_peak_bytes, 300);
   EXPECT_FALSE(s.idle.known);
+  EXPECT_FALSE(s.periodicity_known);
 }
 
 TEST(RunSummaryTest, NoGpuUsedSaysSo) {
