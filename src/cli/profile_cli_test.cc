@@ -97,7 +97,8 @@ std::vector<pid_t> ChildrenOf(pid_t parent) {
 
 // Waits (up to 20 s) until `parent` has started a child.
 void WaitForChild(pid_t parent) {
-  for (int i = 0; i < 2000 && ChildrenOf(parent).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 2000 && ChildrenOf(parent).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_FALSE(ChildrenOf(parent).empty());
 }
 
@@ -110,9 +111,11 @@ double Number(simdjson::dom::element e) {
 TEST(ProfileCliTest, WithoutNvmlTheCommandIsNotStarted) {
   std::string marker = testing::MakeTempDir("profile_nonvml") + "/started";
   ::unsetenv("KRAKEN_NVML_LIBRARY");
-  KrakenRun r = RunKraken({"profile", "--no-store", "--nvml-library", "/nonexistent/libnvidia-ml.so.1", "--", "touch", marker});
+  KrakenRun r = RunKraken(
+      {"profile", "--no-store", "--nvml-library", "/nonexistent/libnvidia-ml.so.1", "--", "touch", marker});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err.rfind("kraken: error: cannot load the NVML library /nonexistent/libnvidia-ml.so.1 (", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind("kraken: error: cannot load the NVML library /nonexistent/libnvidia-ml.so.1 (", 0), 0u)
+      << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
   EXPECT_TRUE(r.out.empty());
   EXPECT_FALSE(std::filesystem::exists(marker));
@@ -206,8 +209,8 @@ TEST(ProfileCliTest, AttachesToARunningProcessTree) {
     _exit(127);
   }
   UseReplay("h100.nvml", "11345:" + std::to_string(target));
-  KrakenRun r = RunKraken({"profile", "--pid", std::to_string(target), "--samples", "10", "--interval", "50ms", "--json",
-                     "--no-store"});
+  KrakenRun r = RunKraken({"profile", "--pid", std::to_string(target), "--samples", "10", "--interval", "50ms",
+                           "--json", "--no-store"});
   kill(target, SIGKILL);
   waitpid(target, nullptr, 0);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -267,7 +270,8 @@ TEST(ProfileCliTest, SigintStopsForwardsAndStoresWhatWasMeasured) {
 TEST(ProfileCliTest, OutWritesAnExportThatAnalyzeReads) {
   std::string out = testing::MakeTempDir("profile_out") + "/run.json";
   UseReplay("h100.nvml", "11345:self/0");
-  KrakenRun r = RunKraken({"profile", "--out", out, "--interval", "50ms", "--samples", "10", "--", "sh", "-c", "sleep 3"});
+  KrakenRun r =
+      RunKraken({"profile", "--out", out, "--interval", "50ms", "--samples", "10", "--", "sh", "-c", "sleep 3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("stored:         " + out), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tree SM util p50/p90/p99:   49.5 / 99 / 99 %"), std::string::npos) << r.out;

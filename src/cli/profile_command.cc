@@ -59,7 +59,8 @@ struct Sinks {
   std::unique_ptr<profiling::BatchProfileBuilder> file;
 };
 
-Result<Sinks> OpenSinks(const ProfileArgs& args, const ProfileMetadata& metadata, const std::vector<DeviceInfo>& devices) {
+Result<Sinks> OpenSinks(const ProfileArgs& args, const ProfileMetadata& metadata,
+                        const std::vector<DeviceInfo>& devices) {
   Sinks sinks;
   if (!args.out.empty()) {
     sinks.file = std::make_unique<profiling::BatchProfileBuilder>();

@@ -77,9 +77,8 @@ std::string RenderRunText(const RunReport& report) {
   }
   line("  memory peak:    " + GiB(s.memory_peak_bytes) + " (all GPUs, one pass)");
   if (s.idle.known) {
-    line("  idle gaps:      " + std::to_string(s.idle.count) + Format(", longest %.6g s, total %.6g s", s.idle.longest_s,
-                                                                          s.idle.total_s, 0) +
-         " (by " + s.idle.basis + ")");
+    std::string figures = Format(", longest %.6g s, total %.6g s", s.idle.longest_s, s.idle.total_s, 0);
+    line("  idle gaps:      " + std::to_string(s.idle.count) + figures + " (by " + s.idle.basis + ")");
   } else if (s.gpus_used.empty()) {
     line("  idle gaps:      unknown (the tree used no GPU)");
   } else {
@@ -113,7 +112,8 @@ std::string RenderRunJson(const RunReport& report) {
   json.Key("tree_pids").BeginArray();
   for (int64_t pid : report.tree_pids) json.Int(pid);
   json.EndArray();
-  json.Key("workload_type").BeginObject().Field("type", s.workload_type).Field("reason", s.workload_type_reason).EndObject();
+  json.Key("workload_type").BeginObject().Field("type", s.workload_type);
+  json.Field("reason", s.workload_type_reason).EndObject();
   json.Key("bound").BeginObject().Field("bound", s.bound).Field("reason", s.bound_reason).EndObject();
   json.Key("gpus").BeginArray();
   for (const GpuRunSummary& g : s.gpus_used) {

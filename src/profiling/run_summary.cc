@@ -125,7 +125,8 @@ RunSummary SummarizeRun(const std::vector<PassRecord>& passes, double interval_s
   }
   for (const PassRecord& pass : passes) {
     double sum = 0;
-    for (const GpuRunSummary& g : summary.gpus_used) sum += pass.gpus[static_cast<size_t>(g.gpu_index)].tree_memory_bytes;
+    for (const GpuRunSummary& g : summary.gpus_used)
+      sum += pass.gpus[static_cast<size_t>(g.gpu_index)].tree_memory_bytes;
     summary.memory_peak_bytes = std::max(summary.memory_peak_bytes, sum);
   }
 

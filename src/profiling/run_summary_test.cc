@@ -99,7 +99,8 @@ TEST(RunSummaryTest, BoundFromGpmActivityOnly) {
 
 TEST(RunSummaryTest, MigRunHasMemoryButNoUtilization) {
   std::vector<PassRecord> passes;
-  for (int i = 0; i < 4; ++i) passes.push_back(AttributePass(Batch(-1, {{7, -1, 100.0 * i}}, 1), {7}, 1, {false}, nullptr));
+  for (int i = 0; i < 4; ++i)
+    passes.push_back(AttributePass(Batch(-1, {{7, -1, 100.0 * i}}, 1), {7}, 1, {false}, nullptr));
   RunSummary s = SummarizeRun(passes, 1);
   ASSERT_EQ(s.gpus_used.size(), 1u);
   EXPECT_FALSE(s.gpus_used[0].tree_sm_util_pct.has_value());

@@ -62,7 +62,8 @@ void ReadDevice(object o, DeviceInfo& d) {
   ReadInt32(o, "index", d.index);
   ReadString(o, "name", d.name);
   std::string_view vendor;
-  if (o.find_field_unordered("vendor").get(vendor) == simdjson::SUCCESS && vendor == "nvidia") d.vendor = Vendor::kNvidia;
+  if (o.find_field_unordered("vendor").get(vendor) == simdjson::SUCCESS && vendor == "nvidia")
+    d.vendor = Vendor::kNvidia;
   ReadString(o, "uuid", d.uuid);
   ReadString(o, "pci_bus_id", d.pci_bus_id);
   ReadString(o, "architecture", d.architecture);
@@ -166,8 +167,11 @@ class KrakenJsonImporter final : public Importer {
       } else if (key == "series" && v.get(a) == simdjson::SUCCESS) {
         for (auto s : a) {
           Series series;
-          if (s.get(o) == simdjson::SUCCESS && ReadSeries(o, series, bad_samples)) profile.series.push_back(std::move(series));
-          else ++bad_series;
+          if (s.get(o) == simdjson::SUCCESS && ReadSeries(o, series, bad_samples)) {
+            profile.series.push_back(std::move(series));
+          } else {
+            ++bad_series;
+          }
         }
       } else if (key == "import_counters" && v.get(o) == simdjson::SUCCESS) {
         for (auto c : o) {

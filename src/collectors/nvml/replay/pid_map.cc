@@ -68,7 +68,8 @@ bool ParsePidMap(std::string_view text, std::vector<PidMapEntry>& entries, std::
       while (!target.empty()) {
         uint32_t rank = 0;
         size_t slash = target.find('/', 1);
-        if (target[0] != '/' || !ParseUint(target.substr(1, slash == std::string_view::npos ? slash : slash - 1), rank)) {
+        size_t digits = slash == std::string_view::npos ? slash : slash - 1;
+        if (target[0] != '/' || !ParseUint(target.substr(1, digits), rank)) {
           error = "KRAKEN_NVML_REPLAY_PID_MAP: '" + std::string(item) + "': expected self/N/...";
           return false;
         }
