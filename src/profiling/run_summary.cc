@@ -6,13 +6,19 @@
 namespace kraken::profiling {
 namespace {
 
+// GPU g of a pass; passes normally all list every GPU, but a shorter one reads as "absent".
+const GpuPass& GpuOf(const PassRecord& pass, int32_t g) {
+  static const GpuPass kAbsent;
+  return g >= 0 && static_cast<size_t>(g) < pass.gpus.size() ? pass.gpus[static_cast<size_t>(g)] : kAbsent;
+}
+
 // The tree's utilization of the GPUs it uses in one pass: its own processes' SM
 // utilization where NVML reports it per process, else the device's (an upper bound when
 // the GPU is shared); -1 when neither is known.
 double TreeActivity(const PassRecord& pass, const std::vector<GpuRunSummary>& used, bool per_process) {
   double total = -1;
   for (const GpuRunSummary& g : used) {
-    const GpuPass& p = pass.gpus[static_cast<size_t>(g.gpu_index)];
+    const GpuPass& p = GpuOf(pass, g.gpu_index);
     double v = per_process ? p.tree_sm_util_pct : p.device_util_pct;
     if (v >= 0) total = std::max(total, 0.0) + v;
   }
@@ -47,7 +53,7 @@ void DecideBound(const std::vector<PassRecord>& passes, RunSummary& summary) {
   std::vector<double> sm, dram;
   for (const PassRecord& pass : passes)
     for (const GpuRunSummary& g : summary.gpus_used) {
-      const GpuPass& p = pass.gpus[static_cast<size_t>(g.gpu_index)];
+      const GpuPass& p = GpuOf(pass, g.gpu_index);
       if (!p.tree_present || p.dram_active < 0 || (p.sm_active < 0 && p.tensor_active < 0)) continue;
       sm.push_back(std::max(p.sm_active, p.tensor_active));
       dram.push_back(p.dram_active);
@@ -125,8 +131,7 @@ RunSummary SummarizeRun(const std::vector<PassRecord>& passes, double interval_s
   }
   for (const PassRecord& pass : passes) {
     double sum = 0;
-    for (const GpuRunSummary& g : summary.gpus_used)
-      sum += pass.gpus[static_cast<size_t>(g.gpu_index)].tree_memory_bytes;
+    for (const GpuRunSummary& g : summary.gpus_used) sum += GpuOf(pass, g.gpu_index).tree_memory_bytes;
     summary.memory_peak_bytes = std::max(summary.memory_peak_bytes, sum);
   }
 
