@@ -6,8 +6,11 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libsimdjson-dev libcli11-dev zlib1g-dev libsqlite3-dev
+  libcpp-httplib-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nodejs chromium
+  # The agent's exporter test scrapes it with a real Prometheus server (/usr/bin/prometheus).
+  prometheus
 )
 # The dashboard bundle needs npm; NodeSource's nodejs package ships its own npm (and
 # conflicts with Debian's), so Debian's npm is installed only when no npm is found.

@@ -6,6 +6,7 @@ namespace kraken {
 
 void RegisterBuiltinImporters(ImporterRegistry& registry) {
   // Sniffing order: the most specific signatures first.
+  registry.Register(CreateKrakenJsonImporter());
   registry.Register(CreateNcuCsvImporter());
   registry.Register(CreateKernelLabelsImporter());
   registry.Register(CreatePrometheusTextImporter());

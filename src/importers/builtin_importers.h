@@ -8,6 +8,7 @@
 namespace kraken {
 
 std::unique_ptr<Importer> CreateKinetoImporter();
+std::unique_ptr<Importer> CreateKrakenJsonImporter();
 std::unique_ptr<Importer> CreateNcuCsvImporter();
 std::unique_ptr<Importer> CreateKernelLabelsImporter();
 std::unique_ptr<Importer> CreateNvidiaSmiImporter();

@@ -241,3 +241,28 @@ TEST(NvmlReplayTest, EightGpuFixtureHasDistinctGpus) {
 
 }  // namespace
 }  // namespace kraken::nvml
+
+namespace kraken::nvml {
+namespace {
+
+// KRAKEN_NVML_REPLAY_PID_MAP (test-only): captured pids reported as this machine's.
+TEST(NvmlReplayTest, PidMapReportsCapturedProcessesUnderMappedPids) {
+  ::setenv("KRAKEN_NVML_REPLAY_PID_MAP", "11345:4242,11327:self/5", 1);
+  std::vector<double> sm = testing::ReplaySeries("h100.nvml", Metric::kProcessSmUtilPct, 6, testing::Pick{0, -1, 4242});
+  EXPECT_EQ(sm, (std::vector<double>{-1, -1, -1, -1, -1, 99}));
+  // self/5: this test process has no sixth child, so 11327 stays as captured.
+  EXPECT_EQ(testing::ReplaySeries("h100.nvml", Metric::kProcessUsedMemoryBytes, 6, testing::Pick{0, -1, 11327}).back(),
+            2690646016);
+  EXPECT_EQ(testing::ReplaySeries("h100.nvml", Metric::kProcessUsedMemoryBytes, 6, testing::Pick{0, -1, 4242}).back(),
+            16452157440);
+  ::setenv("KRAKEN_NVML_REPLAY_PID_MAP", "11345=4242", 1);
+  auto bad = testing::OpenReplay(testing::FixturePath("h100.nvml"));
+  ::unsetenv("KRAKEN_NVML_REPLAY_PID_MAP");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("KRAKEN_NVML_REPLAY_PID_MAP: '11345=4242' is not CAPTURED:PID"),
+            std::string::npos)
+      << bad.status().message();
+}
+
+}  // namespace
+}  // namespace kraken::nvml

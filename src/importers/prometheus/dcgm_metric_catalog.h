@@ -12,11 +12,15 @@
 
 namespace kraken::prometheus {
 
+// The Prometheus metric type the dcgm-exporter counters CSVs declare for a field.
+enum class PromType { kGauge, kCounter };
+
 struct DcgmMetricEntry {
   std::string_view field;        // "DCGM_FI_DEV_FB_USED": the metric name dcgm-exporter writes
   std::string_view legacy_name;  // "dcgm_fb_used"; empty when 1.x had no name for it
   Metric metric;                 // Metric::kOther: a known field with no canonical metric
   double scale;                  // exported value * scale = value in the canonical unit
+  PromType prom_type;            // as the counters CSVs declare it
 };
 
 // Every entry, in a stable order.

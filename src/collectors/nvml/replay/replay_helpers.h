@@ -144,7 +144,7 @@ inline nvmlReturn_t Memory(nvmlDevice_t device, const char* function, Fill fill)
 template <typename Info>
 inline nvmlReturn_t Processes(nvmlDevice_t device, unsigned int* count, Info* infos) {
   if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-  return OnGpuFrame(device, [&](ReplayState&, const DeviceFrame& f) -> nvmlReturn_t {
+  return OnGpuFrame(device, [&](ReplayState& s, const DeviceFrame& f) -> nvmlReturn_t {
     if (!f.processes.ok()) return f.processes.rc;
     const auto& list = f.processes.value;
     unsigned int needed = static_cast<unsigned int>(list.size());
@@ -154,7 +154,7 @@ inline nvmlReturn_t Processes(nvmlDevice_t device, unsigned int* count, Info* in
     }
     for (unsigned int i = 0; i < needed; ++i) {
       std::memset(&infos[i], 0, sizeof(Info));
-      infos[i].pid = list[i].pid;
+      infos[i].pid = s.MapPid(list[i].pid);
       infos[i].usedGpuMemory = list[i].used_bytes;
       if constexpr (sizeof(Info) == sizeof(nvmlProcessInfo_t)) {
         infos[i].gpuInstanceId = list[i].gpu_instance_id;

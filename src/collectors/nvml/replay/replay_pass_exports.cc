@@ -116,7 +116,7 @@ KRAKEN_NVML_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t dev
     for (const ProcessUtilization& p : answer.value) {
       uint64_t when = s.AbsoluteTime(p.time_us);
       if (when <= last_seen) continue;
-      samples[n++] = nvmlProcessUtilizationSample_t{p.pid, when, p.sm_pct, p.mem_pct, p.enc_pct, p.dec_pct};
+      samples[n++] = nvmlProcessUtilizationSample_t{s.MapPid(p.pid), when, p.sm_pct, p.mem_pct, p.enc_pct, p.dec_pct};
     }
     *count = n;
     return NVML_SUCCESS;

@@ -36,6 +36,7 @@ nvmlReturn_t ReplayState::Shutdown() {
 void ReplayState::Reset() {
   capture_ = Capture();
   version_mismatch_.clear();
+  pid_map_.clear();
   handles_.clear();
   gpm_samples_.clear();
   event_sets_.clear();
@@ -61,6 +62,8 @@ nvmlReturn_t ReplayState::Load() {
     last_error_ = std::string(path) + ": " + parsed.status().message();
     return NVML_ERROR_UNKNOWN;
   }
+  const char* pid_map = std::getenv("KRAKEN_NVML_REPLAY_PID_MAP");
+  if (pid_map != nullptr && !ParsePidMap(pid_map, pid_map_, last_error_)) return NVML_ERROR_UNKNOWN;
   capture_ = std::move(parsed).value();
   for (const std::string& function : capture_.version_mismatch) version_mismatch_.insert(function);
   for (uint32_t d = 0; d < capture_.devices.size(); ++d) handles_.push_back(std::make_unique<DeviceHandle>(d, -1));

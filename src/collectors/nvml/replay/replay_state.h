@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "collectors/nvml/capture.h"
+#include "collectors/nvml/replay/pid_map.h"
 
 namespace kraken::nvml::replay {
 
@@ -68,6 +69,11 @@ class ReplayState {
   uint64_t AbsoluteTime(uint64_t capture_time_us) const { return AbsoluteTime(pass_, capture_time_us); }
   uint64_t AbsoluteTime(int64_t pass, uint64_t capture_time_us) const;
 
+  // The pid to report for a captured one (KRAKEN_NVML_REPLAY_PID_MAP, test-only).
+  uint32_t MapPid(uint32_t captured) const {
+    return pid_map_.empty() ? captured : MapCapturedPid(pid_map_, captured);
+  }
+
   GpmSampleSlot* NewGpmSample();
   GpmSampleSlot* FindGpmSample(nvmlGpmSample_t sample);
   bool FreeGpmSample(nvmlGpmSample_t sample);
@@ -85,6 +91,7 @@ class ReplayState {
   std::string last_error_;
   Capture capture_;
   std::set<std::string, std::less<>> version_mismatch_;
+  std::vector<PidMapEntry> pid_map_;
   std::vector<std::unique_ptr<DeviceHandle>> handles_;  // GPUs first, then MIG devices
   std::vector<std::unique_ptr<GpmSampleSlot>> gpm_samples_;
   std::vector<std::unique_ptr<EventSetSlot>> event_sets_;

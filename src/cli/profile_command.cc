@@ -1,0 +1,193 @@
+// `kraken profile [options] -- CMD ARGS...` / `kraken profile --pid N --duration 60s`:
+// samples the GPUs with NVML while a process tree runs, attributes the per-process values to
+// the tree, stores the run and prints its characterization (docs/profile.md).
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "base/duration.h"
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "cli/store_access.h"
+#include "collectors/nvml/nvml_sampler.h"
+#include "profiling/batch_profile.h"
+#include "profiling/child_process.h"
+#include "profiling/run_output.h"
+#include "profiling/sampling_loop.h"
+#include "report/profile_export.h"
+
+namespace kraken::cli {
+namespace {
+
+struct ProfileArgs {
+  std::string interval = "100ms";
+  std::string duration;
+  int64_t samples = 0;
+  int64_t pid = 0;
+  std::string out;
+  std::string db;
+  bool no_store = false;
+  bool json = false;
+  std::string library;
+  std::vector<std::string> command;
+};
+
+std::string Hostname() {
+  char name[256] = {};
+  return gethostname(name, sizeof(name) - 1) == 0 ? name : "";
+}
+
+ProfileMetadata RunMetadata(const ProfileArgs& args, int64_t interval_ns) {
+  ProfileMetadata metadata;
+  metadata.format = "kraken-profile";
+  metadata.hostname = Hostname();
+  metadata.accelerator_vendor = Vendor::kNvidia;
+  std::string what;
+  for (const std::string& a : args.command) what += (what.empty() ? "" : " ") + a;
+  metadata.source = args.pid > 0 ? "pid " + std::to_string(args.pid) : what;
+  metadata.attributes["interval"] = FormatDurationNs(interval_ns);
+  return metadata;
+}
+
+// Where the passes go while the run lasts: the store (live ingest, so that a killed
+// kraken leaves what it had committed readable) and/or the --out profile.
+struct Sinks {
+  std::unique_ptr<ProfileStore> store;
+  int64_t live_id = 0;
+  std::unique_ptr<profiling::BatchProfileBuilder> file;
+};
+
+Result<Sinks> OpenSinks(const ProfileArgs& args, const ProfileMetadata& metadata,
+                        const std::vector<DeviceInfo>& devices) {
+  Sinks sinks;
+  if (!args.out.empty()) {
+    sinks.file = std::make_unique<profiling::BatchProfileBuilder>();
+    sinks.file->profile().metadata = metadata;
+    sinks.file->profile().devices = devices;
+  } else if (!args.no_store) {
+    KRAKEN_ASSIGN_OR_RETURN(sinks.store, OpenStoreForWriting(args.db));
+    KRAKEN_ASSIGN_OR_RETURN(sinks.live_id, sinks.store->BeginProfile(metadata, devices));
+  }
+  return sinks;
+}
+
+int RunProfile(const ProfileArgs& args) {
+  // First of all: a Ctrl-C while NVML or the store opens must stop the run, not be lost
+  // (or ignored, as a background job's SIGINT is) before the command even started.
+  profiling::InstallStopSignalHandlers();
+  auto interval = ParseDurationNs(args.interval);
+  if (!interval || *interval <= 0)
+    return ReportError(InvalidInput("--interval: '" + args.interval + "' is not a duration such as 100ms"));
+  std::optional<int64_t> duration = 0;
+  if (!args.duration.empty()) duration = ParseDurationNs(args.duration);
+  if (!duration) return ReportError(InvalidInput("--duration: '" + args.duration + "' is not a duration such as 60s"));
+  if (args.pid > 0 && !args.command.empty())
+    return ReportError(InvalidInput("give either --pid N or a command after --, not both"));
+  if (args.pid <= 0 && args.command.empty())
+    return ReportError(InvalidInput("nothing to profile: kraken profile [options] -- CMD ARGS..., or --pid N"));
+  if (args.pid > 0 && kill(static_cast<pid_t>(args.pid), 0) != 0 && errno == ESRCH)
+    return ReportError(NotFound("--pid " + std::to_string(args.pid) + ": no such process"));
+
+  // NVML first: without it the command is not started at all.
+  auto session = nvml::OpenNvmlSession(args.library);
+  if (!session.ok()) return ReportError(session.status());
+  nvml::NvmlSampler& sampler = *session->sampler;
+  ProfileMetadata metadata = RunMetadata(args, *interval);
+  auto sinks = OpenSinks(args, metadata, sampler.devices());
+  if (!sinks.ok()) return ReportError(sinks.status());
+
+  pid_t child = 0;
+  if (int signal = profiling::StopSignalReceived(); signal != 0) {
+    if (sinks->store) (void)sinks->store->Abort(sinks->live_id);
+    return 128 + signal;  // stopped before anything was started or measured
+  }
+  if (!args.command.empty()) {
+    auto started = profiling::StartCommand(args.command);
+    if (!started.ok()) {
+      if (sinks->store) (void)sinks->store->Abort(sinks->live_id);
+      return ReportError(started.status());
+    }
+    child = *started;
+    profiling::SetSignalForwardPid(child);
+  }
+  // Launch mode: the tree is kraken's children (kraken itself excluded); attach: N and below.
+  profiling::ProcessTreeTracker tree(child > 0 ? getpid() : args.pid, child == 0);
+  std::optional<int> exit_code;
+  profiling::SamplingHooks hooks;
+  hooks.stop_requested = [] { return profiling::StopSignalReceived() != 0; };
+  hooks.target_ended = [&] {
+    if (child > 0) {
+      if (!exit_code) exit_code = profiling::PollChildExit(child);
+      return exit_code.has_value();
+    }
+    return kill(static_cast<pid_t>(args.pid), 0) != 0 && errno == ESRCH;
+  };
+  hooks.on_pass = [&](const SampleBatch& kept, const profiling::PassRecord&) -> Status {
+    if (sinks->file) sinks->file->Add(kept);
+    if (sinks->store) return sinks->store->AppendBatch(sinks->live_id, kept);
+    return Status::Ok();
+  };
+  profiling::SamplingOptions options{.interval_ns = *interval, .duration_ns = *duration, .max_passes = args.samples};
+  profiling::SamplingResult run = profiling::RunSampling(sampler, tree, options, hooks);
+
+  profiling::RunReport report;
+  report.command = args.command;
+  report.attached_pid = args.pid;
+  report.stop_reason = run.reason;
+  report.devices = sampler.devices();
+  report.tree_pids.assign(tree.ever_members().begin(), tree.ever_members().end());
+  report.summary = profiling::SummarizeRun(run.passes, static_cast<double>(*interval) / 1e9);
+  Status stored = run.sink_status;
+  if (stored.ok() && sinks->store) {
+    stored = sinks->store->Commit(sinks->live_id);
+    report.stored_db = sinks->store->path();
+    report.stored_id = sinks->live_id;
+  }
+  if (stored.ok() && sinks->file) {
+    JsonWriter json;
+    WriteProfileJson(sinks->file->profile(), json);
+    stored = WriteOutput(args.out, json.Take());
+    report.stored_file = args.out;
+  }
+  // The command runs on after a stop signal or a pass limit until it ends by itself (it
+  // got the signal too); its exit code is what kraken returns.
+  if (child > 0 && !exit_code) exit_code = profiling::WaitChildExit(child);
+  report.exit_code = exit_code;
+  if (!stored.ok()) return ReportError(stored);
+  std::string text = args.json ? profiling::RenderRunJson(report) : profiling::RenderRunText(report);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  return exit_code.value_or(kExitOk);
+}
+
+}  // namespace
+
+void AddProfileCommand(CLI::App& app, CommandList& commands) {
+  auto args = std::make_shared<ProfileArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "profile", "Run a command (or attach to a process) and characterize its GPU use from NVML samples");
+  cmd->add_option("--interval", args->interval, "Time between NVML sampling passes, e.g. 100ms, 1s")
+      ->capture_default_str();
+  cmd->add_option("--duration", args->duration,
+                  "Stop sampling after this long, e.g. 60s (default: until the process tree ends)");
+  cmd->add_option("--samples", args->samples, "Stop sampling after this many passes (default: no limit)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}));
+  cmd->add_option("--pid", args->pid, "Attach to this running process and its descendants instead of running CMD")
+      ->check(CLI::Range(int64_t{1}, int64_t{4'194'304}));
+  auto* out = cmd->add_option("--out", args->out,
+                              "Write the profile to this file in kraken's export JSON (readable by kraken analyze) "
+                              "instead of the database");
+  auto* db = AddDbOption(cmd, &args->db);
+  auto* no_store = cmd->add_flag("--no-store", args->no_store, "Keep nothing: only print the summary");
+  out->excludes(db)->excludes(no_store);
+  db->excludes(no_store);
+  cmd->add_flag("--json", args->json, "Print the summary as JSON");
+  cmd->add_option("--nvml-library", args->library,
+                  "NVML library to load (default: $KRAKEN_NVML_LIBRARY, else libnvidia-ml.so.1)");
+  cmd->add_option("command", args->command, "The command to run and profile, after --");
+  commands.push_back({cmd, [args] { return RunProfile(*args); }});
+}
+
+}  // namespace kraken::cli

@@ -1,0 +1,103 @@
+// kraken's configuration: one YAML file whose keys mirror the command-line flags, a few
+// environment variables, and the flags themselves. Precedence, per key: flag >
+// environment > file > default; every effective value remembers where it came from, so
+// `kraken config --print` can say why a setting is what it is (docs/agent.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace kraken::config {
+
+// Which groups of metrics the sampler keeps (a disabled group is dropped from every
+// batch: not exported, not stored).
+struct MetricGroups {
+  bool utilization = true;  // gpu/memory-copy/encoder/decoder utilization
+  bool memory = true;       // framebuffer total/used/free/reserved
+  bool power = true;        // power draw, energy counter
+  bool clocks = true;       // SM and memory clocks
+  bool temperature = true;  // GPU and memory temperature
+  bool pcie = true;         // PCIe throughput and replays
+  bool nvlink = true;       // NVLink throughput
+  bool profiling = true;    // GPM activity ratios (DCGM_FI_PROF_*)
+  bool errors = true;       // ECC counters, last XID
+  bool processes = true;    // per-process memory and utilization
+};
+
+struct KrakenConfig {
+  int64_t interval_ns = 100'000'000;  // sampling.interval
+  std::string nvml_library;           // sampling.nvml_library; "" = KRAKEN_NVML_LIBRARY, else the driver's
+  MetricGroups metrics;
+  bool store_enabled = true;                             // store.enabled
+  std::string store_path;                                // store.path; "" = the default location
+  int64_t retention_ns = 7 * 86'400'000'000'000;        // store.retention; 0 = keep forever
+  int64_t commit_interval_ns = 300'000'000'000;         // store.commit_interval
+  std::string listen = "127.0.0.1:9400";                 // agent.listen
+  int64_t ring_ns = 60'000'000'000;                      // agent.ring
+  int64_t characterize_every_ns = 30'000'000'000;       // agent.characterize_every
+  std::string output_format = "text";                    // output.format: text | json
+  std::string log_level = "info";                        // log_level
+};
+
+enum class ValueOrigin { kDefault, kFile, kEnvironment, kFlag };
+
+struct ValueSource {
+  ValueOrigin origin = ValueOrigin::kDefault;
+  std::string where;  // "kraken.yaml:7", "KRAKEN_LOG_LEVEL", "--interval"; "" for defaults
+};
+std::string DescribeSource(const ValueSource& source);  // "default", "file kraken.yaml:7", ...
+
+// One key of the file, documented (the table of docs/agent.md comes from the same list).
+struct ConfigKeyInfo {
+  std::string_view name;  // "sampling.interval"
+  std::string_view env;   // environment variable that sets it, "" none
+  std::string_view help;
+};
+const std::vector<ConfigKeyInfo>& ConfigKeys();
+
+// A flag that was given on the command line, for the key it mirrors.
+struct FlagValue {
+  std::string key;   // "sampling.interval"
+  std::string flag;  // "--interval"
+  std::string text;  // as given
+};
+
+struct ConfigInputs {
+  std::string config_flag;                         // --config FILE; "" = none
+  std::map<std::string, std::string> environment;  // KRAKEN_* variables that are set
+  std::vector<FlagValue> flags;
+};
+
+struct EffectiveConfig {
+  KrakenConfig values;
+  std::string file;       // the file that was read, "" = none
+  ValueSource file_from;  // --config or KRAKEN_CONFIG
+  std::map<std::string, ValueSource> sources;  // every key of ConfigKeys()
+};
+
+// The variables kraken reads (KRAKEN_CONFIG, KRAKEN_LOG_LEVEL, KRAKEN_STORAGE_PATH,
+// KRAKEN_NVML_LIBRARY) that are set and not empty in this process.
+std::map<std::string, std::string> ReadEnvironment();
+
+// Defaults, then the file (--config, else KRAKEN_CONFIG), then the environment, then the
+// flags. Errors name where the bad value is: "FILE:LINE: key 'store.retension' is not a
+// kraken setting", "KRAKEN_LOG_LEVEL: 'loud' is not one of error, warn, info, debug",
+// "--interval: ...".
+Result<EffectiveConfig> ResolveConfig(const ConfigInputs& inputs);
+
+// The effective value of a key as text, as `config --print` shows it.
+std::string ValueText(const KrakenConfig& config, std::string_view key);
+
+// "127.0.0.1:9400" -> host and port; "[::1]:9400" -> "::1"; ":9400" -> "0.0.0.0".
+struct ListenAddress {
+  std::string host;
+  int port = 0;
+};
+Result<ListenAddress> ParseListenAddress(std::string_view text);
+
+}  // namespace kraken::config

@@ -1,0 +1,65 @@
+#include "config/config_file.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace kraken::config {
+namespace {
+
+int LineOf(const YAML::Node& node) { return node.Mark().line + 1; }
+
+// Flattens one map level; yaml-cpp reports problems by exception, caught by the caller.
+Status Flatten(const std::string& path, const YAML::Node& map, const std::string& prefix,
+               std::map<std::string, int>& seen, std::vector<FileSetting>& out) {
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const YAML::Node& key_node = it->first;
+    const YAML::Node& value = it->second;
+    int line = LineOf(key_node);
+    std::string where = path + ":" + std::to_string(line) + ": ";
+    if (!key_node.IsScalar() || key_node.Scalar().empty()) return InvalidInput(where + "a key must be a plain name");
+    std::string key = prefix + key_node.Scalar();
+    auto [previous, inserted] = seen.emplace(key, line);
+    if (!inserted)
+      return InvalidInput(where + "key '" + key + "' appears twice (also on line " + std::to_string(previous->second) +
+                          ")");
+    if (value.IsMap()) {
+      KRAKEN_RETURN_IF_ERROR(Flatten(path, value, key + ".", seen, out));
+    } else if (value.IsScalar()) {
+      out.push_back({key, value.Scalar(), line});
+    } else if (value.IsSequence()) {
+      return InvalidInput(where + "key '" + key + "' takes one value, not a list");
+    } else {
+      return InvalidInput(where + "key '" + key + "' has no value");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<FileSetting>> ParseConfigText(const std::string& path, const std::string& text) {
+  std::vector<FileSetting> out;
+  try {
+    YAML::Node root = YAML::Load(text);
+    if (root.IsNull() || !root.IsDefined()) return out;  // an empty file: all defaults
+    if (!root.IsMap()) return InvalidInput(path + ":" + std::to_string(LineOf(root)) + ": the file must be a map of settings (key: value)");
+    std::map<std::string, int> seen;
+    KRAKEN_RETURN_IF_ERROR(Flatten(path, root, "", seen, out));
+  } catch (const YAML::Exception& e) {
+    return InvalidInput(path + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+  }
+  return out;
+}
+
+Result<std::vector<FileSetting>> ReadConfigFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound(path + ": cannot read the config file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseConfigText(path, text.str());
+}
+
+}  // namespace kraken::config

@@ -1,0 +1,82 @@
+#include "profiling/process_tree.h"
+
+#include <dirent.h>
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace kraken::profiling {
+namespace {
+
+bool ParsePid(std::string_view text, int64_t& pid) {
+  if (text.empty()) return false;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), pid);
+  return ec == std::errc() && end == text.data() + text.size() && pid > 0;
+}
+
+// The parent in /proc/<pid>/stat: after the ")" that ends the command name (which may hold
+// spaces and parentheses itself) come the state letter and the parent pid.
+bool ReadParent(const std::string& stat_path, int64_t& parent) {
+  std::ifstream in(stat_path);
+  if (!in) return false;
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos) return false;
+  std::istringstream rest(stat.substr(close + 1));
+  std::string state;
+  int64_t ppid = -1;
+  if (!(rest >> state >> ppid) || ppid < 0) return false;
+  parent = ppid;
+  return true;
+}
+
+}  // namespace
+
+std::unordered_map<int64_t, int64_t> ReadParentMap(const std::string& proc_root) {
+  std::unordered_map<int64_t, int64_t> parents;
+  DIR* dir = opendir(proc_root.c_str());
+  if (dir == nullptr) return parents;
+  while (dirent* entry = readdir(dir)) {
+    int64_t pid = 0, parent = 0;
+    if (!ParsePid(entry->d_name, pid)) continue;
+    // A process that exits between readdir and the read is simply not in the map.
+    if (ReadParent(proc_root + "/" + entry->d_name + "/stat", parent)) parents[pid] = parent;
+  }
+  closedir(dir);
+  return parents;
+}
+
+std::set<int64_t> DescendantsOf(const std::set<int64_t>& roots, const std::unordered_map<int64_t, int64_t>& parents) {
+  std::unordered_map<int64_t, std::vector<int64_t>> children;
+  for (const auto& [pid, parent] : parents) children[parent].push_back(pid);
+  std::set<int64_t> tree;
+  std::vector<int64_t> pending;
+  for (int64_t root : roots)
+    if (parents.count(root) > 0) pending.push_back(root);
+  while (!pending.empty()) {
+    int64_t pid = pending.back();
+    pending.pop_back();
+    if (!tree.insert(pid).second) continue;  // a parent loop in a torn read: visit once
+    auto it = children.find(pid);
+    if (it != children.end()) pending.insert(pending.end(), it->second.begin(), it->second.end());
+  }
+  return tree;
+}
+
+ProcessTreeTracker::ProcessTreeTracker(int64_t root, bool include_root, std::string proc_root)
+    : root_(root), include_root_(include_root), proc_root_(std::move(proc_root)) {}
+
+const std::set<int64_t>& ProcessTreeTracker::Refresh() {
+  std::unordered_map<int64_t, int64_t> parents = ReadParentMap(proc_root_);
+  std::set<int64_t> roots = members_;  // earlier members that were re-parented
+  roots.insert(root_);
+  if (!include_root_) parents[root_] = parents.count(root_) > 0 ? parents[root_] : 0;
+  members_ = DescendantsOf(roots, parents);
+  if (!include_root_) members_.erase(root_);
+  ever_.insert(members_.begin(), members_.end());
+  return members_;
+}
+
+}  // namespace kraken::profiling

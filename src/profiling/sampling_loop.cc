@@ -1,0 +1,79 @@
+#include "profiling/sampling_loop.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+namespace kraken::profiling {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+// How often the loop looks at the child and the signal flag while it waits for the next
+// pass: the end of a short command is noticed within this, not within a whole interval.
+constexpr std::chrono::milliseconds kPollSlice{10};
+
+}  // namespace
+
+const char* StopReasonName(StopReason reason) {
+  switch (reason) {
+    case StopReason::kTargetEnded: return "the profiled process tree ended";
+    case StopReason::kDuration: return "the duration elapsed";
+    case StopReason::kPasses: return "the pass limit was reached";
+    case StopReason::kSignal: return "a stop signal arrived";
+    case StopReason::kSinkFailed: return "storing a pass failed";
+  }
+  return "unknown";
+}
+
+SamplingResult RunSampling(nvml::NvmlSampler& sampler, ProcessTreeTracker& tree, const SamplingOptions& options,
+                           const SamplingHooks& hooks) {
+  SamplingResult result;
+  SampleBatch batch, kept;
+  size_t gpu_count = sampler.devices().size();
+  std::vector<bool> answered(gpu_count, false);
+  const Clock::time_point start = Clock::now();
+  const auto interval = std::chrono::nanoseconds(std::max<int64_t>(options.interval_ns, 1));
+  for (int64_t pass = 0;; ++pass) {
+    if (hooks.stop_requested && hooks.stop_requested()) {
+      result.reason = StopReason::kSignal;
+      return result;
+    }
+    if (hooks.target_ended && hooks.target_ended()) {
+      result.reason = StopReason::kTargetEnded;
+      return result;
+    }
+    if (options.max_passes > 0 && pass >= options.max_passes) {
+      result.reason = StopReason::kPasses;
+      return result;
+    }
+    if (options.duration_ns > 0 && Clock::now() - start >= std::chrono::nanoseconds(options.duration_ns)) {
+      result.reason = StopReason::kDuration;
+      return result;
+    }
+    const std::set<int64_t>& members = tree.Refresh();
+    sampler.Sample(batch);
+    const nvml::Frame& frame = sampler.last_frame();
+    for (size_t g = 0; g < gpu_count; ++g) {
+      nvmlReturn_t rc = g < frame.devices.size() ? frame.devices[g].process_utilization.rc : NVML_ERROR_UNKNOWN;
+      answered[g] = rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_FOUND;
+    }
+    result.passes.push_back(AttributePass(batch, members, gpu_count, answered, &kept));
+    if (hooks.on_pass) {
+      Status status = hooks.on_pass(kept, result.passes.back());
+      if (!status.ok()) {
+        result.reason = StopReason::kSinkFailed;
+        result.sink_status = status;
+        return result;
+      }
+    }
+    // Deadlines on the start's grid: a slow pass shortens the next wait, it does not
+    // shift every later pass.
+    const Clock::time_point next = start + interval * (pass + 1);
+    while (Clock::now() < next) {
+      if ((hooks.stop_requested && hooks.stop_requested()) || (hooks.target_ended && hooks.target_ended())) break;
+      std::this_thread::sleep_for(std::min<Clock::duration>(kPollSlice, next - Clock::now()));
+    }
+  }
+}
+
+}  // namespace kraken::profiling
