@@ -29,5 +29,7 @@ void AddPackCommand(CLI::App& app, CommandList& commands);
 void AddListCommand(CLI::App& app, CommandList& commands);
 void AddShowCommand(CLI::App& app, CommandList& commands);
 void AddExportCommand(CLI::App& app, CommandList& commands);
+void AddConfigCommand(CLI::App& app, CommandList& commands);
+void AddAgentCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

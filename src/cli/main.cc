@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
   AddListCommand(app, commands);
   AddShowCommand(app, commands);
   AddExportCommand(app, commands);
+  AddConfigCommand(app, commands);
+  AddAgentCommand(app, commands);
 
   try {
     app.parse(argc, argv);
