@@ -1,6 +1,10 @@
 // /metrics rendering for 8 GPUs x 50 series (every exported DCGM family on the GPU, the
 // rest on one MIG instance per GPU): p50/p99 of one render over many renders, the way the
-// agent renders it (one reused output buffer). Target: p99 < 1 ms.
+// agent renders it (one reused output buffer). Target: p99 < 1 ms. Wall time and this
+// thread's CPU time are both reported: on a shared, loaded machine the wall p99 measures
+// preemption, the CPU-time p99 the rendering itself.
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -43,17 +47,30 @@ int main(int argc, char** argv) {
   exporter::AgentStats stats{123456, 0.00042, 0};
   exporter::ExpositionInput input{&batch, &devices, "bench-node-01", &stats};
   std::string out;
-  std::vector<double> micros;
-  micros.reserve(static_cast<size_t>(renders));
+  auto thread_cpu_us = [] {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
+  };
+  std::vector<double> wall;
+  std::vector<double> cpu;
+  wall.reserve(static_cast<size_t>(renders));
+  cpu.reserve(static_cast<size_t>(renders));
   for (int i = 0; i < renders; ++i) {
     auto start = std::chrono::steady_clock::now();
+    double cpu_start = thread_cpu_us();
     exporter::RenderExposition(input, out);
-    micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    cpu.push_back(thread_cpu_us() - cpu_start);
+    wall.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
   }
-  std::sort(micros.begin(), micros.end());
-  auto at = [&](double q) { return micros[static_cast<size_t>(q * static_cast<double>(micros.size() - 1))]; };
-  std::printf("exposition render, 8 GPUs x 50 series (%zu values, %zu bytes): p50 %.1f us, p99 %.1f us, max %.1f us "
-              "over %d renders (target p99 < 1000 us)\n",
-              batch.values.size(), out.size(), at(0.5), at(0.99), micros.back(), renders);
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
+  auto at = [](const std::vector<double>& v, double q) {
+    return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1))];
+  };
+  std::printf("exposition render, 8 GPUs x 50 series (%zu values, %zu bytes), %d renders (target p99 < 1000 us):\n"
+              "  wall: p50 %.1f us, p99 %.1f us, max %.1f us\n  thread CPU: p50 %.1f us, p99 %.1f us, max %.1f us\n",
+              batch.values.size(), out.size(), renders, at(wall, 0.5), at(wall, 0.99), wall.back(), at(cpu, 0.5),
+              at(cpu, 0.99), cpu.back());
   return 0;
 }

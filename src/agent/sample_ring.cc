@@ -13,7 +13,21 @@ void SampleRing::Push(const SampleBatch& batch) {
   slot.entities.resize(batch.entities.size());
   std::copy(batch.entities.begin(), batch.entities.end(), slot.entities.begin());
   slot.values.resize(batch.values.size());
-  std::copy(batch.values.begin(), batch.values.end(), slot.values.begin());
+  for (size_t i = 0; i < batch.values.size(); ++i) {
+    const SampleBatch::Value& in = batch.values[i];
+    SampleBatch::Value& out = slot.values[i];
+    out.metric = in.metric;
+    out.entity = in.entity;
+    out.value = in.value;
+    // The NVML call names ("nvmlDeviceGetUtilizationRates.memory") are only needed to tell
+    // kOther fields apart; kept for every value they were a third of the ring's memory
+    // (measured: 29.6 MB RSS with them at 600 passes of 8 GPUs, docs/agent.md).
+    if (in.metric == Metric::kOther) {
+      out.source_name = in.source_name;
+    } else {
+      out.source_name.clear();
+    }
+  }
   next_ = (next_ + 1) % slots_.size();
   size_ = std::min(size_ + 1, slots_.size());
 }

@@ -14,6 +14,7 @@ class SampleRing {
  public:
   explicit SampleRing(size_t capacity);  // at least 1
 
+  // Copies `batch` into the oldest slot; source names are kept for kOther values only.
   void Push(const SampleBatch& batch);
   size_t size() const { return size_; }
   size_t capacity() const { return slots_.size(); }

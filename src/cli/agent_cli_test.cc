@@ -194,6 +194,22 @@ TEST(AgentCliTest, WithoutNvmlItIsAOneLineErrorWithExitCode2) {
   EXPECT_EQ(log.find('\n'), log.size() - 1) << log;
 }
 
+TEST(AgentCliTest, AnAddressInUseIsAnErrorBeforeAnythingIsStored) {
+  RunningAgent first = StartAgent("h100.nvml", {"--no-store"});
+  ASSERT_GT(first.port, 0) << first.process->Log();
+  std::string dir = testing::MakeTempDir("agent_busy");
+  std::string listen = "127.0.0.1:" + std::to_string(first.port);
+  testing::ChildProcess second({KRAKEN_BINARY_PATH, "agent", "--listen", listen, "--db", dir + "/kraken.db",
+                                "--nvml-library", KRAKEN_NVML_REPLAY_LIBRARY},
+                               dir + "/log");
+  EXPECT_EQ(second.Stop(0, 30s), 2);
+  EXPECT_EQ(second.Log(), "kraken: error: cannot listen on " + listen + " (address in use or not local?)\n");
+  testing::ChildProcess list({KRAKEN_BINARY_PATH, "list", "--db", dir + "/kraken.db"}, dir + "/list");
+  EXPECT_EQ(list.Stop(0, 30s), 0);
+  EXPECT_EQ(list.Log().find("live"), std::string::npos) << list.Log();
+  EXPECT_EQ(first.process->Stop(SIGTERM, 15s), 0);
+}
+
 std::string WriteText(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
   return path;

@@ -74,13 +74,14 @@ int RunAgent(const AgentArgs& args) {
   options.metrics = c.metrics;
   options.hostname = Hostname();
   agent::Agent agent(options, *session->sampler, store.get());
-  Status started = agent.Start();
-  if (!started.ok()) return ReportError(started);
+  // The address first: an address in use is an error before anything is stored.
   agent::MetricsServer server([&agent](std::string& out) { agent.RenderMetrics(out); });
   Status listening = server.Start(c.listen);
-  if (!listening.ok()) {
-    (void)agent.Stop();
-    return ReportError(listening);
+  if (!listening.ok()) return ReportError(listening);
+  Status started = agent.Start();
+  if (!started.ok()) {
+    server.Stop();
+    return ReportError(started);
   }
   Log(LogLevel::kInfo, "serving http://%s:%d/metrics: %zu GPUs every %s, %s", server.host().c_str(), server.port(),
       session->sampler->devices().size(), FormatDurationNs(c.interval_ns).c_str(),

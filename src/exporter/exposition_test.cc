@@ -88,6 +88,23 @@ TEST(ExportedMetricsTest, NamesTypesAndHelpAreDcgmExportersOwn) {
   EXPECT_EQ(checked, 27u);
 }
 
+// The Prometheus type of every catalog field (the WIP's PromType column) is the one
+// dcgm-exporter declares for it, in both counters CSVs.
+TEST(ExportedMetricsTest, CatalogTypesAreThoseOfTheCountersCsvs) {
+  for (const char* file : {"dcgm/dcgm-exporter_etc_default-counters.csv", "dcgm/dcgm-exporter_etc_dcp-metrics-included.csv"}) {
+    std::map<std::string, CsvRow> csv = ReadCountersCsv(file);
+    size_t checked = 0;
+    for (const prometheus::DcgmMetricEntry& entry : prometheus::DcgmMetricCatalog()) {
+      auto row = csv.find(std::string(entry.field));
+      if (row == csv.end()) continue;
+      ++checked;
+      EXPECT_EQ(row->second.type, entry.type == prometheus::PromType::kCounter ? "counter" : "gauge")
+          << file << ": " << entry.field;
+    }
+    EXPECT_EQ(checked, 43u) << file;
+  }
+}
+
 TEST(ExpositionTest, RendersDcgmExporterNamesLabelsAndUnits) {
   SampleBatch batch = TwoGpuBatch();
   std::vector<DeviceInfo> devices(2);
