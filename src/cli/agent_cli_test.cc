@@ -5,6 +5,7 @@
 #include <httplib.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -88,9 +89,12 @@ RunningAgent StartAgent(const std::string& capture, std::vector<std::string> ext
   std::string dir = testing::MakeTempDir("agent_cli");
   RunningAgent agent;
   agent.db = dir + "/kraken.db";
-  std::vector<std::string> argv = {KRAKEN_BINARY_PATH, "agent",        "--listen",     "127.0.0.1:0",
-                                   "--interval",       "100ms",        "--db",         agent.db,
-                                   "--nvml-library",   KRAKEN_NVML_REPLAY_LIBRARY};
+  std::vector<std::string> argv = {KRAKEN_BINARY_PATH, "agent", "--listen", "127.0.0.1:0", "--interval", "100ms",
+                                   "--nvml-library", KRAKEN_NVML_REPLAY_LIBRARY};
+  if (std::find(extra.begin(), extra.end(), "--no-store") == extra.end()) {
+    argv.push_back("--db");
+    argv.push_back(agent.db);
+  }
   argv.insert(argv.end(), extra.begin(), extra.end());
   agent.process = std::make_unique<testing::ChildProcess>(argv, dir + "/agent.log");
   std::string log = agent.process->WaitForLog("/metrics: ", 30s);
@@ -194,6 +198,13 @@ TEST(AgentCliTest, WithoutNvmlItIsAOneLineErrorWithExitCode2) {
   EXPECT_EQ(log.find('\n'), log.size() - 1) << log;
 }
 
+TEST(AgentCliTest, DbAndNoStoreExcludeEachOther) {
+  std::string dir = testing::MakeTempDir("agent_db_nostore");
+  testing::ChildProcess run({KRAKEN_BINARY_PATH, "agent", "--no-store", "--db", dir + "/k.db"}, dir + "/log");
+  EXPECT_EQ(run.Stop(0, 30s), 2);
+  EXPECT_EQ(run.Log(), "kraken: error: --db excludes --no-store (see --help)\n");
+}
+
 TEST(AgentCliTest, AnAddressInUseIsAnErrorBeforeAnythingIsStored) {
   RunningAgent first = StartAgent("h100.nvml", {"--no-store"});
   ASSERT_GT(first.port, 0) << first.process->Log();
@@ -234,7 +245,7 @@ TEST(ConfigCliTest, PrintShowsEachValueAndWhereItCameFrom) {
     ASSERT_EQ(s["source"].get(source), simdjson::SUCCESS);
     settings[std::string(key)] = {std::string(value), std::string(source)};
   }
-  EXPECT_EQ(settings.size(), 21u);
+  EXPECT_EQ(settings.size(), 20u);
   EXPECT_EQ(settings["sampling.interval"], std::make_pair(std::string("250ms"), "file " + file + ":2"));
   EXPECT_EQ(settings["agent.listen"], std::make_pair(std::string("0.0.0.0:9500"), "file " + file + ":4"));
   EXPECT_EQ(settings["log_level"], std::make_pair(std::string("debug"), std::string("env KRAKEN_LOG_LEVEL")));

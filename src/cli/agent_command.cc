@@ -116,6 +116,7 @@ void AddAgentCommand(CLI::App& app, CommandList& commands) {
   f.AddKeyFlag(cmd, "--nvml-library", "sampling.nvml_library",
                "NVML library to load (default: $KRAKEN_NVML_LIBRARY, else libnvidia-ml.so.1)");
   f.AddKeyFlag(cmd, "--log-level", "log_level", "Diagnostics on standard error: error, warn, info, debug");
+  cmd->get_option("--db")->excludes("--no-store");
   commands.push_back({cmd, [args] { return RunAgent(*args); }});
 }
 

@@ -107,11 +107,6 @@ const std::vector<KeySpec> kKeys = {
     {{"agent.ring", "", "how much recent sampling the agent keeps in memory"},
      [](std::string_view t, KrakenConfig& c) -> Status { return ParseDurationIn(t, kSecondNs, 3600 * kSecondNs, false, c.ring_ns); },
      [](const KrakenConfig& c) { return FormatDurationNs(c.ring_ns); }},
-    {{"agent.characterize_every", "", "how often the kraken_* characterization metrics are recomputed over the ring"},
-     [](std::string_view t, KrakenConfig& c) -> Status {
-       return ParseDurationIn(t, kSecondNs, 3600 * kSecondNs, false, c.characterize_every_ns);
-     },
-     [](const KrakenConfig& c) { return FormatDurationNs(c.characterize_every_ns); }},
     {{"output.format", "", "how commands print results: text or json (--json)"},
      [](std::string_view t, KrakenConfig& c) -> Status {
        std::string v(Trim(t));
