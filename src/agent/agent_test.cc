@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <thread>
 
@@ -111,6 +112,65 @@ TEST(AgentTest, SamplesIntoTheRingRendersAndCommitsToTheStore) {
       EXPECT_EQ(s.samples[0].value, 69);
     }
   EXPECT_EQ(power_series, 8);
+}
+
+nvml::NvmlSession OpenReplay(const std::string& fixture) {
+  ::setenv("KRAKEN_NVML_REPLAY", (testing::SourceDir() + "/tests/fixtures/nvml/" + fixture).c_str(), 1);
+  nvml::NvmlSamplerOptions sampler_options;
+  sampler_options.proc_root = "";
+  auto session = nvml::OpenNvmlSession(KRAKEN_NVML_REPLAY_LIBRARY, sampler_options);
+  EXPECT_TRUE(session.ok()) << session.status().message();
+  return session.ok() ? std::move(*session) : nvml::NvmlSession{};
+}
+
+// MIG instances of the replayed H100 (tests/fixtures/nvml/h100-mig.nvml, frame 0): GPU
+// instance 2 is a 3g.40gb with 27262976 B used of 42412802048 B (26 and 40448 MiB), GPU
+// instance 9 a 1g.10gb with 9437184 B used (9 MiB); the whole GPU 61865984 B (59 MiB).
+TEST(AgentTest, MigInstancesGetDcgmExportersInstanceLabels) {
+  nvml::NvmlSession session = OpenReplay("h100-mig.nvml");
+  ASSERT_NE(session.sampler, nullptr);
+  AgentOptions options;
+  options.interval_ns = 1'000'000'000;
+  options.hostname = "replay-node";
+  Agent agent(options, *session.sampler, nullptr);
+  ASSERT_TRUE(agent.Start().ok());
+  std::string text;
+  agent.RenderMetrics(text);
+  ASSERT_TRUE(agent.Stop().ok());
+  EXPECT_NE(text.find("GPU_I_PROFILE=\"3g.40gb\",GPU_I_ID=\"2\",Hostname=\"replay-node\"} 26\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"9\",Hostname=\"replay-node\"} 9\n"), std::string::npos);
+  EXPECT_NE(text.find("DCGM_FI_DEV_FB_TOTAL{gpu=\"0\""), std::string::npos);
+  EXPECT_NE(text.find("GPU_I_ID=\"2\",Hostname=\"replay-node\"} 40448\n"), std::string::npos);
+  EXPECT_NE(text.find("modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"replay-node\"} 59\n"), std::string::npos);
+  EXPECT_EQ(agent.committed_profiles(), 0);  // no store
+}
+
+// One live profile per commit interval; each is listed once committed. With a retention
+// shorter than the run, the profiles committed before are deleted after each commit.
+TEST(AgentTest, CommitIntervalRotatesProfilesAndRetentionDeletesOldOnes) {
+  nvml::NvmlSession session = OpenReplay("h100.nvml");
+  ASSERT_NE(session.sampler, nullptr);
+  for (int64_t retention_ns : {int64_t{0}, int64_t{1}}) {
+    auto store = ProfileStore::Open(testing::MakeTempDir("agent_rotation") + "/kraken.db");
+    ASSERT_TRUE(store.ok());
+    AgentOptions options;
+    options.interval_ns = 50'000'000;
+    options.commit_interval_ns = 200'000'000;
+    options.retention_ns = retention_ns;
+    Agent agent(options, *session.sampler, store->get());
+    ASSERT_TRUE(agent.Start().ok());
+    while (agent.committed_profiles() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_TRUE(agent.Stop().ok());
+    auto listed = (*store)->ListProfiles();
+    ASSERT_TRUE(listed.ok());
+    if (retention_ns == 0) {
+      EXPECT_EQ(static_cast<int64_t>(listed->size()), agent.committed_profiles());
+      EXPECT_GE(listed->size(), 3u);  // two rotations and the final commit
+    } else {
+      EXPECT_EQ(listed->size(), 0u);  // 1 ns: everything committed is already too old
+    }
+  }
 }
 
 }  // namespace
