@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # The agent's exporter test scrapes it with a real Prometheus server (/usr/bin/prometheus).
   prometheus
+  # bench/scrape_wrk.sh (make bench) measures scrapes per second of the agent with it.
+  wrk
 )
 # Extra packages a make target needs only for itself (e.g. clang for `make fuzz`).
 read -r -a extra <<< "${KRAKEN_DEPS_EXTRA:-}"
