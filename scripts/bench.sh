@@ -41,3 +41,7 @@ echo "# profile store: 24 h x 8 GPUs x 10 Hz ingest and one-series queries (abou
 "$build/bench/kraken_store_bench" --hours 24 --row-hours 1
 echo "# kraken report: whole command on the largest Kineto trace, and the HTML size"
 "$(dirname "$0")/../bench/report_speed.sh" "$build"
+echo "# kraken agent: /metrics render (8 GPUs x 50 series), agent CPU/RSS at 10 Hz, wrk scrapes/s"
+"$build/bench/kraken_exposition_bench"
+"$(dirname "$0")/../bench/agent_cpu_rss.sh" "$build" 20
+"$(dirname "$0")/../bench/scrape_wrk.sh" "$build" 10

@@ -11,6 +11,8 @@ packages=(
   nodejs chromium
   # The agent's exporter test scrapes it with a real Prometheus server (/usr/bin/prometheus).
   prometheus
+  # bench/scrape_wrk.sh (make bench) measures scrapes per second of the agent with it.
+  wrk
 )
 # The dashboard bundle needs npm; NodeSource's nodejs package ships its own npm (and
 # conflicts with Debian's), so Debian's npm is installed only when no npm is found.

@@ -31,5 +31,7 @@ void AddShowCommand(CLI::App& app, CommandList& commands);
 void AddExportCommand(CLI::App& app, CommandList& commands);
 void AddReportCommand(CLI::App& app, CommandList& commands);
 void AddProfileCommand(CLI::App& app, CommandList& commands);
+void AddConfigCommand(CLI::App& app, CommandList& commands);
+void AddAgentCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
   AddExportCommand(app, commands);
   AddReportCommand(app, commands);
   AddProfileCommand(app, commands);
+  AddConfigCommand(app, commands);
+  AddAgentCommand(app, commands);
 
   try {
     app.parse(argc, argv);

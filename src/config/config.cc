@@ -79,8 +79,11 @@ Result<EffectiveConfig> ResolveConfig(const ConfigInputs& inputs) {
 }
 
 Result<ListenAddress> ParseListenAddress(std::string_view text) {
-  auto bad = [&](const std::string& why) {
-    return InvalidInput("'" + std::string(text) + "' is not an address HOST:PORT (" + why + ")");
+  auto bad = [&](std::string_view why) {
+    // Appended piece by piece: GCC 12's -Wrestrict misfires on a chain of operator+.
+    std::string message = "'";
+    message.append(text).append("' is not an address HOST:PORT (").append(why).append(")");
+    return InvalidInput(message);
   };
   size_t colon = text.rfind(':');
   if (colon == std::string_view::npos) return bad("no port");

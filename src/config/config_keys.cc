@@ -9,6 +9,13 @@ namespace {
 
 constexpr int64_t kSecondNs = 1'000'000'000;
 
+// 'text', built by appending: GCC 12's -Wrestrict misfires on "'" + std::string(...).
+std::string Quoted(std::string_view text) {
+  std::string out = "'";
+  out.append(text).append("'");
+  return out;
+}
+
 Status ParseBool(std::string_view text, bool& out) {
   std::string lower = ToLower(Trim(text));
   if (lower == "true") {
@@ -16,7 +23,7 @@ Status ParseBool(std::string_view text, bool& out) {
   } else if (lower == "false") {
     out = false;
   } else {
-    return InvalidInput("'" + std::string(text) + "' is not true or false");
+    return InvalidInput(Quoted(text) + " is not true or false");
   }
   return Status::Ok();
 }
@@ -24,13 +31,13 @@ Status ParseBool(std::string_view text, bool& out) {
 // A duration within [min_ns, max_ns]; zero also when `zero_allowed` (with its meaning).
 Status ParseDurationIn(std::string_view text, int64_t min_ns, int64_t max_ns, bool zero_allowed, int64_t& out) {
   std::optional<int64_t> ns = ParseDurationNs(Trim(text));
-  if (!ns) return InvalidInput("'" + std::string(text) + "' is not a duration such as 100ms, 10s, 5m, 7d");
+  if (!ns) return InvalidInput(Quoted(text) + " is not a duration such as 100ms, 10s, 5m, 7d");
   if (*ns == 0 && zero_allowed) {
     out = 0;
     return Status::Ok();
   }
   if (*ns < min_ns || *ns > max_ns)
-    return InvalidInput("'" + std::string(text) + "' is outside " + FormatDurationNs(min_ns) + " .. " +
+    return InvalidInput(Quoted(text) + " is outside " + FormatDurationNs(min_ns) + " .. " +
                         FormatDurationNs(max_ns) + (zero_allowed ? " (or 0)" : ""));
   out = *ns;
   return Status::Ok();
@@ -100,15 +107,10 @@ const std::vector<KeySpec> kKeys = {
     {{"agent.ring", "", "how much recent sampling the agent keeps in memory"},
      [](std::string_view t, KrakenConfig& c) -> Status { return ParseDurationIn(t, kSecondNs, 3600 * kSecondNs, false, c.ring_ns); },
      [](const KrakenConfig& c) { return FormatDurationNs(c.ring_ns); }},
-    {{"agent.characterize_every", "", "how often the kraken_* characterization metrics are recomputed over the ring"},
-     [](std::string_view t, KrakenConfig& c) -> Status {
-       return ParseDurationIn(t, kSecondNs, 3600 * kSecondNs, false, c.characterize_every_ns);
-     },
-     [](const KrakenConfig& c) { return FormatDurationNs(c.characterize_every_ns); }},
     {{"output.format", "", "how commands print results: text or json (--json)"},
      [](std::string_view t, KrakenConfig& c) -> Status {
        std::string v(Trim(t));
-       if (v != "text" && v != "json") return InvalidInput("'" + v + "' is not one of text, json");
+       if (v != "text" && v != "json") return InvalidInput(Quoted(v) + " is not one of text, json");
        c.output_format = v;
        return Status::Ok();
      },
@@ -116,7 +118,7 @@ const std::vector<KeySpec> kKeys = {
     {{"log_level", "KRAKEN_LOG_LEVEL", "diagnostics on standard error: error, warn, info, debug (--log-level)"},
      [](std::string_view t, KrakenConfig& c) -> Status {
        std::string v(Trim(t));
-       if (!ParseLogLevel(v)) return InvalidInput("'" + v + "' is not one of error, warn, info, debug");
+       if (!ParseLogLevel(v)) return InvalidInput(Quoted(v) + " is not one of error, warn, info, debug");
        c.log_level = v;
        return Status::Ok();
      },

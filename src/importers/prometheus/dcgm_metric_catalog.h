@@ -12,7 +12,7 @@
 
 namespace kraken::prometheus {
 
-// The Prometheus metric type the dcgm-exporter counters CSVs declare for a field.
+// The Prometheus metric type dcgm-exporter declares in its "# TYPE" line.
 enum class PromType { kGauge, kCounter };
 
 struct DcgmMetricEntry {
@@ -20,7 +20,7 @@ struct DcgmMetricEntry {
   std::string_view legacy_name;  // "dcgm_fb_used"; empty when 1.x had no name for it
   Metric metric;                 // Metric::kOther: a known field with no canonical metric
   double scale;                  // exported value * scale = value in the canonical unit
-  PromType prom_type;            // as the counters CSVs declare it
+  PromType type;                 // what the exporter declares (counters CSVs of dcgm-exporter)
 };
 
 // Every entry, in a stable order.

@@ -1,0 +1,146 @@
+#include "agent/agent.h"
+
+#include <chrono>
+
+#include "agent/metric_groups.h"
+#include "base/log.h"
+
+namespace kraken::agent {
+namespace {
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Agent::Agent(AgentOptions options, nvml::NvmlSampler& sampler, ProfileStore* store)
+    : options_(std::move(options)),
+      sampler_(sampler),
+      store_(store),
+      ring_(RingCapacity(options_.ring_ns, options_.interval_ns)) {}
+
+Agent::~Agent() {
+  if (thread_.joinable()) (void)Stop();
+}
+
+Status Agent::BeginProfile() {
+  ProfileMetadata metadata;
+  metadata.source = "kraken agent";
+  metadata.format = "nvml";
+  metadata.hostname = options_.hostname;
+  metadata.accelerator_vendor = Vendor::kNvidia;
+  KRAKEN_ASSIGN_OR_RETURN(live_id_, store_->BeginProfile(metadata, sampler_.devices()));
+  live_started_ns_ = NowNs();
+  Log(LogLevel::kDebug, "store: began live profile %lld", static_cast<long long>(live_id_));
+  return Status::Ok();
+}
+
+Status Agent::CommitProfile() {
+  if (live_id_ == 0) return Status::Ok();
+  int64_t id = live_id_;
+  live_id_ = 0;
+  KRAKEN_RETURN_IF_ERROR(store_->Commit(id));
+  committed_profiles_.fetch_add(1);
+  Log(LogLevel::kInfo, "store: committed profile %lld", static_cast<long long>(id));
+  if (options_.retention_ns > 0) {
+    KRAKEN_ASSIGN_OR_RETURN(int64_t deleted, store_->DeleteOlderThan(std::chrono::nanoseconds(options_.retention_ns)));
+    if (deleted > 0) Log(LogLevel::kInfo, "store: retention deleted %lld profiles", static_cast<long long>(deleted));
+  }
+  return Status::Ok();
+}
+
+Status Agent::Start() {
+  if (store_ != nullptr) {
+    if (options_.retention_ns > 0)
+      KRAKEN_RETURN_IF_ERROR(
+          store_->DeleteOlderThan(std::chrono::nanoseconds(options_.retention_ns)).status());
+    KRAKEN_RETURN_IF_ERROR(BeginProfile());
+  }
+  SampleOnce();
+  thread_ = std::thread([this] { Run(); });
+  return Status::Ok();
+}
+
+void Agent::SampleOnce() {
+  auto start = std::chrono::steady_clock::now();
+  sampler_.Sample(raw_);
+  CopyEnabledMetrics(options_.metrics, raw_, filtered_);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  bool store_failed = false;
+  if (store_ != nullptr && live_id_ != 0) {
+    Status status = store_->AppendBatch(live_id_, filtered_);
+    if (!status.ok()) {
+      store_failed = true;
+      Log(LogLevel::kWarn, "store: %s", status.message().c_str());
+    } else if (NowNs() - live_started_ns_ >= options_.commit_interval_ns) {
+      // One profile per commit interval: each becomes visible (kraken list) when it is
+      // committed, and retention can delete old ones whole.
+      status = CommitProfile();
+      if (status.ok()) status = BeginProfile();
+      if (!status.ok()) {
+        store_failed = true;
+        Log(LogLevel::kWarn, "store: %s", status.message().c_str());
+      }
+    }
+    if (!status.ok() && store_status_.ok()) store_status_ = status;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  ring_.Push(filtered_);
+  ++stats_.samples_total;
+  stats_.last_sample_duration_seconds = seconds;
+  if (store_failed) ++stats_.store_errors_total;
+}
+
+void Agent::Run() {
+  auto next = std::chrono::steady_clock::now();
+  const auto interval = std::chrono::nanoseconds(options_.interval_ns);
+  std::unique_lock<std::mutex> lock(stop_mutex_);
+  while (true) {
+    next += interval;
+    auto now = std::chrono::steady_clock::now();
+    // A pass that overran skips the slots it missed rather than bursting to catch up.
+    if (next < now) next = now + interval - (now - next) % interval;
+    if (stop_cv_.wait_until(lock, next, [this] { return stop_requested_; })) break;
+    lock.unlock();
+    SampleOnce();
+    lock.lock();
+  }
+}
+
+Status Agent::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(stop_mutex_);
+    stop_requested_ = true;
+  }
+  stop_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  if (store_ != nullptr) {
+    Status status = CommitProfile();
+    if (!status.ok() && store_status_.ok()) store_status_ = status;
+  }
+  return store_status_;
+}
+
+void Agent::RenderMetrics(std::string& out) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  exporter::ExpositionInput input;
+  input.batch = ring_.Latest();
+  input.devices = &sampler_.devices();
+  input.hostname = options_.hostname;
+  input.agent = &stats_;
+  exporter::RenderExposition(input, out);
+}
+
+size_t Agent::ring_size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return ring_.size();
+}
+
+int64_t Agent::samples_total() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_.samples_total;
+}
+
+}  // namespace kraken::agent

@@ -1,0 +1,81 @@
+// The agent loop: a sampler thread that runs one NVML pass per interval, keeps the passes
+// in a bounded ring (the newest is what /metrics shows), ingests them into the store as
+// one live profile per commit interval, and applies the store's retention after each
+// commit. Scrapes read the ring from other threads; Stop() ends the thread and commits.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "agent/sample_ring.h"
+#include "collectors/nvml/nvml_sampler.h"
+#include "config/config.h"
+#include "exporter/exposition.h"
+#include "store/store.h"
+
+namespace kraken::agent {
+
+struct AgentOptions {
+  int64_t interval_ns = 100'000'000;
+  int64_t ring_ns = 60'000'000'000;
+  int64_t commit_interval_ns = 300'000'000'000;
+  int64_t retention_ns = 0;  // 0 = keep every profile
+  config::MetricGroups metrics;
+  std::string hostname;
+};
+
+class Agent {
+ public:
+  // `store` may be null (--no-store); both must outlive the agent.
+  Agent(AgentOptions options, nvml::NvmlSampler& sampler, ProfileStore* store);
+  ~Agent();  // stops the thread if Stop was not called
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // Begins the first live profile (when storing), applies retention once, takes the first
+  // pass (so that /metrics has values before the first scrape) and starts the thread.
+  Status Start();
+  // Stops the thread and commits the live profile. Returns the first store error, if any.
+  Status Stop();
+
+  // The exposition of the newest pass (thread-safe; `out` reused between calls).
+  void RenderMetrics(std::string& out) const;
+
+  // Copies of what the ring holds, for tests and the characterization (thread-safe).
+  size_t ring_size() const;
+  int64_t samples_total() const;
+  int64_t committed_profiles() const { return committed_profiles_.load(); }
+
+ private:
+  void Run();
+  void SampleOnce();
+  Status BeginProfile();
+  Status CommitProfile();
+
+  AgentOptions options_;
+  nvml::NvmlSampler& sampler_;
+  ProfileStore* store_;
+  SampleBatch raw_;       // the sampler's batch (sampler thread only)
+  SampleBatch filtered_;  // raw_ without disabled metric groups (sampler thread only)
+
+  mutable std::mutex mutex_;  // guards ring_ and stats_
+  SampleRing ring_;
+  exporter::AgentStats stats_;
+
+  std::mutex stop_mutex_;
+  std::condition_variable stop_cv_;
+  bool stop_requested_ = false;
+  std::thread thread_;
+
+  int64_t live_id_ = 0;  // the live profile; 0 = none
+  int64_t live_started_ns_ = 0;
+  Status store_status_;
+  std::atomic<int64_t> committed_profiles_{0};
+};
+
+}  // namespace kraken::agent

@@ -1,0 +1,177 @@
+#include "agent/agent.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "agent/metric_groups.h"
+#include "agent/sample_ring.h"
+#include "base/testing/test_data.h"
+#include "base/text.h"
+
+namespace kraken::agent {
+namespace {
+
+SampleBatch BatchAt(TimeNs time_ns, double util) {
+  SampleBatch batch;
+  batch.time_ns = time_ns;
+  batch.entities.resize(1);
+  batch.entities[0].gpu_index = 0;
+  batch.values = {{Metric::kGpuUtilPct, 0, util, "u"}, {Metric::kPowerW, 0, 100 + util, "p"},
+                  {Metric::kProcessUsedMemoryBytes, 0, 1, "m"}};
+  return batch;
+}
+
+TEST(SampleRingTest, KeepsTheNewestPassesUpToItsCapacity) {
+  EXPECT_EQ(RingCapacity(60'000'000'000, 100'000'000), 600u);
+  EXPECT_EQ(RingCapacity(1'000'000, 100'000'000), 1u);
+  SampleRing ring(3);
+  EXPECT_EQ(ring.Latest(), nullptr);
+  for (int i = 0; i < 5; ++i) ring.Push(BatchAt(i, i * 10));
+  ASSERT_EQ(ring.size(), 3u);
+  EXPECT_EQ(ring.FromNewest(0).time_ns, 4);
+  EXPECT_EQ(ring.FromNewest(1).time_ns, 3);
+  EXPECT_EQ(ring.FromNewest(2).time_ns, 2);
+  EXPECT_EQ(ring.Latest()->values[0].value, 40);
+}
+
+TEST(MetricGroupsTest, DisabledGroupsAreDroppedFromTheCopy) {
+  config::MetricGroups groups;
+  groups.power = false;
+  groups.processes = false;
+  SampleBatch in = BatchAt(7, 55);
+  SampleBatch out;
+  CopyEnabledMetrics(groups, in, out);
+  ASSERT_EQ(out.values.size(), 1u);
+  EXPECT_EQ(out.values[0].metric, Metric::kGpuUtilPct);
+  EXPECT_EQ(out.time_ns, 7);
+  EXPECT_EQ(in.values.size(), 3u);
+  EXPECT_FALSE(MetricEnabled(groups, Metric::kEnergyMj));
+  EXPECT_TRUE(MetricEnabled(groups, Metric::kSmActiveRatio));
+}
+
+// The agent on the replayed 8 x H100 node (tests/fixtures/nvml/h100x8.nvml): every pass is
+// one frame of the capture; frame 0 has gpu util 0, 69 W, SM clock 345 MHz, 41 C, memory
+// used 0 of 85520809984 B.
+TEST(AgentTest, SamplesIntoTheRingRendersAndCommitsToTheStore) {
+  ::setenv("KRAKEN_NVML_REPLAY", (testing::SourceDir() + "/tests/fixtures/nvml/h100x8.nvml").c_str(), 1);
+  nvml::NvmlSamplerOptions sampler_options;
+  sampler_options.proc_root = "";
+  auto session = nvml::OpenNvmlSession(KRAKEN_NVML_REPLAY_LIBRARY, sampler_options);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  ASSERT_EQ(session->sampler->devices().size(), 8u);
+  std::string db = testing::MakeTempDir("agent") + "/kraken.db";
+  auto store = ProfileStore::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+
+  AgentOptions options;
+  options.interval_ns = 1'000'000'000;  // the first pass is Start's; the thread's comes 1 s later
+  options.ring_ns = 10'000'000'000;
+  options.hostname = "replay-node";
+  Agent agent(options, *session->sampler, store->get());
+  ASSERT_TRUE(agent.Start().ok());
+  std::string text;
+  agent.RenderMetrics(text);
+  EXPECT_EQ(agent.samples_total(), 1);
+  EXPECT_NE(text.find("DCGM_FI_DEV_POWER_USAGE{gpu=\"7\",UUID="), std::string::npos) << text;
+  int power_lines = 0;
+  for (std::string_view line : Split(text, '\n')) {
+    if (line.rfind("DCGM_FI_DEV_POWER_USAGE{", 0) == 0) {
+      ++power_lines;
+      EXPECT_TRUE(line.ends_with("} 69")) << line;
+    }
+    if (line.rfind("DCGM_FI_DEV_SM_CLOCK{", 0) == 0) {
+      EXPECT_TRUE(line.ends_with("} 345")) << line;
+    }
+    if (line.rfind("DCGM_FI_DEV_GPU_TEMP{", 0) == 0) {
+      EXPECT_TRUE(line.ends_with("} 41")) << line;
+    }
+    if (line.rfind("DCGM_FI_DEV_FB_USED{", 0) == 0 && line.find("GPU_I_ID") == std::string_view::npos) {
+      EXPECT_TRUE(line.ends_with("} 0")) << line;
+    }
+  }
+  EXPECT_EQ(power_lines, 8);
+  EXPECT_NE(text.find("kraken_agent_samples_total{Hostname=\"replay-node\"} 1\n"), std::string::npos);
+  ASSERT_TRUE(agent.Stop().ok());
+  EXPECT_EQ(agent.committed_profiles(), 1);
+
+  auto profiles = (*store)->ListProfiles();
+  ASSERT_TRUE(profiles.ok());
+  ASSERT_EQ(profiles->size(), 1u);
+  EXPECT_EQ((*profiles)[0].kind, "live");
+  EXPECT_EQ((*profiles)[0].device_names.size(), 8u);
+  auto loaded = (*store)->LoadProfile((*profiles)[0].id);
+  ASSERT_TRUE(loaded.ok());
+  int power_series = 0;
+  for (const Series& s : loaded->series)
+    if (s.metric == Metric::kPowerW) {
+      ++power_series;
+      ASSERT_FALSE(s.samples.empty());
+      EXPECT_EQ(s.samples[0].value, 69);
+    }
+  EXPECT_EQ(power_series, 8);
+}
+
+nvml::NvmlSession OpenReplay(const std::string& fixture) {
+  ::setenv("KRAKEN_NVML_REPLAY", (testing::SourceDir() + "/tests/fixtures/nvml/" + fixture).c_str(), 1);
+  nvml::NvmlSamplerOptions sampler_options;
+  sampler_options.proc_root = "";
+  auto session = nvml::OpenNvmlSession(KRAKEN_NVML_REPLAY_LIBRARY, sampler_options);
+  EXPECT_TRUE(session.ok()) << session.status().message();
+  return session.ok() ? std::move(*session) : nvml::NvmlSession{};
+}
+
+// MIG instances of the replayed H100 (tests/fixtures/nvml/h100-mig.nvml, frame 0): GPU
+// instance 2 is a 3g.40gb with 27262976 B used of 42412802048 B (26 and 40448 MiB), GPU
+// instance 9 a 1g.10gb with 9437184 B used (9 MiB); the whole GPU 61865984 B (59 MiB).
+TEST(AgentTest, MigInstancesGetDcgmExportersInstanceLabels) {
+  nvml::NvmlSession session = OpenReplay("h100-mig.nvml");
+  ASSERT_NE(session.sampler, nullptr);
+  AgentOptions options;
+  options.interval_ns = 1'000'000'000;
+  options.hostname = "replay-node";
+  Agent agent(options, *session.sampler, nullptr);
+  ASSERT_TRUE(agent.Start().ok());
+  std::string text;
+  agent.RenderMetrics(text);
+  ASSERT_TRUE(agent.Stop().ok());
+  EXPECT_NE(text.find("GPU_I_PROFILE=\"3g.40gb\",GPU_I_ID=\"2\",Hostname=\"replay-node\"} 26\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"9\",Hostname=\"replay-node\"} 9\n"), std::string::npos);
+  EXPECT_NE(text.find("DCGM_FI_DEV_FB_TOTAL{gpu=\"0\""), std::string::npos);
+  EXPECT_NE(text.find("GPU_I_ID=\"2\",Hostname=\"replay-node\"} 40448\n"), std::string::npos);
+  EXPECT_NE(text.find("modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"replay-node\"} 59\n"), std::string::npos);
+  EXPECT_EQ(agent.committed_profiles(), 0);  // no store
+}
+
+// One live profile per commit interval; each is listed once committed. With a retention
+// shorter than the run, the profiles committed before are deleted after each commit.
+TEST(AgentTest, CommitIntervalRotatesProfilesAndRetentionDeletesOldOnes) {
+  nvml::NvmlSession session = OpenReplay("h100.nvml");
+  ASSERT_NE(session.sampler, nullptr);
+  for (int64_t retention_ns : {int64_t{0}, int64_t{1}}) {
+    auto store = ProfileStore::Open(testing::MakeTempDir("agent_rotation") + "/kraken.db");
+    ASSERT_TRUE(store.ok());
+    AgentOptions options;
+    options.interval_ns = 50'000'000;
+    options.commit_interval_ns = 200'000'000;
+    options.retention_ns = retention_ns;
+    Agent agent(options, *session.sampler, store->get());
+    ASSERT_TRUE(agent.Start().ok());
+    while (agent.committed_profiles() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_TRUE(agent.Stop().ok());
+    auto listed = (*store)->ListProfiles();
+    ASSERT_TRUE(listed.ok());
+    if (retention_ns == 0) {
+      EXPECT_EQ(static_cast<int64_t>(listed->size()), agent.committed_profiles());
+      EXPECT_GE(listed->size(), 3u);  // two rotations and the final commit
+    } else {
+      EXPECT_EQ(listed->size(), 0u);  // 1 ns: everything committed is already too old
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kraken::agent

@@ -1,0 +1,60 @@
+#include "agent/metric_groups.h"
+
+#include <algorithm>
+
+namespace kraken::agent {
+
+bool MetricEnabled(const config::MetricGroups& g, Metric metric) {
+  switch (metric) {
+    case Metric::kGpuUtilPct:
+    case Metric::kMemCopyUtilPct:
+    case Metric::kEncoderUtilPct:
+    case Metric::kDecoderUtilPct: return g.utilization;
+    case Metric::kFbUsedBytes:
+    case Metric::kFbFreeBytes:
+    case Metric::kFbTotalBytes:
+    case Metric::kFbReservedBytes: return g.memory;
+    case Metric::kPowerW:
+    case Metric::kPowerLimitW:
+    case Metric::kEnergyMj: return g.power;
+    case Metric::kSmClockMhz:
+    case Metric::kMemClockMhz: return g.clocks;
+    case Metric::kGpuTempC:
+    case Metric::kMemTempC: return g.temperature;
+    case Metric::kPcieTxBytesPerS:
+    case Metric::kPcieRxBytesPerS:
+    case Metric::kPcieReplayCount: return g.pcie;
+    case Metric::kNvlinkTxBytesPerS:
+    case Metric::kNvlinkRxBytesPerS: return g.nvlink;
+    case Metric::kGrEngineActiveRatio:
+    case Metric::kSmActiveRatio:
+    case Metric::kSmOccupancyRatio:
+    case Metric::kTensorActiveRatio:
+    case Metric::kDramActiveRatio:
+    case Metric::kFp64ActiveRatio:
+    case Metric::kFp32ActiveRatio:
+    case Metric::kFp16ActiveRatio: return g.profiling;
+    case Metric::kXidLast:
+    case Metric::kEccCorrectedVolatileCount:
+    case Metric::kEccUncorrectedVolatileCount: return g.errors;
+    case Metric::kProcessSmUtilPct:
+    case Metric::kProcessMemUtilPct:
+    case Metric::kProcessUsedMemoryBytes: return g.processes;
+    default: return true;
+  }
+}
+
+void CopyEnabledMetrics(const config::MetricGroups& groups, const SampleBatch& in, SampleBatch& out) {
+  out.time_ns = in.time_ns;
+  out.entities.resize(in.entities.size());
+  std::copy(in.entities.begin(), in.entities.end(), out.entities.begin());
+  size_t kept = 0;
+  for (const SampleBatch::Value& v : in.values) {
+    if (!MetricEnabled(groups, v.metric)) continue;
+    if (kept == out.values.size()) out.values.emplace_back();
+    out.values[kept++] = v;  // copy-assignment keeps the slot's string buffer
+  }
+  out.values.resize(kept);
+}
+
+}  // namespace kraken::agent

@@ -1,0 +1,17 @@
+// The metric groups of the config (metrics.utilization, metrics.pcie, ...): which group a
+// canonical metric belongs to, and dropping the values of disabled groups from a batch.
+#pragma once
+
+#include "config/config.h"
+#include "model/sample_batch.h"
+
+namespace kraken::agent {
+
+// Whether the group `metric` belongs to is enabled (metrics of no group always are).
+bool MetricEnabled(const config::MetricGroups& groups, Metric metric);
+
+// `out` = `in` without the values of disabled groups (entities all kept). `out`'s
+// buffers are reused; `in` is untouched (the sampler reuses its own batch).
+void CopyEnabledMetrics(const config::MetricGroups& groups, const SampleBatch& in, SampleBatch& out);
+
+}  // namespace kraken::agent

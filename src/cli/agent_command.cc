@@ -1,0 +1,123 @@
+// `kraken agent`: samples the node's GPUs continuously, serves /metrics with
+// dcgm-exporter's names (Prometheus), and keeps the samples in the profile store
+// (docs/agent.md). SIGINT/SIGTERM stop it cleanly: the last profile is committed, exit 0.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "agent/agent.h"
+#include "agent/metrics_server.h"
+#include "base/duration.h"
+#include "base/log.h"
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "cli/config_flags.h"
+#include "cli/store_access.h"
+
+namespace kraken::cli {
+namespace {
+
+struct AgentArgs {
+  ConfigFlags flags;
+};
+
+std::string Hostname() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return "";
+  return name;
+}
+
+// store.path: empty = the default location; a folder = FOLDER/kraken.db (docs/store.md).
+std::string StorePath(const std::string& configured) {
+  struct stat info {};
+  if (!configured.empty() && ::stat(configured.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
+    return configured + "/kraken.db";
+  return ResolveDbPath(configured);
+}
+
+int RunAgent(const AgentArgs& args) {
+  auto resolved = args.flags.Resolve();
+  if (!resolved.ok()) return ReportError(resolved.status());
+  const config::KrakenConfig& c = resolved->values;
+  SetLogPrefix("kraken agent");
+  if (auto level = ParseLogLevel(c.log_level)) SetLogLevel(*level);
+
+  auto session = nvml::OpenNvmlSession(c.nvml_library);
+  if (!session.ok()) return ReportError(session.status());
+
+  std::unique_ptr<ProfileStore> store;
+  std::string store_path;
+  if (c.store_enabled) {
+    store_path = StorePath(c.store_path);
+    auto opened = OpenStoreForWriting(store_path);
+    if (!opened.ok()) return ReportError(opened.status());
+    store = std::move(*opened);
+  }
+
+  // SIGINT/SIGTERM are taken by sigwait below, never by a handler; blocked before any
+  // thread starts, so that every thread inherits the mask. A scraper that hangs up
+  // mid-response must not kill the agent.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  agent::AgentOptions options;
+  options.interval_ns = c.interval_ns;
+  options.ring_ns = c.ring_ns;
+  options.commit_interval_ns = c.commit_interval_ns;
+  options.retention_ns = c.retention_ns;
+  options.metrics = c.metrics;
+  options.hostname = Hostname();
+  agent::Agent agent(options, *session->sampler, store.get());
+  // The address first: an address in use is an error before anything is stored.
+  agent::MetricsServer server([&agent](std::string& out) { agent.RenderMetrics(out); });
+  Status listening = server.Start(c.listen);
+  if (!listening.ok()) return ReportError(listening);
+  Status started = agent.Start();
+  if (!started.ok()) {
+    server.Stop();
+    return ReportError(started);
+  }
+  Log(LogLevel::kInfo, "serving http://%s:%d/metrics: %zu GPUs every %s, %s", server.host().c_str(), server.port(),
+      session->sampler->devices().size(), FormatDurationNs(c.interval_ns).c_str(),
+      store ? ("store " + store_path).c_str() : "no store");
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  Log(LogLevel::kInfo, "%s: stopping", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+  server.Stop();
+  Status stopped = agent.Stop();
+  if (!stopped.ok()) return ReportError(stopped);
+  Log(LogLevel::kInfo, "stopped after %lld sampling passes, %lld profiles committed",
+      static_cast<long long>(agent.samples_total()), static_cast<long long>(agent.committed_profiles()));
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddAgentCommand(CLI::App& app, CommandList& commands) {
+  auto args = std::make_shared<AgentArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "agent", "Sample this node's GPUs continuously: /metrics for Prometheus (dcgm-exporter names) and the store");
+  ConfigFlags& f = args->flags;
+  f.AddConfigFlag(cmd);
+  f.AddKeyFlag(cmd, "--listen", "agent.listen", "Address of /metrics and /healthz, HOST:PORT (port 0: a free one)");
+  f.AddKeyFlag(cmd, "--interval", "sampling.interval", "Time between sampling passes, e.g. 100ms, 1s");
+  f.AddKeyFlag(cmd, "--db", "store.path", "Profile database (default: $KRAKEN_STORAGE_PATH, else the XDG data dir)");
+  f.AddKeySwitch(cmd, "--no-store", "store.enabled", "false", "Serve /metrics only; keep nothing on disk");
+  f.AddKeyFlag(cmd, "--retention", "store.retention", "Delete stored profiles older than this, e.g. 7d (0: keep all)");
+  f.AddKeyFlag(cmd, "--commit-interval", "store.commit_interval",
+               "Commit the live profile and begin the next one this often, e.g. 5m");
+  f.AddKeyFlag(cmd, "--nvml-library", "sampling.nvml_library",
+               "NVML library to load (default: $KRAKEN_NVML_LIBRARY, else libnvidia-ml.so.1)");
+  f.AddKeyFlag(cmd, "--log-level", "log_level", "Diagnostics on standard error: error, warn, info, debug");
+  cmd->get_option("--db")->excludes("--no-store");
+  commands.push_back({cmd, [args] { return RunAgent(*args); }});
+}
+
+}  // namespace kraken::cli
