@@ -39,3 +39,5 @@ if [ -x "$pack" ] && [ -d "$openb" ]; then
 fi
 echo "# profile store: 24 h x 8 GPUs x 10 Hz ingest and one-series queries (about 2 GB of temp disk)"
 "$build/bench/kraken_store_bench" --hours 24 --row-hours 1
+echo "# kraken serve: wrk on loopback and a ~87 MB upload (bench/serve_wrk.sh)"
+"$(dirname "$0")/../bench/serve_wrk.sh" "$build"

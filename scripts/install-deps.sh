@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libsimdjson-dev libcli11-dev zlib1g-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libcpp-httplib-dev nodejs npm wrk
 )
 # Extra packages a make target needs only for itself (e.g. clang for `make fuzz`).
 read -r -a extra <<< "${KRAKEN_DEPS_EXTRA:-}"

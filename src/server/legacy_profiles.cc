@@ -230,13 +230,16 @@ void LegacyProfiles::Put(const std::string& id, LegacyProfile profile) {
   }
   std::lock_guard<std::mutex> lock(cache_mutex_);
   cache_.clear();
+  ++generation_;
 }
 
 Result<LegacyColocation> LegacyProfiles::Colocation(const std::string& a, const std::string& b) const {
+  uint64_t generation = 0;
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
     auto it = cache_.find({a, b});
     if (it != cache_.end()) return it->second;
+    generation = generation_;
   }
   std::optional<LegacyProfile> pa = Find(a);
   if (!pa) return NotFound("Profile not found: " + a);
@@ -249,7 +252,7 @@ Result<LegacyColocation> LegacyProfiles::Colocation(const std::string& a, const 
   result->type_b = pb->kernel_type;
   result->recommendation = Recommendation(result->score);
   std::lock_guard<std::mutex> lock(cache_mutex_);
-  cache_[{a, b}] = *result;
+  if (generation == generation_) cache_[{a, b}] = *result;
   return *result;
 }
 

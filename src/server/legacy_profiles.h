@@ -5,6 +5,7 @@
 // threads: reads take a shared lock, writes an exclusive one.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -77,6 +78,8 @@ class LegacyProfiles {
   std::map<std::string, LegacyProfile> predefined_;
   mutable std::mutex cache_mutex_;
   mutable std::map<std::pair<std::string, std::string>, LegacyColocation> cache_;
+  // Bumped by every Put: a result computed from older profiles is not cached.
+  uint64_t generation_ = 0;
 };
 
 }  // namespace kraken::server

@@ -78,7 +78,14 @@ TEST(ProfilesApiTest, UploadedTraceAnalysisIsTheAnalyzeDocument) {
 
   simdjson::dom::parser parser;
   auto doc = Parse(parser, res->body);
-  (void)doc;  // ANALYSIS_NUMBERS
+  // Figures of the file itself (V100, 5 ProfilerSteps, 4,350 kernels).
+  auto rank = doc["ranks"].at(0);
+  EXPECT_EQ(int64_t(rank["kernels"]["count"]), 4350);
+  EXPECT_EQ(std::string_view(rank["workload"]["type"]), "training");
+  EXPECT_EQ(std::string_view(rank["device"]["catalog_id"]), "v100-sxm2");
+  EXPECT_EQ(simdjson::dom::array(rank["steps"]).size(), 5u);
+  EXPECT_DOUBLE_EQ(double(rank["trace_timeline"]["busy_us"]), 472454.441);
+  EXPECT_DOUBLE_EQ(double(rank["trace_timeline"]["idle_pct"]), 1.577974492);
 }
 
 TEST(ProfilesApiTest, AnalysisParametersMirrorTheCliFlags) {
@@ -121,7 +128,9 @@ TEST(ProfilesApiTest, ListAndSummaryOfTheUploadedTrace) {
   EXPECT_EQ(std::string_view(entry["name"]), "rank-0.Apr_03_18_51_38.1102.pt.trace");
   EXPECT_EQ(std::string_view(entry["kind"]), "import");
   EXPECT_EQ(std::string_view(entry["workload_type"]), "training");
-  // LIST_NUMBERS
+  EXPECT_EQ(std::string_view(entry["bound"]), "compute");
+  EXPECT_DOUBLE_EQ(double(entry["gpu_util"]), 0.9842202551);  // timeline busy / total
+  EXPECT_DOUBLE_EQ(double(entry["disagg_score"]), 0.6498558867);
 
   auto one = client->Get(("/api/v1/profiles/" + std::to_string(id)).c_str());
   ASSERT_TRUE(one);
@@ -188,14 +197,26 @@ TEST(ProfilesApiTest, SeriesClusterAndLiveOfAStoredLiveCapture) {
   simdjson::dom::parser parser;
   auto root = Parse(parser, series->body);
   EXPECT_EQ(std::string_view(root["unit"]), "W");
-  // SERIES_NUMBERS
+  // dmon's "pwr" (5 passes, 1 s apart), -q's average power draw and --query-gpu's power.draw.
+  simdjson::dom::array all = root["series"];
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(std::string_view(all.at(0)["source_name"]), "pwr");
+  std::vector<double> means;
+  for (auto point : simdjson::dom::array(all.at(0)["points"])) means.push_back(double(point["mean"]));
+  EXPECT_EQ(means, (std::vector<double>{631, 634, 633, 634, 636}));
+  EXPECT_EQ(double(all.at(2)["points"].at(0)["mean"]), 631.95);
 
   auto cluster = client->Get("/api/v1/cluster");
   ASSERT_TRUE(cluster);
   ASSERT_EQ(cluster->status, 200);
   simdjson::dom::parser parser2;
   auto c = Parse(parser2, cluster->body);
-  (void)c;  // CLUSTER_NUMBERS
+  simdjson::dom::array gpus = c["gpus"];
+  ASSERT_EQ(gpus.size(), 1u);
+  EXPECT_EQ(std::string_view(gpus.at(0)["gpu_name"]), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(double(gpus.at(0)["gpu_util_pct"]), 100);
+  EXPECT_EQ(double(gpus.at(0)["fb_used_bytes"]), 20780679168.0);
+  EXPECT_EQ(simdjson::dom::array(c["pooling_candidates"]).size(), 0u);  // 100 % busy under load
 
   // The first server-sent event, then the client hangs up.
   std::string received;
@@ -208,7 +229,10 @@ TEST(ProfilesApiTest, SeriesClusterAndLiveOfAStoredLiveCapture) {
   simdjson::dom::parser parser3;
   auto event = Parse(parser3, data);
   EXPECT_EQ(int64_t(event["profile_id"]), id);
-  // LIVE_NUMBERS
+  auto first = event["samples"].at(0);
+  EXPECT_EQ(std::string_view(first["metric"]), "power_w");
+  EXPECT_EQ(double(first["value"]), 636);  // dmon's last "pwr" pass
+  EXPECT_EQ(int64_t(first["time_ns"]), 4'000'000'000);
 }
 
 TEST(ProfilesApiTest, SeriesOfAnUnknownProfileOrMetric) {
