@@ -23,7 +23,7 @@ struct ServeArgs {
   std::string token_file;
   std::string max_body = "256MiB";
   std::string reference_data;
-  int threads = 16;
+  int threads = 64;
 };
 
 server::KrakenServer* g_running = nullptr;
@@ -106,7 +106,7 @@ void AddServeCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--reference-data", args->reference_data,
                   "Folder of the real measurements the predefined legacy profiles come from (default: "
                   "$KRAKEN_DATA_DIR, else the build's shared/data)");
-  cmd->add_option("--threads", args->threads, "Request threads (an open live stream holds one)")
+  cmd->add_option("--threads", args->threads, "Request threads: one per open connection (keep-alive clients, live streams)")
       ->capture_default_str();
   commands.push_back({cmd, [args] { return RunServe(*args); }});
 }

@@ -49,8 +49,14 @@ Result<std::unique_ptr<KrakenServer>> KrakenServer::Create(const ServeOptions& o
 
   server->http_ = std::make_unique<httplib::Server>();
   httplib::Server& http = *server->http_;
-  int threads = options.threads > 0 ? options.threads : 16;
+  int threads = options.threads > 0 ? options.threads : 64;
   http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  // Small JSON answers go out at once: with Nagle's algorithm a keep-alive client waits
+  // for the delayed ACK (about 40 ms per request).
+  http.set_tcp_nodelay(true);
+  // A connection keeps its thread for many requests (the default, 5, makes busy clients
+  // reconnect all the time); idle ones still let go after the keep-alive timeout (5 s).
+  http.set_keep_alive_max_count(10000);
   http.set_read_timeout(options.timeout_s, 0);
   http.set_write_timeout(options.timeout_s, 0);
   // Uploads enforce the limit while streaming; this bounds every other body.

@@ -16,7 +16,7 @@ struct ServeOptions {
   // Folder of the shared real measurements the predefined legacy profiles come from
   // (orion/*.csv); empty or missing files: those profiles say they are not measured.
   std::string reference_data_dir;
-  int threads = 16;  // request threads; an open /api/v1/live stream holds one
+  int threads = 64;  // request threads: one per open connection (keep-alive, /api/v1/live)
   int timeout_s = 10;  // read and write timeout of a request
 };
 
