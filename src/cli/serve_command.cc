@@ -106,7 +106,8 @@ void AddServeCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--reference-data", args->reference_data,
                   "Folder of the real measurements the predefined legacy profiles come from (default: "
                   "$KRAKEN_DATA_DIR, else the build's shared/data)");
-  cmd->add_option("--threads", args->threads, "Request threads: one per open connection (keep-alive clients, live streams)")
+  cmd->add_option("--threads", args->threads,
+                  "Request threads: one per open connection (keep-alive clients, live streams)")
       ->capture_default_str();
   commands.push_back({cmd, [args] { return RunServe(*args); }});
 }

@@ -1,7 +1,7 @@
 // GET /api/v1/colocate?a=&b=: the `kraken colocate --json` document for two stored profiles
 // (ids) or predefined measured workloads (resnet50, mobilenet, bert), built the way the
-// CLI builds it (analysis/colocate/profile_demands.h). POST /api/v1/pack and /temporal are
-// not served yet (501), and the OpenAPI document is compiled in.
+// CLI builds it (analysis/colocate/profile_demands.h). POST /api/v1/pack is not served yet
+// (501), and the OpenAPI document is compiled in.
 #include "analysis/colocate/colocate.h"
 #include "analysis/colocate/profile_demands.h"
 #include "analysis/colocate/workload_inputs.h"
@@ -46,7 +46,8 @@ void HandleColocate(ServerContext& ctx, const httplib::Request& req, httplib::Re
   FinishProfileDemands(&demands);
   if (demands.demands.size() < 2)
     return SendError(res, 422, "unprocessable",
-                     "colocate needs at least two workloads, the inputs give " + std::to_string(demands.demands.size()));
+                     "colocate needs at least two workloads, the inputs give " +
+                         std::to_string(demands.demands.size()));
   ColocateOptions options;
   options.device = device;
   std::vector<ColocationWorkload> workloads;
@@ -66,7 +67,7 @@ void AddColocateRoutes(httplib::Server& server, ServerContext& ctx) {
   server.Get("/api/v1/colocate", [&ctx](const httplib::Request& req, httplib::Response& res) {
     HandleColocate(ctx, req, res);
   });
-  for (const char* path : {"/api/v1/pack", "/api/v1/temporal"}) {
+  for (const char* path : {"/api/v1/pack"}) {
     server.Post(path, [path](const httplib::Request&, httplib::Response& res) {
       SendError(res, 501, "not_implemented",
                 std::string(path) + " is not served yet: run `kraken " + (path + 8) + "` (docs/api.md)");

@@ -34,6 +34,21 @@ Result<JsonBody> JsonBody::Parse(std::string_view body) {
       case simdjson::dom::element_type::BOOL:
         out.fields_[key] = value.get_bool().value_unsafe();
         break;
+      case simdjson::dom::element_type::ARRAY: {
+        std::vector<std::string> items;
+        simdjson::dom::array array;
+        bool all_strings = value.get_array().get(array) == simdjson::SUCCESS;
+        if (all_strings) {
+          for (simdjson::dom::element item : array) {
+            std::string_view text;
+            if (item.get_string().get(text) != simdjson::SUCCESS) all_strings = false;
+            else items.emplace_back(text);
+          }
+        }
+        if (all_strings) out.lists_[key] = std::move(items);
+        else out.lists_[key] = std::nullopt;
+        break;
+      }
       case simdjson::dom::element_type::NULL_VALUE:
         out.fields_[key] = JsonNull{};
         break;
@@ -59,6 +74,17 @@ Result<std::optional<double>> JsonBody::Number(const std::string& key) const {
   if (const auto* s = std::get_if<std::string>(&it->second)) value = ParseDouble(Trim(*s));
   if (!value || !std::isfinite(*value)) return InvalidInput("'" + key + "' must be a number");
   return value;
+}
+
+Result<std::vector<std::string>> JsonBody::StringList(const std::string& key) const {
+  auto list = lists_.find(key);
+  if (list != lists_.end()) {
+    if (!list->second) return InvalidInput("'" + key + "' must be a string or an array of strings");
+    return *list->second;
+  }
+  KRAKEN_ASSIGN_OR_RETURN(std::string single, String(key));
+  if (single.empty()) return std::vector<std::string>();
+  return std::vector<std::string>{single};
 }
 
 }  // namespace kraken::server

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "base/status.h"
 
@@ -25,9 +26,12 @@ class JsonBody {
   // The number field (numbers written as strings are accepted: legacy clients send
   // "arithmetic_intensity":"85"); absent or null -> nullopt.
   Result<std::optional<double>> Number(const std::string& key) const;
+  // A string or an array of strings; absent or null -> empty.
+  Result<std::vector<std::string>> StringList(const std::string& key) const;
 
  private:
-  std::map<std::string, JsonScalar> fields_;  // nested arrays/objects are ignored
+  std::map<std::string, JsonScalar> fields_;  // nested objects are ignored
+  std::map<std::string, std::optional<std::vector<std::string>>> lists_;  // nullopt: not all strings
 };
 
 }  // namespace kraken::server

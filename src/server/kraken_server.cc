@@ -71,6 +71,7 @@ Result<std::unique_ptr<KrakenServer>> KrakenServer::Create(const ServeOptions& o
   AddProfileRoutes(http, ctx);
   AddColocateRoutes(http, ctx);
   AddUploadRoute(http, ctx);
+  AddTemporalRoute(http, ctx);
   AddLiveRoutes(http, ctx);
   AddStaticRoutes(http, ctx);
   return server;

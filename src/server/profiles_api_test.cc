@@ -153,7 +153,8 @@ TEST(ProfilesApiTest, DisaggIsTheDisaggDocument) {
   Profile p = ImportTrace();
   WorkloadReport report = CharacterizeWorkload(p);
   std::vector<disagg::DisaggResult> results;
-  for (const WorkloadDemand& d : DeriveDemands(p, report)) results.push_back(disagg::AnalyzeDisaggregation(p, report, d));
+  for (const WorkloadDemand& d : DeriveDemands(p, report))
+    results.push_back(disagg::AnalyzeDisaggregation(p, report, d));
   EXPECT_EQ(res->body, RenderDisaggJson(results, DisaggOutputOptions{}));
 }
 
@@ -233,6 +234,34 @@ TEST(ProfilesApiTest, SeriesClusterAndLiveOfAStoredLiveCapture) {
   EXPECT_EQ(std::string_view(first["metric"]), "power_w");
   EXPECT_EQ(double(first["value"]), 636);  // dmon's last "pwr" pass
   EXPECT_EQ(int64_t(first["time_ns"]), 4'000'000'000);
+}
+
+// Helios' Philly node sequence (105,644 one-minute samples of active and total servers).
+TEST(ProfilesApiTest, TemporalOfAnUploadedSequenceIsTheTemporalDocument) {
+  TestServer server;
+  auto client = server.Client();
+  std::string path = kraken::testing::DataPath("helios/philly_node_sequence.csv.gz");
+  auto upload = client->Post("/api/v1/profiles?name=philly_node_sequence.csv.gz",
+                             kraken::testing::ReadFileOrDie(path), "application/gzip");
+  ASSERT_TRUE(upload);
+  ASSERT_EQ(upload->status, 201) << upload->body;
+  simdjson::dom::parser parser;
+  int64_t id = int64_t(Parse(parser, upload->body)["id"]);
+  auto res = client->Post("/api/v1/temporal",
+                          "{\"profile_id\":" + std::to_string(id) + R"(,"series":["0"],"horizon":"1h"})",
+                          "application/json");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  auto series = Parse(parser, res->body)["files"].at(0)["series"].at(0);
+  EXPECT_EQ(std::string_view(series["name"]), "philly_node_sequence/active");
+  EXPECT_EQ(std::string_view(series["periodicity"]["verdict"]), "no significant period");
+  EXPECT_NEAR(double(series["forecast"]["horizons"].at(0)["mase"]), 0.931, 0.005);  // as `kraken temporal` prints
+  EXPECT_EQ(series["forecast"]["horizons"].at(1).error(), simdjson::INDEX_OUT_OF_BOUNDS);  // only 1h asked
+
+  auto none = client->Post("/api/v1/temporal", "{\"profile_id\":" + std::to_string(id) + R"(,"series":"gpu"})",
+                           "application/json");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 400);
 }
 
 TEST(ProfilesApiTest, SeriesOfAnUnknownProfileOrMetric) {

@@ -27,6 +27,7 @@ void AddLegacyRoutes(httplib::Server& server, ServerContext& ctx);
 void AddProfileRoutes(httplib::Server& server, ServerContext& ctx);
 void AddColocateRoutes(httplib::Server& server, ServerContext& ctx);
 void AddUploadRoute(httplib::Server& server, ServerContext& ctx);
+void AddTemporalRoute(httplib::Server& server, ServerContext& ctx);
 void AddLiveRoutes(httplib::Server& server, ServerContext& ctx);
 void AddStaticRoutes(httplib::Server& server, ServerContext& ctx);
 

@@ -47,15 +47,34 @@ TEST(ServerRobustnessTest, BadQueryParametersAre400) {
   EXPECT_EQ(unknown->status, 404);
 }
 
-TEST(ServerRobustnessTest, PackAndTemporalAreNotImplementedYet) {
+TEST(ServerRobustnessTest, PackIsNotImplementedYet) {
+  TestServer server;
+  auto res = server.Client()->Post("/api/v1/pack", "{}", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 501);
+  EXPECT_EQ(ErrorCode(res->body), "not_implemented");
+}
+
+TEST(ServerRobustnessTest, BadTemporalRequests) {
   TestServer server;
   auto client = server.Client();
-  for (const char* path : {"/api/v1/pack", "/api/v1/temporal"}) {
-    auto res = client->Post(path, "{}", "application/json");
-    ASSERT_TRUE(res);
-    EXPECT_EQ(res->status, 501);
-    EXPECT_EQ(ErrorCode(res->body), "not_implemented");
+  const std::pair<const char*, int> cases[] = {
+      {"{", 400},                                        // not JSON
+      {"[1]", 400},                                      // not an object
+      {"{}", 400},                                       // no profile_id
+      {R"({"profile_id":1.5})", 400},                    // not an id
+      {R"({"profile_id":3,"horizon":"soon"})", 400},     // bad horizon, before the store
+      {R"({"profile_id":3,"series":[1,2]})", 400},       // selectors must be strings
+      {R"({"profile_id":3})", 404},                      // no such profile
+  };
+  for (const auto& [body, status] : cases) {
+    auto res = client->Post("/api/v1/temporal", body, "application/json");
+    ASSERT_TRUE(res) << body;
+    EXPECT_EQ(res->status, status) << body << ": " << res->body;
   }
+  auto form = client->Post("/api/v1/temporal", "profile_id=3", "application/x-www-form-urlencoded");
+  ASSERT_TRUE(form);
+  EXPECT_EQ(form->status, 415);
 }
 
 TEST(ServerRobustnessTest, WritesNeedTheTokenWhenOneIsSet) {

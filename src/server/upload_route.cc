@@ -17,23 +17,37 @@
 namespace kraken::server {
 namespace {
 
-// A temporary file deleted with this object. The suffix keeps the upload's extensions
-// (".json.gz"), which some importers' messages and the driver's gzip/tar checks read.
-class TempFile {
+// The upload's file name with only the characters a path needs (others become '_').
+std::string SafeFileName(const std::string& name) {
+  std::string safe;
+  for (char c : std::string(BaseName(name)))
+    safe += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ? c : '_';
+  if (safe.empty() || safe[0] == '.') safe.insert(safe.begin(), 'u');
+  return safe.substr(0, 200);
+}
+
+// The body lands in a private temporary folder under the upload's own file name, so that
+// everything importers derive from the name (the profile's source, a Helios sequence's
+// series names, ".gz" and ".tar" checks) is what a `kraken import` of that file gives.
+// The folder and file are deleted with this object.
+class TempUpload {
  public:
-  explicit TempFile(const std::string& suffix) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "kraken-upload-XXXXXX").string() + suffix;
+  explicit TempUpload(const std::string& name) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "kraken-upload-XXXXXX").string();
     std::vector<char> buffer(pattern.begin(), pattern.end());
     buffer.push_back('\0');
-    fd_ = ::mkstemps(buffer.data(), static_cast<int>(suffix.size()));
-    if (fd_ >= 0) path_ = buffer.data();
+    if (::mkdtemp(buffer.data()) == nullptr) return;
+    dir_ = buffer.data();
+    path_ = dir_ + "/" + SafeFileName(name);
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   }
-  ~TempFile() {
-    if (fd_ >= 0) ::close(fd_);
+  ~TempUpload() {
+    Close();
     if (!path_.empty()) ::unlink(path_.c_str());
+    if (!dir_.empty()) ::rmdir(dir_.c_str());
   }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
+  TempUpload(const TempUpload&) = delete;
+  TempUpload& operator=(const TempUpload&) = delete;
 
   bool ok() const { return fd_ >= 0; }
   const std::string& path() const { return path_; }
@@ -53,19 +67,9 @@ class TempFile {
 
  private:
   int fd_ = -1;
+  std::string dir_;
   std::string path_;
 };
-
-// Only the characters a file name suffix needs; anything else is dropped.
-std::string SafeSuffix(const std::string& name) {
-  std::string base(BaseName(name));
-  size_t dot = base.find('.');
-  std::string suffix;
-  if (dot == std::string::npos) return suffix;
-  for (char c : base.substr(dot))
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') suffix += c;
-  return suffix.substr(0, 32);
-}
 
 bool AcceptedType(const std::string& type) {
   if (type.empty()) return true;
@@ -98,9 +102,8 @@ void HandleUpload(ServerContext& ctx, const httplib::Request& req, httplib::Resp
       return SendError(res, 413, "payload_too_large",
                        "the body has " + std::to_string(*length) + " bytes, the limit is " + std::to_string(limit));
   }
-  std::string name = req.has_param("name") ? std::string(BaseName(req.get_param_value("name"))) : "upload";
-  if (name.empty()) name = "upload";
-  TempFile file(SafeSuffix(name));
+  std::string name = req.has_param("name") ? SafeFileName(req.get_param_value("name")) : "upload";
+  TempUpload file(name);
   if (!file.ok()) return SendError(res, 500, "internal", "cannot create a temporary file");
   int64_t received = 0;
   bool too_large = false, write_failed = false;
