@@ -26,6 +26,11 @@ TEST(LegacyApiTest, HealthNamesTheService) {
   auto root = Parse(parser, res->body);
   EXPECT_TRUE(bool(root["ok"]));
   EXPECT_EQ(std::string_view(root["service"]), "kraken");
+  EXPECT_EQ(res->get_header_value("Access-Control-Allow-Origin"), "*");  // as the legacy service
+  auto preflight = server.Client()->Options("/register");
+  ASSERT_TRUE(preflight);
+  EXPECT_EQ(preflight->status, 204);
+  EXPECT_EQ(preflight->get_header_value("Access-Control-Allow-Methods"), "GET,POST,OPTIONS");
 }
 
 TEST(LegacyApiTest, PredefinedProfilesComeFromOrionKernelLists) {

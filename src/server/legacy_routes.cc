@@ -148,6 +148,16 @@ void HandleColocation(const httplib::Request& req, httplib::Response& res, Serve
 }  // namespace
 
 void AddLegacyRoutes(httplib::Server& server, ServerContext& ctx) {
+  // The legacy service answered browsers from any origin; its clients may rely on it.
+  server.set_post_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!StartsWith(req.path, "/api/")) res.set_header("Access-Control-Allow-Origin", "*");
+  });
+  server.Options(R"(/(profile|register|profiles|colocation|health)(/[^/]*)?)",
+                 [](const httplib::Request&, httplib::Response& res) {
+                   res.status = 204;
+                   res.set_header("Access-Control-Allow-Methods", "GET,POST,OPTIONS");
+                   res.set_header("Access-Control-Allow-Headers", "Content-Type, Authorization");
+                 });
   server.Get("/health", [](const httplib::Request&, httplib::Response& res) {
     JsonWriter json(false);
     json.BeginObject().Field("ok", true).Field("service", "kraken").Field("version", KRAKEN_VERSION_STRING);
