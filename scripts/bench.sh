@@ -45,3 +45,5 @@ echo "# kraken agent: /metrics render (8 GPUs x 50 series), agent CPU/RSS at 10 
 "$build/bench/kraken_exposition_bench"
 "$(dirname "$0")/../bench/agent_cpu_rss.sh" "$build" 20
 "$(dirname "$0")/../bench/scrape_wrk.sh" "$build" 10
+echo "# kraken serve: wrk on loopback and a ~87 MB upload (bench/serve_wrk.sh)"
+"$(dirname "$0")/../bench/serve_wrk.sh" "$build"

@@ -11,7 +11,7 @@ packages=(
   nodejs chromium
   # The agent's exporter test scrapes it with a real Prometheus server (/usr/bin/prometheus).
   prometheus
-  # bench/scrape_wrk.sh (make bench) measures scrapes per second of the agent with it.
+  # make bench measures the agent's scrapes/s and the server's requests/s with it.
   wrk
 )
 # The dashboard bundle needs npm; NodeSource's nodejs package ships its own npm (and

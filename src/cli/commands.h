@@ -33,5 +33,6 @@ void AddReportCommand(CLI::App& app, CommandList& commands);
 void AddProfileCommand(CLI::App& app, CommandList& commands);
 void AddConfigCommand(CLI::App& app, CommandList& commands);
 void AddAgentCommand(CLI::App& app, CommandList& commands);
+void AddServeCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   AddProfileCommand(app, commands);
   AddConfigCommand(app, commands);
   AddAgentCommand(app, commands);
+  AddServeCommand(app, commands);
 
   try {
     app.parse(argc, argv);

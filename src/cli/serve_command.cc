@@ -1,0 +1,115 @@
+// `kraken serve`: runs the REST API (docs/api.md) until interrupted.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "base/text.h"
+#include "cli/cli_common.h"
+#include "cli/colocate_inputs.h"
+#include "cli/commands.h"
+#include "cli/store_access.h"
+#include "server/kraken_server.h"
+
+namespace kraken::cli {
+namespace {
+
+struct ServeArgs {
+  std::string host;
+  int port = -1;  // -1: KRAKEN_PORT or 7070
+  std::string db;
+  std::string token_file;
+  std::string max_body = "256MiB";
+  std::string reference_data;
+  int threads = 64;
+};
+
+server::KrakenServer* g_running = nullptr;
+
+void StopOnSignal(int) {
+  // Stop() only flags and shuts the listening socket down: safe enough in a handler for
+  // a process that is about to exit anyway.
+  if (g_running != nullptr) g_running->Stop();
+}
+
+Result<std::string> ReadToken(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return NotFound(path + ": cannot read the token file");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string token(Trim(text.str()));
+  if (token.empty()) return InvalidInput(path + ": the token file is empty");
+  return token;
+}
+
+Result<server::ServeOptions> MakeOptions(const ServeArgs& args) {
+  server::ServeOptions options;
+  const char* env_host = std::getenv("KRAKEN_HOST");
+  const char* env_port = std::getenv("KRAKEN_PORT");
+  options.host = !args.host.empty() ? args.host : (env_host != nullptr && *env_host ? env_host : "0.0.0.0");
+  if (args.port >= 0) {
+    options.port = args.port;
+  } else if (env_port != nullptr && *env_port) {
+    auto port = ParseInt64(env_port);
+    if (!port || *port < 0 || *port > 65535) return InvalidInput(std::string("KRAKEN_PORT is not a port: ") + env_port);
+    options.port = static_cast<int>(*port);
+  }
+  if (options.port < 0 || options.port > 65535) return InvalidInput("--port must be 0..65535");
+  options.db_path = ResolveDbPath(args.db);
+  if (!args.token_file.empty()) {
+    KRAKEN_ASSIGN_OR_RETURN(options.token, ReadToken(args.token_file));
+  }
+  KRAKEN_ASSIGN_OR_RETURN(double max_body, ParseByteSize(args.max_body));
+  if (max_body < 1 || max_body > 1e12) return InvalidInput("--max-body must be between 1 byte and 1 TB");
+  options.max_body_bytes = static_cast<int64_t>(max_body);
+  const char* env_data = std::getenv("KRAKEN_DATA_DIR");
+  options.reference_data_dir = !args.reference_data.empty() ? args.reference_data
+                               : (env_data != nullptr && *env_data) ? env_data
+                                                                    : KRAKEN_DEFAULT_DATA_DIR;
+  if (args.threads < 2 || args.threads > 1024) return InvalidInput("--threads must be 2..1024");
+  options.threads = args.threads;
+  return options;
+}
+
+int RunServe(const ServeArgs& args) {
+  auto options = MakeOptions(args);
+  if (!options.ok()) return ReportError(options.status());
+  auto server = server::KrakenServer::Create(*options);
+  if (!server.ok()) return ReportError(server.status());
+  auto port = (*server)->Bind();
+  if (!port.ok()) return ReportError(port.status());
+  std::string shown_host = options->host == "0.0.0.0" ? "127.0.0.1" : options->host;
+  std::fprintf(stderr, "kraken serve: listening on http://%s:%d (store %s)\n", shown_host.c_str(), *port,
+               options->db_path.c_str());
+  g_running = server->get();
+  std::signal(SIGINT, StopOnSignal);
+  std::signal(SIGTERM, StopOnSignal);
+  Status status = (*server)->Listen();
+  g_running = nullptr;
+  if (!status.ok()) return ReportError(status);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddServeCommand(CLI::App& app, CommandList& commands) {
+  auto args = std::make_shared<ServeArgs>();
+  CLI::App* cmd = app.add_subcommand("serve", "Serve the REST API and the dashboard (docs/api.md)");
+  cmd->add_option("--host", args->host, "Address to listen on (default: $KRAKEN_HOST, else 0.0.0.0)");
+  cmd->add_option("--port", args->port, "Port (default: $KRAKEN_PORT, else 7070; 0 picks a free one)");
+  AddDbOption(cmd, &args->db);
+  cmd->add_option("--token-file", args->token_file,
+                  "File holding a bearer token that every write (POST) must carry; default: writes are open");
+  cmd->add_option("--max-body", args->max_body, "Largest request body, e.g. 256MiB, 1GB")->capture_default_str();
+  cmd->add_option("--reference-data", args->reference_data,
+                  "Folder of the real measurements the predefined legacy profiles come from (default: "
+                  "$KRAKEN_DATA_DIR, else the build's shared/data)");
+  cmd->add_option("--threads", args->threads,
+                  "Request threads: one per open connection (keep-alive clients, live streams)")
+      ->capture_default_str();
+  commands.push_back({cmd, [args] { return RunServe(*args); }});
+}
+
+}  // namespace kraken::cli

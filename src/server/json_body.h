@@ -1,0 +1,37 @@
+// Request bodies of the JSON endpoints: one flat object whose scalar fields are read by
+// name. Anything that is not a JSON object is refused (400 bad_json).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "base/status.h"
+
+namespace kraken::server {
+
+struct JsonNull {};
+using JsonScalar = std::variant<JsonNull, bool, double, std::string>;
+
+class JsonBody {
+ public:
+  static Result<JsonBody> Parse(std::string_view body);
+
+  bool Has(const std::string& key) const { return fields_.count(key) > 0; }
+  // The string field; absent or null -> "" ; another type -> InvalidInput naming the key.
+  Result<std::string> String(const std::string& key) const;
+  // The number field (numbers written as strings are accepted: legacy clients send
+  // "arithmetic_intensity":"85"); absent or null -> nullopt.
+  Result<std::optional<double>> Number(const std::string& key) const;
+  // A string or an array of strings; absent or null -> empty.
+  Result<std::vector<std::string>> StringList(const std::string& key) const;
+
+ private:
+  std::map<std::string, JsonScalar> fields_;  // nested objects are ignored
+  std::map<std::string, std::optional<std::vector<std::string>>> lists_;  // nullopt: not all strings
+};
+
+}  // namespace kraken::server

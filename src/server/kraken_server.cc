@@ -1,0 +1,103 @@
+#include "server/kraken_server.h"
+
+#include <httplib.h>
+
+#include <exception>
+
+#include "server/http_util.h"
+#include "server/server_context.h"
+
+namespace kraken::server {
+namespace {
+
+// Errors cpp-httplib answers by itself (no route, body over the limit, bad request
+// line) get the same JSON shape as the routes' own.
+void SendDefaultError(httplib::Response& res) {
+  switch (res.status) {
+    case 404:
+      SendError(res, 404, "not_found", "no such endpoint (see /api/v1/openapi.json)");
+      return;
+    case 413:
+      SendError(res, 413, "payload_too_large", "the body is larger than the server's --max-body");
+      return;
+    case 415:
+      SendError(res, 415, "unsupported_media_type", "unsupported Content-Type");
+      return;
+    default:
+      if (res.status >= 500) SendError(res, res.status, "internal", "internal error");
+      else SendError(res, res.status, "bad_request", "bad request");
+  }
+}
+
+}  // namespace
+
+KrakenServer::~KrakenServer() {
+  if (http_ != nullptr) Stop();
+}
+
+Result<std::unique_ptr<KrakenServer>> KrakenServer::Create(const ServeOptions& options) {
+  std::unique_ptr<KrakenServer> server(new KrakenServer());
+  server->ctx_ = std::make_unique<ServerContext>();
+  ServerContext& ctx = *server->ctx_;
+  ctx.options = options;
+  ctx.store = std::make_unique<StorePool>(options.db_path);
+  {
+    // Fails now, with the store's message, rather than on the first request.
+    KRAKEN_ASSIGN_OR_RETURN(StorePool::Lease lease, ctx.store->Acquire());
+  }
+  ctx.legacy = LegacyProfiles::LoadPredefined(options.reference_data_dir);
+
+  server->http_ = std::make_unique<httplib::Server>();
+  httplib::Server& http = *server->http_;
+  int threads = options.threads > 0 ? options.threads : 64;
+  http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  // Small JSON answers go out at once: with Nagle's algorithm a keep-alive client waits
+  // for the delayed ACK (about 40 ms per request).
+  http.set_tcp_nodelay(true);
+  // A connection keeps its thread for many requests (the default, 5, makes busy clients
+  // reconnect all the time); idle ones still let go after the keep-alive timeout (5 s).
+  http.set_keep_alive_max_count(10000);
+  http.set_read_timeout(options.timeout_s, 0);
+  http.set_write_timeout(options.timeout_s, 0);
+  // Uploads enforce the limit while streaming; this bounds every other body.
+  http.set_payload_max_length(static_cast<size_t>(options.max_body_bytes));
+  http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.body.empty()) SendDefaultError(res);
+  });
+  http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    SendError(res, 500, "internal", "the request failed inside the server");
+  });
+  AddLegacyRoutes(http, ctx);
+  AddProfileRoutes(http, ctx);
+  AddColocateRoutes(http, ctx);
+  AddUploadRoute(http, ctx);
+  AddTemporalRoute(http, ctx);
+  AddLiveRoutes(http, ctx);
+  AddStaticRoutes(http, ctx);
+  return server;
+}
+
+Result<int> KrakenServer::Bind() {
+  int port = ctx_->options.port;
+  if (port == 0) {
+    port = http_->bind_to_any_port(ctx_->options.host);
+    if (port <= 0) return IoError("cannot listen on " + ctx_->options.host + " (any port)");
+    return port;
+  }
+  if (!http_->bind_to_port(ctx_->options.host, port))
+    return IoError("cannot listen on " + ctx_->options.host + ":" + std::to_string(port) +
+                   " (in use, or a privileged port?)");
+  return port;
+}
+
+Status KrakenServer::Listen() {
+  if (!http_->listen_after_bind()) return IoError("the listening socket failed");
+  return Status::Ok();
+}
+
+void KrakenServer::Stop() {
+  ctx_->stopping = true;
+  http_->stop();
+}
+
+}  // namespace kraken::server

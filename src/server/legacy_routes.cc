@@ -1,0 +1,189 @@
+// The scheduler clients' endpoints (pooling-workload-profiler compatible): /health,
+// /profiles, /profile/{id}, POST /profile, POST /register, /colocation. Shapes: docs/api.md.
+#include <ctime>
+
+#include "base/json_writer.h"
+#include "base/text.h"
+#include "server/http_util.h"
+#include "server/json_body.h"
+#include "server/server_context.h"
+
+namespace kraken::server {
+namespace {
+
+std::string NowUtc() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%d %H:%M:%S", &utc);
+  return text;
+}
+
+std::string ToUpperAscii(std::string s) {
+  for (char& c : s)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return s;
+}
+
+void LegacyError(httplib::Response& res, int status, std::string_view code, std::string_view message) {
+  SendError(res, status, code, message, /*legacy=*/true);
+}
+
+// {"ok":true,"workload":ID,"profile":{...}[,"note":...]}
+std::string WorkloadResponse(const std::string& id, const std::string& profile_json, const std::string& note = "") {
+  std::string out = "{\"ok\":true,\"workload\":";
+  AppendJsonString(out, id);
+  out += ",\"profile\":" + profile_json;
+  if (!note.empty()) {
+    out += ",\"note\":";
+    AppendJsonString(out, note);
+  }
+  return out + "}";
+}
+
+// The checks every write shares: the token, a JSON (or curl's default form) content type
+// and a body that is a JSON object.
+std::optional<JsonBody> ReadWrite(const httplib::Request& req, httplib::Response& res, const ServerContext& ctx) {
+  if (!Authorized(req, ctx.options.token)) {
+    LegacyError(res, 401, "unauthorized", "this server needs 'Authorization: Bearer <token>' for writes");
+    return std::nullopt;
+  }
+  std::string type = req.get_header_value("Content-Type");
+  if (!type.empty() && !StartsWith(type, "application/json") &&
+      !StartsWith(type, "application/x-www-form-urlencoded") && !StartsWith(type, "text/plain")) {
+    LegacyError(res, 415, "unsupported_media_type", "send the body as application/json, not " + type);
+    return std::nullopt;
+  }
+  auto body = JsonBody::Parse(req.body);
+  if (!body.ok()) {
+    LegacyError(res, 400, "bad_json", body.status().message());
+    return std::nullopt;
+  }
+  return std::move(*body);
+}
+
+void HandleRegister(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
+  std::optional<JsonBody> body = ReadWrite(req, res, ctx);
+  if (!body) return;
+  auto id = body->String("workload_id");
+  auto type = body->String("kernel_type");
+  auto description = body->String("description");
+  auto ai = body->Number("arithmetic_intensity");
+  for (const Status* s : {&id.status(), &type.status(), &description.status(), &ai.status()})
+    if (!s->ok()) return LegacyError(res, 400, "bad_request", s->message());
+  std::string workload(Trim(*id));
+  if (workload.empty()) return LegacyError(res, 400, "bad_request", "workload_id required");
+  LegacyProfile profile;
+  profile.arithmetic_intensity = *ai;
+  profile.kernel_type = ToUpperAscii(std::string(Trim(*type)));
+  if (profile.kernel_type != "COMPUTE_BOUND" && profile.kernel_type != "MEMORY_BOUND" &&
+      profile.kernel_type != "MIXED" && profile.kernel_type != "UNKNOWN")
+    profile.kernel_type = *ai ? ClassifyArithmeticIntensity(**ai) : "UNKNOWN";
+  const std::pair<const char*, double*> ratios[] = {{"compute_ratio", &profile.compute_ratio},
+                                                    {"memory_ratio", &profile.memory_ratio},
+                                                    {"mixed_ratio", &profile.mixed_ratio}};
+  for (const auto& [key, target] : ratios) {
+    auto value = body->Number(key);
+    if (!value.ok()) return LegacyError(res, 400, "bad_request", value.status().message());
+    if (*value && (**value < 0 || **value > 1))
+      return LegacyError(res, 400, "bad_request", std::string(key) + " must be between 0 and 1");
+    *target = value->value_or(0);
+  }
+  profile.description = *description;
+  profile.source = "manual";
+  profile.data_source = "registered by a client (POST /register)";
+  profile.profiled_at = NowUtc();
+  std::string json = LegacyProfileJson(profile);
+  ctx.legacy->Put(workload, std::move(profile));
+  SendJson(res, 200, WorkloadResponse(workload, json));
+}
+
+void HandleProfileRequest(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
+  std::optional<JsonBody> body = ReadWrite(req, res, ctx);
+  if (!body) return;
+  auto id = body->String("workload_id");
+  auto model = body->String("model");
+  if (!id.ok()) return LegacyError(res, 400, "bad_request", id.status().message());
+  if (!model.ok()) return LegacyError(res, 400, "bad_request", model.status().message());
+  std::string workload(Trim(*id));
+  std::string model_name = ToLower(std::string(Trim(*model)));
+  if (workload.empty() && model_name.empty())
+    return LegacyError(res, 400, "bad_request", "workload_id or model required");
+  if (workload.empty()) workload = model_name;
+  std::optional<LegacyProfile> profile = ctx.legacy->Predefined(model_name);
+  std::string note = "Used pre-defined profile";
+  if (!profile) {
+    profile.emplace();
+    profile->description = "Unknown model, requires manual profiling";
+    profile->data_source = "not measured: no profile of model '" + model_name + "'";
+    note = "Model not recognized, using default unknown profile";
+  }
+  profile->profiled_at = NowUtc();
+  std::string json = LegacyProfileJson(*profile);
+  ctx.legacy->Put(workload, std::move(*profile));
+  SendJson(res, 200, WorkloadResponse(workload, json, note));
+}
+
+void HandleColocation(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
+  std::string a = req.get_param_value("a");
+  std::string b = req.get_param_value("b");
+  if (a.empty() || b.empty()) return LegacyError(res, 400, "bad_request", "Both 'a' and 'b' parameters required");
+  auto result = ctx.legacy->Colocation(a, b);
+  if (!result.ok()) return LegacyError(res, 404, "not_found", result.status().message());
+  JsonWriter json(false);
+  json.BeginObject().Field("ok", true);
+  json.Key("workload_a").BeginObject().Field("id", a).Field("type", result->type_a).EndObject();
+  json.Key("workload_b").BeginObject().Field("id", b).Field("type", result->type_b).EndObject();
+  json.Field("colocation_score", result->score).Field("recommendation", result->recommendation);
+  json.Key("sm_partition").BeginObject();
+  json.Field("workload_a", result->sm_a).Field("workload_b", result->sm_b).EndObject();
+  json.Field("model", result->model).Field("device", result->device);
+  json.Key("notes").BeginArray();
+  for (const std::string& note : result->notes) json.String(note);
+  json.EndArray().EndObject();
+  SendJson(res, 200, json.Take());
+}
+
+}  // namespace
+
+void AddLegacyRoutes(httplib::Server& server, ServerContext& ctx) {
+  // The legacy service answered browsers from any origin; its clients may rely on it.
+  server.set_post_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!StartsWith(req.path, "/api/")) res.set_header("Access-Control-Allow-Origin", "*");
+  });
+  server.Options(R"(/(profile|register|profiles|colocation|health)(/[^/]*)?)",
+                 [](const httplib::Request&, httplib::Response& res) {
+                   res.status = 204;
+                   res.set_header("Access-Control-Allow-Methods", "GET,POST,OPTIONS");
+                   res.set_header("Access-Control-Allow-Headers", "Content-Type, Authorization");
+                 });
+  server.Get("/health", [](const httplib::Request&, httplib::Response& res) {
+    JsonWriter json(false);
+    json.BeginObject().Field("ok", true).Field("service", "kraken").Field("version", KRAKEN_VERSION_STRING);
+    json.Field("time", NowUtc()).EndObject();
+    SendJson(res, 200, json.Take());
+  });
+  server.Get("/profiles", [&ctx](const httplib::Request&, httplib::Response& res) {
+    SendJson(res, 200,
+             "{\"ok\":true,\"profiles\":" + ctx.legacy->AllJson() + ",\"count\":" +
+                 std::to_string(ctx.legacy->size()) + "}");
+  });
+  server.Get(R"(/profile/([^/]+)/?)", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    std::string id = req.matches[1];
+    std::string json = ctx.legacy->FindJson(id);
+    if (json.empty()) return LegacyError(res, 404, "not_found", "Profile not found: " + id);
+    SendJson(res, 200, WorkloadResponse(id, json));
+  });
+  server.Post("/profile", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    HandleProfileRequest(req, res, ctx);
+  });
+  server.Post("/register", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    HandleRegister(req, res, ctx);
+  });
+  server.Get("/colocation", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    HandleColocation(req, res, ctx);
+  });
+}
+
+}  // namespace kraken::server

@@ -1,0 +1,46 @@
+#include "server/profile_facts.h"
+
+#include <array>
+#include <utility>
+
+#include "analysis/characterize.h"
+#include "analysis/demand.h"
+#include "analysis/disagg/disagg_analysis.h"
+
+namespace kraken::server {
+
+ProfileFacts ComputeProfileFacts(const Profile& profile) {
+  ProfileFacts facts;
+  WorkloadReport report = CharacterizeWorkload(profile);
+  std::vector<WorkloadDemand> demands = DeriveDemands(profile, report);
+  if (demands.empty()) return facts;
+  const WorkloadDemand& d = demands.front();
+  if (!d.workload_type.empty()) facts.workload_type = d.workload_type;
+  const std::array<std::pair<const char*, double>, 4> shares = {{{"compute", d.compute_bound_share},
+                                                                 {"memory", d.memory_bound_share},
+                                                                 {"latency", d.latency_bound_share},
+                                                                 {"communication", d.communication_share}}};
+  double best = 0;
+  for (const auto& [name, share] : shares)
+    if (share > best) {
+      best = share;
+      facts.bound = name;
+    }
+  if (d.gpu_busy.measured) facts.gpu_util = d.gpu_busy.mean;
+  facts.disagg_score = disagg::AnalyzeDisaggregation(profile, report, d).score;
+  return facts;
+}
+
+std::optional<ProfileFacts> ProfileFactsCache::Find(int64_t id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = facts_.find(id);
+  if (it == facts_.end()) return std::nullopt;
+  return it->second;
+}
+
+void ProfileFactsCache::Put(int64_t id, const ProfileFacts& facts) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  facts_[id] = facts;
+}
+
+}  // namespace kraken::server

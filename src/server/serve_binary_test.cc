@@ -1,0 +1,103 @@
+// The real `kraken` binary: `kraken serve` starts, answers and exits cleanly on SIGTERM,
+// and the analysis the server returns for an uploaded trace is, byte for byte, what
+// `kraken analyze --json` prints for the same file.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "server/test_server.h"
+
+namespace kraken::server {
+namespace {
+
+constexpr char kTrace[] = "kineto/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
+constexpr char kTraceName[] = "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
+
+std::string RunAndCapture(const std::string& command) {
+  std::string out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  char buffer[65536];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) out.append(buffer, n);
+  ::pclose(pipe);
+  return out;
+}
+
+TEST(ServeBinaryTest, AnalysisOfAnUploadEqualsKrakenAnalyzeOfTheFile) {
+  testing::TestServer server;
+  auto client = server.Client();
+  std::string path = kraken::testing::DataPath(kTrace);
+  auto upload = client->Post((std::string("/api/v1/profiles?name=") + kTraceName).c_str(),
+                             kraken::testing::ReadFileOrDie(path), "application/gzip");
+  ASSERT_TRUE(upload);
+  ASSERT_EQ(upload->status, 201) << upload->body;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.parse(upload->body).get(root), simdjson::SUCCESS);
+  int64_t id = int64_t(root["id"]);
+  auto analysis = client->Get(("/api/v1/profiles/" + std::to_string(id) + "/analysis").c_str());
+  ASSERT_TRUE(analysis);
+  ASSERT_EQ(analysis->status, 200);
+
+  std::string cli = RunAndCapture(std::string(KRAKEN_BINARY_PATH) + " analyze --json '" + path + "' 2>/dev/null");
+  ASSERT_FALSE(cli.empty());
+  // The one difference: the CLI names the input by the path it was given, the server by
+  // the uploaded file's name.
+  for (size_t at = cli.find(path); at != std::string::npos; at = cli.find(path, at))
+    cli.replace(at, path.size(), kTraceName);
+  EXPECT_EQ(analysis->body, cli);
+}
+
+TEST(ServeBinaryTest, ServeStartsAnswersAndStopsOnSigterm) {
+  std::string dir = kraken::testing::MakeTempDir("serve-binary");
+  std::string log = dir + "/serve.log";
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    FILE* err = std::freopen(log.c_str(), "w", stderr);
+    (void)err;
+    ::execl(KRAKEN_BINARY_PATH, KRAKEN_BINARY_PATH, "serve", "--host", "127.0.0.1", "--port", "0", "--db",
+            (dir + "/kraken.db").c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int port = 0;
+  for (int i = 0; i < 200 && port == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::ifstream in(log);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t at = text.find("http://127.0.0.1:");
+    if (at != std::string::npos) port = std::atoi(text.c_str() + at + 17);
+  }
+  ASSERT_GT(port, 0) << "kraken serve printed no address";
+  httplib::Client client("127.0.0.1", port);
+  auto health = client.Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  auto colocation = client.Get("/colocation?a=resnet50&b=bert");
+  ASSERT_TRUE(colocation);
+  EXPECT_NE(colocation->body.find("\"colocation_score\":0.2314421417"), std::string::npos) << colocation->body;
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(ServeBinaryTest, BadFlagsAreOneLineErrors) {
+  std::string out = RunAndCapture(std::string(KRAKEN_BINARY_PATH) + " serve --max-body lots 2>&1; echo rc=$?");
+  EXPECT_NE(out.find("kraken: error:"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=2"), std::string::npos) << out;
+  out = RunAndCapture(std::string(KRAKEN_BINARY_PATH) + " serve --token-file /nonexistent/token 2>&1; echo rc=$?");
+  EXPECT_NE(out.find("token file"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=2"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace kraken::server

@@ -1,0 +1,23 @@
+// What `kraken serve` is told: where to listen, the store, the write token and limits.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace kraken::server {
+
+struct ServeOptions {
+  std::string host = "0.0.0.0";
+  int port = 7070;  // 0: any free port (tests)
+  std::string db_path;  // the profile store (docs/store.md); created when missing
+  // Bearer token every write must carry; empty: writes are open.
+  std::string token;
+  int64_t max_body_bytes = int64_t{256} << 20;
+  // Folder of the shared real measurements the predefined legacy profiles come from
+  // (orion/*.csv); empty or missing files: those profiles say they are not measured.
+  std::string reference_data_dir;
+  int threads = 64;  // request threads: one per open connection (keep-alive, /api/v1/live)
+  int timeout_s = 10;  // read and write timeout of a request
+};
+
+}  // namespace kraken::server

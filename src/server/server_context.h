@@ -1,0 +1,34 @@
+// What the routes share: the options, the store connections, the legacy profiles and the
+// caches. Every member is safe to use from several request threads at once.
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <memory>
+
+#include "server/legacy_profiles.h"
+#include "server/profile_facts.h"
+#include "server/serve_options.h"
+#include "server/store_pool.h"
+
+namespace kraken::server {
+
+struct ServerContext {
+  ServeOptions options;
+  std::unique_ptr<StorePool> store;
+  std::unique_ptr<LegacyProfiles> legacy;
+  ProfileFactsCache facts;
+  std::atomic<bool> stopping{false};  // ends the /api/v1/live streams
+};
+
+// Each file registers its routes.
+void AddLegacyRoutes(httplib::Server& server, ServerContext& ctx);
+void AddProfileRoutes(httplib::Server& server, ServerContext& ctx);
+void AddColocateRoutes(httplib::Server& server, ServerContext& ctx);
+void AddUploadRoute(httplib::Server& server, ServerContext& ctx);
+void AddTemporalRoute(httplib::Server& server, ServerContext& ctx);
+void AddLiveRoutes(httplib::Server& server, ServerContext& ctx);
+void AddStaticRoutes(httplib::Server& server, ServerContext& ctx);
+
+}  // namespace kraken::server

@@ -1,0 +1,166 @@
+// POST /api/v1/profiles: a profile file as the raw body, streamed to a temporary file
+// (never held whole in memory, refused past --max-body), imported with the registry's
+// sniffing like `kraken import`, and saved in the store.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "base/json_writer.h"
+#include "base/text.h"
+#include "importers/builtin_importers.h"
+#include "importers/registry.h"
+#include "server/http_util.h"
+#include "server/server_context.h"
+
+namespace kraken::server {
+namespace {
+
+// The upload's file name with only the characters a path needs (others become '_').
+std::string SafeFileName(const std::string& name) {
+  std::string safe;
+  for (char c : std::string(BaseName(name)))
+    safe += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ? c : '_';
+  if (safe.empty() || safe[0] == '.') safe.insert(safe.begin(), 'u');
+  return safe.substr(0, 200);
+}
+
+// The body lands in a private temporary folder under the upload's own file name, so that
+// everything importers derive from the name (the profile's source, a Helios sequence's
+// series names, ".gz" and ".tar" checks) is what a `kraken import` of that file gives.
+// The folder and file are deleted with this object.
+class TempUpload {
+ public:
+  explicit TempUpload(const std::string& name) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "kraken-upload-XXXXXX").string();
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back('\0');
+    if (::mkdtemp(buffer.data()) == nullptr) return;
+    dir_ = buffer.data();
+    path_ = dir_ + "/" + SafeFileName(name);
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  }
+  ~TempUpload() {
+    Close();
+    if (!path_.empty()) ::unlink(path_.c_str());
+    if (!dir_.empty()) ::rmdir(dir_.c_str());
+  }
+  TempUpload(const TempUpload&) = delete;
+  TempUpload& operator=(const TempUpload&) = delete;
+
+  bool ok() const { return fd_ >= 0; }
+  const std::string& path() const { return path_; }
+  bool Write(const char* data, size_t size) {
+    while (size > 0) {
+      ssize_t n = ::write(fd_, data, size);
+      if (n <= 0) return false;
+      data += n;
+      size -= static_cast<size_t>(n);
+    }
+    return true;
+  }
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+  std::string dir_;
+  std::string path_;
+};
+
+bool AcceptedType(const std::string& type) {
+  if (type.empty()) return true;
+  for (const char* accepted : {"application/octet-stream", "application/json", "application/gzip",
+                               "application/x-gzip", "application/x-tar", "text/plain", "text/csv"})
+    if (StartsWith(type, accepted)) return true;
+  return false;
+}
+
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); !from.empty() && at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+void HandleUpload(ServerContext& ctx, const httplib::Request& req, httplib::Response& res,
+                  const httplib::ContentReader& reader) {
+  // A refusal before the body is read leaves it in the socket: the connection must end.
+  res.set_header("Connection", "close");
+  if (!Authorized(req, ctx.options.token))
+    return SendError(res, 401, "unauthorized", "this server needs 'Authorization: Bearer <token>' for writes");
+  std::string type = req.get_header_value("Content-Type");
+  if (req.is_multipart_form_data() || !AcceptedType(type))
+    return SendError(res, 415, "unsupported_media_type",
+                     "send the file as the raw body (application/octet-stream), not " + type);
+  const int64_t limit = ctx.options.max_body_bytes;
+  if (req.has_header("Content-Length")) {
+    auto length = ParseInt64(req.get_header_value("Content-Length"));
+    if (length && *length > limit)
+      return SendError(res, 413, "payload_too_large",
+                       "the body has " + std::to_string(*length) + " bytes, the limit is " + std::to_string(limit));
+  }
+  std::string name = req.has_param("name") ? SafeFileName(req.get_param_value("name")) : "upload";
+  TempUpload file(name);
+  if (!file.ok()) return SendError(res, 500, "internal", "cannot create a temporary file");
+  int64_t received = 0;
+  bool too_large = false, write_failed = false;
+  bool complete = reader([&](const char* data, size_t size) {
+    received += static_cast<int64_t>(size);
+    if (received > limit) {
+      too_large = true;
+      return false;
+    }
+    if (!file.Write(data, size)) {
+      write_failed = true;
+      return false;
+    }
+    return true;
+  });
+  if (too_large)
+    return SendError(res, 413, "payload_too_large", "the body is larger than the limit of " + std::to_string(limit) +
+                                                        " bytes");
+  if (write_failed) return SendError(res, 500, "internal", "the temporary file could not be written (disk full?)");
+  if (!complete) return SendError(res, 400, "bad_request", "the body ended early");
+  if (received == 0) return SendError(res, 400, "bad_request", "the body is empty: send the profile file");
+  file.Close();
+  res.headers.erase("Connection");
+
+  auto imported = ImportFile(BuiltinImporters(), file.path());
+  if (!imported.ok()) {
+    std::string message = ReplaceAll(imported.status().message(), file.path(), name);
+    return SendError(res, imported.status().code() == StatusCode::kIoError ? 500 : 422,
+                     imported.status().code() == StatusCode::kIoError ? "internal" : "unprocessable", message);
+  }
+  if (imported->empty()) return SendError(res, 422, "unprocessable", name + ": no profile in the file");
+  auto store = ctx.store->Acquire();
+  if (!store.ok()) return SendStatus(res, store.status());
+  std::vector<int64_t> ids;
+  for (Profile& profile : *imported) {
+    profile.metadata.source = ReplaceAll(profile.metadata.source, file.path(), name);
+    auto id = (*store)->SaveProfile(profile);
+    if (!id.ok()) return SendStatus(res, id.status());
+    ids.push_back(*id);
+  }
+  const Profile& first = imported->front();
+  JsonWriter json(false);
+  json.BeginObject().Field("id", ids.front()).Key("ids").BeginArray();
+  for (int64_t id : ids) json.Int(id);
+  json.EndArray().Field("format", first.metadata.format).Field("source", first.metadata.source);
+  json.Field("kernels", static_cast<int64_t>(first.kernels.size()));
+  json.Field("memory_ops", static_cast<int64_t>(first.memory_ops.size())).EndObject();
+  SendJson(res, 201, json.Take());
+}
+
+}  // namespace
+
+void AddUploadRoute(httplib::Server& server, ServerContext& ctx) {
+  server.Post("/api/v1/profiles",
+              [&ctx](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+                HandleUpload(ctx, req, res, reader);
+              });
+}
+
+}  // namespace kraken::server
