@@ -7,6 +7,12 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libsimdjson-dev libcli11-dev zlib1g-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # HTTP client/server (built with TLS, which the Kubernetes API needs; its headers pull in
+  # OpenSSL and Brotli); the Prometheus server and promtool for the cluster-analysis tests,
+  # which fail (never skip) without them.
+  libcpp-httplib-dev libssl-dev libbrotli-dev prometheus
+  # deploy/ manifest and chart checks
+  libyaml-cpp-dev
 )
 # Extra packages a make target needs only for itself (e.g. clang for `make fuzz`).
 read -r -a extra <<< "${KRAKEN_DEPS_EXTRA:-}"

@@ -29,5 +29,6 @@ void AddPackCommand(CLI::App& app, CommandList& commands);
 void AddListCommand(CLI::App& app, CommandList& commands);
 void AddShowCommand(CLI::App& app, CommandList& commands);
 void AddExportCommand(CLI::App& app, CommandList& commands);
+void AddExtenderCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   AddListCommand(app, commands);
   AddShowCommand(app, commands);
   AddExportCommand(app, commands);
+  AddExtenderCommand(app, commands);
 
   try {
     app.parse(argc, argv);
