@@ -30,5 +30,6 @@ void AddListCommand(CLI::App& app, CommandList& commands);
 void AddShowCommand(CLI::App& app, CommandList& commands);
 void AddExportCommand(CLI::App& app, CommandList& commands);
 void AddExtenderCommand(CLI::App& app, CommandList& commands);
+void AddAnnotateCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

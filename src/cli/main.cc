@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   AddShowCommand(app, commands);
   AddExportCommand(app, commands);
   AddExtenderCommand(app, commands);
+  AddAnnotateCommand(app, commands);
 
   try {
     app.parse(argc, argv);

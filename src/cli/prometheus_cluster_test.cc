@@ -12,7 +12,14 @@
 #include <cstdio>
 #include <memory>
 
+#include <httplib.h>
+
+#include <fstream>
+#include <mutex>
+#include <thread>
+
 #include "base/testing/test_data.h"
+#include "base/text.h"
 #include "cli/prometheus_test_server.h"
 #include "promql/prometheus_client.h"
 
@@ -187,6 +194,91 @@ TEST_F(PrometheusClusterTest, UnreachableServerAndBadFlagsAreOneLineErrors) {
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
+}
+
+TEST_F(PrometheusClusterTest, AnnotateWritesTheResultsThroughTheApiServer) {
+  // A loopback API server: every pod exists with no annotation; PATCHes are recorded.
+  std::mutex mutex;
+  std::vector<std::string> requests;
+  httplib::Server api;
+  api.Get(R"(/api/v1/namespaces/ml/pods/([a-z0-9-]+))", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mutex);
+    requests.push_back("GET " + req.path + " " + req.get_header_value("Authorization"));
+    res.set_content(R"({"metadata":{"annotations":{}}})", "application/json");
+  });
+  api.Patch(R"(/api/v1/namespaces/ml/pods/([a-z0-9-]+))", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mutex);
+    requests.push_back("PATCH " + req.path + " " + req.get_header_value("Content-Type") + " " + req.body);
+    res.set_content("{}", "application/json");
+  });
+  int port = api.bind_to_any_port("127.0.0.1");
+  std::thread thread([&] { api.listen_after_bind(); });
+  std::string token = testing::MakeTempDir("token") + "/token";
+  std::ofstream(token) << "sa-token\n";
+  RunResult r = RunCli("annotate --prometheus " + server_->url() + " --namespace ml --gpu-model a100-40gb-sxm " +
+                       "--kube-api http://127.0.0.1:" + std::to_string(port) + " --token-file " + token);
+  api.stop();
+  thread.join();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "annotated 3 pod(s): 3 object(s) read, 3 patched, 0 unchanged\n");
+  ASSERT_EQ(requests.size(), 6u);
+  EXPECT_EQ(requests[0], "GET /api/v1/namespaces/ml/pods/infer-t4 Bearer sa-token");
+  const std::string smp = " application/strategic-merge-patch+json ";
+  EXPECT_EQ(requests[1], "PATCH /api/v1/namespaces/ml/pods/infer-t4" + smp +
+                             R"({"metadata":{"annotations":{"kraken.io/colocation-class":"share",)"
+                             R"("kraken.io/gpu-util-p95":"0.000","kraken.io/workload-type":"unknown"}}})");
+  EXPECT_EQ(requests[3], "PATCH /api/v1/namespaces/ml/pods/notebook-0" + smp +
+                             R"({"metadata":{"annotations":{"kraken.io/colocation-class":"mig",)"
+                             R"("kraken.io/gpu-util-p95":"0.996","kraken.io/workload-type":"unknown"}}})");
+  EXPECT_EQ(requests[5], "PATCH /api/v1/namespaces/ml/pods/trainer-0" + smp +
+                             R"({"metadata":{"annotations":{"kraken.io/colocation-class":"dedicated",)"
+                             R"("kraken.io/gpu-util-p95":"0.996","kraken.io/workload-type":"unknown"}}})");
+}
+
+// Live: Prometheus scrapes a loopback replay of the A100 capture as /metrics every second.
+// The scrape target carries namespace/pod labels of the exporter's own pod, so the real
+// Prometheus renames the workload's labels to exported_namespace/exported_pod itself.
+TEST(PrometheusLiveScrapeTest, ScrapedReplayOfTheA100CaptureReadsBackPerPod) {
+  std::string capture = testing::ReadFileOrDie(testing::DataPath(kA100));
+  std::string replay;
+  for (std::string_view line : Split(capture, '\n')) {
+    if (line.find("GPU_I_ID") != std::string_view::npos || line.empty()) continue;  // whole GPU only
+    size_t brace = line.find('{');
+    if (brace == std::string_view::npos) continue;
+    replay += std::string(line.substr(0, brace + 1)) + "namespace=\"ml\",pod=\"trainer-0\"," +
+              std::string(line.substr(brace + 1)) + "\n";
+  }
+  httplib::Server exporter;
+  exporter.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(replay, "text/plain; version=0.0.4");
+  });
+  int port = exporter.bind_to_any_port("127.0.0.1");
+  std::thread thread([&] { exporter.listen_after_bind(); });
+  std::string scrape = "scrape_configs:\n  - job_name: dcgm\n    scrape_interval: 1s\n    scrape_timeout: 1s\n    static_configs:\n"
+                       "      - targets: ['127.0.0.1:" + std::to_string(port) + "']\n"
+                       "        labels: {namespace: gpu-operator, pod: nvidia-dcgm-exporter-5x2kq}\n";
+  testing::PrometheusServer prometheus("", testing::MakeTempDir("prometheus_live"), scrape);
+  ASSERT_TRUE(prometheus.ok()) << prometheus.error();
+  std::string out;
+  bool found = false;
+  for (int attempt = 0; attempt < 40 && !found; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    RunResult r = RunCli("analyze --prometheus " + prometheus.url() + " --namespace ml --range 1m --step 1s --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    out = r.out;
+    found = out.find("\"trainer-0\"") != std::string::npos && out.find("\"gpu_busy\": {") != std::string::npos;
+  }
+  exporter.stop();
+  thread.join();
+  ASSERT_TRUE(found) << out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(out);
+  simdjson::dom::element pod = doc["pods"].get_array().at(0);
+  EXPECT_EQ(std::string_view(pod["pod"]), "trainer-0");
+  EXPECT_EQ(std::string_view(pod["node"]), "ub20-a100-k8s");
+  EXPECT_DOUBLE_EQ(double(pod["gpu_busy"]["p95"]), 0.99563);
+  EXPECT_DOUBLE_EQ(double(pod["memory_bytes"]["max"]), 4845 * kMiB);
+  EXPECT_EQ(std::string_view(doc["source"]["query"]).find("exported_namespace=\"ml\"") != std::string_view::npos, true);
 }
 
 }  // namespace

@@ -116,13 +116,14 @@ std::string BuildOpenMetricsHistory(const std::vector<CaptureAttribution>& captu
   return out;
 }
 
-PrometheusServer::PrometheusServer(const std::string& openmetrics, const std::string& work_dir) {
+PrometheusServer::PrometheusServer(const std::string& openmetrics, const std::string& work_dir,
+                                   const std::string& scrape_config) {
   const std::string input = work_dir + "/history.om", data = work_dir + "/data", log = work_dir + "/prometheus.log";
   std::ofstream(input) << openmetrics;
-  std::ofstream(work_dir + "/prometheus.yml") << "global:\n  scrape_interval: 15s\n";
+  std::ofstream(work_dir + "/prometheus.yml") << "global:\n  scrape_interval: 15s\n" << scrape_config;
   std::string command = std::string(KRAKEN_PROMTOOL_BINARY) + " tsdb create-blocks-from openmetrics --max-block-duration=24h " +
                         input + " " + data + " >" + work_dir + "/promtool.log 2>&1";
-  if (std::system(command.c_str()) != 0) {
+  if (!openmetrics.empty() && std::system(command.c_str()) != 0) {
     error_ = "promtool failed (install it with scripts/install-deps.sh): " + Tail(work_dir + "/promtool.log");
     return;
   }

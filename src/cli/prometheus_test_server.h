@@ -37,8 +37,9 @@ std::string BuildOpenMetricsHistory(const std::vector<CaptureAttribution>& captu
 
 class PrometheusServer {
  public:
-  // Creates blocks from `openmetrics` and starts the server; check ok() / error().
-  PrometheusServer(const std::string& openmetrics, const std::string& work_dir);
+  // Creates blocks from `openmetrics` (when not empty) and starts the server; check
+  // ok() / error(). `scrape_config` (YAML, may be empty) is appended to the config file.
+  PrometheusServer(const std::string& openmetrics, const std::string& work_dir, const std::string& scrape_config = "");
   ~PrometheusServer();
   PrometheusServer(const PrometheusServer&) = delete;
   PrometheusServer& operator=(const PrometheusServer&) = delete;
