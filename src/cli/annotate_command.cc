@@ -35,10 +35,17 @@ k8s::WorkloadAnnotations AnnotationsOf(const pooling::PodGpuUse& use, const pool
   if (use.demand.gpu_busy.measured) a.gpu_util_p95 = use.demand.gpu_busy.p95;
   switch (rec.action) {
     case pooling::PoolAction::kReclaim:
-    case pooling::PoolAction::kShare: a.colocation_class = "share"; break;
-    case pooling::PoolAction::kMigSlice: a.colocation_class = "mig"; break;
-    case pooling::PoolAction::kKeep: a.colocation_class = use.mig_profile.empty() ? "dedicated" : "mig"; break;
-    case pooling::PoolAction::kUnknown: break;
+    case pooling::PoolAction::kShare:
+      a.colocation_class = "share";
+      break;
+    case pooling::PoolAction::kMigSlice:
+      a.colocation_class = "mig";
+      break;
+    case pooling::PoolAction::kKeep:
+      a.colocation_class = use.mig_profile.empty() ? "dedicated" : "mig";
+      break;
+    case pooling::PoolAction::kUnknown:
+      break;
   }
   return a;
 }

@@ -28,7 +28,8 @@ int RunClusterAnalyze(const ClusterAnalyzeArgs& args) {
   if (!args.gpu_model.empty()) {
     fallback = FindDeviceSpec(args.gpu_model);
     if (fallback == nullptr)
-      return ReportError(InvalidInput("--gpu-model '" + args.gpu_model + "' is not in the catalog (see `kraken devices`)"));
+      return ReportError(
+          InvalidInput("--gpu-model '" + args.gpu_model + "' is not in the catalog (see `kraken devices`)"));
   }
   auto client = promql::PrometheusClient::Create(args.prometheus, args.timeout_s);
   if (!client.ok()) return ReportError(client.status());

@@ -12,7 +12,7 @@ struct ClusterAnalyzeArgs {
   std::string pod;
   std::string range = "7d";
   std::string step = "auto";
-  int64_t end_s = 0;  // 0 = now
+  int64_t end_s = 0;      // 0 = now
   std::string gpu_model;  // catalog id for GPUs whose series carry no modelName
   int timeout_s = 60;
   bool explain = false;

@@ -4,17 +4,15 @@
 // the test's (the captures were taken without pods, except the A10G line of the DataDog
 // fixture, whose real labels namespace="ray-llm",pod="ray-1111111" are kept).
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <simdjson.h>
 #include <sys/wait.h>
 
 #include <array>
 #include <chrono>
 #include <cstdio>
-#include <memory>
-
-#include <httplib.h>
-
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -54,8 +52,8 @@ RunResult RunCli(const std::string& args) {
 class PrometheusClusterTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                      std::chrono::system_clock::now().time_since_epoch()).count();
+    int64_t now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     end_s_ = now / 300 * 300 - 3600;  // an hour back: all of it in persisted blocks
     testing::HistoryShape shape{end_s_, kWeekS, 300};
     std::vector<testing::CaptureAttribution> captures = {
@@ -182,12 +180,11 @@ TEST_F(PrometheusClusterTest, TheServerRefusesOneQueryOverElevenThousandPoints) 
 }
 
 TEST_F(PrometheusClusterTest, UnreachableServerAndBadFlagsAreOneLineErrors) {
-  for (const std::string& args :
-       {std::string("analyze --prometheus http://127.0.0.1:1 --namespace ml"),
-        std::string("analyze --prometheus ") + server_->url() + " --namespace 'ml\"}'",
-        std::string("analyze --prometheus ") + server_->url() + " --namespace ml --range 7x",
-        std::string("analyze --prometheus ftp://prom:9090 --namespace ml"),
-        std::string("analyze --prometheus ") + server_->url()}) {
+  for (const std::string& args : {std::string("analyze --prometheus http://127.0.0.1:1 --namespace ml"),
+                                  std::string("analyze --prometheus ") + server_->url() + " --namespace 'ml\"}'",
+                                  std::string("analyze --prometheus ") + server_->url() + " --namespace ml --range 7x",
+                                  std::string("analyze --prometheus ftp://prom:9090 --namespace ml"),
+                                  std::string("analyze --prometheus ") + server_->url()}) {
     RunResult r = RunCli(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_EQ(r.err.rfind("kraken: error: ", 0), 0u) << r.err;
@@ -254,9 +251,12 @@ TEST(PrometheusLiveScrapeTest, ScrapedReplayOfTheA100CaptureReadsBackPerPod) {
   });
   int port = exporter.bind_to_any_port("127.0.0.1");
   std::thread thread([&] { exporter.listen_after_bind(); });
-  std::string scrape = "scrape_configs:\n  - job_name: dcgm\n    scrape_interval: 1s\n    scrape_timeout: 1s\n    static_configs:\n"
-                       "      - targets: ['127.0.0.1:" + std::to_string(port) + "']\n"
-                       "        labels: {namespace: gpu-operator, pod: nvidia-dcgm-exporter-5x2kq}\n";
+  std::string scrape =
+      "scrape_configs:\n  - job_name: dcgm\n    scrape_interval: 1s\n    scrape_timeout: 1s\n    static_configs:\n"
+      "      - targets: ['127.0.0.1:" +
+      std::to_string(port) +
+      "']\n"
+      "        labels: {namespace: gpu-operator, pod: nvidia-dcgm-exporter-5x2kq}\n";
   testing::PrometheusServer prometheus("", testing::MakeTempDir("prometheus_live"), scrape);
   ASSERT_TRUE(prometheus.ok()) << prometheus.error();
   std::string out;

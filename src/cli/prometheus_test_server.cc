@@ -121,8 +121,9 @@ PrometheusServer::PrometheusServer(const std::string& openmetrics, const std::st
   const std::string input = work_dir + "/history.om", data = work_dir + "/data", log = work_dir + "/prometheus.log";
   std::ofstream(input) << openmetrics;
   std::ofstream(work_dir + "/prometheus.yml") << "global:\n  scrape_interval: 15s\n" << scrape_config;
-  std::string command = std::string(KRAKEN_PROMTOOL_BINARY) + " tsdb create-blocks-from openmetrics --max-block-duration=24h " +
-                        input + " " + data + " >" + work_dir + "/promtool.log 2>&1";
+  std::string command = std::string(KRAKEN_PROMTOOL_BINARY) +
+                        " tsdb create-blocks-from openmetrics --max-block-duration=24h " + input + " " + data + " >" +
+                        work_dir + "/promtool.log 2>&1";
   if (!openmetrics.empty() && std::system(command.c_str()) != 0) {
     error_ = "promtool failed (install it with scripts/install-deps.sh): " + Tail(work_dir + "/promtool.log");
     return;

@@ -15,8 +15,8 @@ namespace kraken::testing {
 
 // Which pod a block of an export is attributed to, and under which label spelling.
 struct CaptureAttribution {
-  std::string data_file;      // relative to the shared data folder
-  std::string hostname;       // only lines of this Hostname ("" = lines that already have pod labels)
+  std::string data_file;       // relative to the shared data folder
+  std::string hostname;        // only lines of this Hostname ("" = lines that already have pod labels)
   bool mig_instances = false;  // only lines with GPU_I_ID (else only lines without)
   std::string namespace_name;  // labels to add; "" = keep the line's own
   std::string pod;

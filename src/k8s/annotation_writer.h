@@ -15,8 +15,8 @@
 namespace kraken::k8s {
 
 struct ObjectRef {
-  std::string api_version;  // "v1", "batch/v1", "kubeflow.org/v1"
-  std::string kind;         // "Pod", "Node", "PyTorchJob"
+  std::string api_version;     // "v1", "batch/v1", "kubeflow.org/v1"
+  std::string kind;            // "Pod", "Node", "PyTorchJob"
   std::string namespace_name;  // "" for cluster-scoped kinds (Node)
   std::string name;
   bool operator==(const ObjectRef&) const = default;
@@ -55,7 +55,8 @@ class AnnotationWriter {
 
   // GETs the object and PATCHes the annotations of `desired` that differ. Returns true
   // when it patched.
-  Result<bool> Apply(const ObjectRef& ref, const std::map<std::string, std::string>& desired, ObjectMeta* meta = nullptr);
+  Result<bool> Apply(const ObjectRef& ref, const std::map<std::string, std::string>& desired,
+                     ObjectMeta* meta = nullptr);
 
   // Annotates each pod; its node with the aggregate of the pods on it; and each owning
   // job that runs several pods (MPIJob, PyTorchJob, Job, ...) with the aggregate of its

@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include <mutex>
 #include <chrono>
+#include <mutex>
 #include <thread>
 
 #include "base/json_writer.h"
@@ -33,8 +33,8 @@ class FakeApiServer {
   FakeApiServer() {
     auto get = [this](const httplib::Request& req, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mutex_);
-      requests_.push_back({"GET", req.path, req.get_header_value("Content-Type"),
-                           req.get_header_value("Authorization"), req.body});
+      requests_.push_back(
+          {"GET", req.path, req.get_header_value("Content-Type"), req.get_header_value("Authorization"), req.body});
       auto it = objects_.find(req.path);
       if (it == objects_.end()) {
         res.status = 404;
@@ -45,8 +45,8 @@ class FakeApiServer {
     };
     auto patch = [this](const httplib::Request& req, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mutex_);
-      requests_.push_back({"PATCH", req.path, req.get_header_value("Content-Type"),
-                           req.get_header_value("Authorization"), req.body});
+      requests_.push_back(
+          {"PATCH", req.path, req.get_header_value("Content-Type"), req.get_header_value("Authorization"), req.body});
       auto it = objects_.find(req.path);
       auto meta = ParseObjectMeta(req.body, "");
       if (it == objects_.end() || !meta.ok()) {
@@ -137,9 +137,10 @@ TEST(AnnotationWriterTest, PatchesPodsNodeAndOwningJobOnlyWhereValuesChange) {
             R"({"metadata":{"annotations":{"kraken.io/bound":"compute","kraken.io/colocation-class":"dedicated",)"
             R"("kraken.io/disagg-score":"0.420","kraken.io/gpu-util-p95":"0.957"}}})");
   EXPECT_EQ(r[3].path, "/api/v1/namespaces/ml/pods/bert-worker-1");
-  EXPECT_EQ(r[3].body,
-            R"({"metadata":{"annotations":{"kraken.io/bound":"memory","kraken.io/colocation-class":"mig",)"
-            R"("kraken.io/disagg-score":"0.610","kraken.io/gpu-util-p95":"0.880","kraken.io/workload-type":"training"}}})");
+  EXPECT_EQ(
+      r[3].body,
+      R"({"metadata":{"annotations":{"kraken.io/bound":"memory","kraken.io/colocation-class":"mig",)"
+      R"("kraken.io/disagg-score":"0.610","kraken.io/gpu-util-p95":"0.880","kraken.io/workload-type":"training"}}})");
   const std::string aggregate =
       R"({"metadata":{"annotations":{"kraken.io/bound":"mixed","kraken.io/colocation-class":"dedicated",)"
       R"("kraken.io/disagg-score":"0.420","kraken.io/gpu-util-p95":"0.957","kraken.io/workload-type":"training"}}})";
@@ -179,7 +180,8 @@ TEST(AnnotationWriterTest, MissingPodIsNotFoundAndNothingIsWritten) {
 
 TEST(AnnotationWriterTest, PathsAndPatchKinds) {
   EXPECT_EQ(ObjectPath({"batch/v1", "Job", "ml", "etl"}), "/apis/batch/v1/namespaces/ml/jobs/etl");
-  EXPECT_EQ(ObjectPath({"kubeflow.org/v2beta1", "MPIJob", "ml", "hvd"}), "/apis/kubeflow.org/v2beta1/namespaces/ml/mpijobs/hvd");
+  EXPECT_EQ(ObjectPath({"kubeflow.org/v2beta1", "MPIJob", "ml", "hvd"}),
+            "/apis/kubeflow.org/v2beta1/namespaces/ml/mpijobs/hvd");
   EXPECT_TRUE(IsBuiltinKind({"batch/v1", "Job", "ml", "etl"}));
   EXPECT_TRUE(IsBuiltinKind({"v1", "Node", "", "n"}));
   EXPECT_FALSE(IsBuiltinKind({"kubeflow.org/v2beta1", "MPIJob", "ml", "hvd"}));

@@ -28,8 +28,10 @@ std::optional<std::string> Agreed(const std::vector<WorkloadAnnotations>& pods,
   for (const WorkloadAnnotations& p : pods) {
     const auto& v = p.*field;
     if (!v) continue;
-    if (!out) out = v;
-    else if (*out != *v) return std::string("mixed");
+    if (!out)
+      out = v;
+    else if (*out != *v)
+      return std::string("mixed");
   }
   return out;
 }

@@ -17,15 +17,15 @@ inline constexpr char kGpuUtilP95Key[] = "kraken.io/gpu-util-p95";
 inline constexpr char kDisaggScoreKey[] = "kraken.io/disagg-score";
 inline constexpr char kColocationClassKey[] = "kraken.io/colocation-class";
 // Opt-in and sampling interval a user sets on a pod (read, never written, by kraken).
-inline constexpr char kProfilingKey[] = "kraken.io/profiling";          // enabled | disabled
+inline constexpr char kProfilingKey[] = "kraken.io/profiling";               // enabled | disabled
 inline constexpr char kProfileIntervalKey[] = "kraken.io/profile-interval";  // 100ms
 
 // One workload's results, fields left unset when the analysis had nothing to say.
 struct WorkloadAnnotations {
-  std::optional<std::string> workload_type;  // training, inference, unknown
-  std::optional<std::string> bound;          // compute, memory, latency, communication, mixed
-  std::optional<double> gpu_util_p95;        // 0..1
-  std::optional<double> disagg_score;        // 0..1
+  std::optional<std::string> workload_type;     // training, inference, unknown
+  std::optional<std::string> bound;             // compute, memory, latency, communication, mixed
+  std::optional<double> gpu_util_p95;           // 0..1
+  std::optional<double> disagg_score;           // 0..1
   std::optional<std::string> colocation_class;  // e.g. "share", "mig", "dedicated"
 };
 

@@ -36,9 +36,8 @@ void AddExtenderRoutes(httplib::Server& server, const std::string& prefix) {
     if (!request.ok()) return SendError(res, request.status().message());
     res.set_content(PrioritizeResponseJson(DecideNodes(*request)), "application/json");
   });
-  server.Get(prefix + "/healthz", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("ok", "text/plain");
-  });
+  server.Get(prefix + "/healthz",
+             [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
 }
 
 Status ServeExtender(const std::string& host, int port, const std::string& prefix,

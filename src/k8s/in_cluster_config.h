@@ -18,9 +18,9 @@ struct KubeConfig {
   std::string scheme = "https";  // tests talk to a loopback server over http
   std::string host;              // IPv6 addresses without brackets
   int port = 443;
-  std::string token;             // bearer token, whitespace trimmed
-  std::string namespace_name;    // the pod's own namespace
-  std::string ca_file;           // PEM bundle that signs the API server's certificate
+  std::string token;           // bearer token, whitespace trimmed
+  std::string namespace_name;  // the pod's own namespace
+  std::string ca_file;         // PEM bundle that signs the API server's certificate
 
   std::string BaseUrl() const;
 };

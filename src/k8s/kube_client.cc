@@ -35,7 +35,8 @@ Result<std::string> KubeClient::Get(const std::string& path) const {
 
 Status KubeClient::Patch(const std::string& path, const std::string& body, std::string_view content_type) const {
   auto client = MakeClient(config_, timeout_s_);
-  auto response = client->Patch(path, httplib::Headers{{"Accept", "application/json"}}, body, std::string(content_type));
+  auto response =
+      client->Patch(path, httplib::Headers{{"Accept", "application/json"}}, body, std::string(content_type));
   if (!response || response->status != 200) return AnswerError("PATCH", path, response);
   return Status::Ok();
 }

@@ -24,7 +24,8 @@ bool IsPodUid(std::string_view uid) {
 }
 
 bool IsContainerId(std::string_view id) {
-  return id.size() >= 12 && std::all_of(id.begin(), id.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+  return id.size() >= 12 &&
+         std::all_of(id.begin(), id.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
 }
 
 // "pod<uid>" (cgroupfs) or "...-pod<uid_with_underscores>.slice" (systemd); "" otherwise.

@@ -20,7 +20,8 @@ namespace kraken::k8s {
 
 struct PodCgroup {
   std::string pod_uid;       // "1f3e2a4b-...-..." (dashes, as in metadata.uid)
-  std::string container_id;  // the runtime's id without its "cri-containerd-"/"docker-"/"crio-" prefix; "" for the pod's own cgroup
+  std::string container_id;  // the runtime's id without its "cri-containerd-"/"docker-"/"crio-" prefix; "" for the
+                             // pod's own cgroup
   std::string qos_class;     // "guaranteed", "burstable" or "besteffort"
 };
 

@@ -41,9 +41,10 @@ TEST(PodCgroupTest, SystemdV2ContainerdAndGuaranteed) {
   EXPECT_EQ(guaranteed->qos_class, "guaranteed");
   EXPECT_EQ(guaranteed->container_id, kCid);
   // kind: the node's own cgroup and kubelet.slice in front.
-  auto nested = ParsePodCgroup("0::/system.slice/docker-abc.scope/kubelet.slice/kubelet-kubepods.slice/"
-                               "kubelet-kubepods-burstable.slice/kubelet-kubepods-burstable-pod" + uid_ +
-                               ".slice/cri-containerd-" + kCid + ".scope");
+  auto nested = ParsePodCgroup(
+      "0::/system.slice/docker-abc.scope/kubelet.slice/kubelet-kubepods.slice/"
+      "kubelet-kubepods-burstable.slice/kubelet-kubepods-burstable-pod" +
+      uid_ + ".slice/cri-containerd-" + kCid + ".scope");
   ASSERT_TRUE(nested.has_value());
   EXPECT_EQ(nested->pod_uid, kUid);
   EXPECT_EQ(nested->qos_class, "burstable");

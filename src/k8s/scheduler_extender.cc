@@ -29,8 +29,10 @@ Status ReadMetadata(simdjson::ondemand::object metadata, std::string* name, std:
     if (key == "name" || key == "namespace") {
       bool is_name = key == "name";
       if (auto e = field.value().get_string().get(text)) return JsonError("metadata name", e);
-      if (is_name) *name = std::string(text);
-      else if (namespace_name != nullptr) *namespace_name = std::string(text);
+      if (is_name)
+        *name = std::string(text);
+      else if (namespace_name != nullptr)
+        *namespace_name = std::string(text);
     } else if (key == "annotations") {
       simdjson::ondemand::object annotations;
       if (auto e = field.value().get_object().get(annotations)) return JsonError("annotations", e);

@@ -44,10 +44,10 @@ Result<ExtenderRequest> ParseExtenderArgs(std::string_view json);
 struct NodeDecision {
   std::string node;
   bool fits = true;
-  std::string reason;         // why it fails, or how the score was made
-  double interference = 0;    // 0 = complementary, 1 = the worst pair (kraken's class table)
-  double fill_after = 0;      // node GPU p95 + pod p95
-  int64_t score = 0;          // 0..kMaxExtenderPriority
+  std::string reason;       // why it fails, or how the score was made
+  double interference = 0;  // 0 = complementary, 1 = the worst pair (kraken's class table)
+  double fill_after = 0;    // node GPU p95 + pod p95
+  int64_t score = 0;        // 0..kMaxExtenderPriority
 };
 
 // Filter: a node fails when the pod wants its GPU alone (colocation class "dedicated")

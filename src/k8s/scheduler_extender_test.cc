@@ -37,7 +37,7 @@ std::string ArgsWithNodes() {
          Node("gpu-a", R"("kraken.io/gpu-util-p95":"0.500","kraken.io/bound":"compute")") + "," +  // complementary
          Node("gpu-b", R"("kraken.io/gpu-util-p95":"0.400","kraken.io/bound":"memory")") + "," +   // same class
          Node("gpu-c", R"("kraken.io/gpu-util-p95":"0.800","kraken.io/bound":"compute")") + "," +  // 0.8 + 0.3 > 1
-         Node("gpu-d", "") + "]}}";                                                                  // no data
+         Node("gpu-d", "") + "]}}";                                                                // no data
 }
 
 TEST(SchedulerExtenderTest, ParsesPodAndNodeList) {
@@ -111,8 +111,9 @@ TEST(SchedulerExtenderTest, NodeNamesAndDedicatedPodsOverHttp) {
                      Node("gpu-a", R"("kraken.io/gpu-util-p95":"0.200","kraken.io/bound":"compute")") + "]}}";
   auto refused = client.Post("/kraken/filter", busy, "application/json");
   ASSERT_TRUE(refused);
-  EXPECT_EQ(refused->body,
-            R"({"nodes":{"items":[]},"failedNodes":{"gpu-a":"pod wants a dedicated GPU; node GPU p95 20.0%"},"error":""})");
+  EXPECT_EQ(
+      refused->body,
+      R"({"nodes":{"items":[]},"failedNodes":{"gpu-a":"pod wants a dedicated GPU; node GPU p95 20.0%"},"error":""})");
   server.stop();
   thread.join();
 }

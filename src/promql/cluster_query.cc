@@ -10,9 +10,9 @@ namespace {
 
 // What series_summary, demand and the MIG planner read (analysis/demand.cc FromSamples).
 constexpr Metric kWantedMetrics[] = {
-    Metric::kGpuUtilPct,       Metric::kGrEngineActiveRatio, Metric::kSmActiveRatio,    Metric::kSmOccupancyRatio,
-    Metric::kTensorActiveRatio, Metric::kDramActiveRatio,    Metric::kFbUsedBytes,      Metric::kFbFreeBytes,
-    Metric::kFbTotalBytes,     Metric::kFbReservedBytes,     Metric::kPcieTxBytesPerS,  Metric::kPcieRxBytesPerS,
+    Metric::kGpuUtilPct,        Metric::kGrEngineActiveRatio, Metric::kSmActiveRatio,   Metric::kSmOccupancyRatio,
+    Metric::kTensorActiveRatio, Metric::kDramActiveRatio,     Metric::kFbUsedBytes,     Metric::kFbFreeBytes,
+    Metric::kFbTotalBytes,      Metric::kFbReservedBytes,     Metric::kPcieTxBytesPerS, Metric::kPcieRxBytesPerS,
     Metric::kNvlinkTxBytesPerS, Metric::kNvlinkRxBytesPerS,
 };
 
@@ -66,9 +66,8 @@ Result<ClusterQueryResult> QueryCluster(PrometheusClient& client, const ClusterQ
   KRAKEN_ASSIGN_OR_RETURN(result.query, BuildDcgmQuery(options.namespace_name, options.pod));
   result.end_s = options.end_s;
   if (result.end_s == 0) {
-    result.end_s = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+    result.end_s =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   }
   KRAKEN_ASSIGN_OR_RETURN(result.plan,
                           PlanRangeQuery(result.end_s, options.range_s, options.step_s, options.points_per_window));

@@ -33,9 +33,9 @@ std::vector<prometheus::Label> NormalizeDcgmLabels(const std::vector<std::pair<s
 
 struct PodProfiles {
   std::map<PodKey, Profile> by_pod;
-  int64_t series_without_pod = 0;   // GPU series no pod label names (idle or unallocated GPUs)
-  int64_t blank_values = 0;         // DCGM blank sentinels skipped
-  int64_t non_finite_values = 0;    // NaN/Inf skipped
+  int64_t series_without_pod = 0;     // GPU series no pod label names (idle or unallocated GPUs)
+  int64_t blank_values = 0;           // DCGM blank sentinels skipped
+  int64_t non_finite_values = 0;      // NaN/Inf skipped
   int64_t unknown_metric_series = 0;  // dcgm names kraken has no canonical metric for
 };
 

@@ -92,7 +92,8 @@ Result<std::vector<RangeSeries>> ParseRangeResponse(std::string_view json) {
         if (auto e = data_field.unescaped_key().get(data_key)) return JsonError("data key", e);
         if (data_key == "resultType") {
           if (auto e = data_field.value().get_string().get(text)) return JsonError("resultType", e);
-          if (text != "matrix") return InvalidInput("Prometheus answer: resultType '" + std::string(text) + "', expected matrix");
+          if (text != "matrix")
+            return InvalidInput("Prometheus answer: resultType '" + std::string(text) + "', expected matrix");
         } else if (data_key == "result") {
           simdjson::ondemand::array result;
           if (auto e = data_field.value().get_array().get(result)) return JsonError("result", e);
@@ -136,8 +137,8 @@ Result<std::unique_ptr<PrometheusClient>> PrometheusClient::Create(std::string_v
   return std::unique_ptr<PrometheusClient>(new PrometheusClient(std::move(address), std::string(url), timeout_s));
 }
 
-Result<std::vector<RangeSeries>> PrometheusClient::QueryRange(const std::string& query, int64_t start_s,
-                                                              int64_t end_s, int64_t step_s) {
+Result<std::vector<RangeSeries>> PrometheusClient::QueryRange(const std::string& query, int64_t start_s, int64_t end_s,
+                                                              int64_t step_s) {
   httplib::Client client(address_.scheme_host_port);
   client.set_connection_timeout(timeout_s_, 0);
   client.set_read_timeout(timeout_s_, 0);

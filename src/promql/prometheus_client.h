@@ -39,8 +39,7 @@ class PrometheusClient {
   static Result<std::unique_ptr<PrometheusClient>> Create(std::string_view url, int timeout_s = 60);
 
   // One query_range call, [start_s, end_s] both inclusive.
-  Result<std::vector<RangeSeries>> QueryRange(const std::string& query, int64_t start_s, int64_t end_s,
-                                              int64_t step_s);
+  Result<std::vector<RangeSeries>> QueryRange(const std::string& query, int64_t start_s, int64_t end_s, int64_t step_s);
 
   const std::string& url() const { return url_; }
 

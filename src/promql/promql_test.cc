@@ -59,10 +59,9 @@ TEST(QueryPlanTest, AutoStepIsAMinuteAndGrowsForLongRanges) {
 }
 
 TEST(RangeResponseTest, ReadsMatrixLabelsTimesAndValueText) {
-  auto series = ParseRangeResponse(
-      R"({"status":"success","data":{"resultType":"matrix","result":[)"
-      R"({"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0","exported_pod":"a\"b"},)"
-      R"("values":[[1700000000,"12"],[1700000060.5,"NaN"]]}]}})");
+  auto series = ParseRangeResponse(R"({"status":"success","data":{"resultType":"matrix","result":[)"
+                                   R"({"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0","exported_pod":"a\"b"},)"
+                                   R"("values":[[1700000000,"12"],[1700000060.5,"NaN"]]}]}})");
   ASSERT_TRUE(series.ok()) << series.status().message();
   ASSERT_EQ(series->size(), 1u);
   const RangeSeries& s = (*series)[0];
@@ -82,7 +81,8 @@ TEST(RangeResponseTest, ServerErrorsAndWrongShapesAreInvalidInput) {
   EXPECT_FALSE(ParseRangeResponse(R"({"status":"success","data":{"resultType":"vector","result":[]}})").ok());
   EXPECT_FALSE(ParseRangeResponse("not json").ok());
   EXPECT_FALSE(ParseRangeResponse(R"({"status":"success"})").ok());
-  EXPECT_FALSE(ParseRangeResponse(R"({"status":"success","data":{"resultType":"matrix","result":[{"values":[[1]]}]}})").ok());
+  EXPECT_FALSE(
+      ParseRangeResponse(R"({"status":"success","data":{"resultType":"matrix","result":[{"values":[[1]]}]}})").ok());
 }
 
 TEST(ServerUrlTest, SplitsHostAndPrefix) {
@@ -127,15 +127,17 @@ TEST(DcgmQueryTest, CoversEveryLabelSpellingAndRefusesInjection) {
 }
 
 TEST(PodProfilesTest, MergesWindowsDropsBlanksAndGroupsByPod) {
-  RangeSeries w1{{{"__name__", "DCGM_FI_DEV_FB_USED"}, {"UUID", "GPU-1"}, {"gpu", "0"}, {"pod", "p"}, {"namespace", "n"}},
-                 {1000, 2000},
-                 {"100", "9223372036854775794"}};  // DCGM_INT64_BLANK + 2: "not supported"
+  RangeSeries w1{
+      {{"__name__", "DCGM_FI_DEV_FB_USED"}, {"UUID", "GPU-1"}, {"gpu", "0"}, {"pod", "p"}, {"namespace", "n"}},
+      {1000, 2000},
+      {"100", "9223372036854775794"}};  // DCGM_INT64_BLANK + 2: "not supported"
   RangeSeries w2 = w1;
   w2.times_ms = {2000, 3000};
   w2.values = {"200", "300"};
-  RangeSeries free{{{"__name__", "DCGM_FI_DEV_FB_FREE"}, {"UUID", "GPU-1"}, {"gpu", "0"}, {"pod", "p"}, {"namespace", "n"}},
-                   {3000},
-                   {"700"}};
+  RangeSeries free{
+      {{"__name__", "DCGM_FI_DEV_FB_FREE"}, {"UUID", "GPU-1"}, {"gpu", "0"}, {"pod", "p"}, {"namespace", "n"}},
+      {3000},
+      {"700"}};
   RangeSeries unattributed{{{"__name__", "DCGM_FI_DEV_GPU_UTIL"}, {"UUID", "GPU-2"}}, {1000}, {"5"}};
   PodProfiles pods = BuildPodProfiles({w1, w2, free, unattributed}, "http://x");
   EXPECT_EQ(pods.series_without_pod, 1);

@@ -10,9 +10,7 @@
 namespace kraken {
 namespace {
 
-std::string PercentOrDash(bool measured, double ratio) {
-  return measured ? FormatFixed(ratio * 100, 1) + "%" : "-";
-}
+std::string PercentOrDash(bool measured, double ratio) { return measured ? FormatFixed(ratio * 100, 1) + "%" : "-"; }
 
 std::string GpuName(const pooling::PodGpuUse& use) {
   if (use.device != nullptr) return use.device->id;
@@ -40,7 +38,8 @@ std::string RenderClusterPoolingText(const ClusterPoolingView& v) {
                    TextTable::Align::kLeft, TextTable::Align::kLeft});
   for (const pooling::PodRecommendation& rec : r.pods) {
     const pooling::PodGpuUse& use = v.uses[rec.use];
-    table.AddRow({use.namespace_name + "/" + use.pod, use.node, GpuName(use), use.mig_profile.empty() ? "-" : use.mig_profile,
+    table.AddRow({use.namespace_name + "/" + use.pod, use.node, GpuName(use),
+                  use.mig_profile.empty() ? "-" : use.mig_profile,
                   PercentOrDash(use.demand.gpu_busy.measured, use.demand.gpu_busy.p95),
                   PercentOrDash(rec.need.compute_measured, rec.need.compute_p95),
                   rec.need.memory_measured ? FormatBytes(rec.need.memory_bytes) : "-",
@@ -103,7 +102,12 @@ std::string RenderClusterPoolingJson(const ClusterPoolingView& v) {
         json.Null();
         return;
       }
-      json.BeginObject().Field("mean", s.mean).Field("p95", s.p95).Field("max", s.max).Field("basis", s.basis).EndObject();
+      json.BeginObject()
+          .Field("mean", s.mean)
+          .Field("p95", s.p95)
+          .Field("max", s.max)
+          .Field("basis", s.basis)
+          .EndObject();
     };
     stat("gpu_busy", d.gpu_busy);
     stat("sm_active", d.sm_active);
@@ -133,7 +137,10 @@ std::string RenderClusterPoolingJson(const ClusterPoolingView& v) {
   }
   json.EndArray();
   json.Key("gpus").BeginObject();
-  json.Field("now", r.gpus_now).Field("reclaimed", r.gpus_reclaimed).Field("after", r.gpus_after).Field("saved", r.gpus_saved);
+  json.Field("now", r.gpus_now)
+      .Field("reclaimed", r.gpus_reclaimed)
+      .Field("after", r.gpus_after)
+      .Field("saved", r.gpus_saved);
   json.Field("saved_gpu_hours", r.gpus_saved * HoursOf(v.end_s - v.start_s));
   json.EndObject();
   json.Key("assumptions").BeginArray();

@@ -46,8 +46,8 @@ std::vector<PodGpuUse> PodGpuUses(Profile& profile, const std::string& namespace
   options.device = spec;
   WorkloadReport report = CharacterizeWorkload(profile, options);
   std::vector<WorkloadDemand> demands = DeriveDemands(profile, report);
-  bool in_slices = std::any_of(demands.begin(), demands.end(),
-                               [](const WorkloadDemand& d) { return d.gpu_instance_id >= 0; });
+  bool in_slices =
+      std::any_of(demands.begin(), demands.end(), [](const WorkloadDemand& d) { return d.gpu_instance_id >= 0; });
   std::vector<PodGpuUse> uses;
   for (WorkloadDemand& demand : demands) {
     if (in_slices != (demand.gpu_instance_id >= 0)) continue;

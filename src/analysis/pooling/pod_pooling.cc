@@ -65,11 +65,16 @@ std::vector<PoolGroup> PackShared(const std::vector<PodGpuUse>& uses, const std:
 
 const char* PoolActionName(PoolAction action) {
   switch (action) {
-    case PoolAction::kReclaim: return "reclaim";
-    case PoolAction::kMigSlice: return "mig-slice";
-    case PoolAction::kShare: return "share";
-    case PoolAction::kKeep: return "keep";
-    case PoolAction::kUnknown: return "unknown";
+    case PoolAction::kReclaim:
+      return "reclaim";
+    case PoolAction::kMigSlice:
+      return "mig-slice";
+    case PoolAction::kShare:
+      return "share";
+    case PoolAction::kKeep:
+      return "keep";
+    case PoolAction::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -84,10 +89,13 @@ PoolingReport FindPoolingCandidates(const std::vector<PodGpuUse>& uses, const Po
     rec.need = EstimateGpuNeed(use.demand);
     rec.explanation = ExplainGpuNeed(rec.need);
     double busy = BusyP95(use, rec.need);
-    double memory_share = rec.need.memory_measured && DeviceMemory(use) > 0 ? rec.need.memory_bytes / DeviceMemory(use) : 0;
-    rec.explanation.Input("busy p95", busy, "ratio", use.demand.gpu_busy.measured ? use.demand.gpu_busy.basis : rec.need.compute_basis);
-    rec.explanation.Term("idle test", busy <= o.idle_busy_p95 ? 1 : 0, "",
-                         "busy p95 <= " + Percent(o.idle_busy_p95) + " and memory <= " + Percent(o.idle_memory_share) + " of the GPU");
+    double memory_share =
+        rec.need.memory_measured && DeviceMemory(use) > 0 ? rec.need.memory_bytes / DeviceMemory(use) : 0;
+    rec.explanation.Input("busy p95", busy, "ratio",
+                          use.demand.gpu_busy.measured ? use.demand.gpu_busy.basis : rec.need.compute_basis);
+    rec.explanation.Term(
+        "idle test", busy <= o.idle_busy_p95 ? 1 : 0, "",
+        "busy p95 <= " + Percent(o.idle_busy_p95) + " and memory <= " + Percent(o.idle_memory_share) + " of the GPU");
     if (!rec.need.compute_measured) {
       rec.action = PoolAction::kUnknown;
       rec.detail = "no utilization series (DCGM_FI_DEV_GPU_UTIL or DCGM_FI_PROF_GR_ENGINE_ACTIVE/SM_ACTIVE)";

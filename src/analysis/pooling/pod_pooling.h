@@ -21,7 +21,7 @@ struct PodGpuUse {
   std::string pod;
   std::string node;
   std::string gpu_uuid;
-  std::string mig_profile;   // "" = the whole GPU
+  std::string mig_profile;             // "" = the whole GPU
   const DeviceSpec* device = nullptr;  // catalog entry; nullptr when the model is unknown
   WorkloadDemand demand;
 };
@@ -38,12 +38,12 @@ enum class PoolAction { kReclaim, kMigSlice, kShare, kKeep, kUnknown };
 const char* PoolActionName(PoolAction action);
 
 struct PoolingOptions {
-  double idle_busy_p95 = 0.05;        // busy p95 at or below: the GPU is idle
-  double idle_memory_share = 0.05;    // ... and it holds at most this share of memory
-  double dedicated_busy_p95 = 0.60;   // compute p95 above: keeps a whole GPU
-  double share_compute_cap = 0.90;    // summed compute p95 of pods sharing one GPU
-  double share_memory_cap = 0.90;     // summed memory peaks, share of the GPU's memory
-  double memory_headroom = 0.10;      // MIG slice memory >= peak x (1 + headroom)
+  double idle_busy_p95 = 0.05;       // busy p95 at or below: the GPU is idle
+  double idle_memory_share = 0.05;   // ... and it holds at most this share of memory
+  double dedicated_busy_p95 = 0.60;  // compute p95 above: keeps a whole GPU
+  double share_compute_cap = 0.90;   // summed compute p95 of pods sharing one GPU
+  double share_memory_cap = 0.90;    // summed memory peaks, share of the GPU's memory
+  double memory_headroom = 0.10;     // MIG slice memory >= peak x (1 + headroom)
 };
 
 struct PodRecommendation {
@@ -67,10 +67,10 @@ struct PoolGroup {
 struct PoolingReport {
   std::vector<PodRecommendation> pods;  // one per use, in input order
   std::vector<PoolGroup> groups;
-  int gpus_now = 0;      // distinct physical GPUs the pods hold
+  int gpus_now = 0;  // distinct physical GPUs the pods hold
   int gpus_reclaimed = 0;
   int gpus_after = 0;
-  int gpus_saved = 0;    // gpus_now - gpus_after
+  int gpus_saved = 0;  // gpus_now - gpus_after
   std::vector<std::string> assumptions;
 };
 

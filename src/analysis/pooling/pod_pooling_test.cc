@@ -37,8 +37,8 @@ PodGpuUse Use(const std::string& pod, const char* device_id, const std::string& 
 
 TEST(PodPoolingTest, ReclaimsIdleSharesSmallSlicesOnMigAndKeepsBusy) {
   std::vector<PodGpuUse> uses = {
-      Use("idle", "t4", "GPU-a", 0.0, 0.0),        // reclaim
-      Use("small-1", "l4", "GPU-b", 0.30, 4),      // share with small-2 (0.30 + 0.40 <= 0.90)
+      Use("idle", "t4", "GPU-a", 0.0, 0.0),    // reclaim
+      Use("small-1", "l4", "GPU-b", 0.30, 4),  // share with small-2 (0.30 + 0.40 <= 0.90)
       Use("small-2", "l4", "GPU-c", 0.40, 6),
       Use("notebook", "a100-40gb-sxm", "GPU-d", 0.10, 4),  // MIG: 4 GiB x 1.1 -> 1g.5gb
       Use("trainer", "a100-40gb-sxm", "GPU-e", 0.95, 30),  // busy: keeps its GPU
