@@ -32,10 +32,11 @@ std::string RenderClusterPoolingText(const ClusterPoolingView& v) {
   for (const auto& [name, value] : v.counters)
     if (value > 0) out += "  " + name + ": " + std::to_string(value) + "\n";
   out += "\n";
-  TextTable table({"POD", "NODE", "GPU", "SLICE", "BUSY P95", "COMPUTE P95", "MEMORY PEAK", "ACTION", "WHY"},
-                  {TextTable::Align::kLeft, TextTable::Align::kLeft, TextTable::Align::kLeft, TextTable::Align::kLeft,
-                   TextTable::Align::kRight, TextTable::Align::kRight, TextTable::Align::kRight,
-                   TextTable::Align::kLeft, TextTable::Align::kLeft});
+  TextTable table(
+      {"POD", "NODE", "GPU", "SLICE", "BUSY P95", "COMPUTE P95", "MEMORY PEAK", "ACTION", "SMALLER GPU", "WHY"},
+      {TextTable::Align::kLeft, TextTable::Align::kLeft, TextTable::Align::kLeft, TextTable::Align::kLeft,
+       TextTable::Align::kRight, TextTable::Align::kRight, TextTable::Align::kRight, TextTable::Align::kLeft,
+       TextTable::Align::kLeft, TextTable::Align::kLeft});
   for (const pooling::PodRecommendation& rec : r.pods) {
     const pooling::PodGpuUse& use = v.uses[rec.use];
     table.AddRow({use.namespace_name + "/" + use.pod, use.node, GpuName(use),
@@ -43,7 +44,8 @@ std::string RenderClusterPoolingText(const ClusterPoolingView& v) {
                   PercentOrDash(use.demand.gpu_busy.measured, use.demand.gpu_busy.p95),
                   PercentOrDash(rec.need.compute_measured, rec.need.compute_p95),
                   rec.need.memory_measured ? FormatBytes(rec.need.memory_bytes) : "-",
-                  pooling::PoolActionName(rec.action), rec.detail});
+                  pooling::PoolActionName(rec.action), rec.smaller_gpu != nullptr ? rec.smaller_gpu->id : "-",
+                  rec.detail});
   }
   out += r.pods.empty() ? "  no pod in this namespace has DCGM series in the range\n" : table.Render();
   if (!r.groups.empty()) {
@@ -117,6 +119,7 @@ std::string RenderClusterPoolingJson(const ClusterPoolingView& v) {
     json.Field("samples_span_s", d.duration_s);
     json.Field("compute_p95", rec.need.compute_p95).Field("compute_measured", rec.need.compute_measured);
     json.Field("action", pooling::PoolActionName(rec.action)).Field("detail", rec.detail);
+    json.Field("smaller_gpu", rec.smaller_gpu != nullptr ? rec.smaller_gpu->id : "");
     if (v.explain) {
       json.Key("explanation");
       WriteExplanationJson(json, rec.explanation);

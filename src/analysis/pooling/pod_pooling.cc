@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analysis/mig/mig_plan.h"
+#include "model/device_catalog.h"
 #include "model/mig_catalog.h"
 
 namespace kraken::pooling {
@@ -62,6 +63,28 @@ std::vector<PoolGroup> PackShared(const std::vector<PodGpuUse>& uses, const std:
 }
 
 }  // namespace
+
+const DeviceSpec* SmallerGpuFor(const PodGpuUse& use, const GpuNeed& need, const PoolingOptions& o) {
+  const DeviceSpec* current = use.device;
+  if (current == nullptr || current->fp32_flops_per_s <= 0 || !need.compute_measured || !need.memory_measured)
+    return nullptr;
+  double flops_need = need.compute_p95 * current->fp32_flops_per_s;
+  double dram_need = use.demand.dram_active.measured ? use.demand.dram_active.p95 * current->dram_bytes_per_s : 0;
+  double memory_need = need.memory_bytes * (1 + o.memory_headroom);
+  const DeviceSpec* best = nullptr;
+  for (const DeviceSpec& d : DeviceCatalog()) {
+    // Smaller means both: less FP32 peak and no more memory (an older card with more
+    // memory, a V100 32 GB for an L4 24 GB, is not a smaller GPU).
+    if (d.vendor != Vendor::kNvidia || d.fp32_flops_per_s <= 0 || d.fp32_flops_per_s >= current->fp32_flops_per_s ||
+        d.memory_bytes > current->memory_bytes)
+      continue;
+    if (d.fp32_flops_per_s * o.smaller_gpu_max_load < flops_need) continue;
+    if (d.dram_bytes_per_s * o.smaller_gpu_max_load < dram_need) continue;
+    if (static_cast<double>(d.memory_bytes) < memory_need) continue;
+    if (best == nullptr || d.fp32_flops_per_s < best->fp32_flops_per_s) best = &d;
+  }
+  return best;
+}
 
 const char* PoolActionName(PoolAction action) {
   switch (action) {
@@ -170,6 +193,17 @@ PoolingReport FindPoolingCandidates(const std::vector<PodGpuUse>& uses, const Po
         report.groups.push_back(bins[b]);
         ++pooled_after;
       }
+    }
+  }
+  // Any pod that keeps or shares a whole GPU may also fit a smaller model.
+  for (size_t i = 0; i < uses.size(); ++i) {
+    PodRecommendation& rec = report.pods[i];
+    if (rec.action == PoolAction::kReclaim || rec.action == PoolAction::kUnknown || !uses[i].mig_profile.empty())
+      continue;
+    rec.smaller_gpu = SmallerGpuFor(uses[i], rec.need, o);
+    if (rec.smaller_gpu != nullptr) {
+      rec.explanation.Term("smaller GPU " + rec.smaller_gpu->id, rec.smaller_gpu->fp32_flops_per_s, "FLOP/s",
+                           "FP32 peak x " + Percent(o.smaller_gpu_max_load) + " >= compute p95 x current FP32 peak");
     }
   }
   // GPUs that a pod keeps stay; those of pooled pods are repacked; the rest are idle.

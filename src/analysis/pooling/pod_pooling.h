@@ -44,6 +44,7 @@ struct PoolingOptions {
   double share_compute_cap = 0.90;   // summed compute p95 of pods sharing one GPU
   double share_memory_cap = 0.90;    // summed memory peaks, share of the GPU's memory
   double memory_headroom = 0.10;     // MIG slice memory >= peak x (1 + headroom)
+  double smaller_gpu_max_load = 0.80;  // a smaller GPU may be loaded to this share of its peaks
 };
 
 struct PodRecommendation {
@@ -51,6 +52,9 @@ struct PodRecommendation {
   PoolAction action = PoolAction::kUnknown;
   std::string detail;  // "1g.10gb", "GPU group 2", why kept
   GpuNeed need;
+  // The smallest catalog GPU (by FP32 peak) that would still carry the pod, when it is
+  // smaller than the one it holds; nullptr otherwise (see SmallerGpuFor).
+  const DeviceSpec* smaller_gpu = nullptr;
   Explanation explanation;
 };
 
@@ -63,6 +67,14 @@ struct PoolGroup {
   double compute_p95_sum = 0;
   double memory_bytes_sum = 0;
 };
+
+// The NVIDIA catalog GPU with the smallest FP32 peak, below the current one's and with no
+// more memory, whose
+// FP32 peak x max_load covers compute p95 x the current FP32 peak, whose DRAM bandwidth x
+// max_load covers the measured DRAM activity p95 x the current bandwidth, and whose memory
+// covers the peak x (1 + headroom). Assumes compute scales with the FP32 peak (tensor
+// throughput and clocks differ between generations: a first-order guide, not a promise).
+const DeviceSpec* SmallerGpuFor(const PodGpuUse& use, const GpuNeed& need, const PoolingOptions& options);
 
 struct PoolingReport {
   std::vector<PodRecommendation> pods;  // one per use, in input order

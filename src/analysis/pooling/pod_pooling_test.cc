@@ -54,6 +54,15 @@ TEST(PodPoolingTest, ReclaimsIdleSharesSmallSlicesOnMigAndKeepsBusy) {
   EXPECT_EQ(r.pods[4].action, PoolAction::kKeep);
   EXPECT_EQ(r.pods[4].detail, "busy: compute p95 95.0% > 60.0%");
   EXPECT_EQ(r.pods[5].action, PoolAction::kKeep);
+  // Smaller GPU: the notebook needs 10% of an A100's 19.5 TFLOP/s FP32 = 1.95 TFLOP/s and
+  // 4.4 GiB: a T4 (8.1 TFLOP/s x 80% = 6.5, 16 GB) carries it. small-1 needs 30% of an L4's
+  // 30.3 TFLOP/s = 9.1: more than 80% of a T4, and a V100 (14 TFLOP/s) has more memory
+  // (32 GB) than the L4 (24 GB). The busy trainer and the unmeasured pod get none.
+  ASSERT_NE(r.pods[3].smaller_gpu, nullptr);
+  EXPECT_EQ(r.pods[3].smaller_gpu->id, "t4");
+  EXPECT_EQ(r.pods[1].smaller_gpu, nullptr);
+  EXPECT_EQ(r.pods[4].smaller_gpu, nullptr);
+  EXPECT_EQ(r.pods[5].smaller_gpu, nullptr);
   ASSERT_EQ(r.groups.size(), 2u);  // the MIG GPU, then the shared L4
   EXPECT_EQ(r.groups[0].action, PoolAction::kMigSlice);
   EXPECT_EQ(r.groups[1].action, PoolAction::kShare);
