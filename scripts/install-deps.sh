@@ -9,10 +9,14 @@ packages=(
   libcpp-httplib-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nodejs chromium
-  # The agent's exporter test scrapes it with a real Prometheus server (/usr/bin/prometheus).
+  # The agent's exporter and the cluster-analysis tests run a real Prometheus server (and
+  # promtool); they fail (never skip) without it.
   prometheus
   # make bench measures the agent's scrapes/s and the server's requests/s with it.
   wrk
+  # Debian's cpp-httplib is built with TLS (the Kubernetes API needs it): its headers pull in
+  # OpenSSL and Brotli.
+  libssl-dev libbrotli-dev
 )
 # The dashboard bundle needs npm; NodeSource's nodejs package ships its own npm (and
 # conflicts with Debian's), so Debian's npm is installed only when no npm is found.

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/cli_common.h"
+#include "cli/cluster_analyze.h"
 #include "cli/commands.h"
 #include "cli/profile_inputs.h"
 #include "cli/store_access.h"
@@ -22,9 +23,18 @@ struct AnalyzeArgs {
   bool linked_only = false;
   std::string output = "-";
   std::string db;
+  ClusterAnalyzeArgs cluster;  // --prometheus: the cluster path (cli/cluster_analyze.h)
 };
 
 int RunAnalyze(const AnalyzeArgs& args) {
+  if (!args.cluster.prometheus.empty()) {
+    if (!args.files.empty()) return ReportError(InvalidInput("give either files or --prometheus, not both"));
+    ClusterAnalyzeArgs cluster = args.cluster;
+    cluster.json = args.json;
+    cluster.output = args.output;
+    return RunClusterAnalyze(cluster);
+  }
+  if (args.files.empty()) return ReportError(InvalidInput("analyze needs files, profile ids or --prometheus URL"));
   AnalyzeSettings settings;
   settings.device = args.device;
   settings.window = args.window;
@@ -52,8 +62,7 @@ void AddAnalyzeCommand(CLI::App& app, CommandList& commands) {
       "analyze", "Characterize workloads: GPU timeline, kernel bounds, training vs inference, diagnoses");
   cmd->add_option("files", args->files,
                   "Traces, exports or logs (one profile per rank or node), or ids of stored profiles (12 or db:12, "
-                  "see `kraken list`)")
-      ->required();
+                  "see `kraken list`)");
   AddDbOption(cmd, &args->db);
   cmd->add_flag("--json", args->json, "Print one JSON document (keys: docs/json-output.md)");
   cmd->add_option("--device", args->device,
@@ -68,6 +77,25 @@ void AddAnalyzeCommand(CLI::App& app, CommandList& commands) {
                 "Count only GPU events linked to a launch call (TraceLens' default)");
   cmd->add_option("--format", args->format, "Force an importer (see `kraken formats`)");
   cmd->add_option("-o,--output", args->output, "Write to FILE instead of standard output");
+  ClusterAnalyzeArgs& c = args->cluster;
+  cmd->add_option("--prometheus", c.prometheus,
+                  "Read DCGM history of a Kubernetes namespace from this Prometheus (http://HOST:PORT[/PREFIX]) "
+                  "and print pooling candidates per pod instead of analyzing files");
+  cmd->add_option("--namespace", c.namespace_name, "With --prometheus: the Kubernetes namespace to analyze");
+  cmd->add_option("--pod", c.pod, "With --prometheus: only this pod");
+  cmd->add_option("--range", c.range, "With --prometheus: how far back to read (Prometheus duration: 7d, 36h)")
+      ->capture_default_str();
+  cmd->add_option("--step", c.step,
+                  "With --prometheus: query resolution (60s, 5m) or auto (60 s, coarser for ranges over ~41 days); "
+                  "ranges over 10,000 steps are paged into several queries")
+      ->capture_default_str();
+  cmd->add_option("--end", c.end_s, "With --prometheus: end of the range in Unix seconds (default: now)");
+  cmd->add_option("--gpu-model", c.gpu_model,
+                  "With --prometheus: catalog id of GPUs whose series have no modelName label (old exporters)");
+  cmd->add_option("--timeout", c.timeout_s, "With --prometheus: seconds to wait for each HTTP request")
+      ->capture_default_str();
+  cmd->add_flag("--explain", c.explain,
+                "With --prometheus: print each pod's inputs, the terms of each rule and the assumptions");
   commands.push_back({cmd, [args] { return RunAnalyze(*args); }});
 }
 

@@ -34,6 +34,8 @@ int main(int argc, char** argv) {
   AddConfigCommand(app, commands);
   AddAgentCommand(app, commands);
   AddServeCommand(app, commands);
+  AddExtenderCommand(app, commands);
+  AddAnnotateCommand(app, commands);
 
   try {
     app.parse(argc, argv);

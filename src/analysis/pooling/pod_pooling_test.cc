@@ -1,0 +1,97 @@
+// Rules of the pooling candidates on small synthetic demands (each number chosen so one
+// rule decides); the same analysis on real DCGM exports read back from a real Prometheus
+// is tested in src/cli/prometheus_cluster_test.cc.
+#include "analysis/pooling/pod_pooling.h"
+
+#include <gtest/gtest.h>
+
+#include "model/device_catalog.h"
+
+namespace kraken::pooling {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+DemandStat Flat(double v) {
+  DemandStat s;
+  s.measured = true;
+  s.mean = s.p95 = s.max = v;
+  s.basis = "test";
+  return s;
+}
+
+PodGpuUse Use(const std::string& pod, const char* device_id, const std::string& uuid, double busy, double memory_gib) {
+  PodGpuUse u;
+  u.namespace_name = "ml";
+  u.pod = pod;
+  u.node = "n1";
+  u.gpu_uuid = uuid;
+  u.device = FindDeviceSpec(device_id);
+  u.demand.gpu_busy = Flat(busy);
+  if (memory_gib >= 0) u.demand.memory_bytes = Flat(memory_gib * kGiB);
+  u.demand.device_sm_count = u.device->sm_count;
+  u.demand.device_memory_bytes = static_cast<double>(u.device->memory_bytes);
+  u.demand.gpu_index = 0;
+  return u;
+}
+
+TEST(PodPoolingTest, ReclaimsIdleSharesSmallSlicesOnMigAndKeepsBusy) {
+  std::vector<PodGpuUse> uses = {
+      Use("idle", "t4", "GPU-a", 0.0, 0.0),    // reclaim
+      Use("small-1", "l4", "GPU-b", 0.30, 4),  // share with small-2 (0.30 + 0.40 <= 0.90)
+      Use("small-2", "l4", "GPU-c", 0.40, 6),
+      Use("notebook", "a100-40gb-sxm", "GPU-d", 0.10, 4),  // MIG: 4 GiB x 1.1 -> 1g.5gb
+      Use("trainer", "a100-40gb-sxm", "GPU-e", 0.95, 30),  // busy: keeps its GPU
+      Use("blind", "l4", "GPU-f", 0.30, -1),               // memory not measured
+  };
+  PoolingReport r = FindPoolingCandidates(uses);
+  ASSERT_EQ(r.pods.size(), 6u);
+  EXPECT_EQ(r.pods[0].action, PoolAction::kReclaim);
+  EXPECT_EQ(r.pods[1].action, PoolAction::kShare);
+  EXPECT_EQ(r.pods[2].action, PoolAction::kShare);
+  EXPECT_EQ(r.pods[3].action, PoolAction::kMigSlice);
+  EXPECT_EQ(r.pods[3].detail.rfind("1g.5gb", 0), 0u) << r.pods[3].detail;
+  EXPECT_EQ(r.pods[4].action, PoolAction::kKeep);
+  EXPECT_EQ(r.pods[4].detail, "busy: compute p95 95.0% > 60.0%");
+  EXPECT_EQ(r.pods[5].action, PoolAction::kKeep);
+  // Smaller GPU: the notebook needs 10% of an A100's 19.5 TFLOP/s FP32 = 1.95 TFLOP/s and
+  // 4.4 GiB: a T4 (8.1 TFLOP/s x 80% = 6.5, 16 GB) carries it. small-1 needs 30% of an L4's
+  // 30.3 TFLOP/s = 9.1: more than 80% of a T4, and a V100 (14 TFLOP/s) has more memory
+  // (32 GB) than the L4 (24 GB). The busy trainer and the unmeasured pod get none.
+  ASSERT_NE(r.pods[3].smaller_gpu, nullptr);
+  EXPECT_EQ(r.pods[3].smaller_gpu->id, "t4");
+  EXPECT_EQ(r.pods[1].smaller_gpu, nullptr);
+  EXPECT_EQ(r.pods[4].smaller_gpu, nullptr);
+  EXPECT_EQ(r.pods[5].smaller_gpu, nullptr);
+  ASSERT_EQ(r.groups.size(), 2u);  // the MIG GPU, then the shared L4
+  EXPECT_EQ(r.groups[0].action, PoolAction::kMigSlice);
+  EXPECT_EQ(r.groups[1].action, PoolAction::kShare);
+  EXPECT_NEAR(r.groups[1].compute_p95_sum, 0.70, 1e-12);
+  EXPECT_EQ(r.gpus_now, 6);
+  EXPECT_EQ(r.gpus_reclaimed, 1);
+  // Kept: trainer, blind. Pooled: notebook's GPU (1 after) and small-1/2 (2 -> 1).
+  EXPECT_EQ(r.gpus_after, 4);
+  EXPECT_EQ(r.gpus_saved, 2);
+}
+
+TEST(PodPoolingTest, NoUtilizationSeriesMeansUnknownNotIdle) {
+  PodGpuUse u = Use("dram-only", "a10", "GPU-x", 0, 1);
+  u.demand.gpu_busy = DemandStat{};
+  PoolingReport r = FindPoolingCandidates({u});
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].action, PoolAction::kUnknown);
+  EXPECT_EQ(r.gpus_saved, 0);
+}
+
+TEST(PodPoolingTest, SharingNeverAdvisesMoreGpusThanHeld) {
+  // Two pods that fit no common GPU (memory 10 + 10 GiB > 90% of an L4's 24 GB).
+  std::vector<PodGpuUse> uses = {Use("a", "l4", "GPU-1", 0.3, 10), Use("b", "l4", "GPU-2", 0.3, 12)};
+  PoolingReport r = FindPoolingCandidates(uses);
+  EXPECT_EQ(r.pods[0].action, PoolAction::kKeep);
+  EXPECT_EQ(r.pods[1].action, PoolAction::kKeep);
+  EXPECT_EQ(r.gpus_after, 2);
+  EXPECT_EQ(r.gpus_saved, 0);
+}
+
+}  // namespace
+}  // namespace kraken::pooling

@@ -1,0 +1,285 @@
+// `kraken analyze --prometheus` against a real Prometheus 2.x on loopback, loaded with a
+// week of history built from real dcgm-exporter captures (../shared/data/dcgm): the
+// values are the files' own, unchanged at every 5-minute sample; the pod attribution is
+// the test's (the captures were taken without pods, except the A10G line of the DataDog
+// fixture, whose real labels namespace="ray-llm",pod="ray-1111111" are kept).
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <simdjson.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "base/testing/test_data.h"
+#include "base/text.h"
+#include "cli/prometheus_test_server.h"
+#include "promql/prometheus_client.h"
+
+namespace kraken {
+namespace {
+
+constexpr char kA100[] = "dcgm/a100-mig_dcgm-exporter-2.4_nvidia-cloud-native-docs.prom";
+constexpr char kT4[] = "dcgm/t4-a10g_dcgm-exporter_datadog-integrations-core_fixture.txt";
+constexpr int64_t kWeekS = 7 * 86400;
+constexpr double kMiB = 1024.0 * 1024.0;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+RunResult RunCli(const std::string& args) {
+  std::string err_path = testing::MakeTempDir("prometheus_cli") + "/stderr";
+  std::string command = std::string(KRAKEN_BINARY_PATH) + " " + args + " 2>" + err_path;
+  RunResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 65536> buffer{};
+  size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = testing::ReadFileOrDie(err_path);
+  return result;
+}
+
+class PrometheusClusterTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    int64_t now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    end_s_ = now / 300 * 300 - 3600;  // an hour back: all of it in persisted blocks
+    testing::HistoryShape shape{end_s_, kWeekS, 300};
+    std::vector<testing::CaptureAttribution> captures = {
+        // A100 node: the whole GPU to a trainer, MIG instance 13 (1g.5gb) to a notebook;
+        // Prometheus scraped the exporter without honorLabels (exported_* spelling).
+        {kA100, "ub20-a100-k8s", false, "ml", "trainer-0", true},
+        {kA100, "ub20-a100-k8s", true, "ml", "notebook-0", true},
+        // T4 with driver 460: an inference pod, labels kept as the exporter wrote them.
+        {kT4, "424773df46e0", false, "ml", "infer-t4", false},
+        // The A10G line's own labels (namespace ray-llm).
+        {kT4, "", false, "", "", false},
+    };
+    std::string history = testing::BuildOpenMetricsHistory(captures, shape, &series_written_);
+    server_ = new testing::PrometheusServer(history, testing::MakeTempDir("prometheus_server"));
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override { ASSERT_TRUE(server_->ok()) << server_->error(); }
+
+  static std::string Args(const std::string& extra) {
+    return "analyze --prometheus " + server_->url() + " --end " + std::to_string(end_s_) + " " + extra;
+  }
+
+  static inline testing::PrometheusServer* server_ = nullptr;
+  static inline int64_t end_s_ = 0;
+  static inline int64_t series_written_ = 0;
+};
+
+TEST_F(PrometheusClusterTest, WeekOfRealDcgmHistoryGivesTheExportsValuesPerPod) {
+  RunResult r = RunCli(Args("--namespace ml --range 7d --step 30s --gpu-model a100-40gb-sxm --json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(r.out);
+  // 7 days at 30 s: 20,161 instants, paged into 10,000 + 10,000 + 161.
+  EXPECT_EQ(int64_t(doc["source"]["step_s"]), 30);
+  EXPECT_EQ(int64_t(doc["source"]["windows"]), 3);
+  int64_t series = int64_t(doc["source"]["series"]);
+  EXPECT_EQ(series % 3, 0);  // every series answers in every window
+  EXPECT_EQ(int64_t(doc["source"]["points"]), series / 3 * 20161);
+  EXPECT_EQ(int64_t(doc["source"]["counters"]["dcgm_blank_values"]), 0);
+
+  std::map<std::string, simdjson::dom::element> pods;
+  for (simdjson::dom::element pod : doc["pods"].get_array()) pods[std::string(std::string_view(pod["pod"]))] = pod;
+  ASSERT_EQ(pods.size(), 3u);
+  // Trainer: DCGM_FI_PROF_GR_ENGINE_ACTIVE 0.995630 and DCGM_FI_DEV_FB_USED 4845 (MiB).
+  simdjson::dom::element trainer = pods["trainer-0"];
+  EXPECT_EQ(std::string_view(trainer["node"]), "ub20-a100-k8s");
+  EXPECT_EQ(std::string_view(trainer["gpu_uuid"]), "GPU-34319582-d595-d1c7-d1d2-179bcfa61660");
+  EXPECT_EQ(std::string_view(trainer["gpu_model"]), "a100-40gb-sxm");
+  EXPECT_DOUBLE_EQ(double(trainer["gpu_busy"]["p95"]), 0.99563);
+  EXPECT_DOUBLE_EQ(double(trainer["gpu_busy"]["mean"]), 0.99563);
+  EXPECT_DOUBLE_EQ(double(trainer["tensor_active"]["p95"]), 0.92926);
+  EXPECT_DOUBLE_EQ(double(trainer["dram_active"]["max"]), 0.690789);
+  EXPECT_DOUBLE_EQ(double(trainer["memory_bytes"]["max"]), 4845 * kMiB);
+  EXPECT_EQ(std::string_view(trainer["action"]), "keep");
+  // Notebook: the 1g.5gb instance's own values (GR 0.995687, DRAM 0.800339).
+  simdjson::dom::element notebook = pods["notebook-0"];
+  EXPECT_EQ(std::string_view(notebook["mig_profile"]), "1g.5gb");
+  EXPECT_DOUBLE_EQ(double(notebook["gpu_busy"]["p95"]), 0.995687);
+  EXPECT_DOUBLE_EQ(double(notebook["dram_active"]["p95"]), 0.800339);
+  EXPECT_EQ(std::string_view(notebook["action"]), "keep");
+  EXPECT_EQ(std::string_view(notebook["detail"]), "already in MIG slice 1g.5gb");
+  // T4 (driver 460): DCGM_FI_DEV_GPU_UTIL 0, FB_USED 0 -> idle, reclaim.
+  simdjson::dom::element t4 = pods["infer-t4"];
+  EXPECT_EQ(std::string_view(t4["gpu_model"]), "t4");
+  EXPECT_DOUBLE_EQ(double(t4["gpu_busy"]["max"]), 0.0);
+  EXPECT_DOUBLE_EQ(double(t4["memory_bytes"]["max"]), 0.0);
+  EXPECT_DOUBLE_EQ(double(t4["samples_span_s"]), double(kWeekS));  // the utilization series spans the week
+  EXPECT_EQ(std::string_view(t4["action"]), "reclaim");
+  EXPECT_EQ(int64_t(doc["gpus"]["now"]), 2);
+  EXPECT_EQ(int64_t(doc["gpus"]["reclaimed"]), 1);
+  EXPECT_EQ(int64_t(doc["gpus"]["after"]), 1);
+  EXPECT_EQ(int64_t(doc["gpus"]["saved"]), 1);
+  EXPECT_DOUBLE_EQ(double(doc["gpus"]["saved_gpu_hours"]), 168.0);
+}
+
+TEST_F(PrometheusClusterTest, AutoStepTextOutputAndOnePod) {
+  RunResult r = RunCli(Args("--namespace ml --pod infer-t4 --explain"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("step 60 s, 2 query window(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ml/infer-t4"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("trainer-0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("reclaim"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GPUs held now 1, reclaimable (idle) 1, after pooling 0: 1 GPU(s) saved (168.0 GPU-hours"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("assumes:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("busy p95"), std::string::npos) << r.out;
+}
+
+TEST_F(PrometheusClusterTest, RealPodLabelsOfTheA10gLine) {
+  RunResult r = RunCli(Args("--namespace ray-llm --range 1d --json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(r.out);
+  simdjson::dom::array pods = doc["pods"].get_array();
+  ASSERT_EQ(pods.size(), 1u);
+  simdjson::dom::element pod = pods.at(0);
+  EXPECT_EQ(std::string_view(pod["pod"]), "ray-1111111");
+  // modelName="NVIDIA A10G": not the A10 of the catalog (AWS' variant), so no model is guessed.
+  EXPECT_EQ(std::string_view(pod["gpu_model"]), "");
+  EXPECT_DOUBLE_EQ(double(pod["dram_active"]["p95"]), 0.000003);
+  // Only DRAM activity was exported: no busy figure, so no claim either way.
+  EXPECT_EQ(std::string_view(pod["action"]), "unknown");
+  EXPECT_EQ(int64_t(doc["gpus"]["saved"]), 0);
+}
+
+TEST_F(PrometheusClusterTest, TheServerRefusesOneQueryOverElevenThousandPoints) {
+  // Why kraken pages: the same week at 30 s in one request is refused by the real server.
+  auto client = promql::PrometheusClient::Create(server_->url());
+  ASSERT_TRUE(client.ok());
+  auto answer = (*client)->QueryRange("DCGM_FI_DEV_GPU_UTIL", end_s_ - kWeekS, end_s_, 30);
+  ASSERT_FALSE(answer.ok());
+  EXPECT_NE(answer.status().message().find("exceeded maximum resolution of 11,000 points per timeseries"),
+            std::string::npos)
+      << answer.status().message();
+  auto fine = (*client)->QueryRange("DCGM_FI_DEV_GPU_UTIL", end_s_ - 3600, end_s_, 300);
+  ASSERT_TRUE(fine.ok()) << fine.status().message();
+  ASSERT_EQ(fine->size(), 1u);  // only the T4 (460) block exports GPU_UTIL with labels
+  EXPECT_EQ((*fine)[0].values.size(), 13u);
+  EXPECT_EQ((*fine)[0].values[0], "0");
+}
+
+TEST_F(PrometheusClusterTest, UnreachableServerAndBadFlagsAreOneLineErrors) {
+  for (const std::string& args : {std::string("analyze --prometheus http://127.0.0.1:1 --namespace ml"),
+                                  std::string("analyze --prometheus ") + server_->url() + " --namespace 'ml\"}'",
+                                  std::string("analyze --prometheus ") + server_->url() + " --namespace ml --range 7x",
+                                  std::string("analyze --prometheus ftp://prom:9090 --namespace ml"),
+                                  std::string("analyze --prometheus ") + server_->url()}) {
+    RunResult r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("kraken: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST_F(PrometheusClusterTest, AnnotateWritesTheResultsThroughTheApiServer) {
+  // A loopback API server: every pod exists with no annotation; PATCHes are recorded.
+  std::mutex mutex;
+  std::vector<std::string> requests;
+  httplib::Server api;
+  api.Get(R"(/api/v1/namespaces/ml/pods/([a-z0-9-]+))", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mutex);
+    requests.push_back("GET " + req.path + " " + req.get_header_value("Authorization"));
+    res.set_content(R"({"metadata":{"annotations":{}}})", "application/json");
+  });
+  api.Patch(R"(/api/v1/namespaces/ml/pods/([a-z0-9-]+))", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mutex);
+    requests.push_back("PATCH " + req.path + " " + req.get_header_value("Content-Type") + " " + req.body);
+    res.set_content("{}", "application/json");
+  });
+  int port = api.bind_to_any_port("127.0.0.1");
+  std::thread thread([&] { api.listen_after_bind(); });
+  std::string token = testing::MakeTempDir("token") + "/token";
+  std::ofstream(token) << "sa-token\n";
+  RunResult r = RunCli("annotate --prometheus " + server_->url() + " --namespace ml --gpu-model a100-40gb-sxm " +
+                       "--kube-api http://127.0.0.1:" + std::to_string(port) + " --token-file " + token);
+  api.stop();
+  thread.join();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "annotated 3 pod(s): 3 object(s) read, 3 patched, 0 unchanged\n");
+  ASSERT_EQ(requests.size(), 6u);
+  EXPECT_EQ(requests[0], "GET /api/v1/namespaces/ml/pods/infer-t4 Bearer sa-token");
+  const std::string smp = " application/strategic-merge-patch+json ";
+  EXPECT_EQ(requests[1], "PATCH /api/v1/namespaces/ml/pods/infer-t4" + smp +
+                             R"({"metadata":{"annotations":{"kraken.io/colocation-class":"share",)"
+                             R"("kraken.io/gpu-util-p95":"0.000","kraken.io/workload-type":"unknown"}}})");
+  EXPECT_EQ(requests[3], "PATCH /api/v1/namespaces/ml/pods/notebook-0" + smp +
+                             R"({"metadata":{"annotations":{"kraken.io/colocation-class":"mig",)"
+                             R"("kraken.io/gpu-util-p95":"0.996","kraken.io/workload-type":"unknown"}}})");
+  EXPECT_EQ(requests[5], "PATCH /api/v1/namespaces/ml/pods/trainer-0" + smp +
+                             R"({"metadata":{"annotations":{"kraken.io/colocation-class":"dedicated",)"
+                             R"("kraken.io/gpu-util-p95":"0.996","kraken.io/workload-type":"unknown"}}})");
+}
+
+// Live: Prometheus scrapes a loopback replay of the A100 capture as /metrics every second.
+// The scrape target carries namespace/pod labels of the exporter's own pod, so the real
+// Prometheus renames the workload's labels to exported_namespace/exported_pod itself.
+TEST(PrometheusLiveScrapeTest, ScrapedReplayOfTheA100CaptureReadsBackPerPod) {
+  std::string capture = testing::ReadFileOrDie(testing::DataPath(kA100));
+  std::string replay;
+  for (std::string_view line : Split(capture, '\n')) {
+    if (line.find("GPU_I_ID") != std::string_view::npos || line.empty()) continue;  // whole GPU only
+    size_t brace = line.find('{');
+    if (brace == std::string_view::npos) continue;
+    replay += std::string(line.substr(0, brace + 1)) + "namespace=\"ml\",pod=\"trainer-0\"," +
+              std::string(line.substr(brace + 1)) + "\n";
+  }
+  httplib::Server exporter;
+  exporter.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(replay, "text/plain; version=0.0.4");
+  });
+  int port = exporter.bind_to_any_port("127.0.0.1");
+  std::thread thread([&] { exporter.listen_after_bind(); });
+  std::string scrape =
+      "scrape_configs:\n  - job_name: dcgm\n    scrape_interval: 1s\n    scrape_timeout: 1s\n    static_configs:\n"
+      "      - targets: ['127.0.0.1:" +
+      std::to_string(port) +
+      "']\n"
+      "        labels: {namespace: gpu-operator, pod: nvidia-dcgm-exporter-5x2kq}\n";
+  testing::PrometheusServer prometheus("", testing::MakeTempDir("prometheus_live"), scrape);
+  ASSERT_TRUE(prometheus.ok()) << prometheus.error();
+  std::string out;
+  bool found = false;
+  for (int attempt = 0; attempt < 40 && !found; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    RunResult r = RunCli("analyze --prometheus " + prometheus.url() + " --namespace ml --range 1m --step 1s --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    out = r.out;
+    found = out.find("\"trainer-0\"") != std::string::npos && out.find("\"gpu_busy\": {") != std::string::npos;
+  }
+  exporter.stop();
+  thread.join();
+  ASSERT_TRUE(found) << out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(out);
+  simdjson::dom::element pod = doc["pods"].get_array().at(0);
+  EXPECT_EQ(std::string_view(pod["pod"]), "trainer-0");
+  EXPECT_EQ(std::string_view(pod["node"]), "ub20-a100-k8s");
+  EXPECT_DOUBLE_EQ(double(pod["gpu_busy"]["p95"]), 0.99563);
+  EXPECT_DOUBLE_EQ(double(pod["memory_bytes"]["max"]), 4845 * kMiB);
+  EXPECT_EQ(std::string_view(doc["source"]["query"]).find("exported_namespace=\"ml\"") != std::string_view::npos, true);
+}
+
+}  // namespace
+}  // namespace kraken

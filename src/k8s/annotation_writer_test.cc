@@ -1,0 +1,191 @@
+// Contract tests of the annotation writer against a loopback HTTP server that plays the
+// API server: it records every request (verb, path, Content-Type, Authorization, body),
+// serves the objects and applies the patches, so the second run shows that unchanged
+// values are not written again. Object shapes follow the Kubernetes API reference (Pod
+// metadata.ownerReferences with controller: true, spec.nodeName); the PyTorchJob is a
+// kubeflow.org/v1 custom resource.
+#include "k8s/annotation_writer.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "base/json_writer.h"
+
+namespace kraken::k8s {
+namespace {
+
+struct Recorded {
+  std::string method, path, content_type, authorization, body;
+};
+
+struct FakeObject {
+  std::map<std::string, std::string> annotations;
+  std::string owner_json;  // the ownerReferences array, or ""
+  std::string node_name;
+};
+
+class FakeApiServer {
+ public:
+  FakeApiServer() {
+    auto get = [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      requests_.push_back(
+          {"GET", req.path, req.get_header_value("Content-Type"), req.get_header_value("Authorization"), req.body});
+      auto it = objects_.find(req.path);
+      if (it == objects_.end()) {
+        res.status = 404;
+        res.set_content(R"({"kind":"Status","reason":"NotFound"})", "application/json");
+        return;
+      }
+      res.set_content(Render(it->second), "application/json");
+    };
+    auto patch = [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      requests_.push_back(
+          {"PATCH", req.path, req.get_header_value("Content-Type"), req.get_header_value("Authorization"), req.body});
+      auto it = objects_.find(req.path);
+      auto meta = ParseObjectMeta(req.body, "");
+      if (it == objects_.end() || !meta.ok()) {
+        res.status = 422;
+        return;
+      }
+      for (const auto& [k, v] : meta->annotations) it->second.annotations[k] = v;
+      res.set_content(Render(it->second), "application/json");
+    };
+    server_.Get(".*", get);
+    server_.Patch(".*", patch);
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~FakeApiServer() {
+    server_.stop();
+    thread_.join();
+  }
+
+  void Add(const std::string& path, FakeObject object) { objects_[path] = std::move(object); }
+  std::vector<Recorded> TakeRequests() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::move(requests_);
+  }
+  KubeConfig Config() const {
+    KubeConfig c;
+    c.scheme = "http";
+    c.host = "127.0.0.1";
+    c.port = port_;
+    c.token = "test-token";
+    return c;
+  }
+
+ private:
+  static std::string Render(const FakeObject& o) {
+    std::string annotations = "{";
+    for (const auto& [k, v] : o.annotations) {
+      if (annotations.size() > 1) annotations += ',';
+      annotations += "\"" + k + "\":\"" + v + "\"";
+    }
+    annotations += "}";
+    std::string json = R"({"apiVersion":"v1","metadata":{"annotations":)" + annotations;
+    if (!o.owner_json.empty()) json += R"(,"ownerReferences":)" + o.owner_json;
+    json += "}";
+    if (!o.node_name.empty()) json += R"(,"spec":{"nodeName":")" + o.node_name + "\"}";
+    return json + "}";
+  }
+
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mutex_;
+  std::vector<Recorded> requests_;
+  std::map<std::string, FakeObject> objects_;
+};
+
+constexpr char kPyTorchJobOwner[] =
+    R"([{"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","name":"bert","uid":"1f0c","controller":true,"blockOwnerDeletion":true}])";
+
+TEST(AnnotationWriterTest, PatchesPodsNodeAndOwningJobOnlyWhereValuesChange) {
+  FakeApiServer api;
+  api.Add("/api/v1/namespaces/ml/pods/bert-worker-0",
+          {{{"kraken.io/workload-type", "training"}, {"team", "nlp"}}, kPyTorchJobOwner, "gpu-node-1"});
+  api.Add("/api/v1/namespaces/ml/pods/bert-worker-1", {{}, kPyTorchJobOwner, "gpu-node-1"});
+  api.Add("/api/v1/nodes/gpu-node-1", {});
+  api.Add("/apis/kubeflow.org/v1/namespaces/ml/pytorchjobs/bert", {});
+  KubeClient client(api.Config());
+  AnnotationWriter writer(client);
+  std::vector<PodResult> pods = {
+      {"ml", "bert-worker-0", {"training", "compute", 0.9571, 0.42, "dedicated"}},
+      {"ml", "bert-worker-1", {"training", "memory", 0.88, 0.61, "mig"}},
+  };
+  AnnotationStats stats;
+  ASSERT_TRUE(writer.AnnotatePods(pods, &stats).ok());
+  EXPECT_EQ(stats.objects_read, 4);
+  EXPECT_EQ(stats.objects_patched, 4);
+  std::vector<Recorded> r = api.TakeRequests();
+  ASSERT_EQ(r.size(), 8u);
+  for (const Recorded& q : r) EXPECT_EQ(q.authorization, "Bearer test-token") << q.path;
+  EXPECT_EQ(r[0].method, "GET");
+  EXPECT_EQ(r[0].path, "/api/v1/namespaces/ml/pods/bert-worker-0");
+  EXPECT_EQ(r[1].method, "PATCH");
+  EXPECT_EQ(r[1].path, "/api/v1/namespaces/ml/pods/bert-worker-0");
+  EXPECT_EQ(r[1].content_type, "application/strategic-merge-patch+json");
+  // workload-type already says training: not in the patch; "team" is never touched.
+  EXPECT_EQ(r[1].body,
+            R"({"metadata":{"annotations":{"kraken.io/bound":"compute","kraken.io/colocation-class":"dedicated",)"
+            R"("kraken.io/disagg-score":"0.420","kraken.io/gpu-util-p95":"0.957"}}})");
+  EXPECT_EQ(r[3].path, "/api/v1/namespaces/ml/pods/bert-worker-1");
+  EXPECT_EQ(
+      r[3].body,
+      R"({"metadata":{"annotations":{"kraken.io/bound":"memory","kraken.io/colocation-class":"mig",)"
+      R"("kraken.io/disagg-score":"0.610","kraken.io/gpu-util-p95":"0.880","kraken.io/workload-type":"training"}}})");
+  const std::string aggregate =
+      R"({"metadata":{"annotations":{"kraken.io/bound":"mixed","kraken.io/colocation-class":"dedicated",)"
+      R"("kraken.io/disagg-score":"0.420","kraken.io/gpu-util-p95":"0.957","kraken.io/workload-type":"training"}}})";
+  EXPECT_EQ(r[4].method, "GET");
+  EXPECT_EQ(r[4].path, "/api/v1/nodes/gpu-node-1");
+  EXPECT_EQ(r[5].method, "PATCH");
+  EXPECT_EQ(r[5].content_type, "application/strategic-merge-patch+json");
+  EXPECT_EQ(r[5].body, aggregate);
+  EXPECT_EQ(r[6].path, "/apis/kubeflow.org/v1/namespaces/ml/pytorchjobs/bert");
+  EXPECT_EQ(r[7].method, "PATCH");
+  // A custom resource: the API server refuses strategic merge (415), so JSON merge patch.
+  EXPECT_EQ(r[7].content_type, "application/merge-patch+json");
+  EXPECT_EQ(r[7].body, aggregate);
+
+  // Same results again: four reads, no write.
+  AnnotationStats again;
+  ASSERT_TRUE(writer.AnnotatePods(pods, &again).ok());
+  EXPECT_EQ(again.objects_patched, 0);
+  EXPECT_EQ(again.objects_unchanged, 4);
+  std::vector<Recorded> second = api.TakeRequests();
+  ASSERT_EQ(second.size(), 4u);
+  for (const Recorded& q : second) EXPECT_EQ(q.method, "GET");
+}
+
+TEST(AnnotationWriterTest, MissingPodIsNotFoundAndNothingIsWritten) {
+  FakeApiServer api;
+  KubeClient client(api.Config());
+  AnnotationWriter writer(client);
+  AnnotationStats stats;
+  Status status = writer.AnnotatePods({{"ml", "gone", {"inference", {}, 0.1, {}, {}}}}, &stats);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), StatusCode::kNotFound);
+  std::vector<Recorded> r = api.TakeRequests();
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].path, "/api/v1/namespaces/ml/pods/gone");
+}
+
+TEST(AnnotationWriterTest, PathsAndPatchKinds) {
+  EXPECT_EQ(ObjectPath({"batch/v1", "Job", "ml", "etl"}), "/apis/batch/v1/namespaces/ml/jobs/etl");
+  EXPECT_EQ(ObjectPath({"kubeflow.org/v2beta1", "MPIJob", "ml", "hvd"}),
+            "/apis/kubeflow.org/v2beta1/namespaces/ml/mpijobs/hvd");
+  EXPECT_TRUE(IsBuiltinKind({"batch/v1", "Job", "ml", "etl"}));
+  EXPECT_TRUE(IsBuiltinKind({"v1", "Node", "", "n"}));
+  EXPECT_FALSE(IsBuiltinKind({"kubeflow.org/v2beta1", "MPIJob", "ml", "hvd"}));
+}
+
+}  // namespace
+}  // namespace kraken::k8s

@@ -1,0 +1,50 @@
+// The annotations kraken writes onto pods, nodes and the jobs that own them, and the
+// pure parts of writing them: formatting the values, aggregating a multi-pod job, the
+// diff against what the object already carries and the patch body.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kraken::k8s {
+
+inline constexpr char kWorkloadTypeKey[] = "kraken.io/workload-type";
+inline constexpr char kBoundKey[] = "kraken.io/bound";
+inline constexpr char kGpuUtilP95Key[] = "kraken.io/gpu-util-p95";
+inline constexpr char kDisaggScoreKey[] = "kraken.io/disagg-score";
+inline constexpr char kColocationClassKey[] = "kraken.io/colocation-class";
+// Opt-in and sampling interval a user sets on a pod (read, never written, by kraken).
+inline constexpr char kProfilingKey[] = "kraken.io/profiling";               // enabled | disabled
+inline constexpr char kProfileIntervalKey[] = "kraken.io/profile-interval";  // 100ms
+
+// One workload's results, fields left unset when the analysis had nothing to say.
+struct WorkloadAnnotations {
+  std::optional<std::string> workload_type;     // training, inference, unknown
+  std::optional<std::string> bound;             // compute, memory, latency, communication, mixed
+  std::optional<double> gpu_util_p95;           // 0..1
+  std::optional<double> disagg_score;           // 0..1
+  std::optional<std::string> colocation_class;  // e.g. "share", "mig", "dedicated"
+};
+
+// The annotation map: ratios as fixed 3-decimal text ("0.957") so that noise below a
+// tenth of a percent does not cause a write.
+std::map<std::string, std::string> ToAnnotations(const WorkloadAnnotations& a);
+
+// The aggregate of a multi-pod job (MPIJob, PyTorchJob): workload type and bound when all
+// pods agree, else "mixed"; the highest gpu-util p95 (the job is as hot as its busiest
+// worker); the lowest disagg score and the most conservative colocation class
+// (dedicated > mig > share), since one pod that cannot move pins the job.
+WorkloadAnnotations AggregateJob(const std::vector<WorkloadAnnotations>& pods);
+
+// The entries of `desired` that `current` lacks or holds with another value.
+std::map<std::string, std::string> ChangedAnnotations(const std::map<std::string, std::string>& current,
+                                                      const std::map<std::string, std::string>& desired);
+
+// {"metadata":{"annotations":{...}}}: the body of a strategic-merge or JSON merge patch
+// that sets only these annotations and leaves every other one untouched.
+std::string AnnotationPatchBody(const std::map<std::string, std::string>& annotations);
+
+}  // namespace kraken::k8s

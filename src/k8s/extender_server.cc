@@ -1,0 +1,57 @@
+#include "k8s/extender_server.h"
+
+#include <httplib.h>
+
+#include <csignal>
+
+#include "base/json_writer.h"
+#include "k8s/scheduler_extender.h"
+
+namespace kraken::k8s {
+namespace {
+
+httplib::Server* g_server = nullptr;  // for the signal handler only
+
+void StopOnSignal(int) {
+  if (g_server != nullptr) g_server->stop();
+}
+
+void SendError(httplib::Response& res, const std::string& message) {
+  JsonWriter json(/*pretty=*/false);
+  json.BeginObject().Field("error", message).EndObject();
+  res.status = 400;
+  res.set_content(json.Take(), "application/json");
+}
+
+}  // namespace
+
+void AddExtenderRoutes(httplib::Server& server, const std::string& prefix) {
+  server.Post(prefix + "/filter", [](const httplib::Request& req, httplib::Response& res) {
+    auto request = ParseExtenderArgs(req.body);
+    if (!request.ok()) return SendError(res, request.status().message());
+    res.set_content(FilterResponseJson(*request, DecideNodes(*request)), "application/json");
+  });
+  server.Post(prefix + "/prioritize", [](const httplib::Request& req, httplib::Response& res) {
+    auto request = ParseExtenderArgs(req.body);
+    if (!request.ok()) return SendError(res, request.status().message());
+    res.set_content(PrioritizeResponseJson(DecideNodes(*request)), "application/json");
+  });
+  server.Get(prefix + "/healthz",
+             [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
+}
+
+Status ServeExtender(const std::string& host, int port, const std::string& prefix,
+                     const std::function<void()>& on_listening) {
+  httplib::Server server;
+  AddExtenderRoutes(server, prefix);
+  if (!server.bind_to_port(host, port)) return IoError("cannot listen on " + host + ":" + std::to_string(port));
+  g_server = &server;
+  std::signal(SIGINT, StopOnSignal);
+  std::signal(SIGTERM, StopOnSignal);
+  if (on_listening) on_listening();
+  server.listen_after_bind();
+  g_server = nullptr;
+  return Status::Ok();
+}
+
+}  // namespace kraken::k8s

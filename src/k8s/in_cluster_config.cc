@@ -1,0 +1,56 @@
+#include "k8s/in_cluster_config.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "base/text.h"
+
+namespace kraken::k8s {
+namespace {
+
+std::optional<std::string> GetEnv(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+std::optional<std::string> ReadSmallFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return std::string(Trim(text.str()));
+}
+
+}  // namespace
+
+std::string KubeConfig::BaseUrl() const {
+  bool ipv6 = host.find(':') != std::string::npos;
+  return scheme + "://" + (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+Result<KubeConfig> LoadInClusterConfig(const std::string& dir, const EnvLookup& env_lookup) {
+  EnvLookup env = env_lookup ? env_lookup : EnvLookup(GetEnv);
+  std::optional<std::string> host = env("KUBERNETES_SERVICE_HOST");
+  std::optional<std::string> port = env("KUBERNETES_SERVICE_PORT");
+  if (!host || !port)
+    return NotFound("not running in a Kubernetes pod: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set");
+  KubeConfig config;
+  config.host = *host;
+  std::optional<int64_t> port_number = ParseInt64(*port);
+  if (!port_number || *port_number < 1 || *port_number > 65535)
+    return InvalidInput("KUBERNETES_SERVICE_PORT '" + *port + "' is not a port number");
+  config.port = static_cast<int>(*port_number);
+  std::optional<std::string> token = ReadSmallFile(dir + "/token");
+  if (!token || token->empty())
+    return NotFound(dir + "/token: no service account token (is automountServiceAccountToken off?)");
+  config.token = *token;
+  config.namespace_name = ReadSmallFile(dir + "/namespace").value_or("");
+  std::error_code ec;
+  if (std::filesystem::exists(dir + "/ca.crt", ec)) config.ca_file = dir + "/ca.crt";
+  return config;
+}
+
+}  // namespace kraken::k8s

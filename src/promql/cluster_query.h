@@ -1,0 +1,44 @@
+// Reads a namespace's (or one pod's) DCGM history from Prometheus: builds the selector
+// for both label spellings, pages the range over time windows and turns the answer into
+// one Profile per pod.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "promql/pod_profiles.h"
+#include "promql/prometheus_client.h"
+#include "promql/query_plan.h"
+
+namespace kraken::promql {
+
+struct ClusterQueryOptions {
+  std::string namespace_name;  // required
+  std::string pod;             // "" = every pod of the namespace
+  int64_t range_s = 7 * 86400;
+  int64_t step_s = 0;  // 0 = auto (query_plan.h)
+  int64_t end_s = 0;   // Unix seconds of the range's end; 0 = now
+  int64_t points_per_window = kDefaultPointsPerWindow;
+};
+
+// The PromQL expression: the DCGM fields kraken's analyses read (current and 1.x names),
+// restricted to the namespace (and pod) under each label spelling dcgm-exporter and
+// Prometheus produce: namespace/pod (honorLabels or exporter 2.x+ with -k),
+// exported_namespace/exported_pod (scraped without honorLabels) and
+// pod_namespace/pod_name (exporter 1.x). Names are checked to be Kubernetes names so no
+// text reaches the query unescaped.
+Result<std::string> BuildDcgmQuery(const std::string& namespace_name, const std::string& pod);
+
+struct ClusterQueryResult {
+  std::string query;
+  QueryPlan plan;
+  int64_t end_s = 0;
+  int64_t series_received = 0;  // summed over windows
+  int64_t points_received = 0;
+  PodProfiles pods;
+};
+
+Result<ClusterQueryResult> QueryCluster(PrometheusClient& client, const ClusterQueryOptions& options);
+
+}  // namespace kraken::promql

@@ -1,0 +1,158 @@
+#include "promql/prometheus_client.h"
+
+#include <httplib.h>
+#include <simdjson.h>
+
+#include <cmath>
+
+#include "base/text.h"
+
+namespace kraken::promql {
+namespace {
+
+Status JsonError(std::string_view what, simdjson::error_code error) {
+  return InvalidInput("Prometheus answer: " + std::string(what) + ": " + simdjson::error_message(error));
+}
+
+// [1435781430.781, "1"]: seconds with millisecond decimals, then the value as a string.
+Status ReadPoint(simdjson::ondemand::value point, RangeSeries* series) {
+  simdjson::ondemand::array pair;
+  if (auto e = point.get_array().get(pair)) return JsonError("point is not [time, value]", e);
+  int index = 0;
+  for (auto element : pair) {
+    simdjson::ondemand::value v;
+    if (auto e = std::move(element).get(v)) return JsonError("point", e);
+    if (index == 0) {
+      double seconds = 0;
+      if (auto e = v.get_double().get(seconds)) return JsonError("point time", e);
+      if (!std::isfinite(seconds) || std::fabs(seconds) > 9e9) return InvalidInput("Prometheus answer: bad time");
+      series->times_ms.push_back(static_cast<int64_t>(std::llround(seconds * 1000)));
+    } else if (index == 1) {
+      std::string_view text;
+      if (auto e = v.get_string().get(text)) return JsonError("point value", e);
+      series->values.emplace_back(text);
+    }
+    ++index;
+  }
+  if (index != 2) return InvalidInput("Prometheus answer: a point has " + std::to_string(index) + " elements, not 2");
+  return Status::Ok();
+}
+
+Status ReadSeries(simdjson::ondemand::object object, RangeSeries* series) {
+  for (auto field : object) {
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) return JsonError("series key", e);
+    if (key == "metric") {
+      simdjson::ondemand::object labels;
+      if (auto e = field.value().get_object().get(labels)) return JsonError("metric", e);
+      for (auto label : labels) {
+        std::string_view name, value;
+        if (auto e = label.unescaped_key().get(name)) return JsonError("label name", e);
+        std::string name_copy(name);
+        if (auto e = label.value().get_string().get(value)) return JsonError("label value", e);
+        series->labels.emplace_back(std::move(name_copy), std::string(value));
+      }
+    } else if (key == "values") {
+      simdjson::ondemand::array points;
+      if (auto e = field.value().get_array().get(points)) return JsonError("values", e);
+      for (auto point : points) {
+        simdjson::ondemand::value v;
+        if (auto e = std::move(point).get(v)) return JsonError("values", e);
+        KRAKEN_RETURN_IF_ERROR(ReadPoint(v, series));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<RangeSeries>> ParseRangeResponse(std::string_view json) {
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string padded(json);
+  simdjson::ondemand::document doc;
+  if (auto e = parser.iterate(padded).get(doc)) return JsonError("not JSON", e);
+  simdjson::ondemand::object root;
+  if (auto e = doc.get_object().get(root)) return JsonError("not a JSON object", e);
+  std::string status, error_type, error;
+  std::vector<RangeSeries> out;
+  bool have_data = false;
+  for (auto field : root) {
+    std::string_view key, text;
+    if (auto e = field.unescaped_key().get(key)) return JsonError("key", e);
+    if (key == "status" || key == "errorType" || key == "error") {
+      std::string key_copy(key);
+      if (auto e = field.value().get_string().get(text)) return JsonError(key_copy, e);
+      (key_copy == "status" ? status : key_copy == "errorType" ? error_type : error) = std::string(text);
+    } else if (key == "data") {
+      simdjson::ondemand::object data;
+      if (auto e = field.value().get_object().get(data)) return JsonError("data", e);
+      for (auto data_field : data) {
+        std::string_view data_key;
+        if (auto e = data_field.unescaped_key().get(data_key)) return JsonError("data key", e);
+        if (data_key == "resultType") {
+          if (auto e = data_field.value().get_string().get(text)) return JsonError("resultType", e);
+          if (text != "matrix")
+            return InvalidInput("Prometheus answer: resultType '" + std::string(text) + "', expected matrix");
+        } else if (data_key == "result") {
+          simdjson::ondemand::array result;
+          if (auto e = data_field.value().get_array().get(result)) return JsonError("result", e);
+          for (auto item : result) {
+            simdjson::ondemand::object object;
+            if (auto e = std::move(item).get_object().get(object)) return JsonError("series", e);
+            KRAKEN_RETURN_IF_ERROR(ReadSeries(object, &out.emplace_back()));
+          }
+          have_data = true;
+        }
+      }
+    }
+  }
+  if (status == "error") return InvalidInput("Prometheus refused the query: " + error_type + ": " + error);
+  if (status != "success") return InvalidInput("Prometheus answer has status '" + status + "'");
+  if (!have_data) return InvalidInput("Prometheus answer has no data.result");
+  return out;
+}
+
+Result<ServerAddress> ParseServerUrl(std::string_view url) {
+  std::string_view rest = Trim(url);
+  std::string scheme = StartsWith(rest, "https://") ? "https://" : "http://";
+  if (!StartsWith(rest, scheme))
+    return InvalidInput("--prometheus expects http(s)://HOST:PORT, got '" + std::string(url) + "'");
+  rest.remove_prefix(scheme.size());
+  size_t slash = rest.find('/');
+  std::string_view host_port = rest.substr(0, slash);
+  if (host_port.empty()) return InvalidInput("--prometheus '" + std::string(url) + "' names no host");
+  ServerAddress address;
+  address.scheme_host_port = scheme + std::string(host_port);
+  if (slash != std::string_view::npos) {
+    std::string_view prefix = rest.substr(slash);
+    while (!prefix.empty() && prefix.back() == '/') prefix.remove_suffix(1);
+    address.path_prefix = std::string(prefix);
+  }
+  return address;
+}
+
+Result<std::unique_ptr<PrometheusClient>> PrometheusClient::Create(std::string_view url, int timeout_s) {
+  KRAKEN_ASSIGN_OR_RETURN(ServerAddress address, ParseServerUrl(url));
+  return std::unique_ptr<PrometheusClient>(new PrometheusClient(std::move(address), std::string(url), timeout_s));
+}
+
+Result<std::vector<RangeSeries>> PrometheusClient::QueryRange(const std::string& query, int64_t start_s, int64_t end_s,
+                                                              int64_t step_s) {
+  httplib::Client client(address_.scheme_host_port);
+  client.set_connection_timeout(timeout_s_, 0);
+  client.set_read_timeout(timeout_s_, 0);
+  // POST with a form body: a selector with many names can exceed a URL's length limit.
+  httplib::Params params{{"query", query},
+                         {"start", std::to_string(start_s)},
+                         {"end", std::to_string(end_s)},
+                         {"step", std::to_string(step_s)}};
+  auto response = client.Post(address_.path_prefix + "/api/v1/query_range", params);
+  if (!response) return IoError("Prometheus " + url_ + ": " + httplib::to_string(response.error()));
+  // 400 and 422 carry the JSON error document; other statuses are the proxy's or server's.
+  if (response->status != 200 && response->status != 400 && response->status != 422)
+    return IoError("Prometheus " + url_ + ": HTTP " + std::to_string(response->status));
+  return ParseRangeResponse(response->body);
+}
+
+}  // namespace kraken::promql

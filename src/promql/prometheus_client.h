@@ -1,0 +1,55 @@
+// A client of the Prometheus HTTP API (https://prometheus.io/docs/prometheus/latest/querying/api/):
+// POST /api/v1/query_range, whose answer is a "matrix" of series with [time, "value"]
+// pairs. The HTTP transport is cpp-httplib; the JSON parse is a pure function so it is
+// tested without a server.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+
+namespace kraken::promql {
+
+// One series of a range result: its labels (with __name__) and its points.
+struct RangeSeries {
+  std::vector<std::pair<std::string, std::string>> labels;  // as the server sent them
+  std::vector<int64_t> times_ms;
+  std::vector<std::string> values;  // as written ("0.99563", "NaN"): DCGM's blank test needs the text
+};
+
+// Reads a /api/v1/query_range answer. An "error" status becomes InvalidInput with the
+// server's errorType and message; any other shape than a matrix is refused.
+Result<std::vector<RangeSeries>> ParseRangeResponse(std::string_view json);
+
+struct ServerAddress {
+  std::string scheme_host_port;  // "http://127.0.0.1:9090"
+  std::string path_prefix;       // "" or "/prometheus" (a server behind --web.route-prefix)
+};
+
+// "http(s)://host:port[/prefix]" (https verifies against the system CA store).
+Result<ServerAddress> ParseServerUrl(std::string_view url);
+
+class PrometheusClient {
+ public:
+  static Result<std::unique_ptr<PrometheusClient>> Create(std::string_view url, int timeout_s = 60);
+
+  // One query_range call, [start_s, end_s] both inclusive.
+  Result<std::vector<RangeSeries>> QueryRange(const std::string& query, int64_t start_s, int64_t end_s, int64_t step_s);
+
+  const std::string& url() const { return url_; }
+
+ private:
+  PrometheusClient(ServerAddress address, std::string url, int timeout_s)
+      : address_(std::move(address)), url_(std::move(url)), timeout_s_(timeout_s) {}
+
+  ServerAddress address_;
+  std::string url_;
+  int timeout_s_;
+};
+
+}  // namespace kraken::promql
