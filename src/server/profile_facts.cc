@@ -26,7 +26,16 @@ ProfileFacts ComputeProfileFacts(const Profile& profile) {
       best = share;
       facts.bound = name;
     }
-  if (d.gpu_busy.measured) facts.gpu_util = d.gpu_busy.mean;
+  // Utilization over every workload the profile yields (each GPU, each phase of a capture),
+  // not the first one only: a capture whose first phase is idle would otherwise list 0 %.
+  double util_sum = 0;
+  int util_count = 0;
+  for (const WorkloadDemand& demand : demands)
+    if (demand.gpu_busy.measured) {
+      util_sum += demand.gpu_busy.mean;
+      ++util_count;
+    }
+  if (util_count > 0) facts.gpu_util = util_sum / util_count;
   facts.disagg_score = disagg::AnalyzeDisaggregation(profile, report, d).score;
   return facts;
 }

@@ -23,7 +23,8 @@ struct ProfileFacts {
   std::optional<double> disagg_score;  // 0..1 (docs/disaggregation.md), default links and price
 };
 
-// From the first workload the profile yields (one per GPU for sampled profiles).
+// Type, bound and score from the first workload the profile yields (one per GPU for sampled
+// profiles); utilization is the mean over all of them.
 ProfileFacts ComputeProfileFacts(const Profile& profile);
 
 class ProfileFactsCache {

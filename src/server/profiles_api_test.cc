@@ -143,6 +143,23 @@ TEST(ProfilesApiTest, ListAndSummaryOfTheUploadedTrace) {
   EXPECT_EQ(std::string_view(summary["devices"].at(0)), "Tesla V100-SXM2-32GB");
 }
 
+// The capture has an idle and a load phase of the same GPU: the list's utilization is the
+// mean over both (the first phase alone is idle and would read 0).
+TEST(ProfilesApiTest, ListedUtilizationOfACaptureCoversEveryPhase) {
+  TestServer server;
+  auto client = server.Client();
+  std::string body = kraken::testing::ReadFileOrDie(kraken::testing::DataPath(kCapture));
+  auto res = client->Post("/api/v1/profiles?name=h100.txt", body, "text/plain");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 201) << res->body;
+  auto list = client->Get("/api/v1/profiles");
+  ASSERT_TRUE(list);
+  simdjson::dom::parser parser;
+  auto entry = Parse(parser, list->body)["profiles"].at(0);
+  EXPECT_EQ(std::string_view(entry["format"]), "nvidia-smi");
+  EXPECT_DOUBLE_EQ(double(entry["gpu_util"]), 0.5);  // idle phase 0 %, load phase 100 %
+}
+
 TEST(ProfilesApiTest, DisaggIsTheDisaggDocument) {
   TestServer server;
   auto client = server.Client();
