@@ -152,14 +152,15 @@ export function groupedBars(container, title, categories, groups, unit) {
   }, 240);
 }
 
-// Per-GPU utilization heatmap: one row per GPU, one column per time bin.
+// Per-GPU utilization heatmap: one row per GPU, one column per value the caller gives
+// (the cluster page: the latest sample and the profile's mean; /api/v1/cluster has no time bins).
 export function utilizationHeatmap(container, heat) {
   const data = [];
   heat.rows.forEach((row, y) => row.values.forEach((v, x) => {
     if (v !== null) data.push([x, y, v]);
   }));
   return makeChart(container, {
-    title: { text: 'GPU utilization (%) per GPU over time', left: 0, textStyle: { fontSize: 13 } },
+    title: { text: heat.title || 'GPU utilization (%) per GPU', left: 0, textStyle: { fontSize: 13 } },
     tooltip: { formatter: (p) => `${heat.rows[p.value[1]].label}<br>${heat.columns[p.value[0]]}: ${fmt(p.value[2], 1)} %` },
     grid: { left: 200, right: 24, top: 40, bottom: 72 },
     xAxis: { type: 'category', data: heat.columns, splitArea: { show: true } },

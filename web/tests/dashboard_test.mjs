@@ -2,6 +2,9 @@
 // temporary store, starts the server on an ephemeral port, visits every page in headless
 // Chromium, checks the charts and tables against the API's own answers, and saves screenshots.
 // node dashboard_test.mjs --kraken BIN --data DATA_DIR --out DIR --modules NODE_MODULES --chromium PATH
+//   --replay-lib LIBKRAKEN_NVML_REPLAY --capture NVML_CAPTURE
+// The cluster and live pages need a live profile: `kraken agent` samples the replayed
+// 8-GPU capture (tests/fixtures/nvml/h100x8.nvml) into the store for a few seconds first.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,6 +27,22 @@ function importProfiles(db) {
     ids.push(...out.stored_ids);
   }
   return ids;
+}
+
+// Runs `kraken agent` on the replay library for `seconds`, storing into `db`, then stops
+// it with SIGTERM (the agent commits its live profile and exits 0).
+async function recordLiveProfile(db, seconds) {
+  const env = { ...process.env, KRAKEN_NVML_REPLAY: args.capture };
+  const agent = spawn(args.kraken, ['agent', '--listen', '127.0.0.1:0', '--interval', '100ms', '--db', db,
+    '--nvml-library', args['replay-lib']], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let log = '';
+  agent.stdout.on('data', (c) => { log += c.toString(); });
+  agent.stderr.on('data', (c) => { log += c.toString(); });
+  const exited = new Promise((resolve) => agent.on('exit', (code) => resolve(code)));
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  agent.kill('SIGTERM');
+  const code = await exited;
+  if (code !== 0) throw new Error(`kraken agent exited with ${code}: ${log}`);
 }
 
 // Starts `kraken serve --port 0` and resolves with its base URL once it prints it.
@@ -68,6 +87,7 @@ fs.mkdirSync(args.out, { recursive: true });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kraken-dashboard-'));
 const db = path.join(tmp, 'profiles.db');
 const ids = importProfiles(db);
+await recordLiveProfile(db, 3);
 const { server, base } = await startServer(db);
 const browser = await launchChromium(args.modules, args.chromium);
 try {
@@ -95,8 +115,8 @@ try {
   });
   await visit(browser, base, '#/cluster', 'cluster', async (page) => {
     const cluster = await api('/api/v1/cluster');
-    if ((cluster.gpus || []).length) check(drawn(await chartStats(page), 'heatmap'), 'cluster heatmap drawn');
-    else check((await page.textContent('#app')).includes('No live profile'), 'cluster page says there is no live profile');
+    check((cluster.gpus || []).length === 8, `cluster has the agent's 8 replayed GPUs (got ${(cluster.gpus || []).length})`);
+    check(drawn(await chartStats(page), 'heatmap'), 'cluster heatmap drawn');
   });
   await visit(browser, base, '#/live', 'live', async (page) => {
     await page.waitForSelector('[data-key="live-status"][data-events]', { timeout: 5000 });

@@ -14,6 +14,7 @@ export async function clusterPage(container) {
   const label = (g) => `${g.hostname || 'host'} GPU ${g.gpu_index}${g.gpu_instance_id >= 0 ? ` MIG ${g.gpu_instance_id}` : ''}`;
   // Two columns the API gives per GPU: the latest sample and the whole-profile mean.
   const heat = {
+    title: 'GPU utilization (%) per GPU: latest sample and profile mean',
     columns: ['latest', 'mean'],
     rows: gpus.map((g) => ({ label: label(g), values: [g.gpu_util_pct, g.mean_gpu_util_pct] })),
   };
