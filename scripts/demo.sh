@@ -30,6 +30,19 @@ cat "$out/report.txt"
 # A store holding the demo input, for the dashboard.
 rm -f "$out/demo.db" "$out/demo.db-wal" "$out/demo.db-shm"
 "$kraken" import "$example" --db "$out/demo.db" >/dev/null
+# A live node for the dashboard's cluster and live pages: the agent samples the replayed
+# 8-GPU capture shipped in the repo (tests/fixtures/nvml/h100x8.nvml, derived from a real
+# H100 nvidia-smi capture) for a few seconds through the NVML replay library.
+replay="$build/src/collectors/nvml/libkraken_nvml_replay.so"
+if [ -f "$replay" ]; then
+  KRAKEN_NVML_REPLAY="$root/tests/fixtures/nvml/h100x8.nvml" "$kraken" agent --nvml-library "$replay" \
+    --listen 127.0.0.1:0 --interval 100ms --db "$out/demo.db" >"$out/agent.log" 2>&1 &
+  agent=$!
+  sleep 3
+  kill -TERM "$agent"
+  wait "$agent" || { echo "kraken: error: the demo's replayed agent failed (see $out/agent.log)" >&2; exit 2; }
+  echo "Live node: 3 s of the replayed 8 x H100 capture sampled by \`kraken agent\` into $out/demo.db"
+fi
 echo "Text:   $out/report.txt"
 echo "JSON:   $out/report.json"
 echo "Report: $out/report.html   (one self-contained HTML file: open it in a browser)"
