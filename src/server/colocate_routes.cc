@@ -1,7 +1,7 @@
 // GET /api/v1/colocate?a=&b=: the `kraken colocate --json` document for two stored profiles
 // (ids) or predefined measured workloads (resnet50, mobilenet, bert), built the way the
-// CLI builds it (analysis/colocate/profile_demands.h). POST /api/v1/pack is not served yet
-// (501), and the OpenAPI document is compiled in.
+// CLI builds it (analysis/colocate/profile_demands.h), and the compiled-in OpenAPI document.
+// POST /api/v1/pack, which takes the cluster in its body, is in pack_route.cc.
 #include "analysis/colocate/colocate.h"
 #include "analysis/colocate/profile_demands.h"
 #include "analysis/colocate/workload_inputs.h"
@@ -67,12 +67,6 @@ void AddColocateRoutes(httplib::Server& server, ServerContext& ctx) {
   server.Get("/api/v1/colocate", [&ctx](const httplib::Request& req, httplib::Response& res) {
     HandleColocate(ctx, req, res);
   });
-  for (const char* path : {"/api/v1/pack"}) {
-    server.Post(path, [path](const httplib::Request&, httplib::Response& res) {
-      SendError(res, 501, "not_implemented",
-                std::string(path) + " is not served yet: run `kraken " + (path + 8) + "` (docs/api.md)");
-    });
-  }
   server.Get("/api/v1/openapi.json", [](const httplib::Request&, httplib::Response& res) {
     SendJson(res, 200, std::string(OpenApiDocument()));
   });

@@ -36,17 +36,24 @@ Result<JsonBody> JsonBody::Parse(std::string_view body) {
         break;
       case simdjson::dom::element_type::ARRAY: {
         std::vector<std::string> items;
+        std::vector<double> numbers;
         simdjson::dom::array array;
-        bool all_strings = value.get_array().get(array) == simdjson::SUCCESS;
-        if (all_strings) {
+        bool is_array = value.get_array().get(array) == simdjson::SUCCESS;
+        bool all_strings = is_array, all_numbers = is_array;
+        if (is_array) {
           for (simdjson::dom::element item : array) {
             std::string_view text;
+            double number = 0;
             if (item.get_string().get(text) != simdjson::SUCCESS) all_strings = false;
             else items.emplace_back(text);
+            if (!item.is_number() || item.get_double().get(number) != simdjson::SUCCESS) all_numbers = false;
+            else numbers.push_back(number);
           }
         }
         if (all_strings) out.lists_[key] = std::move(items);
         else out.lists_[key] = std::nullopt;
+        if (all_numbers) out.number_lists_[key] = std::move(numbers);
+        else out.number_lists_[key] = std::nullopt;
         break;
       }
       case simdjson::dom::element_type::NULL_VALUE:
@@ -85,6 +92,28 @@ Result<std::vector<std::string>> JsonBody::StringList(const std::string& key) co
   KRAKEN_ASSIGN_OR_RETURN(std::string single, String(key));
   if (single.empty()) return std::vector<std::string>();
   return std::vector<std::string>{single};
+}
+
+Result<bool> JsonBody::Bool(const std::string& key) const {
+  auto it = fields_.find(key);
+  if (it == fields_.end() || std::holds_alternative<JsonNull>(it->second)) return false;
+  if (const auto* b = std::get_if<bool>(&it->second)) return *b;
+  if (const auto* s = std::get_if<std::string>(&it->second)) {
+    if (*s == "true") return true;
+    if (*s == "false") return false;
+  }
+  return InvalidInput("'" + key + "' must be true or false");
+}
+
+Result<std::vector<double>> JsonBody::NumberList(const std::string& key) const {
+  auto list = number_lists_.find(key);
+  if (list != number_lists_.end()) {
+    if (!list->second) return InvalidInput("'" + key + "' must be a number or an array of numbers");
+    return *list->second;
+  }
+  KRAKEN_ASSIGN_OR_RETURN(std::optional<double> single, Number(key));
+  if (!single) return std::vector<double>();
+  return std::vector<double>{*single};
 }
 
 }  // namespace kraken::server

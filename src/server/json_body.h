@@ -28,10 +28,15 @@ class JsonBody {
   Result<std::optional<double>> Number(const std::string& key) const;
   // A string or an array of strings; absent or null -> empty.
   Result<std::vector<std::string>> StringList(const std::string& key) const;
+  // true/false (or "true"/"false"); absent or null -> false.
+  Result<bool> Bool(const std::string& key) const;
+  // A number or an array of numbers; absent or null -> empty.
+  Result<std::vector<double>> NumberList(const std::string& key) const;
 
  private:
   std::map<std::string, JsonScalar> fields_;  // nested objects are ignored
   std::map<std::string, std::optional<std::vector<std::string>>> lists_;  // nullopt: not all strings
+  std::map<std::string, std::optional<std::vector<double>>> number_lists_;  // nullopt: not all numbers
 };
 
 }  // namespace kraken::server

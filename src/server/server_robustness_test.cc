@@ -47,12 +47,14 @@ TEST(ServerRobustnessTest, BadQueryParametersAre400) {
   EXPECT_EQ(unknown->status, 404);
 }
 
-TEST(ServerRobustnessTest, PackIsNotImplementedYet) {
+// The cluster comes in the body (pack_api_test.cc has the full cases).
+TEST(ServerRobustnessTest, PackWithoutAClusterIs400) {
   TestServer server;
   auto res = server.Client()->Post("/api/v1/pack", "{}", "application/json");
   ASSERT_TRUE(res);
-  EXPECT_EQ(res->status, 501);
-  EXPECT_EQ(ErrorCode(res->body), "not_implemented");
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(ErrorCode(res->body), "bad_request");
+  EXPECT_NE(res->body.find("'nodes_csv' is required"), std::string::npos) << res->body;
 }
 
 TEST(ServerRobustnessTest, BadTemporalRequests) {
