@@ -144,6 +144,8 @@ TEST(PackApiTest, BadBodiesAreOneLineErrors) {
       {R"({"nodes_csv":7,"pods_csv":"x"})", 400, "bad_request", "'nodes_csv' must be a string"},
       {Body(nodes, pods, R"("policy":"Tetris")"), 400, "bad_request", "unknown policy 'Tetris'"},
       {Body(nodes, pods, R"("seeds":"9-3")"), 400, "bad_request", "--seeds: '9-3' is not a range"},
+      {Body(nodes, pods, R"("seeds":"1-101","policy":"FGD")"), 400, "bad_request",
+       "seeds x policies = 101 experiments; the server runs at most 100 per request"},
       {Body(nodes, pods, R"("threads":0)"), 400, "bad_request", "'threads' must be a whole number in [1, 256]"},
       {Body(nodes, pods, R"("tune":50)"), 400, "bad_request", "--tune must be in (0, 5]"},
       {Body(nodes, pods, R"("explain_pod":["x"])"), 400, "bad_request", "'explain_pod' must be a number or an array"},

@@ -76,6 +76,8 @@ std::string CountersLine(const std::map<std::string, int64_t>& nodes, const std:
   return out;
 }
 
+constexpr size_t kMaxPackExperiments = 100;
+
 void HandlePack(const httplib::Request& req, httplib::Response& res) {
   std::string type = req.get_header_value("Content-Type");
   if (!type.empty() && type.find("json") == std::string::npos)
@@ -97,6 +99,14 @@ void HandlePack(const httplib::Request& req, httplib::Response& res) {
   if (!settings.ok()) return SendStatus(res, settings.status());
   auto plan = MakePackPlan(*settings);
   if (!plan.ok()) return SendStatus(res, plan.status());
+  // One request runs its simulations inside a server worker: a bound on seeds x policies
+  // keeps it to seconds (the CLI's default sweep, 10 seeds x 7 policies, is 70) so a long
+  // seed list cannot hold a worker for hours. Bigger sweeps belong to `kraken pack`.
+  const size_t experiments = plan->seeds.size() * plan->policies.size();
+  if (experiments > kMaxPackExperiments)
+    return SendError(res, 400, "bad_request",
+                     "seeds x policies = " + std::to_string(experiments) + " experiments; the server runs at most " +
+                         std::to_string(kMaxPackExperiments) + " per request (run larger sweeps with `kraken pack`)");
 
   auto nodes = ParseOpenbNodes(texts[0], kNodesField);
   if (!nodes.ok()) return SendStatus(res, nodes.status(), 422);
