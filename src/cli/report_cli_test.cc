@@ -80,7 +80,7 @@ TEST(ReportCliTest, DataDocumentHoldsAnalyzeDisaggAndPrice) {
   EXPECT_TRUE(doc["series"]["panels"].is_array());
 }
 
-TEST(ReportCliTest, SampledCaptureGivesUtilizationMemoryAndPowerPanels) {
+TEST(ReportCliTest, SampledCaptureGivesUtilizationMemoryPowerAndPciePanels) {
   RunResult r = RunCli("report --data-only -o - " + testing::DataPath(kSmi));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   simdjson::dom::parser parser;
@@ -89,7 +89,7 @@ TEST(ReportCliTest, SampledCaptureGivesUtilizationMemoryAndPowerPanels) {
   simdjson::dom::array panels = doc["series"]["panels"].get_array().value();
   for (simdjson::dom::element panel : panels)
     ids.emplace_back(panel["id"].get_string().value());
-  EXPECT_EQ(ids, (std::vector<std::string>{"utilization", "memory", "power"}));
+  EXPECT_EQ(ids, (std::vector<std::string>{"utilization", "memory", "power", "pcie"}));  // -q has PCIe TX/RX
   EXPECT_EQ(doc["gpu_hour_cost_usd"].get_double().value(), 2.5);
 }
 

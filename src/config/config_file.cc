@@ -20,8 +20,11 @@ int LineOf(const YAML::Node& node) { return node.Mark().line + 1; }
 Status Flatten(const std::string& path, const YAML::Node& map, const std::string& prefix,
                std::map<std::string, int>& seen, std::vector<FileSetting>& out) {
   for (auto it = map.begin(); it != map.end(); ++it) {
-    const YAML::Node& key_node = it->first;
-    const YAML::Node& value = it->second;
+    // Copies, not references: yaml-cpp's iterator hands out a temporary pair (it->first
+    // of a proxy), so a reference would dangle at the end of this statement (ASan's
+    // stack-use-after-scope). Nodes are handles, so the copies are cheap.
+    YAML::Node key_node = it->first;
+    YAML::Node value = it->second;
     int line = LineOf(key_node);
     std::string where = path + ":" + std::to_string(line) + ": ";
     if (!key_node.IsScalar() || key_node.Scalar().empty()) return InvalidInput(where + "a key must be a plain name");

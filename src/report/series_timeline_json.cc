@@ -26,6 +26,7 @@ const std::vector<PanelSpec>& Panels() {
       {"memory", "Memory used", "GiB", 1.0 / kBytesPerGiB,
        {Metric::kFbUsedBytes, Metric::kAllocatorAllocatedBytes, Metric::kAllocatorReservedBytes}},
       {"power", "Power", "W", 1.0, {Metric::kPowerW}},
+      {"pcie", "PCIe throughput", "MB/s", 1e-6, {Metric::kPcieTxBytesPerS, Metric::kPcieRxBytesPerS}},
   };
   return kPanels;
 }

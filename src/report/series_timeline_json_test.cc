@@ -71,6 +71,27 @@ TEST(SeriesTimelineJsonTest, LongSeriesBecomeBucketMeansInPanelOrder) {
   EXPECT_NEAR(pwr["t_s"].get_array().value().at(3).get_double().value(), 3.0, 1e-12);
 }
 
+// NVML's PCIe counters (B/s) are drawn in MB/s, sent and received in one panel.
+TEST(SeriesTimelineJsonTest, PcieThroughputIsItsOwnPanelInMegabytesPerSecond) {
+  Profile p;
+  p.series.push_back(MakeSeries(Metric::kPcieTxBytesPerS, 0, 3, 1.0, 2.5e6));
+  p.series.push_back(MakeSeries(Metric::kPcieRxBytesPerS, 0, 3, 1.0, 1e6));
+  std::vector<Profile> profiles;
+  profiles.push_back(std::move(p));
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(RenderSeriesTimelineJson(profiles, 600));
+  simdjson::dom::array panels = doc["panels"].get_array().value();
+  ASSERT_EQ(panels.size(), 1u);
+  simdjson::dom::element pcie = panels.at(0).value();
+  EXPECT_EQ(pcie["id"].get_string().value(), "pcie");
+  EXPECT_EQ(pcie["unit"].get_string().value(), "MB/s");
+  simdjson::dom::array series = pcie["series"].get_array().value();
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_EQ(series.at(0).value()["name"].get_string().value(), "GPU 0 pcie_tx_bytes_per_s");
+  EXPECT_NEAR(series.at(0).value()["v"].get_array().value().at(2).get_double().value(), 5.0, 1e-9);  // 5e6 B/s
+  EXPECT_NEAR(series.at(1).value()["v"].get_array().value().at(2).get_double().value(), 2.0, 1e-9);  // 2e6 B/s
+}
+
 TEST(SeriesTimelineJsonTest, NoSamplesGivesNoPanels) {
   std::vector<Profile> profiles(1);
   EXPECT_EQ(RenderSeriesTimelineJson(profiles), R"({"start_unix_s":null,"panels":[]})");

@@ -35,6 +35,7 @@ const SERIES_PANELS = [
   { id: 'utilization', title: 'GPU utilization', unit: '%', metrics: ['gpu_util_pct', 'mem_copy_util_pct'], scale: 1 },
   { id: 'memory', title: 'Memory used', unit: 'GiB', metrics: ['fb_used_bytes', 'memory_used_bytes'], scale: 1 / 2 ** 30 },
   { id: 'power', title: 'Power', unit: 'W', metrics: ['power_w'], scale: 1 },
+  { id: 'pcie', title: 'PCIe throughput', unit: 'MB/s', metrics: ['pcie_tx_bytes_per_s', 'pcie_rx_bytes_per_s'], scale: 1e-6 },
 ];
 
 async function loadSeriesPanels(id) {

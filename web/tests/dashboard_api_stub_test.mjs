@@ -141,7 +141,7 @@ try {
   });
   await visit(browser, '#/workload/2', 'workload_sampled', async (page) => {
     const series = (await chartStats(page)).filter((s) => s.chart === 'series' && s.inked > 300);
-    check(series.length === 3, `utilization, memory and power charts drawn from /series (${series.length})`);
+    check(series.length === 4, `utilization, memory, power and PCIe charts drawn from /series (${series.length})`);
   });
   const colo = JSON.parse(colocation);
   await visit(browser, '#/colocate?a=1&b=2', 'colocate', async (page) => {
