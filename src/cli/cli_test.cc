@@ -2,56 +2,21 @@
 // nothing written on failure, and the --json document's keys (docs/json-output.md).
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "base/testing/test_data.h"
+#include "cli/cli_test_support.h"
 
 namespace kraken {
 namespace {
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs the kraken binary built beside this test with `args`, capturing both streams.
-// `env`: "NAME=value " assignments put before the command.
-RunResult RunKraken(const std::string& args, const std::string& env = "") {
-  const char* binary = KRAKEN_BINARY_PATH;
-  std::string dir = testing::MakeTempDir("cli");
-  std::string err_path = dir + "/stderr";
-  std::string command = env + std::string(binary) + " " + args + " 2>" + err_path;
-  RunResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 65536> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.err = testing::ReadFileOrDie(err_path);
-  return result;
-}
 
 std::string WriteFile(const std::string& name, const std::string& content) {
   std::string path = testing::MakeTempDir("cli_inputs_" + name) + "/" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
-}
-
-void ExpectOneLineError(const RunResult& r, const std::string& must_contain) {
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(r.err.rfind("kraken: error: ", 0), 0u) << r.err;
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
-  EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
 TEST(CliTest, BadInputsGiveOneLineErrorsAndExitCode2) {

@@ -3,35 +3,14 @@
 // capture (deriving one from nvidia-smi output, recording one through NVML).
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 
 #include "base/testing/test_data.h"
+#include "cli/cli_test_support.h"
 
 namespace kraken {
 namespace {
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-RunResult RunKraken(const std::string& args) {
-  std::string err_path = testing::MakeTempDir("nvml_cli") + "/stderr";
-  FILE* pipe = popen((std::string(KRAKEN_BINARY_PATH) + " " + args + " 2>" + err_path).c_str(), "r");
-  RunResult result;
-  std::array<char, 65536> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.err = testing::ReadFileOrDie(err_path);
-  return result;
-}
 
 std::string Fixture(const std::string& name) { return testing::SourceDir() + "/tests/fixtures/nvml/" + name; }
 

@@ -2,36 +2,14 @@
 // the explain view and the one-line errors.
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 
 #include "base/testing/test_data.h"
+#include "cli/cli_test_support.h"
 
 namespace kraken {
 namespace {
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-RunResult RunKraken(const std::string& args) {
-  std::string err_path = testing::MakeTempDir("pack_cli") + "/stderr";
-  std::string command = std::string(KRAKEN_BINARY_PATH) + " " + args + " 2>" + err_path;
-  RunResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 65536> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.err = testing::ReadFileOrDie(err_path);
-  return result;
-}
 
 std::string Inputs(const std::string& pods = "openb_pod_list_default.csv") {
   return "--nodes " + testing::DataPath("alibaba-gpu-v2023/openb_node_list_gpu_node.csv") + " --pods " +
@@ -115,15 +93,6 @@ TEST(PackCliTest, ExplainShowsCandidatesPartsAndAssumptions) {
   EXPECT_NE(text.out.find("Pod #2: "), std::string::npos);
   EXPECT_NE(text.out.find("stranded GPU milli before"), std::string::npos);
   EXPECT_NE(text.out.find("Assumptions of the protocol:"), std::string::npos);
-}
-
-void ExpectOneLineError(const RunResult& r, const std::string& must_contain) {
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(r.err.rfind("kraken: error: ", 0), 0u) << r.err;
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
-  EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
 TEST(PackCliTest, BadArgumentsAndFilesGiveOneLineErrors) {

@@ -2,49 +2,19 @@
 // real inputs, and the one-line error contract for bad flags.
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 
 #include "base/testing/test_data.h"
+#include "cli/cli_test_support.h"
 
 namespace kraken {
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-RunResult RunCli(const std::string& args) {
-  std::string err_path = testing::MakeTempDir("pooling_cli") + "/stderr";
-  std::string command = std::string(KRAKEN_BINARY_PATH) + " " + args + " 2>" + err_path;
-  RunResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 65536> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.err = testing::ReadFileOrDie(err_path);
-  return result;
-}
-
-void ExpectOneLineError(const RunResult& r, const std::string& must_contain) {
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(r.err.rfind("kraken: error: ", 0), 0u) << r.err;
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
-  EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
-}
-
 const std::string kResnet = "kineto/kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
 
 TEST(PoolingCliTest, DisaggTextShowsScoreStrategyAndLinks) {
-  RunResult r = RunCli("disagg " + testing::DataPath(kResnet));
+  RunResult r = RunKraken("disagg " + testing::DataPath(kResnet));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("score 0.72  (decoupling n/a, network 0.76, temporal 0.67; 2 of 3 parts measured)"),
             std::string::npos)
@@ -52,7 +22,7 @@ TEST(PoolingCliTest, DisaggTextShowsScoreStrategyAndLinks) {
   EXPECT_NE(r.out.find("recommended: dedicated - busy 60.6%"), std::string::npos);
   EXPECT_NE(r.out.find("100Gbps,5us (scored)"), std::string::npos);
   EXPECT_EQ(r.out.find("-- network"), std::string::npos);  // no --explain
-  RunResult explained = RunCli("disagg --explain --link 10Gbps,20us " + testing::DataPath(kResnet));
+  RunResult explained = RunKraken("disagg --explain --link 10Gbps,20us " + testing::DataPath(kResnet));
   ASSERT_EQ(explained.exit_code, 0) << explained.err;
   EXPECT_NE(explained.out.find("10Gbps,20us (scored)"), std::string::npos);
   EXPECT_NE(explained.out.find("-- network"), std::string::npos);
@@ -60,7 +30,7 @@ TEST(PoolingCliTest, DisaggTextShowsScoreStrategyAndLinks) {
 }
 
 TEST(PoolingCliTest, DisaggJsonHasTheDocumentedKeys) {
-  RunResult r = RunCli("disagg --json --explain --price 3 --reference " +
+  RunResult r = RunKraken("disagg --json --explain --price 3 --reference " +
                     testing::DataPath("alibaba-dlrm-v2025/disaggregated_DLRM_trace.csv.gz") + " " +
                     testing::DataPath("kineto/hta/nccl_parser_config/nccl_data.json.gz"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -98,7 +68,7 @@ TEST(PoolingCliTest, MigPlanFromCsvAndFlags) {
   std::string csv = testing::MakeTempDir("mig_csv") + "/plan.csv";
   std::ofstream(csv) << "name,memory_gib,sm_fraction,type,comm_share\n"
                         "bert,6,0.10,inference,\nllama,30,0.40,inference,\ntrainer,70,0.9,training,0.4\n";
-  RunResult r = RunCli("mig-plan --gpu h100-sxm " + csv + " --workload resnet:14:0.2");
+  RunResult r = RunKraken("mig-plan --gpu h100-sxm " + csv + " --workload resnet:14:0.2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("GPU 0: 3g.40gb@0 llama, 2g.20gb@4 resnet, 1g.10gb@6 bert"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GPUs: 1 with MIG + 1 whole = 2, vs 4 with one GPU per workload: density gain 2.00x"),
@@ -106,7 +76,7 @@ TEST(PoolingCliTest, MigPlanFromCsvAndFlags) {
       << r.out;
   EXPECT_NE(r.out.find("Do not slice:\n  - trainer: communicates heavily over NCCL"), std::string::npos);
 
-  RunResult j = RunCli("mig-plan --json --headroom 0% --gpu a100-40gb-sxm --workload a:9:0.2");
+  RunResult j = RunKraken("mig-plan --json --headroom 0% --gpu a100-40gb-sxm --workload a:9:0.2");
   ASSERT_EQ(j.exit_code, 0) << j.err;
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
@@ -121,15 +91,15 @@ TEST(PoolingCliTest, MigPlanFromCsvAndFlags) {
 
 TEST(PoolingCliTest, BadFlagsGiveOneLineErrors) {
   std::string trace = testing::DataPath(kResnet);
-  ExpectOneLineError(RunCli("disagg --link 100Gbps " + trace), "--link expects BANDWIDTH,LATENCY");
-  ExpectOneLineError(RunCli("disagg --price -1 " + trace), "--price must be >= 0");
-  ExpectOneLineError(RunCli("mig-plan --gpu v100-sxm2 --workload a:1:0.1"), "has no MIG geometry");
-  ExpectOneLineError(RunCli("mig-plan --headroom lots --workload a:1:0.1"), "--headroom expects a percentage");
-  ExpectOneLineError(RunCli("mig-plan --workload a:1"), "--workload expects NAME:MEMORY_GIB:SM_FRACTION");
-  ExpectOneLineError(RunCli("mig-plan"), "no workloads");
+  ExpectOneLineError(RunKraken("disagg --link 100Gbps " + trace), "--link expects BANDWIDTH,LATENCY");
+  ExpectOneLineError(RunKraken("disagg --price -1 " + trace), "--price must be >= 0");
+  ExpectOneLineError(RunKraken("mig-plan --gpu v100-sxm2 --workload a:1:0.1"), "has no MIG geometry");
+  ExpectOneLineError(RunKraken("mig-plan --headroom lots --workload a:1:0.1"), "--headroom expects a percentage");
+  ExpectOneLineError(RunKraken("mig-plan --workload a:1"), "--workload expects NAME:MEMORY_GIB:SM_FRACTION");
+  ExpectOneLineError(RunKraken("mig-plan"), "no workloads");
   std::string bad = testing::MakeTempDir("mig_bad") + "/bad.csv";
   std::ofstream(bad) << "name,memory_gib,sm_fraction\nx,lots,0.1\n";
-  ExpectOneLineError(RunCli("mig-plan " + bad), "bad.csv: line 2: memory_gib must be a number");
+  ExpectOneLineError(RunKraken("mig-plan " + bad), "bad.csv: line 2: memory_gib must be a number");
 }
 
 }  // namespace

@@ -6,17 +6,15 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <simdjson.h>
-#include <sys/wait.h>
 
-#include <array>
 #include <chrono>
-#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <mutex>
 #include <thread>
 
 #include "base/testing/test_data.h"
+#include "cli/cli_test_support.h"
 #include "base/text.h"
 #include "cli/prometheus_test_server.h"
 #include "promql/prometheus_client.h"
@@ -28,26 +26,6 @@ constexpr char kA100[] = "dcgm/a100-mig_dcgm-exporter-2.4_nvidia-cloud-native-do
 constexpr char kT4[] = "dcgm/t4-a10g_dcgm-exporter_datadog-integrations-core_fixture.txt";
 constexpr int64_t kWeekS = 7 * 86400;
 constexpr double kMiB = 1024.0 * 1024.0;
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-RunResult RunCli(const std::string& args) {
-  std::string err_path = testing::MakeTempDir("prometheus_cli") + "/stderr";
-  std::string command = std::string(KRAKEN_BINARY_PATH) + " " + args + " 2>" + err_path;
-  RunResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 65536> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.err = testing::ReadFileOrDie(err_path);
-  return result;
-}
 
 class PrometheusClusterTest : public ::testing::Test {
  protected:
@@ -85,7 +63,7 @@ class PrometheusClusterTest : public ::testing::Test {
 };
 
 TEST_F(PrometheusClusterTest, WeekOfRealDcgmHistoryGivesTheExportsValuesPerPod) {
-  RunResult r = RunCli(Args("--namespace ml --range 7d --step 30s --gpu-model a100-40gb-sxm --json"));
+  RunResult r = RunKraken(Args("--namespace ml --range 7d --step 30s --gpu-model a100-40gb-sxm --json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   simdjson::dom::parser parser;
   simdjson::dom::element doc = parser.parse(r.out);
@@ -133,7 +111,7 @@ TEST_F(PrometheusClusterTest, WeekOfRealDcgmHistoryGivesTheExportsValuesPerPod) 
 }
 
 TEST_F(PrometheusClusterTest, AutoStepTextOutputAndOnePod) {
-  RunResult r = RunCli(Args("--namespace ml --pod infer-t4 --explain"));
+  RunResult r = RunKraken(Args("--namespace ml --pod infer-t4 --explain"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("step 60 s, 2 query window(s)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("ml/infer-t4"), std::string::npos) << r.out;
@@ -147,7 +125,7 @@ TEST_F(PrometheusClusterTest, AutoStepTextOutputAndOnePod) {
 }
 
 TEST_F(PrometheusClusterTest, RealPodLabelsOfTheA10gLine) {
-  RunResult r = RunCli(Args("--namespace ray-llm --range 1d --json"));
+  RunResult r = RunKraken(Args("--namespace ray-llm --range 1d --json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   simdjson::dom::parser parser;
   simdjson::dom::element doc = parser.parse(r.out);
@@ -185,7 +163,7 @@ TEST_F(PrometheusClusterTest, UnreachableServerAndBadFlagsAreOneLineErrors) {
                                   std::string("analyze --prometheus ") + server_->url() + " --namespace ml --range 7x",
                                   std::string("analyze --prometheus ftp://prom:9090 --namespace ml"),
                                   std::string("analyze --prometheus ") + server_->url()}) {
-    RunResult r = RunCli(args);
+    RunResult r = RunKraken(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_EQ(r.err.rfind("kraken: error: ", 0), 0u) << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
@@ -212,7 +190,7 @@ TEST_F(PrometheusClusterTest, AnnotateWritesTheResultsThroughTheApiServer) {
   std::thread thread([&] { api.listen_after_bind(); });
   std::string token = testing::MakeTempDir("token") + "/token";
   std::ofstream(token) << "sa-token\n";
-  RunResult r = RunCli("annotate --prometheus " + server_->url() + " --namespace ml --gpu-model a100-40gb-sxm " +
+  RunResult r = RunKraken("annotate --prometheus " + server_->url() + " --namespace ml --gpu-model a100-40gb-sxm " +
                        "--kube-api http://127.0.0.1:" + std::to_string(port) + " --token-file " + token);
   api.stop();
   thread.join();
@@ -263,7 +241,7 @@ TEST(PrometheusLiveScrapeTest, ScrapedReplayOfTheA100CaptureReadsBackPerPod) {
   bool found = false;
   for (int attempt = 0; attempt < 40 && !found; ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    RunResult r = RunCli("analyze --prometheus " + prometheus.url() + " --namespace ml --range 1m --step 1s --json");
+    RunResult r = RunKraken("analyze --prometheus " + prometheus.url() + " --namespace ml --range 1m --step 1s --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     out = r.out;
     found = out.find("\"trainer-0\"") != std::string::npos && out.find("\"gpu_busy\": {") != std::string::npos;

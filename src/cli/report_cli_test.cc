@@ -2,43 +2,21 @@
 // inputs, and the error contract (one line, exit 2, no file left behind).
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 
 #include "base/testing/test_data.h"
+#include "cli/cli_test_support.h"
 
 namespace kraken {
 namespace {
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-RunResult RunCli(const std::string& args) {
-  std::string err_path = testing::MakeTempDir("report_cli_stderr") + "/stderr";
-  std::string command = std::string(KRAKEN_BINARY_PATH) + " " + args + " 2>" + err_path;
-  RunResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 65536> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.err = testing::ReadFileOrDie(err_path);
-  return result;
-}
 
 const std::string kResnet = "kineto/kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
 const std::string kSmi = "nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt";
 
 TEST(ReportCliTest, WritesOneSelfContainedPage) {
   std::string out = testing::MakeTempDir("report_cli_page") + "/resnet.html";
-  RunResult r = RunCli("report " + testing::DataPath(kResnet) + " -o " + out);
+  RunResult r = RunKraken("report " + testing::DataPath(kResnet) + " -o " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string html = testing::ReadFileOrDie(out);
   EXPECT_EQ(html.rfind("<!doctype html>", 0), 0u);
@@ -55,9 +33,9 @@ TEST(ReportCliTest, WritesOneSelfContainedPage) {
 }
 
 TEST(ReportCliTest, DataDocumentHoldsAnalyzeDisaggAndPrice) {
-  RunResult r = RunCli("report --data-only --gpu-hour-cost 4 -o - " + testing::DataPath(kResnet));
+  RunResult r = RunKraken("report --data-only --gpu-hour-cost 4 -o - " + testing::DataPath(kResnet));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  RunResult analyze = RunCli("analyze --json " + testing::DataPath(kResnet));
+  RunResult analyze = RunKraken("analyze --json " + testing::DataPath(kResnet));
   ASSERT_EQ(analyze.exit_code, 0) << analyze.err;
   simdjson::dom::parser parser;
   simdjson::dom::element doc = parser.parse(r.out);
@@ -81,7 +59,7 @@ TEST(ReportCliTest, DataDocumentHoldsAnalyzeDisaggAndPrice) {
 }
 
 TEST(ReportCliTest, SampledCaptureGivesUtilizationMemoryPowerAndPciePanels) {
-  RunResult r = RunCli("report --data-only -o - " + testing::DataPath(kSmi));
+  RunResult r = RunKraken("report --data-only -o - " + testing::DataPath(kSmi));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   simdjson::dom::parser parser;
   simdjson::dom::element doc = parser.parse(r.out);
@@ -95,9 +73,9 @@ TEST(ReportCliTest, SampledCaptureGivesUtilizationMemoryPowerAndPciePanels) {
 
 TEST(ReportCliTest, ReportsAStoredProfileById) {
   std::string db = testing::MakeTempDir("report_cli_store") + "/profiles.db";
-  RunResult imported = RunCli("import --db " + db + " " + testing::DataPath(kResnet));
+  RunResult imported = RunKraken("import --db " + db + " " + testing::DataPath(kResnet));
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
-  RunResult r = RunCli("report --data-only --title ResNet -o - --db " + db + " 1");
+  RunResult r = RunKraken("report --data-only --title ResNet -o - --db " + db + " 1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   simdjson::dom::parser parser;
   simdjson::dom::element doc = parser.parse(r.out);
@@ -105,7 +83,7 @@ TEST(ReportCliTest, ReportsAStoredProfileById) {
   EXPECT_EQ(doc["inputs"].get_array().value().at(0).get_string().value(), "1");
   // The stored profile gives the same analysis as the file.
   EXPECT_EQ(doc["analyze"]["kernels"]["count"].get_int64().value(), 8772);
-  RunResult missing = RunCli("report -o - --db " + db + " 99");
+  RunResult missing = RunKraken("report -o - --db " + db + " 99");
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("no profile 99"), std::string::npos) << missing.err;
 }
@@ -117,7 +95,7 @@ TEST(ReportCliTest, ErrorsAreOneLineAndLeaveNoFile) {
        {"report " + dir + "/missing.json -o " + out,
         "report --gpu-hour-cost -1 " + testing::DataPath(kResnet) + " -o " + out,
         "report --device no-such-gpu " + testing::DataPath(kResnet) + " -o " + out}) {
-    RunResult r = RunCli(args);
+    RunResult r = RunKraken(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
     EXPECT_EQ(r.err.rfind("kraken: error: ", 0), 0u) << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;

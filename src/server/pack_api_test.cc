@@ -6,15 +6,13 @@
 // (std::function moves) under -O2 with the sanitizers: silenced for this file only.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <sstream>
 
 #include "base/json_writer.h"
+#include "base/testing/run_command.h"
 #include "server/test_server.h"
 
 namespace kraken::server {
@@ -27,17 +25,11 @@ constexpr char kNodes[] = "alibaba-gpu-v2023/openb_node_list_gpu_node.csv";
 constexpr char kPods[] = "alibaba-gpu-v2023/openb_pod_list_default.csv";
 constexpr char kMultiGpuPods[] = "alibaba-gpu-v2023/openb_pod_list_multigpu20.csv";
 
+// What `kraken ARGS` prints on stdout; the command must succeed.
 std::string RunKraken(const std::string& args) {
-  std::string command = std::string(KRAKEN_BINARY_PATH) + " " + args + " 2>/dev/null";
-  std::string out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 65536> buffer{};
-  size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
-  int status = ::pclose(pipe);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
-  return out;
+  kraken::testing::CommandResult r = kraken::testing::RunCommand(std::string(KRAKEN_BINARY_PATH) + " " + args);
+  EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+  return r.out;
 }
 
 // The header and the first `rows` pods of the default list, as a temp file (so that the

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/testing/run_command.h"
 #include "server/test_server.h"
 
 namespace kraken::server {
@@ -19,16 +20,8 @@ namespace {
 constexpr char kTrace[] = "kineto/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
 constexpr char kTraceName[] = "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
 
-std::string RunAndCapture(const std::string& command) {
-  std::string out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  char buffer[65536];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) out.append(buffer, n);
-  ::pclose(pipe);
-  return out;
-}
+// Standard output of a shell command (the commands redirect their own stderr).
+std::string RunAndCapture(const std::string& command) { return kraken::testing::RunCommand(command).out; }
 
 TEST(ServeBinaryTest, AnalysisOfAnUploadEqualsKrakenAnalyzeOfTheFile) {
   testing::TestServer server;
