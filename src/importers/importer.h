@@ -41,6 +41,9 @@ class ProfileSink {
  public:
   // Starts a new profile whose metadata.source and .format are filled in.
   Profile& NewProfile(const ImportInput& input, std::string_view format);
+  // Adds a profile an importer built whole (so a failure half-way leaves nothing in the
+  // sink), filling in metadata.source and .format as NewProfile does.
+  void AddProfile(const ImportInput& input, std::string_view format, Profile profile);
   std::vector<Profile>& profiles() { return profiles_; }
 
  private:

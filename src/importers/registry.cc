@@ -6,10 +6,14 @@
 namespace kraken {
 
 Profile& ProfileSink::NewProfile(const ImportInput& input, std::string_view format) {
-  Profile& profile = profiles_.emplace_back();
+  AddProfile(input, format, Profile());
+  return profiles_.back();
+}
+
+void ProfileSink::AddProfile(const ImportInput& input, std::string_view format, Profile profile) {
   profile.metadata.source = input.display_name;
   profile.metadata.format = std::string(format);
-  return profile;
+  profiles_.push_back(std::move(profile));
 }
 
 void ImporterRegistry::Register(std::unique_ptr<Importer> importer) {

@@ -152,10 +152,7 @@ class GenAiPodImporter final : public Importer {
     profile.import_counters["genai_rows"] = rows;
     if (bad_rows > 0) profile.import_counters["genai_bad_rows"] = bad_rows;
     profile.metadata.attributes["clock"] = "Unix seconds shifted by the publisher (anonymized)";
-    Profile& added = sink.NewProfile(input, descriptor().name);
-    profile.metadata.source = added.metadata.source;
-    profile.metadata.format = added.metadata.format;
-    added = std::move(profile);
+    sink.AddProfile(input, descriptor().name, std::move(profile));
     return Status::Ok();
   }
 };

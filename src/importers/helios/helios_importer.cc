@@ -180,10 +180,7 @@ class HeliosImporter final : public Importer {
     }
     if (duplicates > 0) profile.import_counters["helios_duplicate_timestamps"] = duplicates;
     profile.metadata.attributes["clock"] = "file's local clock, read as UTC";
-    Profile& added = sink.NewProfile(input, descriptor().name);
-    profile.metadata.source = added.metadata.source;
-    profile.metadata.format = added.metadata.format;
-    added = std::move(profile);
+    sink.AddProfile(input, descriptor().name, std::move(profile));
     return Status::Ok();
   }
 };

@@ -124,10 +124,7 @@ class OrionCsvImporter final : public Importer {
     if (bad_rows > 0) profile.import_counters["orion_bad_rows"] = bad_rows;
     profile.import_counters["orion_rows"] = static_cast<int64_t>(profile.kernels.size());
     // The profile joins the sink only once the file proved usable.
-    Profile& added = sink.NewProfile(input, descriptor().name);
-    profile.metadata.source = added.metadata.source;
-    profile.metadata.format = added.metadata.format;
-    added = std::move(profile);
+    sink.AddProfile(input, descriptor().name, std::move(profile));
     return Status::Ok();
   }
 

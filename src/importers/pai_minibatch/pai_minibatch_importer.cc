@@ -179,10 +179,7 @@ class PaiMinibatchImporter final : public Importer {
       return InvalidInput("line 1: not a PAI mini-batch-time header");
     }
     profile.metadata.attributes["axis"] = "training iteration (no clock in the source)";
-    Profile& added = sink.NewProfile(input, descriptor().name);
-    profile.metadata.source = added.metadata.source;
-    profile.metadata.format = added.metadata.format;
-    added = std::move(profile);
+    sink.AddProfile(input, descriptor().name, std::move(profile));
     return Status::Ok();
   }
 };
