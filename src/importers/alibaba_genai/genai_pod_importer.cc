@@ -143,8 +143,7 @@ class GenAiPodImporter final : public Importer {
       }
       s.samples.push_back(Sample{*time_ns, *value});
     }
-    if (last_row_bad && !reader.terminated())
-      return InvalidInput("line " + std::to_string(reader.line_number()) + ": file ends inside a row (truncated?)");
+    KRAKEN_RETURN_IF_ERROR(reader.CheckLastRowComplete(last_row_bad));
     if (rows == 0) return InvalidInput("line 2: GenAI per-pod header but no valid rows");
 
     Profile profile;

@@ -163,8 +163,7 @@ class HeliosImporter final : public Importer {
         profile.series[c - 1].samples.push_back(Sample{time_ns, *value});
       }
     }
-    if (last_row_bad && !reader.terminated())
-      return InvalidInput("line " + std::to_string(reader.line_number()) + ": file ends inside a row (truncated?)");
+    KRAKEN_RETURN_IF_ERROR(reader.CheckLastRowComplete(last_row_bad));
     if (rows == 0) return InvalidInput("line 2: Helios sequence header but no valid rows");
 
     profile.import_counters["helios_rows"] = rows;

@@ -90,8 +90,7 @@ Status ImportWorkerRows(prometheus::LineReader& reader, const std::string& job, 
     }
     s.samples.push_back(Sample{*iteration, *value});
   }
-  if (last_row_bad && !reader.terminated())
-    return InvalidInput("line " + std::to_string(reader.line_number()) + ": file ends inside a row (truncated?)");
+  KRAKEN_RETURN_IF_ERROR(reader.CheckLastRowComplete(last_row_bad));
   if (rows == 0) return InvalidInput("line 2: mini-batch-time header but no valid rows");
   profile->series = collector.Finish("pai_minibatch", &profile->import_counters);
   profile->import_counters["pai_minibatch_rows"] = rows;
@@ -139,8 +138,7 @@ Status ImportCovRows(prometheus::LineReader& reader, std::string_view header, Pr
       s.samples.push_back(Sample{iterations[i - 1], *v});
     }
   }
-  if (last_row_bad && !reader.terminated())
-    return InvalidInput("line " + std::to_string(reader.line_number()) + ": file ends inside a row (truncated?)");
+  KRAKEN_RETURN_IF_ERROR(reader.CheckLastRowComplete(last_row_bad));
   if (rows == 0) return InvalidInput("line 2: iteration-column header but no valid rows");
   profile->import_counters["pai_minibatch_rows"] = rows;
   if (bad_rows > 0) profile->import_counters["pai_minibatch_bad_rows"] = bad_rows;

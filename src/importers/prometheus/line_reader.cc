@@ -71,4 +71,9 @@ Result<bool> LineReader::Next(std::string_view* line) {
   }
 }
 
+Status LineReader::CheckLastRowComplete(bool last_row_rejected) const {
+  if (!last_row_rejected || terminated_) return Status::Ok();
+  return InvalidInput("line " + std::to_string(line_number_) + ": file ends inside a row (truncated?)");
+}
+
 }  // namespace kraken::prometheus

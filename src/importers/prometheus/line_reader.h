@@ -31,6 +31,11 @@ class LineReader {
   // Whether that line was longer than kMaxLineBytes (its text is then empty).
   bool overlong() const { return overlong_; }
 
+  // For row formats: OK unless the last row was rejected and the input ended inside it
+  // (no final '\n'), which means a cut file rather than one bad row, so the whole import
+  // fails with the line named.
+  Status CheckLastRowComplete(bool last_row_rejected) const;
+
  private:
   Status Fill();
 
