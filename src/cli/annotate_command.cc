@@ -32,7 +32,7 @@ struct AnnotateArgs {
   std::string kube_api;    // out of cluster: http(s)://HOST:PORT (tests, kubectl proxy)
   std::string token_file;  // with --kube-api
   bool dry_run = false;
-  std::string every;         // "" = one pass
+  std::string every;  // "" = one pass
   bool no_node_labels = false;
 };
 
@@ -115,7 +115,7 @@ Result<std::vector<k8s::PodResult>> AnalyzePods(const AnnotateArgs& args, const 
 
 // Node name -> kraken.io/gpu-class, gpu-count, mig-layout, from every node's DCGM series.
 Result<std::map<std::string, std::map<std::string, std::string>>> NodeLabels(const PassSetup& setup,
-                                                                              promql::PrometheusClient& client) {
+                                                                             promql::PrometheusClient& client) {
   KRAKEN_ASSIGN_OR_RETURN(promql::NodeGpuQueryResult result,
                           promql::QueryNodeGpus(client, setup.options, setup.fallback));
   std::map<std::string, std::map<std::string, std::string>> labels;
@@ -193,18 +193,17 @@ int RunAnnotate(const AnnotateArgs& args) {
   const std::atomic<bool>& stop = k8s::InstallStopSignalHandlers();
   k8s::ControllerLoopOptions loop;
   loop.every = std::chrono::milliseconds(*every_ns / 1'000'000);
-  k8s::RunControllerLoop(
-      [&](int64_t pass) { return RunPass(args, setup, "pass " + std::to_string(pass) + ": "); },
-      [](int64_t pass, const Status& status) {
-        // One line per failed pass; the next pass retries.
-        std::string message = status.message();
-        for (char& c : message)
-          if (c == '\n' || c == '\r') c = ' ';
-        std::fprintf(stderr, "kraken: annotate pass %lld failed: %s\n", static_cast<long long>(pass),
-                     message.c_str());
-        std::fflush(stderr);
-      },
-      stop, loop);
+  k8s::RunControllerLoop([&](int64_t pass) { return RunPass(args, setup, "pass " + std::to_string(pass) + ": "); },
+                         [](int64_t pass, const Status& status) {
+                           // One line per failed pass; the next pass retries.
+                           std::string message = status.message();
+                           for (char& c : message)
+                             if (c == '\n' || c == '\r') c = ' ';
+                           std::fprintf(stderr, "kraken: annotate pass %lld failed: %s\n", static_cast<long long>(pass),
+                                        message.c_str());
+                           std::fflush(stderr);
+                         },
+                         stop, loop);
   return kExitOk;
 }
 

@@ -208,7 +208,7 @@ TEST_F(PrometheusClusterTest, AnnotateWritesTheResultsThroughTheApiServer) {
   std::string token = testing::MakeTempDir("token") + "/token";
   std::ofstream(token) << "sa-token\n";
   RunResult r = RunKraken("annotate --prometheus " + server_->url() + " --namespace ml --gpu-model a100-40gb-sxm " +
-                       "--kube-api http://127.0.0.1:" + std::to_string(port) + " --token-file " + token);
+                          "--kube-api http://127.0.0.1:" + std::to_string(port) + " --token-file " + token);
   api.stop();
   thread.join();
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -248,8 +248,7 @@ TEST_F(PrometheusClusterTest, AnnotateDryRunPrintsNodeLabels) {
   EXPECT_NE(r.out.find("node/424773df46e0 kraken.io/gpu-class=t4 kraken.io/gpu-count=1 kraken.io/mig-layout=none\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("node/ub20-a100-k8s kraken.io/gpu-count=1 kraken.io/mig-layout=1g.5gb-x1\n"),
-            std::string::npos)
+  EXPECT_NE(r.out.find("node/ub20-a100-k8s kraken.io/gpu-count=1 kraken.io/mig-layout=1g.5gb-x1\n"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("node/ip-11111 kraken.io/gpu-count=1 kraken.io/mig-layout=none\n"), std::string::npos) << r.out;
 }
@@ -327,10 +326,10 @@ TEST_F(PrometheusClusterTest, ControllerModeTwoPassesThenSigterm) {
   api.Add("/api/v1/nodes/ub20-a100-k8s", {});
   std::string dir = testing::MakeTempDir("controller");
   std::ofstream(dir + "/token") << "sa-token\n";
-  testing::ChildProcess kraken({KRAKEN_BINARY_PATH, "annotate", "--prometheus", server_->url(), "--namespace", "ml",
-                                "--gpu-model", "a100-40gb-sxm", "--kube-api", api.url(), "--token-file",
-                                dir + "/token", "--every", "1s"},
-                               dir + "/log");
+  testing::ChildProcess kraken(
+      {KRAKEN_BINARY_PATH, "annotate", "--prometheus", server_->url(), "--namespace", "ml", "--gpu-model",
+       "a100-40gb-sxm", "--kube-api", api.url(), "--token-file", dir + "/token", "--every", "1s"},
+      dir + "/log");
   std::string log = kraken.WaitForLog("pass 2: ", std::chrono::seconds(60));
   ASSERT_FALSE(log.empty()) << kraken.Log();
   auto stop_sent = std::chrono::steady_clock::now();
@@ -361,10 +360,10 @@ TEST(AnnotateControllerTest, FailedPassesAreLoggedAndRetriedOnePassExitsTwo) {
   std::string dir = testing::MakeTempDir("controller_down");
   std::ofstream(dir + "/token") << "t\n";
   // Nothing listens on port 1: Prometheus is down.
-  testing::ChildProcess kraken({KRAKEN_BINARY_PATH, "annotate", "--prometheus", "http://127.0.0.1:1", "--namespace",
-                                "ml", "--kube-api", "http://127.0.0.1:1", "--token-file", dir + "/token", "--every",
-                                "1s"},
-                               dir + "/log");
+  testing::ChildProcess kraken(
+      {KRAKEN_BINARY_PATH, "annotate", "--prometheus", "http://127.0.0.1:1", "--namespace", "ml", "--kube-api",
+       "http://127.0.0.1:1", "--token-file", dir + "/token", "--every", "1s"},
+      dir + "/log");
   std::string log = kraken.WaitForLog("kraken: annotate pass 2 failed: ", std::chrono::seconds(30));
   ASSERT_FALSE(log.empty()) << kraken.Log();
   EXPECT_EQ(kraken.Stop(SIGINT, std::chrono::seconds(10)), 0) << kraken.Log();

@@ -55,13 +55,13 @@ bool IsAggregatedOwner(const ObjectRef& owner);
 bool ProfilingDisabled(const std::map<std::string, std::string>& annotations);
 
 struct AnnotationStats {
-  int objects_read = 0;       // = patched + unchanged + pods_opted_out + nodes_missing
+  int objects_read = 0;  // = patched + unchanged + pods_opted_out + nodes_missing
   int objects_patched = 0;
   int objects_unchanged = 0;
-  int pods_annotated = 0;     // pods read and left with kraken's current values
-  int pods_opted_out = 0;     // kraken.io/profiling: disabled: read, never patched
-  int nodes_labelled = 0;     // nodes whose GPU labels were read (patched or unchanged)
-  int nodes_missing = 0;      // a DCGM Hostname that names no Node object (404): skipped
+  int pods_annotated = 0;  // pods read and left with kraken's current values
+  int pods_opted_out = 0;  // kraken.io/profiling: disabled: read, never patched
+  int nodes_labelled = 0;  // nodes whose GPU labels were read (patched or unchanged)
+  int nodes_missing = 0;   // a DCGM Hostname that names no Node object (404): skipped
 };
 
 class AnnotationWriter {
@@ -78,7 +78,7 @@ class AnnotationWriter {
   Result<bool> ApplyNodeLabels(const std::string& node, const std::map<std::string, std::string>& desired);
 
   // Annotates each pod; its node with the aggregate of the pods on it; and each owning
-  // job that runs several pods (MPIJob, PyTorchJob, Job, ...) with the aggregate of its
+  // job that runs several pods (MPIJob, PyTorchJob, batch Job) with the aggregate of its
   // pods (IsAggregatedOwner kinds only). A pod annotated kraken.io/profiling: disabled is
   // read but never patched, and its results reach neither its node nor its job.
   Status AnnotatePods(const std::vector<PodResult>& pods, AnnotationStats* stats);

@@ -211,7 +211,10 @@ TEST(AnnotationWriterTest, AChangedValueIsTheOnlyKeyPatched) {
 TEST(AnnotationWriterTest, OptedOutPodIsReadButNeverPatchedNorAggregated) {
   FakeApiServer api;
   api.Add("/api/v1/namespaces/ml/pods/bert-worker-0",
-          {{{"kraken.io/profiling", "Disabled "}, {"kraken.io/gpu-util-p95", "0.100"}}, kPyTorchJobOwner, "gpu-node-1", {}});
+          {{{"kraken.io/profiling", "Disabled "}, {"kraken.io/gpu-util-p95", "0.100"}},
+           kPyTorchJobOwner,
+           "gpu-node-1",
+           {}});
   api.Add("/api/v1/namespaces/ml/pods/bert-worker-1",
           {{{"kraken.io/profiling", "enabled"}}, kPyTorchJobOwner, "gpu-node-1", {}});
   api.Add("/api/v1/nodes/gpu-node-1", {});

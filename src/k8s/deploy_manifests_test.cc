@@ -106,10 +106,11 @@ std::map<std::string, std::set<std::string>> Grants(const YAML::Node& role) {
 // account of kraken may patch anything.
 void ExpectControllerRbac(const std::vector<YAML::Node>& docs, const std::string& controller_role) {
   const std::set<std::string> get_patch = {"get", "patch"};
-  const std::map<std::string, std::set<std::string>> expected = {
-      {"/pods", get_patch},        {"/nodes", get_patch},
-      {"batch/jobs", get_patch},   {"kubeflow.org/mpijobs", get_patch},
-      {"kubeflow.org/pytorchjobs", get_patch}};
+  const std::map<std::string, std::set<std::string>> expected = {{"/pods", get_patch},
+                                                                 {"/nodes", get_patch},
+                                                                 {"batch/jobs", get_patch},
+                                                                 {"kubeflow.org/mpijobs", get_patch},
+                                                                 {"kubeflow.org/pytorchjobs", get_patch}};
   int roles = 0;
   for (const YAML::Node& doc : docs) {
     if (doc["kind"].as<std::string>("") != "ClusterRole") continue;

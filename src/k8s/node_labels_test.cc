@@ -26,7 +26,7 @@ TEST(NodeLabelsTest, MigLayoutIsLargestSliceFirstAndAlwaysAValidLabel) {
   // Same compute slices: more memory first; "+me" (media extensions) made label-safe.
   EXPECT_EQ(MigLayoutText({{"1g.10gb+me", 1}, {"1g.5gb", 5}, {"1g.10gb", 1}}), "1g.10gb-x1.1g.10gb_me-x1.1g.5gb-x5");
   // Every A100 80GB GPU-instance profile at once is longer than a label may be.
-  std::map<std::string, int> all = {{"7g.80gb", 1}, {"4g.40gb", 1}, {"3g.40gb", 2}, {"2g.20gb", 3},
+  std::map<std::string, int> all = {{"7g.80gb", 1}, {"4g.40gb", 1}, {"3g.40gb", 2},   {"2g.20gb", 3},
                                     {"1g.20gb", 4}, {"1g.10gb", 7}, {"1g.10gb+me", 1}};
   EXPECT_EQ(MigLayoutText(all), "mixed");
   for (const auto& layout : {std::map<std::string, int>{{"1g.5gb", 7}}, std::map<std::string, int>{{"1g.10gb+me", 1}},

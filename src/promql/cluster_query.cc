@@ -65,8 +65,8 @@ Status QueryRangePaged(PrometheusClient& client, const std::string& query, const
                        QueryPlan* plan, int64_t* end_s, std::vector<RangeSeries>* out) {
   *end_s = options.end_s;
   if (*end_s == 0) {
-    *end_s = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-                 .count();
+    *end_s =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   }
   KRAKEN_ASSIGN_OR_RETURN(*plan, PlanRangeQuery(*end_s, options.range_s, options.step_s, options.points_per_window));
   for (const QueryWindow& window : plan->windows) {

@@ -10,9 +10,9 @@ namespace {
 
 // The labels that say which node, GPU and MIG instance a series measures, under every
 // spelling dcgm_entity reads; everything else (pod, container, values) is grouped away.
-constexpr const char* kInventoryLabels[] = {"Hostname", "hostname", "instance", "UUID",     "uuid",
-                                            "gpu_uuid", "gpu",      "modelName", "model_name", "DCGM_FI_DEV_NAME",
-                                            "GPU_I_PROFILE", "GPU_I_ID"};
+constexpr const char* kInventoryLabels[] = {"Hostname",   "hostname",         "instance",      "UUID",
+                                            "uuid",       "gpu_uuid",         "gpu",           "modelName",
+                                            "model_name", "DCGM_FI_DEV_NAME", "GPU_I_PROFILE", "GPU_I_ID"};
 
 struct NodeSeries {
   SeriesEntity entity;
@@ -28,8 +28,7 @@ const DeviceSpec* SpecOf(const DeviceInfo& device, const DeviceSpec* fallback) {
 
 }  // namespace
 
-std::map<std::string, NodeGpus> NodeGpusFromSeries(const std::vector<RangeSeries>& series,
-                                                   const DeviceSpec* fallback) {
+std::map<std::string, NodeGpus> NodeGpusFromSeries(const std::vector<RangeSeries>& series, const DeviceSpec* fallback) {
   std::map<std::string, std::vector<NodeSeries>> by_node;
   for (const RangeSeries& rs : series) {
     if (rs.times_ms.empty()) continue;

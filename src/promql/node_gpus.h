@@ -20,9 +20,9 @@ struct NodeGpus {
   // "mixed" when they resolve to different entries; "" when any GPU's model is unknown
   // or not in the catalog (kraken does not guess a model).
   std::string gpu_class;
-  int gpu_count = 0;                       // physical GPUs (by UUID, else index)
+  int gpu_count = 0;                        // physical GPUs (by UUID, else index)
   std::map<std::string, int> mig_profiles;  // GPU_I_PROFILE -> instances ("1g.5gb" -> 7)
-  int64_t last_seen_ms = 0;                // the instant this inventory was read at
+  int64_t last_seen_ms = 0;                 // the instant this inventory was read at
 };
 
 // Groups the series by node (Hostname label; the exporter's `instance` host when there is
@@ -30,8 +30,7 @@ struct NodeGpus {
 // point at that node's latest instant, so a MIG layout changed during the range shows as
 // it is now, not as the union of before and after. `fallback` names the model of GPUs
 // whose series carry no modelName (old exporters), like --gpu-model; may be null.
-std::map<std::string, NodeGpus> NodeGpusFromSeries(const std::vector<RangeSeries>& series,
-                                                   const DeviceSpec* fallback);
+std::map<std::string, NodeGpus> NodeGpusFromSeries(const std::vector<RangeSeries>& series, const DeviceSpec* fallback);
 
 // The inventory query: one series per GPU and per MIG instance of every node, whatever
 // namespace its pods are in (a node's labels describe all its GPUs):

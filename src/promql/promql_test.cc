@@ -229,14 +229,14 @@ TEST(NodeGpusTest, LayoutIsReadAtEachNodesLatestInstant) {
 
 TEST(NodeGpusTest, ClassIsMixedOnlyWhenEveryGpuIsKnown) {
   auto gpu = [](std::string uuid, std::string model) {
-    return RangeSeries{{{"__name__", "DCGM_FI_DEV_GPU_UTIL"}, {"UUID", uuid}, {"modelName", model}, {"Hostname", "n"}},
-                       {1000},
-                       {"1"}};
+    return RangeSeries{
+        {{"__name__", "DCGM_FI_DEV_GPU_UTIL"}, {"UUID", uuid}, {"modelName", model}, {"Hostname", "n"}}, {1000}, {"1"}};
   };
   auto mixed = NodeGpusFromSeries({gpu("GPU-1", "NVIDIA H100 80GB HBM3"), gpu("GPU-2", "Tesla T4")}, nullptr);
   EXPECT_EQ(mixed.at("n").gpu_class, "mixed");
   EXPECT_EQ(mixed.at("n").gpu_count, 2);
-  auto same = NodeGpusFromSeries({gpu("GPU-1", "NVIDIA H100 80GB HBM3"), gpu("GPU-2", "NVIDIA H100 80GB HBM3")}, nullptr);
+  auto same =
+      NodeGpusFromSeries({gpu("GPU-1", "NVIDIA H100 80GB HBM3"), gpu("GPU-2", "NVIDIA H100 80GB HBM3")}, nullptr);
   EXPECT_EQ(same.at("n").gpu_class, "h100-sxm");
   auto unknown = NodeGpusFromSeries({gpu("GPU-1", "NVIDIA H100 80GB HBM3"), gpu("GPU-2", "NVIDIA A10G")}, nullptr);
   EXPECT_EQ(unknown.at("n").gpu_class, "");
