@@ -1,30 +1,39 @@
-// `kraken annotate --prometheus URL --namespace NS`: the controller mode's one pass. Runs
-// the cluster analysis of `analyze --prometheus` and writes its results as kraken.io/*
-// annotations on the pods, their nodes and their multi-pod jobs, through the API server
-// with the in-cluster service account (docs/kubernetes.md).
+// `kraken annotate --prometheus URL --namespace NS [--every 5m]`: the controller mode. A
+// pass runs the cluster analysis of `analyze --prometheus` and writes its results as
+// kraken.io/* annotations on the pods, their nodes and their multi-pod jobs, and the GPU
+// labels on the nodes, through the API server with the in-cluster service account
+// (docs/kubernetes.md). Without --every it is one pass; with it, a pass every interval
+// until SIGINT/SIGTERM (k8s/controller_loop.h).
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include "analysis/pooling/pod_pooling.h"
+#include "base/duration.h"
 #include "base/text.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "k8s/annotation_writer.h"
+#include "k8s/controller_loop.h"
+#include "k8s/node_labels.h"
 #include "model/device_catalog.h"
 #include "promql/cluster_query.h"
+#include "promql/node_gpus.h"
 
 namespace kraken::cli {
 namespace {
 
 struct AnnotateArgs {
   std::string prometheus;
-  std::string namespace_name;
+  std::vector<std::string> namespaces;
   std::string range = "7d";
   std::string gpu_model;
   std::string kube_api;    // out of cluster: http(s)://HOST:PORT (tests, kubectl proxy)
   std::string token_file;  // with --kube-api
   bool dry_run = false;
+  std::string every;  // "" = one pass
+  bool no_node_labels = false;
 };
 
 // What the pooling analysis says about a pod, as annotations. Bound and disagg score
@@ -72,51 +81,129 @@ Result<k8s::KubeConfig> KubeConfigOf(const AnnotateArgs& args) {
   return config;
 }
 
-int RunAnnotate(const AnnotateArgs& args) {
-  if (args.prometheus.empty() || args.namespace_name.empty())
-    return ReportError(InvalidInput("annotate needs --prometheus URL and --namespace NS"));
-  promql::ClusterQueryOptions options;
-  options.namespace_name = args.namespace_name;
-  auto range = promql::ParsePromDurationSeconds(args.range);
-  if (!range.ok()) return ReportError(range.status().WithContext("--range"));
-  options.range_s = *range;
-  const DeviceSpec* fallback = args.gpu_model.empty() ? nullptr : FindDeviceSpec(args.gpu_model);
-  if (!args.gpu_model.empty() && fallback == nullptr)
-    return ReportError(InvalidInput("--gpu-model '" + args.gpu_model + "' is not in the catalog"));
-  auto kube = KubeConfigOf(args);
-  if (!kube.ok()) return ReportError(kube.status());
-  auto client = promql::PrometheusClient::Create(args.prometheus);
-  if (!client.ok()) return ReportError(client.status());
-  auto result = promql::QueryCluster(**client, options);
-  if (!result.ok()) return ReportError(result.status());
-  std::vector<pooling::PodGpuUse> uses;
-  for (auto& [key, profile] : result->pods.by_pod)
-    for (pooling::PodGpuUse& use : pooling::PodGpuUses(profile, key.namespace_name, key.pod, fallback))
-      uses.push_back(std::move(use));
-  pooling::PoolingReport report = pooling::FindPoolingCandidates(uses);
+// What a pass needs that does not change between passes.
+struct PassSetup {
+  promql::ClusterQueryOptions options;  // namespace_name set per namespace
+  const DeviceSpec* fallback = nullptr;
+  k8s::KubeConfig kube;
+};
+
+// Reads the DCGM history of each namespace and turns the pooling analysis into one
+// PodResult per pod.
+Result<std::vector<k8s::PodResult>> AnalyzePods(const AnnotateArgs& args, const PassSetup& setup,
+                                                promql::PrometheusClient& client) {
   std::vector<k8s::PodResult> pods;
-  for (const pooling::PodRecommendation& rec : report.pods) {
-    const pooling::PodGpuUse& use = uses[rec.use];
-    // A pod with several GPUs: the first use speaks for it (the same analysis per GPU).
-    bool seen = false;
-    for (const k8s::PodResult& p : pods) seen = seen || (p.namespace_name == use.namespace_name && p.pod == use.pod);
-    if (!seen) pods.push_back({use.namespace_name, use.pod, AnnotationsOf(use, rec)});
+  for (const std::string& namespace_name : args.namespaces) {
+    promql::ClusterQueryOptions options = setup.options;
+    options.namespace_name = namespace_name;
+    KRAKEN_ASSIGN_OR_RETURN(promql::ClusterQueryResult result, promql::QueryCluster(client, options));
+    std::vector<pooling::PodGpuUse> uses;
+    for (auto& [key, profile] : result.pods.by_pod)
+      for (pooling::PodGpuUse& use : pooling::PodGpuUses(profile, key.namespace_name, key.pod, setup.fallback))
+        uses.push_back(std::move(use));
+    pooling::PoolingReport report = pooling::FindPoolingCandidates(uses);
+    for (const pooling::PodRecommendation& rec : report.pods) {
+      const pooling::PodGpuUse& use = uses[rec.use];
+      // A pod with several GPUs: the first use speaks for it (the same analysis per GPU).
+      bool seen = false;
+      for (const k8s::PodResult& p : pods) seen = seen || (p.namespace_name == use.namespace_name && p.pod == use.pod);
+      if (!seen) pods.push_back({use.namespace_name, use.pod, AnnotationsOf(use, rec)});
+    }
+  }
+  return pods;
+}
+
+// Node name -> kraken.io/gpu-class, gpu-count, mig-layout, from every node's DCGM series.
+Result<std::map<std::string, std::map<std::string, std::string>>> NodeLabels(const PassSetup& setup,
+                                                                             promql::PrometheusClient& client) {
+  KRAKEN_ASSIGN_OR_RETURN(promql::NodeGpuQueryResult result,
+                          promql::QueryNodeGpus(client, setup.options, setup.fallback));
+  std::map<std::string, std::map<std::string, std::string>> labels;
+  for (const auto& [node, gpus] : result.nodes)
+    labels[node] = k8s::NodeGpuLabels(gpus.gpu_class, gpus.gpu_count, gpus.mig_profiles);
+  return labels;
+}
+
+void PrintMap(const std::string& name, const std::map<std::string, std::string>& values) {
+  std::printf("%s", name.c_str());
+  for (const auto& [k, v] : values) std::printf(" %s=%s", k.c_str(), v.c_str());
+  std::printf("\n");
+}
+
+// One pass; `prefix` starts its summary line ("" or "pass 3: ").
+Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::string& prefix) {
+  const auto started = std::chrono::steady_clock::now();
+  KRAKEN_ASSIGN_OR_RETURN(auto client, promql::PrometheusClient::Create(args.prometheus));
+  KRAKEN_ASSIGN_OR_RETURN(std::vector<k8s::PodResult> pods, AnalyzePods(args, setup, *client));
+  std::map<std::string, std::map<std::string, std::string>> node_labels;
+  if (!args.no_node_labels) {
+    KRAKEN_ASSIGN_OR_RETURN(node_labels, NodeLabels(setup, *client));
   }
   if (args.dry_run) {
-    for (const k8s::PodResult& p : pods) {
-      std::printf("%s/%s", p.namespace_name.c_str(), p.pod.c_str());
-      for (const auto& [k, v] : k8s::ToAnnotations(p.annotations)) std::printf(" %s=%s", k.c_str(), v.c_str());
-      std::printf("\n");
-    }
-    return kExitOk;
+    for (const k8s::PodResult& p : pods) PrintMap(p.namespace_name + "/" + p.pod, k8s::ToAnnotations(p.annotations));
+    for (const auto& [node, labels] : node_labels) PrintMap("node/" + node, labels);
+    return Status::Ok();
   }
-  k8s::KubeClient kube_client(*kube);
+  k8s::KubeClient kube_client(setup.kube);
   k8s::AnnotationWriter writer(kube_client);
   k8s::AnnotationStats stats;
-  Status status = writer.AnnotatePods(pods, &stats);
-  if (!status.ok()) return ReportError(status);
-  std::printf("annotated %zu pod(s): %d object(s) read, %d patched, %d unchanged\n", pods.size(), stats.objects_read,
-              stats.objects_patched, stats.objects_unchanged);
+  KRAKEN_RETURN_IF_ERROR(writer.AnnotatePods(pods, &stats));
+  KRAKEN_RETURN_IF_ERROR(writer.LabelNodes(node_labels, &stats));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::printf(
+      "%sannotated %d pod(s), %d opted out (kraken.io/profiling: disabled); labelled %d node(s), %d not found; "
+      "%d object(s) read, %d patched, %d unchanged; %.2f s\n",
+      prefix.c_str(), stats.pods_annotated, stats.pods_opted_out, stats.nodes_labelled, stats.nodes_missing,
+      stats.objects_read, stats.objects_patched, stats.objects_unchanged, seconds);
+  std::fflush(stdout);
+  return Status::Ok();
+}
+
+int RunAnnotate(const AnnotateArgs& args) {
+  if (args.prometheus.empty() || args.namespaces.empty())
+    return ReportError(InvalidInput("annotate needs --prometheus URL and --namespace NS"));
+  PassSetup setup;
+  auto range = promql::ParsePromDurationSeconds(args.range);
+  if (!range.ok()) return ReportError(range.status().WithContext("--range"));
+  setup.options.range_s = *range;
+  // Names are checked before the first pass, so a typo is an exit-2 error, not a loop of
+  // failed passes.
+  for (const std::string& ns : args.namespaces)
+    if (auto query = promql::BuildDcgmQuery(ns, ""); !query.ok()) return ReportError(query.status());
+  setup.fallback = args.gpu_model.empty() ? nullptr : FindDeviceSpec(args.gpu_model);
+  if (!args.gpu_model.empty() && setup.fallback == nullptr)
+    return ReportError(InvalidInput("--gpu-model '" + args.gpu_model + "' is not in the catalog"));
+  std::optional<int64_t> every_ns;
+  if (!args.every.empty()) {
+    every_ns = ParseDurationNs(args.every);
+    if (!every_ns || *every_ns < 1'000'000'000)
+      return ReportError(InvalidInput("--every '" + args.every + "': expected a duration of at least 1s (5m, 1h)"));
+  }
+  if (auto client = promql::PrometheusClient::Create(args.prometheus); !client.ok())
+    return ReportError(client.status());
+  if (!args.dry_run) {
+    auto kube = KubeConfigOf(args);
+    if (!kube.ok()) return ReportError(kube.status());
+    setup.kube = *kube;
+  }
+  if (!every_ns) {
+    Status status = RunPass(args, setup, "");
+    return status.ok() ? kExitOk : ReportError(status);
+  }
+  const std::atomic<bool>& stop = k8s::InstallStopSignalHandlers();
+  k8s::ControllerLoopOptions loop;
+  loop.every = std::chrono::milliseconds(*every_ns / 1'000'000);
+  k8s::RunControllerLoop([&](int64_t pass) { return RunPass(args, setup, "pass " + std::to_string(pass) + ": "); },
+                         [](int64_t pass, const Status& status) {
+                           // One line per failed pass; the next pass retries.
+                           std::string message = status.message();
+                           for (char& c : message)
+                             if (c == '\n' || c == '\r') c = ' ';
+                           std::fprintf(stderr, "kraken: annotate pass %lld failed: %s\n", static_cast<long long>(pass),
+                                        message.c_str());
+                           std::fflush(stderr);
+                         },
+                         stop, loop);
   return kExitOk;
 }
 
@@ -127,13 +214,20 @@ void AddAnnotateCommand(CLI::App& app, CommandList& commands) {
   CLI::App* cmd = app.add_subcommand(
       "annotate", "Analyze a namespace's DCGM history and write kraken.io/* annotations on its pods, nodes and jobs");
   cmd->add_option("--prometheus", args->prometheus, "Prometheus holding the DCGM series (http(s)://HOST:PORT)");
-  cmd->add_option("--namespace", args->namespace_name, "Kubernetes namespace whose pods to analyze and annotate");
+  cmd->add_option("--namespace", args->namespaces,
+                  "Kubernetes namespace(s) whose pods to analyze and annotate (repeat or comma-separate)")
+      ->delimiter(',');
   cmd->add_option("--range", args->range, "How far back to read (Prometheus duration)")->capture_default_str();
   cmd->add_option("--gpu-model", args->gpu_model, "Catalog id of GPUs whose series have no modelName label");
   cmd->add_option("--kube-api", args->kube_api,
                   "API server URL when not running in a pod (default: the in-cluster service account)");
   cmd->add_option("--token-file", args->token_file, "With --kube-api: file holding the bearer token");
-  cmd->add_flag("--dry-run", args->dry_run, "Print the annotations instead of writing them");
+  cmd->add_flag("--dry-run", args->dry_run, "Print the annotations and node labels instead of writing them");
+  cmd->add_option("--every", args->every,
+                  "Controller mode: a pass every interval (5m, 1h) until SIGINT/SIGTERM; failed passes are "
+                  "logged and retried (default: one pass, exit 2 on error)");
+  cmd->add_flag("--no-node-labels", args->no_node_labels,
+                "Do not write the kraken.io/gpu-class, gpu-count and mig-layout node labels");
   commands.push_back({cmd, [args] { return RunAnnotate(*args); }});
 }
 

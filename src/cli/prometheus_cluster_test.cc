@@ -14,9 +14,11 @@
 #include <thread>
 
 #include "base/testing/test_data.h"
-#include "cli/cli_test_support.h"
 #include "base/text.h"
+#include "cli/agent_process_testing.h"
+#include "cli/cli_test_support.h"
 #include "cli/prometheus_test_server.h"
+#include "k8s/annotation_writer.h"
 #include "promql/prometheus_client.h"
 
 namespace kraken {
@@ -172,7 +174,8 @@ TEST_F(PrometheusClusterTest, UnreachableServerAndBadFlagsAreOneLineErrors) {
 }
 
 TEST_F(PrometheusClusterTest, AnnotateWritesTheResultsThroughTheApiServer) {
-  // A loopback API server: every pod exists with no annotation; PATCHes are recorded.
+  // A loopback API server: every pod exists with no annotation, one node exists (the A100
+  // capture's Hostname); the other Hostnames answer 404. Requests are recorded.
   std::mutex mutex;
   std::vector<std::string> requests;
   httplib::Server api;
@@ -186,17 +189,35 @@ TEST_F(PrometheusClusterTest, AnnotateWritesTheResultsThroughTheApiServer) {
     requests.push_back("PATCH " + req.path + " " + req.get_header_value("Content-Type") + " " + req.body);
     res.set_content("{}", "application/json");
   });
+  api.Get(R"(/api/v1/nodes/([a-z0-9-]+))", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mutex);
+    requests.push_back("GET " + req.path + " " + req.get_header_value("Authorization"));
+    if (req.path != "/api/v1/nodes/ub20-a100-k8s") {
+      res.status = 404;
+      return;
+    }
+    res.set_content(R"({"metadata":{"labels":{"kubernetes.io/hostname":"ub20-a100-k8s"}}})", "application/json");
+  });
+  api.Patch(R"(/api/v1/nodes/([a-z0-9-]+))", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mutex);
+    requests.push_back("PATCH " + req.path + " " + req.get_header_value("Content-Type") + " " + req.body);
+    res.set_content("{}", "application/json");
+  });
   int port = api.bind_to_any_port("127.0.0.1");
   std::thread thread([&] { api.listen_after_bind(); });
   std::string token = testing::MakeTempDir("token") + "/token";
   std::ofstream(token) << "sa-token\n";
   RunResult r = RunKraken("annotate --prometheus " + server_->url() + " --namespace ml --gpu-model a100-40gb-sxm " +
-                       "--kube-api http://127.0.0.1:" + std::to_string(port) + " --token-file " + token);
+                          "--kube-api http://127.0.0.1:" + std::to_string(port) + " --token-file " + token);
   api.stop();
   thread.join();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "annotated 3 pod(s): 3 object(s) read, 3 patched, 0 unchanged\n");
-  ASSERT_EQ(requests.size(), 6u);
+  EXPECT_EQ(r.out.rfind("annotated 3 pod(s), 0 opted out (kraken.io/profiling: disabled); labelled 1 node(s), "
+                        "2 not found; 6 object(s) read, 4 patched, 0 unchanged; ",
+                        0),
+            0u)
+      << r.out;
+  ASSERT_EQ(requests.size(), 10u);
   EXPECT_EQ(requests[0], "GET /api/v1/namespaces/ml/pods/infer-t4 Bearer sa-token");
   const std::string smp = " application/strategic-merge-patch+json ";
   EXPECT_EQ(requests[1], "PATCH /api/v1/namespaces/ml/pods/infer-t4" + smp +
@@ -208,6 +229,150 @@ TEST_F(PrometheusClusterTest, AnnotateWritesTheResultsThroughTheApiServer) {
   EXPECT_EQ(requests[5], "PATCH /api/v1/namespaces/ml/pods/trainer-0" + smp +
                              R"({"metadata":{"annotations":{"kraken.io/colocation-class":"dedicated",)"
                              R"("kraken.io/gpu-util-p95":"0.996","kraken.io/workload-type":"unknown"}}})");
+  // Node labels from every node's DCGM series, whatever the namespace: the T4 host and the
+  // A10G host (namespace ray-llm) are no Node of this cluster (404, skipped); the A100
+  // node has one GPU (--gpu-model names it: the 2.4 exporter sends no modelName) with the
+  // capture's one MIG instance, 1g.5gb.
+  EXPECT_EQ(requests[6], "GET /api/v1/nodes/424773df46e0 Bearer sa-token");
+  EXPECT_EQ(requests[7], "GET /api/v1/nodes/ip-11111 Bearer sa-token");
+  EXPECT_EQ(requests[8], "GET /api/v1/nodes/ub20-a100-k8s Bearer sa-token");
+  EXPECT_EQ(requests[9], "PATCH /api/v1/nodes/ub20-a100-k8s" + smp +
+                             R"({"metadata":{"labels":{"kraken.io/gpu-class":"a100-40gb-sxm",)"
+                             R"("kraken.io/gpu-count":"1","kraken.io/mig-layout":"1g.5gb-x1"}}})");
+}
+
+TEST_F(PrometheusClusterTest, AnnotateDryRunPrintsNodeLabels) {
+  RunResult r = RunKraken("annotate --prometheus " + server_->url() + " --namespace ml --dry-run");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // No --gpu-model: the A100 without modelName gets no class; the T4's modelName names it.
+  EXPECT_NE(r.out.find("node/424773df46e0 kraken.io/gpu-class=t4 kraken.io/gpu-count=1 kraken.io/mig-layout=none\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("node/ub20-a100-k8s kraken.io/gpu-count=1 kraken.io/mig-layout=1g.5gb-x1\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("node/ip-11111 kraken.io/gpu-count=1 kraken.io/mig-layout=none\n"), std::string::npos) << r.out;
+}
+
+// A stateful loopback API server for the controller mode: serves pods and one node,
+// applies the patches, so a second pass with the same results sees its own values.
+class StatefulApiServer {
+ public:
+  StatefulApiServer() {
+    server_.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      requests_.push_back("GET " + req.path);
+      auto it = objects_.find(req.path);
+      if (it == objects_.end()) {
+        res.status = 404;
+        return;
+      }
+      res.set_content(Render(it->second), "application/json");
+    });
+    server_.Patch(".*", [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      requests_.push_back("PATCH " + req.path + " " + req.body);
+      auto it = objects_.find(req.path);
+      auto meta = k8s::ParseObjectMeta(req.body, "");
+      if (it == objects_.end() || !meta.ok()) {
+        res.status = 422;
+        return;
+      }
+      for (const auto& [k, v] : meta->annotations) it->second.annotations[k] = v;
+      for (const auto& [k, v] : meta->labels) it->second.labels[k] = v;
+      res.set_content(Render(it->second), "application/json");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~StatefulApiServer() {
+    server_.stop();
+    thread_.join();
+  }
+  void Add(const std::string& path, const std::map<std::string, std::string>& annotations) {
+    objects_[path].annotations = annotations;
+  }
+  std::vector<std::string> Requests() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return requests_;
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  struct Object {
+    std::map<std::string, std::string> annotations, labels;
+  };
+  static std::string Render(const Object& o) {
+    auto map = [](const std::map<std::string, std::string>& m) {
+      std::string text = "{";
+      for (const auto& [k, v] : m) text += (text.size() > 1 ? ",\"" : "\"") + k + "\":\"" + v + "\"";
+      return text + "}";
+    };
+    return R"({"metadata":{"annotations":)" + map(o.annotations) + R"(,"labels":)" + map(o.labels) + "}}";
+  }
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mutex_;
+  std::vector<std::string> requests_;
+  std::map<std::string, Object> objects_;
+};
+
+TEST_F(PrometheusClusterTest, ControllerModeTwoPassesThenSigterm) {
+  StatefulApiServer api;
+  api.Add("/api/v1/namespaces/ml/pods/trainer-0", {{"kraken.io/profiling", "disabled"}});  // opted out
+  api.Add("/api/v1/namespaces/ml/pods/notebook-0", {});
+  api.Add("/api/v1/namespaces/ml/pods/infer-t4", {{"kraken.io/profiling", "enabled"}});
+  api.Add("/api/v1/nodes/ub20-a100-k8s", {});
+  std::string dir = testing::MakeTempDir("controller");
+  std::ofstream(dir + "/token") << "sa-token\n";
+  testing::ChildProcess kraken(
+      {KRAKEN_BINARY_PATH, "annotate", "--prometheus", server_->url(), "--namespace", "ml", "--gpu-model",
+       "a100-40gb-sxm", "--kube-api", api.url(), "--token-file", dir + "/token", "--every", "1s"},
+      dir + "/log");
+  std::string log = kraken.WaitForLog("pass 2: ", std::chrono::seconds(60));
+  ASSERT_FALSE(log.empty()) << kraken.Log();
+  auto stop_sent = std::chrono::steady_clock::now();
+  EXPECT_EQ(kraken.Stop(SIGTERM, std::chrono::seconds(20)), 0) << kraken.Log();
+  EXPECT_LT(std::chrono::steady_clock::now() - stop_sent, std::chrono::seconds(20));
+  log = kraken.Log();
+  EXPECT_NE(log.find("pass 1: annotated 2 pod(s), 1 opted out (kraken.io/profiling: disabled); labelled 1 node(s), "
+                     "2 not found; 6 object(s) read, 3 patched, 0 unchanged; "),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("pass 2: annotated 2 pod(s), 1 opted out (kraken.io/profiling: disabled); labelled 1 node(s), "
+                     "2 not found; 6 object(s) read, 0 patched, 3 unchanged; "),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("failed"), std::string::npos) << log;
+  std::vector<std::string> patches;
+  for (const std::string& q : api.Requests())
+    if (q.rfind("PATCH ", 0) == 0) patches.push_back(q);
+  // Only the first pass wrote; the opted-out trainer was never patched.
+  ASSERT_EQ(patches.size(), 3u);
+  EXPECT_EQ(patches[0].rfind("PATCH /api/v1/namespaces/ml/pods/infer-t4 ", 0), 0u) << patches[0];
+  EXPECT_EQ(patches[1].rfind("PATCH /api/v1/namespaces/ml/pods/notebook-0 ", 0), 0u) << patches[1];
+  EXPECT_EQ(patches[2], R"(PATCH /api/v1/nodes/ub20-a100-k8s {"metadata":{"labels":{"kraken.io/gpu-class":)"
+                        R"("a100-40gb-sxm","kraken.io/gpu-count":"1","kraken.io/mig-layout":"1g.5gb-x1"}}})");
+}
+
+TEST(AnnotateControllerTest, FailedPassesAreLoggedAndRetriedOnePassExitsTwo) {
+  std::string dir = testing::MakeTempDir("controller_down");
+  std::ofstream(dir + "/token") << "t\n";
+  // Nothing listens on port 1: Prometheus is down.
+  testing::ChildProcess kraken(
+      {KRAKEN_BINARY_PATH, "annotate", "--prometheus", "http://127.0.0.1:1", "--namespace", "ml", "--kube-api",
+       "http://127.0.0.1:1", "--token-file", dir + "/token", "--every", "1s"},
+      dir + "/log");
+  std::string log = kraken.WaitForLog("kraken: annotate pass 2 failed: ", std::chrono::seconds(30));
+  ASSERT_FALSE(log.empty()) << kraken.Log();
+  EXPECT_EQ(kraken.Stop(SIGINT, std::chrono::seconds(10)), 0) << kraken.Log();
+  EXPECT_EQ(log.rfind("kraken: annotate pass 1 failed: ", 0), 0u) << log;
+  RunResult once = RunKraken("annotate --prometheus http://127.0.0.1:1 --namespace ml --kube-api http://127.0.0.1:1");
+  ExpectOneLineError(once, "127.0.0.1:1");
+  ExpectOneLineError(RunKraken("annotate --prometheus http://127.0.0.1:1 --namespace ml --every 10ms --kube-api "
+                               "http://127.0.0.1:1"),
+                     "--every '10ms'");
 }
 
 // Live: Prometheus scrapes a loopback replay of the A100 capture as /metrics every second.

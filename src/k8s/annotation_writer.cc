@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/text.h"
+#include "k8s/node_labels.h"
 
 namespace kraken::k8s {
 namespace {
@@ -33,20 +34,30 @@ Status ReadOwner(simdjson::ondemand::object owner, const std::string& namespace_
   return Status::Ok();
 }
 
+// metadata.annotations or metadata.labels: a map of strings.
+Status ReadStringMap(simdjson::ondemand::value value, std::string_view what, std::map<std::string, std::string>* out) {
+  simdjson::ondemand::object object;
+  if (auto e = value.get_object().get(object)) return JsonError(what, e);
+  for (auto entry : object) {
+    std::string_view name, text;
+    if (auto e = entry.unescaped_key().get(name)) return JsonError(what, e);
+    std::string name_copy(name);
+    if (auto e = entry.value().get_string().get(text)) return JsonError(std::string(what) + " value", e);
+    (*out)[name_copy] = std::string(text);
+  }
+  return Status::Ok();
+}
+
 Status ReadMetadata(simdjson::ondemand::object metadata, const std::string& namespace_name, ObjectMeta* meta) {
   for (auto field : metadata) {
     std::string_view key;
     if (auto e = field.unescaped_key().get(key)) return JsonError("metadata key", e);
-    if (key == "annotations") {
-      simdjson::ondemand::object annotations;
-      if (auto e = field.value().get_object().get(annotations)) return JsonError("annotations", e);
-      for (auto a : annotations) {
-        std::string_view name, value;
-        if (auto e = a.unescaped_key().get(name)) return JsonError("annotation", e);
-        std::string name_copy(name);
-        if (auto e = a.value().get_string().get(value)) return JsonError("annotation value", e);
-        meta->annotations[name_copy] = std::string(value);
-      }
+    if (key == "annotations" || key == "labels") {
+      bool annotations = key == "annotations";
+      simdjson::ondemand::value value;
+      if (auto e = field.value().get(value)) return JsonError("metadata", e);
+      KRAKEN_RETURN_IF_ERROR(ReadStringMap(value, annotations ? "annotations" : "labels",
+                                           annotations ? &meta->annotations : &meta->labels));
     } else if (key == "ownerReferences") {
       simdjson::ondemand::array owners;
       if (auto e = field.value().get_array().get(owners)) return JsonError("ownerReferences", e);
@@ -77,6 +88,17 @@ bool IsBuiltinKind(const ObjectRef& ref) {
   if (slash == std::string::npos) return true;
   std::string_view group = std::string_view(ref.api_version).substr(0, slash);
   return group.find('.') == std::string_view::npos || EndsWith(group, ".k8s.io");
+}
+
+bool IsAggregatedOwner(const ObjectRef& owner) {
+  if (owner.kind == "Job") return StartsWith(owner.api_version, "batch/");
+  if (owner.kind == "MPIJob" || owner.kind == "PyTorchJob") return StartsWith(owner.api_version, "kubeflow.org/");
+  return false;
+}
+
+bool ProfilingDisabled(const std::map<std::string, std::string>& annotations) {
+  auto it = annotations.find(kProfilingKey);
+  return it != annotations.end() && ToLower(Trim(it->second)) == "disabled";
 }
 
 Result<ObjectMeta> ParseObjectMeta(std::string_view json, const std::string& namespace_name) {
@@ -114,11 +136,25 @@ Result<bool> AnnotationWriter::Apply(const ObjectRef& ref, const std::map<std::s
   const std::string path = ObjectPath(ref);
   KRAKEN_ASSIGN_OR_RETURN(std::string body, client_.Get(path));
   KRAKEN_ASSIGN_OR_RETURN(ObjectMeta meta, ParseObjectMeta(body, ref.namespace_name));
-  std::map<std::string, std::string> changed = ChangedAnnotations(meta.annotations, desired);
   if (meta_out != nullptr) *meta_out = meta;
+  // The opt-out is read from the object itself, just before the write, so a pod the user
+  // marked disabled since the analysis is still left alone.
+  if (ref.kind == "Pod" && ref.api_version == "v1" && ProfilingDisabled(meta.annotations)) return false;
+  std::map<std::string, std::string> changed = ChangedAnnotations(meta.annotations, desired);
   if (changed.empty()) return false;
   KRAKEN_RETURN_IF_ERROR(
       client_.Patch(path, AnnotationPatchBody(changed), IsBuiltinKind(ref) ? kStrategicMergePatch : kJsonMergePatch));
+  return true;
+}
+
+Result<bool> AnnotationWriter::ApplyNodeLabels(const std::string& node,
+                                               const std::map<std::string, std::string>& desired) {
+  const std::string path = ObjectPath({"v1", "Node", "", node});
+  KRAKEN_ASSIGN_OR_RETURN(std::string body, client_.Get(path));
+  KRAKEN_ASSIGN_OR_RETURN(ObjectMeta meta, ParseObjectMeta(body, ""));
+  std::map<std::string, std::string> changed = ChangedAnnotations(meta.labels, desired);
+  if (changed.empty()) return false;
+  KRAKEN_RETURN_IF_ERROR(client_.Patch(path, LabelPatchBody(changed), kStrategicMergePatch));
   return true;
 }
 
@@ -133,7 +169,13 @@ Status AnnotationWriter::AnnotatePods(const std::vector<PodResult>& pods, Annota
     ObjectMeta meta;
     KRAKEN_ASSIGN_OR_RETURN(bool patched,
                             Apply({"v1", "Pod", pod.namespace_name, pod.pod}, ToAnnotations(pod.annotations), &meta));
+    if (ProfilingDisabled(meta.annotations)) {
+      ++stats->objects_read;
+      ++stats->pods_opted_out;
+      continue;
+    }
     count(patched);
+    ++stats->pods_annotated;
     if (!meta.node_name.empty()) by_node[meta.node_name].push_back(pod.annotations);
     for (const ObjectRef& owner : meta.controllers) {
       auto it = std::find_if(by_owner.begin(), by_owner.end(), [&](const auto& entry) { return entry.first == owner; });
@@ -146,9 +188,25 @@ Status AnnotationWriter::AnnotatePods(const std::vector<PodResult>& pods, Annota
     count(patched);
   }
   for (const auto& [owner, members] : by_owner) {
-    if (members.size() < 2 || owner.kind == "ReplicaSet" || owner.kind == "DaemonSet") continue;
+    if (members.size() < 2 || !IsAggregatedOwner(owner)) continue;
     KRAKEN_ASSIGN_OR_RETURN(bool patched, Apply(owner, ToAnnotations(AggregateJob(members))));
     count(patched);
+  }
+  return Status::Ok();
+}
+
+Status AnnotationWriter::LabelNodes(const std::map<std::string, std::map<std::string, std::string>>& labels_by_node,
+                                    AnnotationStats* stats) {
+  for (const auto& [node, labels] : labels_by_node) {
+    Result<bool> patched = ApplyNodeLabels(node, labels);
+    ++stats->objects_read;
+    if (!patched.ok() && patched.status().code() == StatusCode::kNotFound) {
+      ++stats->nodes_missing;
+      continue;
+    }
+    if (!patched.ok()) return patched.status();
+    ++(*patched ? stats->objects_patched : stats->objects_unchanged);
+    ++stats->nodes_labelled;
   }
   return Status::Ok();
 }

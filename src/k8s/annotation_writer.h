@@ -1,5 +1,6 @@
 // Writes kraken's results as annotations onto pods, their nodes and the jobs that own
-// them, through the API server, only where a value changed. Built-in kinds get a
+// them, and GPU labels onto nodes, through the API server, only where a value changed.
+// A pod annotated kraken.io/profiling: disabled is left alone. Built-in kinds get a
 // strategic-merge patch; custom resources (MPIJob, PyTorchJob) a JSON merge patch, since
 // the API server answers 415 to a strategic-merge patch of a custom resource.
 #pragma once
@@ -30,10 +31,11 @@ bool IsBuiltinKind(const ObjectRef& ref);
 
 struct ObjectMeta {
   std::map<std::string, std::string> annotations;
+  std::map<std::string, std::string> labels;
   std::vector<ObjectRef> controllers;  // ownerReferences with controller: true
   std::string node_name;               // spec.nodeName of a pod
 };
-// Reads metadata.annotations, metadata.ownerReferences and spec.nodeName of an object.
+// Reads metadata.annotations, metadata.labels, metadata.ownerReferences and spec.nodeName.
 Result<ObjectMeta> ParseObjectMeta(std::string_view json, const std::string& namespace_name);
 
 // One analysed pod.
@@ -43,10 +45,23 @@ struct PodResult {
   WorkloadAnnotations annotations;
 };
 
+// The owners that get a job aggregate: batch Jobs and the Kubeflow MPIJob and
+// PyTorchJob. Exactly the kinds the controller's RBAC may patch (deploy/), so a pod owned
+// by anything else (StatefulSet, ReplicaSet, ...) never leads to a forbidden write.
+bool IsAggregatedOwner(const ObjectRef& owner);
+
+// True when the pod's kraken.io/profiling annotation says "disabled" (any case, spaces
+// trimmed). Any other value, or none, means enabled: profiling is opt-out.
+bool ProfilingDisabled(const std::map<std::string, std::string>& annotations);
+
 struct AnnotationStats {
-  int objects_read = 0;
+  int objects_read = 0;  // = patched + unchanged + pods_opted_out + nodes_missing
   int objects_patched = 0;
   int objects_unchanged = 0;
+  int pods_annotated = 0;  // pods read and left with kraken's current values
+  int pods_opted_out = 0;  // kraken.io/profiling: disabled: read, never patched
+  int nodes_labelled = 0;  // nodes whose GPU labels were read (patched or unchanged)
+  int nodes_missing = 0;   // a DCGM Hostname that names no Node object (404): skipped
 };
 
 class AnnotationWriter {
@@ -58,10 +73,20 @@ class AnnotationWriter {
   Result<bool> Apply(const ObjectRef& ref, const std::map<std::string, std::string>& desired,
                      ObjectMeta* meta = nullptr);
 
+  // GETs the node and PATCHes the labels of `desired` that differ, as a strategic-merge
+  // patch {"metadata":{"labels":{...}}}. Returns true when it patched.
+  Result<bool> ApplyNodeLabels(const std::string& node, const std::map<std::string, std::string>& desired);
+
   // Annotates each pod; its node with the aggregate of the pods on it; and each owning
-  // job that runs several pods (MPIJob, PyTorchJob, Job, ...) with the aggregate of its
-  // pods. A single-pod owner (a Deployment's ReplicaSet) is left alone.
+  // job that runs several pods (MPIJob, PyTorchJob, batch Job) with the aggregate of its
+  // pods (IsAggregatedOwner kinds only). A pod annotated kraken.io/profiling: disabled is
+  // read but never patched, and its results reach neither its node nor its job.
   Status AnnotatePods(const std::vector<PodResult>& pods, AnnotationStats* stats);
+
+  // Labels each node (name -> labels). A node the API server does not know (404: the
+  // exporter's Hostname is not the node name) is counted in nodes_missing and skipped.
+  Status LabelNodes(const std::map<std::string, std::map<std::string, std::string>>& labels_by_node,
+                    AnnotationStats* stats);
 
  private:
   const KubeClient& client_;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "base/json_writer.h"
+#include "k8s/node_labels.h"
 
 namespace kraken::k8s {
 namespace {
@@ -26,6 +27,7 @@ struct FakeObject {
   std::map<std::string, std::string> annotations;
   std::string owner_json;  // the ownerReferences array, or ""
   std::string node_name;
+  std::map<std::string, std::string> labels;
 };
 
 class FakeApiServer {
@@ -54,6 +56,7 @@ class FakeApiServer {
         return;
       }
       for (const auto& [k, v] : meta->annotations) it->second.annotations[k] = v;
+      for (const auto& [k, v] : meta->labels) it->second.labels[k] = v;
       res.set_content(Render(it->second), "application/json");
     };
     server_.Get(".*", get);
@@ -82,14 +85,17 @@ class FakeApiServer {
   }
 
  private:
-  static std::string Render(const FakeObject& o) {
-    std::string annotations = "{";
-    for (const auto& [k, v] : o.annotations) {
-      if (annotations.size() > 1) annotations += ',';
-      annotations += "\"" + k + "\":\"" + v + "\"";
+  static std::string RenderMap(const std::map<std::string, std::string>& map) {
+    std::string text = "{";
+    for (const auto& [k, v] : map) {
+      if (text.size() > 1) text += ',';
+      text += "\"" + k + "\":\"" + v + "\"";
     }
-    annotations += "}";
-    std::string json = R"({"apiVersion":"v1","metadata":{"annotations":)" + annotations;
+    return text + "}";
+  }
+  static std::string Render(const FakeObject& o) {
+    std::string json = R"({"apiVersion":"v1","metadata":{"annotations":)" + RenderMap(o.annotations);
+    if (!o.labels.empty()) json += R"(,"labels":)" + RenderMap(o.labels);
     if (!o.owner_json.empty()) json += R"(,"ownerReferences":)" + o.owner_json;
     json += "}";
     if (!o.node_name.empty()) json += R"(,"spec":{"nodeName":")" + o.node_name + "\"}";
@@ -110,8 +116,8 @@ constexpr char kPyTorchJobOwner[] =
 TEST(AnnotationWriterTest, PatchesPodsNodeAndOwningJobOnlyWhereValuesChange) {
   FakeApiServer api;
   api.Add("/api/v1/namespaces/ml/pods/bert-worker-0",
-          {{{"kraken.io/workload-type", "training"}, {"team", "nlp"}}, kPyTorchJobOwner, "gpu-node-1"});
-  api.Add("/api/v1/namespaces/ml/pods/bert-worker-1", {{}, kPyTorchJobOwner, "gpu-node-1"});
+          {{{"kraken.io/workload-type", "training"}, {"team", "nlp"}}, kPyTorchJobOwner, "gpu-node-1", {}});
+  api.Add("/api/v1/namespaces/ml/pods/bert-worker-1", {{}, kPyTorchJobOwner, "gpu-node-1", {}});
   api.Add("/api/v1/nodes/gpu-node-1", {});
   api.Add("/apis/kubeflow.org/v1/namespaces/ml/pytorchjobs/bert", {});
   KubeClient client(api.Config());
@@ -165,6 +171,126 @@ TEST(AnnotationWriterTest, PatchesPodsNodeAndOwningJobOnlyWhereValuesChange) {
   for (const Recorded& q : second) EXPECT_EQ(q.method, "GET");
 }
 
+TEST(AnnotationWriterTest, AChangedValueIsTheOnlyKeyPatched) {
+  FakeApiServer api;
+  api.Add("/api/v1/namespaces/ml/pods/bert-worker-0", {{}, kPyTorchJobOwner, "gpu-node-1", {}});
+  api.Add("/api/v1/namespaces/ml/pods/bert-worker-1", {{}, kPyTorchJobOwner, "gpu-node-1", {}});
+  api.Add("/api/v1/nodes/gpu-node-1", {});
+  api.Add("/apis/kubeflow.org/v1/namespaces/ml/pytorchjobs/bert", {});
+  KubeClient client(api.Config());
+  AnnotationWriter writer(client);
+  std::vector<PodResult> pods = {
+      {"ml", "bert-worker-0", {"training", {}, 0.9571, {}, "dedicated"}},
+      {"ml", "bert-worker-1", {"training", {}, 0.88, {}, "dedicated"}},
+  };
+  AnnotationStats first;
+  ASSERT_TRUE(writer.AnnotatePods(pods, &first).ok());
+  EXPECT_EQ(first.objects_patched, 4);
+  api.TakeRequests();
+  // The second worker got busier, still below the first: only its own p95 changes (the
+  // node's and the job's aggregate is the busiest worker's, unchanged).
+  pods[1].annotations.gpu_util_p95 = 0.90;
+  AnnotationStats second;
+  ASSERT_TRUE(writer.AnnotatePods(pods, &second).ok());
+  EXPECT_EQ(second.objects_read, 4);
+  EXPECT_EQ(second.objects_patched, 1);
+  EXPECT_EQ(second.objects_unchanged, 3);
+  EXPECT_EQ(second.pods_annotated, 2);
+  std::vector<Recorded> r = api.TakeRequests();
+  ASSERT_EQ(r.size(), 5u);
+  EXPECT_EQ(r[0].method + " " + r[0].path, "GET /api/v1/namespaces/ml/pods/bert-worker-0");
+  EXPECT_EQ(r[1].method + " " + r[1].path, "GET /api/v1/namespaces/ml/pods/bert-worker-1");
+  EXPECT_EQ(r[2].method + " " + r[2].path, "PATCH /api/v1/namespaces/ml/pods/bert-worker-1");
+  EXPECT_EQ(r[2].content_type, "application/strategic-merge-patch+json");
+  EXPECT_EQ(r[2].authorization, "Bearer test-token");
+  EXPECT_EQ(r[2].body, R"({"metadata":{"annotations":{"kraken.io/gpu-util-p95":"0.900"}}})");
+  EXPECT_EQ(r[3].method + " " + r[3].path, "GET /api/v1/nodes/gpu-node-1");
+  EXPECT_EQ(r[4].method + " " + r[4].path, "GET /apis/kubeflow.org/v1/namespaces/ml/pytorchjobs/bert");
+}
+
+TEST(AnnotationWriterTest, OptedOutPodIsReadButNeverPatchedNorAggregated) {
+  FakeApiServer api;
+  api.Add("/api/v1/namespaces/ml/pods/bert-worker-0",
+          {{{"kraken.io/profiling", "Disabled "}, {"kraken.io/gpu-util-p95", "0.100"}},
+           kPyTorchJobOwner,
+           "gpu-node-1",
+           {}});
+  api.Add("/api/v1/namespaces/ml/pods/bert-worker-1",
+          {{{"kraken.io/profiling", "enabled"}}, kPyTorchJobOwner, "gpu-node-1", {}});
+  api.Add("/api/v1/nodes/gpu-node-1", {});
+  api.Add("/apis/kubeflow.org/v1/namespaces/ml/pytorchjobs/bert", {});
+  KubeClient client(api.Config());
+  AnnotationWriter writer(client);
+  std::vector<PodResult> pods = {
+      {"ml", "bert-worker-0", {"training", {}, 0.9571, {}, "dedicated"}},
+      {"ml", "bert-worker-1", {"training", {}, 0.88, {}, "share"}},
+  };
+  AnnotationStats stats;
+  ASSERT_TRUE(writer.AnnotatePods(pods, &stats).ok());
+  EXPECT_EQ(stats.pods_opted_out, 1);
+  EXPECT_EQ(stats.pods_annotated, 1);
+  EXPECT_EQ(stats.objects_read, 3);
+  EXPECT_EQ(stats.objects_patched, 2);
+  std::vector<Recorded> r = api.TakeRequests();
+  ASSERT_EQ(r.size(), 5u);
+  EXPECT_EQ(r[0].method + " " + r[0].path, "GET /api/v1/namespaces/ml/pods/bert-worker-0");
+  EXPECT_EQ(r[1].method + " " + r[1].path, "GET /api/v1/namespaces/ml/pods/bert-worker-1");
+  EXPECT_EQ(r[2].method + " " + r[2].path, "PATCH /api/v1/namespaces/ml/pods/bert-worker-1");
+  const std::string worker1 =
+      R"({"metadata":{"annotations":{"kraken.io/colocation-class":"share","kraken.io/gpu-util-p95":"0.880",)"
+      R"("kraken.io/workload-type":"training"}}})";
+  EXPECT_EQ(r[2].body, worker1);
+  // The node's aggregate is worker-1's alone (0.880, share), not the opted-out 0.957.
+  EXPECT_EQ(r[3].method + " " + r[3].path, "GET /api/v1/nodes/gpu-node-1");
+  EXPECT_EQ(r[4].method + " " + r[4].path, "PATCH /api/v1/nodes/gpu-node-1");
+  EXPECT_EQ(r[4].body, worker1);
+  // One analysed pod left in the PyTorchJob: no job aggregate, no request for it.
+}
+
+TEST(AnnotationWriterTest, NodeLabelsAreAStrategicMergeOfTheChangedLabelsOnly) {
+  FakeApiServer api;
+  FakeObject node;
+  node.labels = {{"kubernetes.io/hostname", "gpu-node-1"}, {"kraken.io/gpu-count", "8"}};
+  api.Add("/api/v1/nodes/gpu-node-1", node);
+  KubeClient client(api.Config());
+  AnnotationWriter writer(client);
+  std::map<std::string, std::map<std::string, std::string>> labels = {
+      {"gpu-node-1", NodeGpuLabels("a100-40gb-sxm", 8, {{"1g.5gb", 7}})},
+      {"424773df46e0", NodeGpuLabels("t4", 1, {})},  // a Hostname that is no node name
+  };
+  AnnotationStats stats;
+  ASSERT_TRUE(writer.LabelNodes(labels, &stats).ok());
+  EXPECT_EQ(stats.nodes_labelled, 1);
+  EXPECT_EQ(stats.nodes_missing, 1);
+  EXPECT_EQ(stats.objects_patched, 1);
+  std::vector<Recorded> r = api.TakeRequests();
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].method + " " + r[0].path, "GET /api/v1/nodes/424773df46e0");
+  EXPECT_EQ(r[1].method + " " + r[1].path, "GET /api/v1/nodes/gpu-node-1");
+  EXPECT_EQ(r[2].method + " " + r[2].path, "PATCH /api/v1/nodes/gpu-node-1");
+  EXPECT_EQ(r[2].content_type, "application/strategic-merge-patch+json");
+  EXPECT_EQ(r[2].authorization, "Bearer test-token");
+  // gpu-count already says 8; kubernetes.io/hostname is never touched.
+  EXPECT_EQ(r[2].body,
+            R"({"metadata":{"labels":{"kraken.io/gpu-class":"a100-40gb-sxm","kraken.io/mig-layout":"1g.5gb-x7"}}})");
+
+  // Unchanged: a GET, no PATCH. Then a new MIG layout: only that label.
+  labels.erase("424773df46e0");
+  AnnotationStats again;
+  ASSERT_TRUE(writer.LabelNodes(labels, &again).ok());
+  EXPECT_EQ(again.objects_unchanged, 1);
+  r = api.TakeRequests();
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].method, "GET");
+  labels["gpu-node-1"] = NodeGpuLabels("a100-40gb-sxm", 8, {{"3g.20gb", 8}, {"2g.10gb", 16}});
+  AnnotationStats changed;
+  ASSERT_TRUE(writer.LabelNodes(labels, &changed).ok());
+  r = api.TakeRequests();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[1].method, "PATCH");
+  EXPECT_EQ(r[1].body, R"({"metadata":{"labels":{"kraken.io/mig-layout":"3g.20gb-x8.2g.10gb-x16"}}})");
+}
+
 TEST(AnnotationWriterTest, MissingPodIsNotFoundAndNothingIsWritten) {
   FakeApiServer api;
   KubeClient client(api.Config());
@@ -185,6 +311,16 @@ TEST(AnnotationWriterTest, PathsAndPatchKinds) {
   EXPECT_TRUE(IsBuiltinKind({"batch/v1", "Job", "ml", "etl"}));
   EXPECT_TRUE(IsBuiltinKind({"v1", "Node", "", "n"}));
   EXPECT_FALSE(IsBuiltinKind({"kubeflow.org/v2beta1", "MPIJob", "ml", "hvd"}));
+  // Job aggregates go only where the controller's RBAC lets it patch.
+  EXPECT_TRUE(IsAggregatedOwner({"batch/v1", "Job", "ml", "etl"}));
+  EXPECT_TRUE(IsAggregatedOwner({"kubeflow.org/v2beta1", "MPIJob", "ml", "hvd"}));
+  EXPECT_TRUE(IsAggregatedOwner({"kubeflow.org/v1", "PyTorchJob", "ml", "bert"}));
+  EXPECT_FALSE(IsAggregatedOwner({"apps/v1", "StatefulSet", "ml", "db"}));
+  EXPECT_FALSE(IsAggregatedOwner({"apps/v1", "ReplicaSet", "ml", "web-7d9f"}));
+  EXPECT_FALSE(IsAggregatedOwner({"example.com/v1", "Job", "ml", "x"}));
+  EXPECT_TRUE(ProfilingDisabled({{"kraken.io/profiling", " DISABLED"}}));
+  EXPECT_FALSE(ProfilingDisabled({{"kraken.io/profiling", "enabled"}}));
+  EXPECT_FALSE(ProfilingDisabled({}));  // the default: enabled
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <regex>
+#include <set>
 
 #include "base/testing/test_data.h"
 #include "base/text.h"
@@ -90,8 +91,56 @@ std::string RenderTemplate(std::string text, const YAML::Node& values, const std
   return text;
 }
 
+// verbs by "apiGroup/resource" of a ClusterRole.
+std::map<std::string, std::set<std::string>> Grants(const YAML::Node& role) {
+  std::map<std::string, std::set<std::string>> grants;
+  for (const YAML::Node& rule : role["rules"])
+    for (const YAML::Node& group : rule["apiGroups"])
+      for (const YAML::Node& resource : rule["resources"])
+        for (const YAML::Node& verb : rule["verbs"])
+          grants[group.as<std::string>() + "/" + resource.as<std::string>()].insert(verb.as<std::string>());
+  return grants;
+}
+
+// The controller may get and patch exactly what the annotation writer touches; no other
+// account of kraken may patch anything.
+void ExpectControllerRbac(const std::vector<YAML::Node>& docs, const std::string& controller_role) {
+  const std::set<std::string> get_patch = {"get", "patch"};
+  const std::map<std::string, std::set<std::string>> expected = {{"/pods", get_patch},
+                                                                 {"/nodes", get_patch},
+                                                                 {"batch/jobs", get_patch},
+                                                                 {"kubeflow.org/mpijobs", get_patch},
+                                                                 {"kubeflow.org/pytorchjobs", get_patch}};
+  int roles = 0;
+  for (const YAML::Node& doc : docs) {
+    if (doc["kind"].as<std::string>("") != "ClusterRole") continue;
+    ++roles;
+    auto grants = Grants(doc);
+    if (doc["metadata"]["name"].as<std::string>() == controller_role) {
+      EXPECT_EQ(grants, expected);
+      continue;
+    }
+    for (const auto& [resource, verbs] : grants)
+      EXPECT_EQ(verbs.count("patch"), 0u) << doc["metadata"]["name"] << " may patch " << resource;
+  }
+  EXPECT_EQ(roles, 3);
+}
+
+// The controller container runs `kraken annotate --every ...` under its own account.
+void ExpectControllerDeployment(const YAML::Node& doc, const std::string& account, const std::string& prometheus,
+                                const std::string& namespaces) {
+  const YAML::Node pod = doc["spec"]["template"]["spec"];
+  EXPECT_EQ(pod["serviceAccountName"].as<std::string>(), account);
+  EXPECT_EQ(doc["spec"]["replicas"].as<int>(), 1);
+  std::vector<std::string> args;
+  for (const YAML::Node& a : pod["containers"][0]["args"]) args.push_back(a.as<std::string>());
+  EXPECT_EQ(args, (std::vector<std::string>{"annotate", "--every", "5m", "--range", "7d", "--prometheus", prometheus,
+                                            "--namespace", namespaces}));
+}
+
 TEST(DeployManifestsTest, PlainManifestsParseWithRequiredFields) {
   std::map<std::string, int> kinds;
+  std::vector<YAML::Node> all;
   for (const auto& entry : std::filesystem::directory_iterator(DeployDir() + "/kubernetes")) {
     std::string path = entry.path().string();
     std::vector<YAML::Node> docs = LoadDocuments(testing::ReadFileOrDie(path));
@@ -103,15 +152,30 @@ TEST(DeployManifestsTest, PlainManifestsParseWithRequiredFields) {
         continue;
       }
       ExpectObject(doc, path);
+      all.push_back(doc);
       ++kinds[doc["kind"].as<std::string>("")];
     }
   }
   EXPECT_EQ(kinds["Namespace"], 1);
-  EXPECT_EQ(kinds["ServiceAccount"], 2);
-  EXPECT_EQ(kinds["ClusterRole"], 2);
-  EXPECT_EQ(kinds["ClusterRoleBinding"], 2);
+  EXPECT_EQ(kinds["ServiceAccount"], 3);
+  EXPECT_EQ(kinds["ClusterRole"], 3);
+  EXPECT_EQ(kinds["ClusterRoleBinding"], 3);
   EXPECT_EQ(kinds["DaemonSet"], 1);
-  EXPECT_EQ(kinds["Deployment"], 1);
+  EXPECT_EQ(kinds["Deployment"], 2);
+  ExpectControllerRbac(all, "kraken-controller");
+  int controllers = 0;
+  for (const YAML::Node& doc : all) {
+    if (doc["metadata"]["name"].as<std::string>("") != "kraken-controller") continue;
+    std::string kind = doc["kind"].as<std::string>();
+    if (kind == "Deployment") {
+      ++controllers;
+      ExpectControllerDeployment(doc, "kraken-controller", "http://prometheus-operated.monitoring.svc:9090", "default");
+    }
+    if (kind == "ClusterRoleBinding") {
+      EXPECT_EQ(doc["subjects"][0]["name"].as<std::string>(), "kraken-controller");
+    }
+  }
+  EXPECT_EQ(controllers, 1);
   EXPECT_EQ(kinds["Service"], 2);
   EXPECT_EQ(kinds["ServiceMonitor"], 1);
   EXPECT_EQ(kinds["KubeSchedulerConfiguration"], 1);
@@ -123,33 +187,51 @@ TEST(DeployManifestsTest, HelmChartRendersWithItsValues) {
   EXPECT_EQ(meta["apiVersion"].as<std::string>(), "v2");
   EXPECT_EQ(meta["name"].as<std::string>(), "kraken");
   YAML::Node values = YAML::Load(testing::ReadFileOrDie(chart + "/values.yaml"));
+  EXPECT_EQ(values["controller"]["interval"].as<std::string>(), "5m");
+  values["controller"]["namespaces"] = "ml,research";
   for (bool extender : {true, false}) {
-    values["extender"]["enabled"] = extender;
-    std::map<std::string, int> kinds;
-    int containers_in_api = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(chart + "/templates")) {
-      std::string rendered =
-          RenderTemplate(testing::ReadFileOrDie(entry.path().string()), values, "kraken", "kraken-system");
-      EXPECT_EQ(rendered.find("{{"), std::string::npos) << entry.path() << " left a template action";
-      for (const YAML::Node& doc : LoadDocuments(rendered)) {
-        ExpectObject(doc, entry.path().string());
-        ++kinds[doc["kind"].as<std::string>("")];
-        if (doc["kind"].as<std::string>("") == "Deployment")
-          containers_in_api = static_cast<int>(doc["spec"]["template"]["spec"]["containers"].size());
-        if (doc["kind"].as<std::string>("") == "DaemonSet") {
-          const YAML::Node c = doc["spec"]["template"]["spec"]["containers"][0];
-          EXPECT_EQ(c["image"].as<std::string>(), "ghcr.io/kraken-profiler/kraken:0.1.0");
-          EXPECT_EQ(c["args"][4].as<std::string>(), "100ms");
-          EXPECT_EQ(c["ports"][0]["containerPort"].as<int>(), 9400);
-          EXPECT_EQ(doc["metadata"]["namespace"].as<std::string>(), "kraken-system");
+    for (bool controller : {true, false}) {
+      values["extender"]["enabled"] = extender;
+      values["controller"]["enabled"] = controller;
+      std::map<std::string, int> kinds;
+      std::vector<YAML::Node> all;
+      int containers_in_api = 0;
+      for (const auto& entry : std::filesystem::directory_iterator(chart + "/templates")) {
+        std::string rendered =
+            RenderTemplate(testing::ReadFileOrDie(entry.path().string()), values, "kraken", "kraken-system");
+        EXPECT_EQ(rendered.find("{{"), std::string::npos) << entry.path() << " left a template action";
+        for (const YAML::Node& doc : LoadDocuments(rendered)) {
+          ExpectObject(doc, entry.path().string());
+          all.push_back(doc);
+          std::string kind = doc["kind"].as<std::string>("");
+          std::string name = doc["metadata"]["name"].as<std::string>("");
+          ++kinds[kind];
+          if (kind == "Deployment" && name == "kraken-api")
+            containers_in_api = static_cast<int>(doc["spec"]["template"]["spec"]["containers"].size());
+          if (kind == "Deployment" && name == "kraken-controller")
+            ExpectControllerDeployment(doc, "kraken-controller", "http://prometheus-operated.monitoring.svc:9090",
+                                       "ml,research");
+          if (kind == "DaemonSet") {
+            const YAML::Node c = doc["spec"]["template"]["spec"]["containers"][0];
+            EXPECT_EQ(c["image"].as<std::string>(), "ghcr.io/kraken-profiler/kraken:0.1.0");
+            EXPECT_EQ(c["args"][4].as<std::string>(), "100ms");
+            EXPECT_EQ(c["ports"][0]["containerPort"].as<int>(), 9400);
+            EXPECT_EQ(doc["metadata"]["namespace"].as<std::string>(), "kraken-system");
+          }
         }
       }
+      EXPECT_EQ(kinds["DaemonSet"], 1);
+      EXPECT_EQ(kinds["Deployment"], controller ? 2 : 1);
+      EXPECT_EQ(kinds["ServiceMonitor"], 1);
+      EXPECT_EQ(kinds["ServiceAccount"], controller ? 3 : 2);
+      EXPECT_EQ(kinds["ClusterRoleBinding"], controller ? 3 : 2);
+      if (controller) {
+        ExpectControllerRbac(all, "kraken-controller");
+      } else {
+        EXPECT_EQ(kinds["ClusterRole"], 2);
+      }
+      EXPECT_EQ(containers_in_api, extender ? 2 : 1);
     }
-    EXPECT_EQ(kinds["DaemonSet"], 1);
-    EXPECT_EQ(kinds["Deployment"], 1);
-    EXPECT_EQ(kinds["ServiceMonitor"], 1);
-    EXPECT_EQ(kinds["ClusterRole"], 2);
-    EXPECT_EQ(containers_in_api, extender ? 2 : 1);
   }
 }
 

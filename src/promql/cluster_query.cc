@@ -24,7 +24,9 @@ bool IsKubernetesName(const std::string& name) {
   return true;
 }
 
-std::string MetricNameRegex() {
+}  // namespace
+
+std::string DcgmMetricNameRegex() {
   std::set<std::string_view> names;
   for (const prometheus::DcgmMetricEntry& entry : prometheus::DcgmMetricCatalog()) {
     bool wanted = false;
@@ -41,13 +43,11 @@ std::string MetricNameRegex() {
   return regex;
 }
 
-}  // namespace
-
 Result<std::string> BuildDcgmQuery(const std::string& namespace_name, const std::string& pod) {
   if (!IsKubernetesName(namespace_name))
     return InvalidInput("--namespace '" + namespace_name + "' is not a Kubernetes namespace name");
   if (!pod.empty() && !IsKubernetesName(pod)) return InvalidInput("--pod '" + pod + "' is not a Kubernetes pod name");
-  const std::string names = "__name__=~\"" + MetricNameRegex() + "\"";
+  const std::string names = "__name__=~\"" + DcgmMetricNameRegex() + "\"";
   const std::pair<const char*, const char*> spellings[] = {
       {"namespace", "pod"}, {"exported_namespace", "exported_pod"}, {"pod_namespace", "pod_name"}};
   std::string query;
@@ -61,28 +61,33 @@ Result<std::string> BuildDcgmQuery(const std::string& namespace_name, const std:
   return query;
 }
 
-Result<ClusterQueryResult> QueryCluster(PrometheusClient& client, const ClusterQueryOptions& options) {
-  ClusterQueryResult result;
-  KRAKEN_ASSIGN_OR_RETURN(result.query, BuildDcgmQuery(options.namespace_name, options.pod));
-  result.end_s = options.end_s;
-  if (result.end_s == 0) {
-    result.end_s =
+Status QueryRangePaged(PrometheusClient& client, const std::string& query, const ClusterQueryOptions& options,
+                       QueryPlan* plan, int64_t* end_s, std::vector<RangeSeries>* out) {
+  *end_s = options.end_s;
+  if (*end_s == 0) {
+    *end_s =
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   }
-  KRAKEN_ASSIGN_OR_RETURN(result.plan,
-                          PlanRangeQuery(result.end_s, options.range_s, options.step_s, options.points_per_window));
-  std::vector<RangeSeries> all;
-  for (const QueryWindow& window : result.plan.windows) {
-    auto answer = client.QueryRange(result.query, window.start_s, window.end_s, result.plan.step_s);
+  KRAKEN_ASSIGN_OR_RETURN(*plan, PlanRangeQuery(*end_s, options.range_s, options.step_s, options.points_per_window));
+  for (const QueryWindow& window : plan->windows) {
+    auto answer = client.QueryRange(query, window.start_s, window.end_s, plan->step_s);
     if (!answer.ok()) {
       return answer.status().WithContext("window " + std::to_string(window.start_s) + ".." +
                                          std::to_string(window.end_s));
     }
-    for (RangeSeries& s : *answer) {
-      ++result.series_received;
-      result.points_received += static_cast<int64_t>(s.values.size());
-      all.push_back(std::move(s));
-    }
+    for (RangeSeries& s : *answer) out->push_back(std::move(s));
+  }
+  return Status::Ok();
+}
+
+Result<ClusterQueryResult> QueryCluster(PrometheusClient& client, const ClusterQueryOptions& options) {
+  ClusterQueryResult result;
+  KRAKEN_ASSIGN_OR_RETURN(result.query, BuildDcgmQuery(options.namespace_name, options.pod));
+  std::vector<RangeSeries> all;
+  KRAKEN_RETURN_IF_ERROR(QueryRangePaged(client, result.query, options, &result.plan, &result.end_s, &all));
+  for (const RangeSeries& s : all) {
+    ++result.series_received;
+    result.points_received += static_cast<int64_t>(s.values.size());
   }
   result.pods = BuildPodProfiles(all, client.url());
   return result;

@@ -39,6 +39,14 @@ struct ClusterQueryResult {
   PodProfiles pods;
 };
 
+// The DCGM field names kraken's analyses read (current and 1.x), as a regex alternation.
+std::string DcgmMetricNameRegex();
+
+// Runs `query` over [end - range, end] of `options` (end 0 = now), paged by
+// PlanRangeQuery; appends every answered series to `out` and fills the plan and end.
+Status QueryRangePaged(PrometheusClient& client, const std::string& query, const ClusterQueryOptions& options,
+                       QueryPlan* plan, int64_t* end_s, std::vector<RangeSeries>* out);
+
 Result<ClusterQueryResult> QueryCluster(PrometheusClient& client, const ClusterQueryOptions& options);
 
 }  // namespace kraken::promql

@@ -3,8 +3,12 @@
 // test against a real Prometheus is src/cli/prometheus_cluster_test.cc.
 #include <gtest/gtest.h>
 
+#include "base/testing/test_data.h"
+#include "base/text.h"
 #include "importers/prometheus/dcgm_entity.h"
+#include "model/device_catalog.h"
 #include "promql/cluster_query.h"
+#include "promql/node_gpus.h"
 #include "promql/pod_profiles.h"
 #include "promql/prometheus_client.h"
 #include "promql/query_plan.h"
@@ -150,6 +154,103 @@ TEST(PodProfilesTest, MergesWindowsDropsBlanksAndGroupsByPod) {
   EXPECT_DOUBLE_EQ(p.series[0].samples[1].value, 200.0 * 1024 * 1024);
   ASSERT_EQ(p.devices.size(), 1u);
   EXPECT_EQ(p.devices[0].memory_bytes, 1000LL * 1024 * 1024);  // FREE 700 + USED 300 MiB at t=3000
+}
+
+// Every sample line of a real dcgm-exporter capture as a one-point range series (what
+// Prometheus would answer for the instant the capture was scraped at).
+std::vector<RangeSeries> CaptureAsSeries(const std::string& data_file, int64_t time_ms) {
+  std::vector<RangeSeries> out;
+  std::string text = testing::ReadFileOrDie(testing::DataPath(data_file));
+  prometheus::ExpositionLine line;
+  for (std::string_view raw : Split(text, '\n')) {
+    prometheus::ParseExpositionLine(raw, &line);
+    if (line.kind != prometheus::LineKind::kSample) continue;
+    RangeSeries& s = out.emplace_back();
+    s.labels.push_back({"__name__", line.metric_name});
+    for (const prometheus::Label& l : line.labels) s.labels.push_back({l.name, l.value});
+    s.times_ms = {time_ms};
+    s.values = {std::string(line.value_text)};
+  }
+  return out;
+}
+
+constexpr char kA100Capture[] = "dcgm/a100-mig_dcgm-exporter-2.4_nvidia-cloud-native-docs.prom";
+constexpr char kT4Capture[] = "dcgm/t4-a10g_dcgm-exporter_datadog-integrations-core_fixture.txt";
+
+TEST(NodeGpusTest, RealA100MigCaptureIsOneGpuWithOne1g5gbInstance) {
+  std::vector<RangeSeries> series = CaptureAsSeries(kA100Capture, 1'700'000'000'000);
+  ASSERT_EQ(series.size(), 21u);  // 17 whole-GPU lines + 4 of MIG instance 13
+  auto nodes = NodeGpusFromSeries(series, nullptr);
+  ASSERT_EQ(nodes.size(), 1u);
+  const NodeGpus& a100 = nodes.at("ub20-a100-k8s");
+  EXPECT_EQ(a100.gpu_count, 1);
+  EXPECT_EQ(a100.mig_profiles, (std::map<std::string, int>{{"1g.5gb", 1}}));
+  EXPECT_EQ(a100.gpu_class, "");  // the 2.4 exporter sends no modelName: no guess
+  EXPECT_EQ(a100.last_seen_ms, 1'700'000'000'000);
+  auto with_model = NodeGpusFromSeries(series, FindDeviceSpec("a100-40gb-sxm"));
+  EXPECT_EQ(with_model.at("ub20-a100-k8s").gpu_class, "a100-40gb-sxm");
+}
+
+TEST(NodeGpusTest, RealT4AndA10gFixtureGivesThreeNodesWithoutMig) {
+  auto nodes = NodeGpusFromSeries(CaptureAsSeries(kT4Capture, 1000), FindDeviceSpec("a100-40gb-sxm"));
+  // The 14 hand-made lines without labels name no node and no GPU: left out.
+  ASSERT_EQ(nodes.size(), 3u);
+  EXPECT_EQ(nodes.at("424773df46e0").gpu_class, "t4");  // modelName="Tesla T4" (driver 460)
+  EXPECT_EQ(nodes.at("424773df46e0").gpu_count, 1);
+  EXPECT_TRUE(nodes.at("424773df46e0").mig_profiles.empty());
+  EXPECT_EQ(nodes.at("551bdf382151").gpu_class, "t4");  // driver 470 block
+  EXPECT_EQ(nodes.at("551bdf382151").gpu_count, 1);
+  // modelName="NVIDIA A10G" is not the catalog's A10; the fallback is only for GPUs
+  // without any name, so the class stays unknown.
+  EXPECT_EQ(nodes.at("ip-11111").gpu_class, "");
+  EXPECT_EQ(nodes.at("ip-11111").gpu_count, 1);
+}
+
+TEST(NodeGpusTest, LayoutIsReadAtEachNodesLatestInstant) {
+  // Real A100 lines: GPU instance 13 existed at t=1000 and was destroyed before t=2000,
+  // when a second node with the same capture was also seen at t=1000 only.
+  std::vector<RangeSeries> series;
+  for (RangeSeries s : CaptureAsSeries(kA100Capture, 1000)) {
+    bool mig = false;
+    for (const auto& [name, value] : s.labels) mig = mig || name == "GPU_I_ID";
+    if (!mig) s.times_ms.push_back(2000);
+    series.push_back(s);
+    for (auto& [name, value] : s.labels)
+      if (name == "Hostname") value = "second-node";
+    s.times_ms = {1000};
+    series.push_back(s);
+  }
+  auto nodes = NodeGpusFromSeries(series, nullptr);
+  EXPECT_TRUE(nodes.at("ub20-a100-k8s").mig_profiles.empty());  // as it is now
+  EXPECT_EQ(nodes.at("ub20-a100-k8s").last_seen_ms, 2000);
+  EXPECT_EQ(nodes.at("second-node").mig_profiles.at("1g.5gb"), 1);
+  EXPECT_EQ(nodes.at("second-node").gpu_count, 1);
+}
+
+TEST(NodeGpusTest, ClassIsMixedOnlyWhenEveryGpuIsKnown) {
+  auto gpu = [](std::string uuid, std::string model) {
+    return RangeSeries{
+        {{"__name__", "DCGM_FI_DEV_GPU_UTIL"}, {"UUID", uuid}, {"modelName", model}, {"Hostname", "n"}}, {1000}, {"1"}};
+  };
+  auto mixed = NodeGpusFromSeries({gpu("GPU-1", "NVIDIA H100 80GB HBM3"), gpu("GPU-2", "Tesla T4")}, nullptr);
+  EXPECT_EQ(mixed.at("n").gpu_class, "mixed");
+  EXPECT_EQ(mixed.at("n").gpu_count, 2);
+  auto same =
+      NodeGpusFromSeries({gpu("GPU-1", "NVIDIA H100 80GB HBM3"), gpu("GPU-2", "NVIDIA H100 80GB HBM3")}, nullptr);
+  EXPECT_EQ(same.at("n").gpu_class, "h100-sxm");
+  auto unknown = NodeGpusFromSeries({gpu("GPU-1", "NVIDIA H100 80GB HBM3"), gpu("GPU-2", "NVIDIA A10G")}, nullptr);
+  EXPECT_EQ(unknown.at("n").gpu_class, "");
+}
+
+TEST(NodeGpusTest, QueryGroupsByTheIdentityLabelsOfEverySpelling) {
+  std::string q = BuildNodeGpuQuery();
+  EXPECT_EQ(q.rfind("group by (Hostname,hostname,instance,UUID,uuid,gpu_uuid,gpu,modelName,model_name,"
+                    "DCGM_FI_DEV_NAME,GPU_I_PROFILE,GPU_I_ID) ({__name__=~\"",
+                    0),
+            0u)
+      << q;
+  EXPECT_NE(q.find("DCGM_FI_PROF_GR_ENGINE_ACTIVE"), std::string::npos);
+  EXPECT_EQ(q.find("namespace"), std::string::npos);  // every namespace's GPUs
 }
 
 }  // namespace
