@@ -40,6 +40,8 @@ bool IsNameChar(char c) {
 }  // namespace
 
 std::string FormatDemandAnnotation(const WorkloadDemand& d) {
+  // A MIG instance's ratios are of its slice, not of a GPU the extender could share.
+  if (d.mig_instance_sm_count > 0 || d.mig_instance_memory_bytes > 0) return "";
   std::string out = kDemandVersion;
   if (!d.workload_type.empty()) Append(&out, "type", d.workload_type);
   const size_t without_figures = out.size();

@@ -38,7 +38,8 @@ struct DemandEntry {
 };
 
 // "v1;type=...;busy=..." with the measured fields of `demand` (ratios 3 decimals, GB/s
-// 2, GiB 1). Empty when nothing the model reads was measured.
+// 2, GiB 1). Empty when nothing the model reads was measured, and for a MIG instance's
+// demand (its ratios are of the slice; the extender does not model MIG).
 std::string FormatDemandAnnotation(const WorkloadDemand& demand);
 // One resident entry: a pod's demand value with pod and GPU inserted after the version.
 std::string ResidentEntry(const std::string& pod, int gpu, const std::string& demand_value);

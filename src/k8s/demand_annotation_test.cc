@@ -47,6 +47,9 @@ TEST(DemandAnnotationTest, KernelClassesAndNothingMeasured) {
   d.compute_bound_share = 0.25;
   d.memory_bound_share = 0.7;
   EXPECT_EQ(FormatDemandAnnotation(d), "v1;type=inference;cb=0.250;mb=0.700");
+  WorkloadDemand slice = SampledDemand();
+  slice.mig_instance_sm_count = 42;  // a 3g slice of an A100
+  EXPECT_EQ(FormatDemandAnnotation(slice), "");
   std::string why;
   auto e = ParseDemandEntry("v1;type=inference;cb=0.250;mb=0.700", &why);
   ASSERT_TRUE(e.has_value());

@@ -106,6 +106,7 @@ bool Better(const GpuOutcome& a, const GpuOutcome& b) {
 }
 
 std::string ModeText(const NodeGpuView& v) {
+  if (v.replicas == 1) return "exclusive GPUs (no replicas)";
   return std::string(v.mode == SharingMode::kMps ? "MPS" : "time-slicing") + ", " + std::to_string(v.replicas) +
          " share(s) per GPU";
 }
@@ -207,6 +208,7 @@ std::vector<NodeDecision> DecideNodesByModel(const ExtenderRequest& request, con
       d.reason = sharing ? "every GPU's shares are held by the residents kraken lists (" + where + ")"
                          : "the pod needs " + std::to_string(want) + " whole GPU(s); " +
                                std::to_string(candidates.size()) + " have no resident (" + where + ")";
+      d.reason += ignored;
       out.push_back(std::move(d));
       continue;
     }
@@ -220,7 +222,7 @@ std::vector<NodeDecision> DecideNodesByModel(const ExtenderRequest& request, con
     d.worst_penalty = best.worst;
     std::string prediction = "GPU " + std::to_string(best.gpu) + " with " + std::to_string(best.residents) +
                              " resident(s), device " + (best.device.empty() ? "unknown" : best.device) + " (" +
-                             view.device_basis + "), " + where + ": " + best.terms + " (resident: with/without the pod)" +
+                             view.device_basis + "), " + where + ": " + best.terms + (best.residents > 0 ? " (resident: with/without the pod)" : "") +
                              "; worst " + Times(best.worst) + " (" + best.worst_name + ")";
     if (!best.feasible) {
       d.fits = false;
