@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "analysis/colocate/colocate.h"
 #include "analysis/colocate/join.h"
@@ -213,8 +214,11 @@ std::vector<NodeDecision> DecideNodesByModel(const ExtenderRequest& request, con
       continue;
     }
     GpuOutcome best;
+    bool predicted_empty = false;
     for (int g : candidates) {
       if (!sharing && g != candidates[0]) break;  // whole GPUs: the pod runs alone on any of them
+      // GPUs without residents all give the same prediction: the first one speaks for them.
+      if (used[static_cast<size_t>(g)] == 0 && std::exchange(predicted_empty, true)) continue;
       GpuOutcome o = PredictOnGpu(view, g, pod, pod_name);
       if (best.gpu < 0 || Better(o, best)) best = o;
     }
