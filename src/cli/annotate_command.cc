@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "k8s/annotation_writer.h"
 #include "k8s/controller_loop.h"
+#include "k8s/demand_annotation.h"
 #include "k8s/node_labels.h"
 #include "model/device_catalog.h"
 #include "promql/cluster_query.h"
@@ -42,6 +43,9 @@ k8s::WorkloadAnnotations AnnotationsOf(const pooling::PodGpuUse& use, const pool
   k8s::WorkloadAnnotations a;
   if (!use.demand.workload_type.empty()) a.workload_type = use.demand.workload_type;
   if (use.demand.gpu_busy.measured) a.gpu_util_p95 = use.demand.gpu_busy.p95;
+  // The demand vector for the scheduler extender's co-location model (k8s/demand_annotation.h).
+  if (std::string demand = k8s::FormatDemandAnnotation(use.demand); !demand.empty()) a.demand = demand;
+  if (use.demand.gpu_index >= 0) a.gpu_index = use.demand.gpu_index;
   switch (rec.action) {
     case pooling::PoolAction::kReclaim:
     case pooling::PoolAction::kShare:

@@ -347,5 +347,14 @@ TEST(CliTest, StoreDefaultsToKrakenStoragePath) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/xdg/kraken/kraken.db"));
 }
 
+TEST(CliTest, ExtenderRefusesBadDecisionFlagsBeforeListening) {
+  ExpectOneLineError(RunKraken("extender --listen 127.0.0.1:0 --max-slowdown 1"),
+                     "--max-slowdown must be above 1 (1 = no slowdown at all)");
+  ExpectOneLineError(RunKraken("extender --listen 127.0.0.1:0 --packing-policy Random"),
+                     "--packing-policy expects BestFit or FGD, got 'Random'");
+  RunResult help = RunKraken("extender --help");
+  EXPECT_NE(help.out.find("--log-decisions"), std::string::npos) << help.out;
+}
+
 }  // namespace
 }  // namespace kraken

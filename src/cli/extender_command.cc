@@ -13,6 +13,8 @@ namespace {
 struct ExtenderArgs {
   std::string listen = "0.0.0.0:8888";
   std::string prefix;
+  k8s::ExtenderOptions decide;
+  bool log_decisions = false;
 };
 
 int RunExtender(const ExtenderArgs& args) {
@@ -21,9 +23,20 @@ int RunExtender(const ExtenderArgs& args) {
       colon == std::string::npos ? std::nullopt : ParseInt64(std::string_view(args.listen).substr(colon + 1));
   if (!port || *port < 0 || *port > 65535)
     return ReportError(InvalidInput("--listen expects HOST:PORT, got '" + args.listen + "'"));
-  Status status = k8s::ServeExtender(args.listen.substr(0, colon), static_cast<int>(*port), args.prefix, [&] {
-    std::fprintf(stderr, "kraken: scheduler extender on %s (POST %s/filter, %s/prioritize)\n", args.listen.c_str(),
-                 args.prefix.c_str(), args.prefix.c_str());
+  if (!(args.decide.max_slowdown > 1))
+    return ReportError(InvalidInput("--max-slowdown must be above 1 (1 = no slowdown at all)"));
+  if (!EqualsIgnoreCase(args.decide.packing_policy, "BestFit") && !EqualsIgnoreCase(args.decide.packing_policy, "FGD"))
+    return ReportError(InvalidInput("--packing-policy expects BestFit or FGD, got '" + args.decide.packing_policy + "'"));
+  k8s::ExtenderServerOptions options;
+  options.prefix = args.prefix;
+  options.decide = args.decide;
+  if (args.log_decisions)
+    options.log = [](const std::string& verb, const std::string& decisions) {
+      std::fprintf(stderr, "kraken extender %s: %s\n", verb.c_str(), decisions.c_str());
+    };
+  Status status = k8s::ServeExtender(args.listen.substr(0, colon), static_cast<int>(*port), options, [&] {
+    std::fprintf(stderr, "kraken: scheduler extender on %s (POST %s/filter, %s/prioritize; %s/explain for the reasons)\n",
+                 args.listen.c_str(), args.prefix.c_str(), args.prefix.c_str(), args.prefix.c_str());
   });
   if (!status.ok()) return ReportError(status);
   return kExitOk;
@@ -38,6 +51,17 @@ void AddExtenderCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--listen", args->listen, "HOST:PORT to listen on")->capture_default_str();
   cmd->add_option("--prefix", args->prefix,
                   "Path prefix of the verbs (the urlPrefix path part of the scheduler's extender config)");
+  cmd->add_option("--max-slowdown", args->decide.max_slowdown,
+                  "Refuse a node where the co-location model predicts a slowdown (p99 increase for inference) above "
+                  "this for the pod or a resident sharing its GPU; 2 = where sharing stops getting more work done "
+                  "than running one after the other")
+      ->capture_default_str();
+  cmd->add_option("--packing-policy", args->decide.packing_policy,
+                  "Packing policy of `kraken pack` for the packing part of the score: BestFit or FGD")
+      ->capture_default_str();
+  cmd->add_flag("--log-decisions", args->log_decisions,
+                "Log every node's decision and reason (JSON, one line per call) to stderr; POST PREFIX/explain "
+                "returns the same for one request");
   commands.push_back({cmd, [args] { return RunExtender(*args); }});
 }
 

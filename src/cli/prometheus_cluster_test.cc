@@ -222,12 +222,16 @@ TEST_F(PrometheusClusterTest, AnnotateWritesTheResultsThroughTheApiServer) {
   const std::string smp = " application/strategic-merge-patch+json ";
   EXPECT_EQ(requests[1], "PATCH /api/v1/namespaces/ml/pods/infer-t4" + smp +
                              R"({"metadata":{"annotations":{"kraken.io/colocation-class":"share",)"
+                             R"("kraken.io/demand":"v1;type=unknown;busy=0.000;mem-gib=0.0;dev=t4",)"
                              R"("kraken.io/gpu-util-p95":"0.000","kraken.io/workload-type":"unknown"}}})");
+  // notebook-0 runs in a MIG slice: its ratios are of the slice, so no kraken.io/demand.
   EXPECT_EQ(requests[3], "PATCH /api/v1/namespaces/ml/pods/notebook-0" + smp +
                              R"({"metadata":{"annotations":{"kraken.io/colocation-class":"mig",)"
                              R"("kraken.io/gpu-util-p95":"0.996","kraken.io/workload-type":"unknown"}}})");
   EXPECT_EQ(requests[5], "PATCH /api/v1/namespaces/ml/pods/trainer-0" + smp +
                              R"({"metadata":{"annotations":{"kraken.io/colocation-class":"dedicated",)"
+                             R"("kraken.io/demand":"v1;type=unknown;busy=0.996;dram=0.691;pcie-gbs=0.13;mem-gib=4.7;)"
+                             R"(dev=a100-40gb-sxm",)"
                              R"("kraken.io/gpu-util-p95":"0.996","kraken.io/workload-type":"unknown"}}})");
   // Node labels from every node's DCGM series, whatever the namespace: the T4 host and the
   // A10G host (namespace ray-llm) are no Node of this cluster (404, skipped); the A100

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/text.h"
+#include "k8s/demand_annotation.h"
 #include "k8s/node_labels.h"
 
 namespace kraken::k8s {
@@ -160,6 +161,7 @@ Result<bool> AnnotationWriter::ApplyNodeLabels(const std::string& node,
 
 Status AnnotationWriter::AnnotatePods(const std::vector<PodResult>& pods, AnnotationStats* stats) {
   std::map<std::string, std::vector<WorkloadAnnotations>> by_node;
+  std::map<std::string, std::vector<std::string>> residents;  // node -> kraken.io/resident-demand entries
   std::vector<std::pair<ObjectRef, std::vector<WorkloadAnnotations>>> by_owner;
   auto count = [&](bool patched) {
     ++stats->objects_read;
@@ -177,6 +179,9 @@ Status AnnotationWriter::AnnotatePods(const std::vector<PodResult>& pods, Annota
     count(patched);
     ++stats->pods_annotated;
     if (!meta.node_name.empty()) by_node[meta.node_name].push_back(pod.annotations);
+    if (!meta.node_name.empty() && pod.annotations.demand && !pod.annotations.demand->empty())
+      residents[meta.node_name].push_back(ResidentEntry(pod.namespace_name + "/" + pod.pod,
+                                                        pod.annotations.gpu_index.value_or(-1), *pod.annotations.demand));
     for (const ObjectRef& owner : meta.controllers) {
       auto it = std::find_if(by_owner.begin(), by_owner.end(), [&](const auto& entry) { return entry.first == owner; });
       if (it == by_owner.end()) it = by_owner.insert(by_owner.end(), {owner, {}});
@@ -184,7 +189,9 @@ Status AnnotationWriter::AnnotatePods(const std::vector<PodResult>& pods, Annota
     }
   }
   for (const auto& [node, members] : by_node) {
-    KRAKEN_ASSIGN_OR_RETURN(bool patched, Apply({"v1", "Node", "", node}, ToAnnotations(AggregateJob(members))));
+    std::map<std::string, std::string> desired = ToAnnotations(AggregateJob(members));
+    if (auto it = residents.find(node); it != residents.end()) desired[kResidentDemandKey] = FormatResidentDemand(it->second);
+    KRAKEN_ASSIGN_OR_RETURN(bool patched, Apply({"v1", "Node", "", node}, desired));
     count(patched);
   }
   for (const auto& [owner, members] : by_owner) {

@@ -291,6 +291,34 @@ TEST(AnnotationWriterTest, NodeLabelsAreAStrategicMergeOfTheChangedLabelsOnly) {
   EXPECT_EQ(r[1].body, R"({"metadata":{"labels":{"kraken.io/mig-layout":"3g.20gb-x8.2g.10gb-x16"}}})");
 }
 
+// The demand vectors: each pod gets kraken.io/demand; its node the list of its residents
+// (pod, GPU index, demand) that the scheduler extender reads.
+TEST(AnnotationWriterTest, NodeGetsTheResidentDemandsOfItsPods) {
+  FakeApiServer api;
+  api.Add("/api/v1/namespaces/ml/pods/etl-0", {{}, "", "gpu-node-2"});
+  api.Add("/api/v1/namespaces/ml/pods/train-1", {{}, "", "gpu-node-2"});
+  api.Add("/api/v1/namespaces/ml/pods/idle-2", {{}, "", "gpu-node-2"});
+  api.Add("/api/v1/nodes/gpu-node-2", {});
+  KubeClient client(api.Config());
+  AnnotationWriter writer(client);
+  WorkloadAnnotations etl, train, idle;
+  etl.demand = "v1;busy=0.200;dram=0.180;mem-gib=8.0";
+  etl.gpu_index = 0;
+  train.demand = "v1;type=training;busy=0.700;sm=0.650";
+  train.gpu_index = 3;
+  idle.gpu_util_p95 = 0;  // no demand vector: not a resident entry
+  AnnotationStats stats;
+  ASSERT_TRUE(writer.AnnotatePods({{"ml", "etl-0", etl}, {"ml", "train-1", train}, {"ml", "idle-2", idle}}, &stats).ok());
+  std::vector<Recorded> r = api.TakeRequests();
+  ASSERT_EQ(r.size(), 8u);
+  EXPECT_EQ(r[1].body, R"({"metadata":{"annotations":{"kraken.io/demand":"v1;busy=0.200;dram=0.180;mem-gib=8.0"}}})");
+  EXPECT_EQ(r[6].path, "/api/v1/nodes/gpu-node-2");
+  EXPECT_EQ(r[7].body,
+            R"({"metadata":{"annotations":{"kraken.io/gpu-util-p95":"0.000",)"
+            R"("kraken.io/resident-demand":"v1;pod=ml/etl-0;gpu=0;busy=0.200;dram=0.180;mem-gib=8.0,)"
+            R"(v1;pod=ml/train-1;gpu=3;type=training;busy=0.700;sm=0.650"}}})");
+}
+
 TEST(AnnotationWriterTest, MissingPodIsNotFoundAndNothingIsWritten) {
   FakeApiServer api;
   KubeClient client(api.Config());

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "base/json_writer.h"
+#include "k8s/demand_annotation.h"
 
 namespace kraken::k8s {
 namespace {
@@ -45,6 +46,7 @@ std::map<std::string, std::string> ToAnnotations(const WorkloadAnnotations& a) {
   if (a.gpu_util_p95) out[kGpuUtilP95Key] = Ratio(*a.gpu_util_p95);
   if (a.disagg_score) out[kDisaggScoreKey] = Ratio(*a.disagg_score);
   if (a.colocation_class) out[kColocationClassKey] = *a.colocation_class;
+  if (a.demand) out[kDemandKey] = *a.demand;
   return out;
 }
 

@@ -27,6 +27,12 @@ struct WorkloadAnnotations {
   std::optional<double> gpu_util_p95;           // 0..1
   std::optional<double> disagg_score;           // 0..1
   std::optional<std::string> colocation_class;  // e.g. "share", "mig", "dedicated"
+  // kraken.io/demand (k8s/demand_annotation.h): the demand vector the scheduler extender
+  // feeds to the co-location model; and the GPU index it was measured on, for the node's
+  // kraken.io/resident-demand entry. Not aggregated onto jobs. (Default initializers: no
+  // -Wmissing-field-initializers for the aggregate initializations that predate them.)
+  std::optional<std::string> demand = std::nullopt;
+  std::optional<int> gpu_index = std::nullopt;
 };
 
 // The annotation map: ratios as fixed 3-decimal text ("0.957") so that noise below a

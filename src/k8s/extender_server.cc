@@ -5,7 +5,6 @@
 #include <csignal>
 
 #include "base/json_writer.h"
-#include "k8s/scheduler_extender.h"
 
 namespace kraken::k8s {
 namespace {
@@ -25,25 +24,31 @@ void SendError(httplib::Response& res, const std::string& message) {
 
 }  // namespace
 
-void AddExtenderRoutes(httplib::Server& server, const std::string& prefix) {
-  server.Post(prefix + "/filter", [](const httplib::Request& req, httplib::Response& res) {
-    auto request = ParseExtenderArgs(req.body);
-    if (!request.ok()) return SendError(res, request.status().message());
-    res.set_content(FilterResponseJson(*request, DecideNodes(*request)), "application/json");
-  });
-  server.Post(prefix + "/prioritize", [](const httplib::Request& req, httplib::Response& res) {
-    auto request = ParseExtenderArgs(req.body);
-    if (!request.ok()) return SendError(res, request.status().message());
-    res.set_content(PrioritizeResponseJson(DecideNodes(*request)), "application/json");
-  });
-  server.Get(prefix + "/healthz",
+void AddExtenderRoutes(httplib::Server& server, const ExtenderServerOptions& options) {
+  // Each verb parses, decides, logs the reasons when asked and answers with `render`.
+  auto verb = [options](const std::string& name, auto render) {
+    return [options, name, render](const httplib::Request& req, httplib::Response& res) {
+      auto request = ParseExtenderArgs(req.body);
+      if (!request.ok()) return SendError(res, request.status().message());
+      std::vector<NodeDecision> decisions = DecideNodes(*request, options.decide);
+      if (options.log) options.log(name, DecisionsJson(*request, decisions));
+      res.set_content(render(*request, decisions), "application/json");
+    };
+  };
+  server.Post(options.prefix + "/filter", verb("filter", FilterResponseJson));
+  server.Post(options.prefix + "/prioritize",
+              verb("prioritize", [](const ExtenderRequest&, const std::vector<NodeDecision>& d) {
+                return PrioritizeResponseJson(d);
+              }));
+  server.Post(options.prefix + "/explain", verb("explain", DecisionsJson));
+  server.Get(options.prefix + "/healthz",
              [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
 }
 
-Status ServeExtender(const std::string& host, int port, const std::string& prefix,
+Status ServeExtender(const std::string& host, int port, const ExtenderServerOptions& options,
                      const std::function<void()>& on_listening) {
   httplib::Server server;
-  AddExtenderRoutes(server, prefix);
+  AddExtenderRoutes(server, options);
   if (!server.bind_to_port(host, port)) return IoError("cannot listen on " + host + ":" + std::to_string(port));
   g_server = &server;
   std::signal(SIGINT, StopOnSignal);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "k8s/scheduler_extender.h"
 
 namespace httplib {
 class Server;
@@ -14,13 +15,27 @@ class Server;
 
 namespace kraken::k8s {
 
-// Registers the two verbs (and GET {prefix}/healthz) on `server`. A body that is not
-// ExtenderArgs gets HTTP 400 with {"error": "..."}.
-void AddExtenderRoutes(httplib::Server& server, const std::string& prefix = "");
+struct ExtenderServerOptions {
+  std::string prefix;
+  ExtenderOptions decide;
+  // Called with DecisionsJson (every node's reason) for each filter and prioritize call;
+  // the replies themselves stay exactly the protocol's. Empty: no log.
+  std::function<void(const std::string& verb, const std::string& decisions_json)> log;
+};
+
+// Registers the two verbs, POST {prefix}/explain (the decisions with their reasons, for
+// debugging; not part of the scheduler's protocol) and GET {prefix}/healthz on `server`.
+// A body that is not ExtenderArgs gets HTTP 400 with {"error": "..."}.
+void AddExtenderRoutes(httplib::Server& server, const ExtenderServerOptions& options);
+inline void AddExtenderRoutes(httplib::Server& server, const std::string& prefix = "") {
+  ExtenderServerOptions options;
+  options.prefix = prefix;
+  AddExtenderRoutes(server, options);
+}
 
 // Listens on host:port and serves the routes until SIGINT or SIGTERM; `on_listening` is
 // called once the port is bound. IoError when the port cannot be bound.
-Status ServeExtender(const std::string& host, int port, const std::string& prefix,
+Status ServeExtender(const std::string& host, int port, const ExtenderServerOptions& options,
                      const std::function<void()>& on_listening);
 
 }  // namespace kraken::k8s

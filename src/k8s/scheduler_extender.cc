@@ -1,7 +1,5 @@
 #include "k8s/scheduler_extender.h"
 
-#include <simdjson.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -9,134 +7,47 @@
 #include "base/json_writer.h"
 #include "base/text.h"
 #include "base/text_table.h"
-#include "k8s/annotations.h"
+#include "k8s/demand_annotation.h"
+#include "k8s/extender_model.h"
 
 namespace kraken::k8s {
 namespace {
 
 constexpr double kBusyNodeP95 = 0.05;
 
-Status JsonError(std::string_view what, simdjson::error_code e) {
-  return InvalidInput("ExtenderArgs: " + std::string(what) + ": " + simdjson::error_message(e));
-}
-
-// metadata: name, namespace and the kraken.io/* annotations.
-Status ReadMetadata(simdjson::ondemand::object metadata, std::string* name, std::string* namespace_name,
-                    GpuProfileHint* hint) {
-  for (auto field : metadata) {
-    std::string_view key, text;
-    if (auto e = field.unescaped_key().get(key)) return JsonError("metadata key", e);
-    if (key == "name" || key == "namespace") {
-      bool is_name = key == "name";
-      if (auto e = field.value().get_string().get(text)) return JsonError("metadata name", e);
-      if (is_name)
-        *name = std::string(text);
-      else if (namespace_name != nullptr)
-        *namespace_name = std::string(text);
-    } else if (key == "annotations") {
-      simdjson::ondemand::object annotations;
-      if (auto e = field.value().get_object().get(annotations)) return JsonError("annotations", e);
-      for (auto a : annotations) {
-        std::string_view k, v;
-        if (auto e = a.unescaped_key().get(k)) return JsonError("annotation", e);
-        std::string annotation(k);
-        if (auto e = a.value().get_string().get(v)) return JsonError("annotation value", e);
-        if (annotation == kGpuUtilP95Key) {
-          std::optional<double> p95 = ParseDouble(v);
-          if (p95 && std::isfinite(*p95)) hint->gpu_util_p95 = std::clamp(*p95, 0.0, 1.0);
-        } else if (annotation == kBoundKey) {
-          hint->bound = std::string(v);
-        } else if (annotation == kColocationClassKey) {
-          hint->colocation_class = std::string(v);
-        }
-      }
-    }
-  }
-  return Status::Ok();
-}
-
-Status ReadObjectMetadata(simdjson::ondemand::object object, std::string* name, std::string* namespace_name,
-                          GpuProfileHint* hint) {
-  for (auto field : object) {
-    std::string_view key;
-    if (auto e = field.unescaped_key().get(key)) return JsonError("key", e);
-    if (key != "metadata") continue;
-    simdjson::ondemand::object metadata;
-    if (auto e = field.value().get_object().get(metadata)) return JsonError("metadata", e);
-    return ReadMetadata(metadata, name, namespace_name, hint);
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
-Result<ExtenderRequest> ParseExtenderArgs(std::string_view json) {
-  simdjson::ondemand::parser parser;
-  simdjson::padded_string padded(json);
-  simdjson::ondemand::document doc;
-  if (auto e = parser.iterate(padded).get(doc)) return JsonError("not JSON", e);
-  simdjson::ondemand::object root;
-  if (auto e = doc.get_object().get(root)) return JsonError("not an object", e);
-  ExtenderRequest request;
-  bool have_pod = false;
-  for (auto field : root) {
-    std::string_view key;
-    if (auto e = field.unescaped_key().get(key)) return JsonError("key", e);
-    if (key == "pod") {
-      simdjson::ondemand::object pod;
-      if (auto e = field.value().get_object().get(pod)) return JsonError("pod", e);
-      KRAKEN_RETURN_IF_ERROR(ReadObjectMetadata(pod, &request.pod_name, &request.pod_namespace, &request.pod));
-      have_pod = true;
-    } else if (key == "nodenames") {
-      simdjson::ondemand::array names;
-      if (auto e = field.value().get_array().get(names)) return JsonError("nodenames", e);
-      request.by_name = true;
-      for (auto n : names) {
-        std::string_view name;
-        if (auto e = n.get_string().get(name)) return JsonError("nodenames", e);
-        request.nodes.push_back({std::string(name), {}, ""});
-      }
-    } else if (key == "nodes") {
-      simdjson::ondemand::value nodes_value;
-      if (auto e = field.value().get(nodes_value)) return JsonError("nodes", e);
-      bool is_null = false;
-      if (auto e = nodes_value.is_null().get(is_null)) return JsonError("nodes", e);
-      if (is_null) continue;
-      simdjson::ondemand::object list;
-      if (auto e = nodes_value.get_object().get(list)) return JsonError("nodes", e);
-      for (auto list_field : list) {
-        std::string_view list_key;
-        if (auto e = list_field.unescaped_key().get(list_key)) return JsonError("nodes key", e);
-        if (list_key != "items") continue;
-        simdjson::ondemand::array items;
-        if (auto e = list_field.value().get_array().get(items)) return JsonError("nodes.items", e);
-        for (auto item : items) {
-          simdjson::ondemand::object node_object;
-          if (auto e = std::move(item).get_object().get(node_object)) return JsonError("node", e);
-          std::string_view raw;
-          if (auto e = node_object.raw_json().get(raw)) return JsonError("node", e);
-          ExtenderNode node;
-          node.raw_json = std::string(raw);
-          bool was_empty = false;  // rewind to read the fields after taking the raw text
-          if (auto e = node_object.reset().get(was_empty)) return JsonError("node", e);
-          KRAKEN_RETURN_IF_ERROR(ReadObjectMetadata(node_object, &node.name, nullptr, &node.hint));
-          if (node.name.empty()) return InvalidInput("ExtenderArgs: a node has no metadata.name");
-          request.nodes.push_back(std::move(node));
-        }
-      }
+std::vector<NodeDecision> DecideNodes(const ExtenderRequest& request, const ExtenderOptions& options) {
+  std::string why;
+  std::optional<DemandEntry> pod;
+  if (request.pod.demand) pod = ParseDemandEntry(*request.pod.demand, &why);
+  if (pod) return DecideNodesByModel(request, *pod, options);
+  std::string fallback = request.pod.demand ? "kraken.io/demand ignored (" + why + ")" : "pod has no kraken.io/demand";
+  if (!request.pod.HasClassHints()) {
+    std::vector<NodeDecision> out;
+    for (const ExtenderNode& node : request.nodes) {
+      NodeDecision d;
+      d.node = node.name;
+      d.basis = "no data";
+      d.score = kNeutralScore;
+      d.reason = fallback + " and no kraken annotations: passes with the neutral score " + std::to_string(kNeutralScore);
+      out.push_back(std::move(d));
     }
+    return out;
   }
-  if (!have_pod) return InvalidInput("ExtenderArgs: no pod");
-  return request;
+  std::vector<NodeDecision> out = DecideNodesByClassTable(request);
+  for (NodeDecision& d : out) d.reason = "class table (" + fallback + "): " + d.reason;
+  return out;
 }
 
-std::vector<NodeDecision> DecideNodes(const ExtenderRequest& request) {
+std::vector<NodeDecision> DecideNodesByClassTable(const ExtenderRequest& request) {
   std::vector<NodeDecision> out;
   const GpuProfileHint& pod = request.pod;
   double pod_p95 = pod.gpu_util_p95.value_or(0);
   for (const ExtenderNode& node : request.nodes) {
     NodeDecision d;
     d.node = node.name;
+    d.basis = "class table";
     double node_p95 = node.hint.gpu_util_p95.value_or(0);
     d.fill_after = std::min(1.0, node_p95 + pod_p95);
     // kraken's class table scores how well two bound classes share (1 = complementary).
@@ -151,11 +62,13 @@ std::vector<NodeDecision> DecideNodes(const ExtenderRequest& request) {
       d.fits = false;
       d.reason = "GPU p95 would reach " + FormatFixed((node_p95 + pod_p95) * 100, 1) + "% (node " +
                  FormatFixed(node_p95 * 100, 1) + "% + pod " + FormatFixed(pod_p95 * 100, 1) + "%)";
-    } else {
-      d.reason = "fits";
     }
     double score = 0.5 * (1.0 - d.interference) + 0.5 * d.fill_after;
     d.score = d.fits ? std::clamp<int64_t>(std::llround(score * kMaxExtenderPriority), 0, kMaxExtenderPriority) : 0;
+    if (d.fits)
+      d.reason += std::string(d.reason.empty() ? "" : "; ") + "score = 100 x (0.5 x (1 - " +
+                  FormatFixed(d.interference, 2) + ") + 0.5 x " + FormatFixed(d.fill_after, 3) + ") = " +
+                  std::to_string(d.score);
     out.push_back(std::move(d));
   }
   return out;
@@ -193,6 +106,25 @@ std::string PrioritizeResponseJson(const std::vector<NodeDecision>& decisions) {
   json.BeginArray();
   for (const NodeDecision& d : decisions) json.BeginObject().Field("host", d.node).Field("score", d.score).EndObject();
   json.EndArray();
+  return json.Take();
+}
+
+}  // namespace kraken::k8s
+
+namespace kraken::k8s {
+
+std::string DecisionsJson(const ExtenderRequest& request, const std::vector<NodeDecision>& decisions) {
+  JsonWriter json(/*pretty=*/false);
+  json.BeginObject().Field("pod", request.pod_namespace + "/" + request.pod_name).Key("nodes").BeginArray();
+  for (const NodeDecision& d : decisions)
+    json.BeginObject()
+        .Field("host", d.node)
+        .Field("fits", d.fits)
+        .Field("score", d.score)
+        .Field("basis", d.basis)
+        .Field("reason", d.reason)
+        .EndObject();
+  json.EndArray().EndObject();
   return json.Take();
 }
 

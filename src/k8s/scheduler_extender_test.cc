@@ -67,7 +67,9 @@ TEST(SchedulerExtenderTest, FilterAndPrioritizeRankComplementaryFullerNodesFirst
   EXPECT_EQ(d[1].score, 43);
   // gpu-c: 80 % + 30 % does not fit.
   EXPECT_FALSE(d[2].fits);
-  EXPECT_EQ(d[2].reason, "GPU p95 would reach 110.0% (node 80.0% + pod 30.0%)");
+  // The pod has the older annotations but no kraken.io/demand: the class table, said so.
+  EXPECT_EQ(d[2].reason, "class table (pod has no kraken.io/demand): GPU p95 would reach 110.0% (node 80.0% + pod 30.0%)");
+  EXPECT_EQ(d[0].reason, "class table (pod has no kraken.io/demand): score = 100 x (0.5 x (1 - 0.05) + 0.5 x 0.800) = 88");
   EXPECT_EQ(d[2].score, 0);
   // gpu-d: no annotations, assumed idle: 100 x (0.5 x 1 + 0.5 x 0.3) = 65.
   EXPECT_EQ(d[3].score, 65);
@@ -81,7 +83,8 @@ TEST(SchedulerExtenderTest, FilterAndPrioritizeRankComplementaryFullerNodesFirst
   ASSERT_EQ(items.size(), 3u);
   EXPECT_EQ(std::string_view(items.at(2)["metadata"]["name"]), "gpu-d");
   EXPECT_EQ(std::string_view(items.at(0)["status"]["capacity"]["nvidia.com/gpu"]), "8");  // node echoed whole
-  EXPECT_EQ(std::string_view(doc["failedNodes"]["gpu-c"]), "GPU p95 would reach 110.0% (node 80.0% + pod 30.0%)");
+  EXPECT_EQ(std::string_view(doc["failedNodes"]["gpu-c"]),
+            "class table (pod has no kraken.io/demand): GPU p95 would reach 110.0% (node 80.0% + pod 30.0%)");
   EXPECT_EQ(std::string_view(doc["error"]), "");
 }
 
@@ -113,9 +116,58 @@ TEST(SchedulerExtenderTest, NodeNamesAndDedicatedPodsOverHttp) {
   ASSERT_TRUE(refused);
   EXPECT_EQ(
       refused->body,
-      R"({"nodes":{"items":[]},"failedNodes":{"gpu-a":"pod wants a dedicated GPU; node GPU p95 20.0%"},"error":""})");
+      R"({"nodes":{"items":[]},"failedNodes":{"gpu-a":"class table (pod has no kraken.io/demand): pod wants a dedicated )"
+      R"(GPU; node GPU p95 20.0%"},"error":""})");
+  // A pod with a demand vector against node names only: no node data, all neutral.
+  std::string demand_pod = kPod;
+  demand_pod.replace(demand_pod.find("\"kraken.io/profiling\""), 0, R"("kraken.io/demand":"v1;busy=0.400;mem-gib=6.0",)");
+  std::string by_name = R"({"pod":)" + demand_pod + R"(,"nodenames":["gpu-a","gpu-e"]})";
+  prioritize = client.Post("/kraken/prioritize", by_name, "application/json");
+  ASSERT_TRUE(prioritize);
+  EXPECT_EQ(prioritize->body, R"([{"host":"gpu-a","score":50},{"host":"gpu-e","score":50}])");
+  // The debug verb gives the reasons the protocol replies cannot carry.
+  auto explain = client.Post("/kraken/explain", by_name, "application/json");
+  ASSERT_TRUE(explain);
+  EXPECT_EQ(explain->body,
+            R"({"pod":"ml/resnet-infer-7d9c","nodes":[{"host":"gpu-a","fits":true,"score":50,"basis":"no data",)"
+            R"("reason":"no kraken.io/resident-demand on the node: passes with the neutral score 50"},)"
+            R"({"host":"gpu-e","fits":true,"score":50,"basis":"no data",)"
+            R"("reason":"no kraken.io/resident-demand on the node: passes with the neutral score 50"}]})");
   server.stop();
   thread.join();
+}
+
+TEST(SchedulerExtenderTest, DecisionLogKeepsTheReplyProtocolExact) {
+  httplib::Server server;
+  std::vector<std::string> log;
+  ExtenderServerOptions options;
+  options.decide.max_slowdown = 1.4;
+  options.log = [&](const std::string& verb, const std::string& json) { log.push_back(verb + " " + json); };
+  AddExtenderRoutes(server, options);
+  int port = server.bind_to_any_port("127.0.0.1");
+  std::thread thread([&] { server.listen_after_bind(); });
+  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  httplib::Client client("127.0.0.1", port);
+  std::string pod = kPod;
+  pod.replace(pod.find("\"kraken.io/profiling\""), 0, R"("kraken.io/demand":"v1;busy=0.500;sm=0.450;mem-gib=10.0",)");
+  std::string node = R"({"metadata":{"name":"gpu-a","labels":{"nvidia.com/gpu.count":"1","nvidia.com/gpu.replicas":"2",)"
+                     R"("kraken.io/gpu-class":"h100-sxm"},"annotations":{"kraken.io/resident-demand":)"
+                     R"("v1;pod=ml/x;gpu=0;busy=0.950;mem-gib=20.0"}}})";
+  auto reply = client.Post("/filter", R"({"pod":)" + pod + R"(,"nodes":{"items":[)" + node + "]}}", "application/json");
+  ASSERT_TRUE(reply);
+  server.stop();
+  thread.join();
+  // Time-slicing with a resident busy 95 %: about x1.49 for the pod -> refused at 1.4.
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(reply->body);
+  EXPECT_EQ(doc["nodes"]["items"].get_array().size(), 0u);
+  std::string_view reason = doc["failedNodes"]["gpu-a"];
+  EXPECT_NE(reason.find("device h100-sxm (label kraken.io/gpu-class)"), std::string_view::npos) << reason;
+  EXPECT_NE(reason.find("above --max-slowdown 1.40"), std::string_view::npos) << reason;
+  ASSERT_EQ(log.size(), 1u) << reply->body;
+  EXPECT_EQ(log[0].rfind(R"(filter {"pod":"ml/resnet-infer-7d9c","nodes":[{"host":"gpu-a","fits":false,"score":0,)", 0),
+            0u)
+      << log[0];
 }
 
 }  // namespace
