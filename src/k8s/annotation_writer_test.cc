@@ -295,9 +295,9 @@ TEST(AnnotationWriterTest, NodeLabelsAreAStrategicMergeOfTheChangedLabelsOnly) {
 // (pod, GPU index, demand) that the scheduler extender reads.
 TEST(AnnotationWriterTest, NodeGetsTheResidentDemandsOfItsPods) {
   FakeApiServer api;
-  api.Add("/api/v1/namespaces/ml/pods/etl-0", {{}, "", "gpu-node-2"});
-  api.Add("/api/v1/namespaces/ml/pods/train-1", {{}, "", "gpu-node-2"});
-  api.Add("/api/v1/namespaces/ml/pods/idle-2", {{}, "", "gpu-node-2"});
+  api.Add("/api/v1/namespaces/ml/pods/etl-0", {{}, "", "gpu-node-2", {}});
+  api.Add("/api/v1/namespaces/ml/pods/train-1", {{}, "", "gpu-node-2", {}});
+  api.Add("/api/v1/namespaces/ml/pods/idle-2", {{}, "", "gpu-node-2", {}});
   api.Add("/api/v1/nodes/gpu-node-2", {});
   KubeClient client(api.Config());
   AnnotationWriter writer(client);
