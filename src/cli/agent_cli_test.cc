@@ -226,6 +226,66 @@ std::string WriteText(const std::string& path, const std::string& text) {
   return path;
 }
 
+// The kraken_* families of the window analysis, from the real binary on the replayed
+// 8 x H100 node: a 1 s ring at 100 ms holds 10 passes, i.e. one whole round of the
+// capture's frames whatever frame it starts at (5 idle at 0 %, 5 under gpu-burn at 100 %,
+// 0 and 20780679168 B used), analysed every second.
+TEST(AgentCliTest, ExportsTheWindowAnalysisPerGpuWithTheDcgmLabels) {
+  std::string dir = testing::MakeTempDir("agent_window");
+  std::string config = WriteText(dir + "/kraken.yaml",
+                                 "agent:\n  ring: 1s\n  analysis_window: 1s\n  analysis_interval: 1s\n");
+  RunningAgent agent = StartAgent("h100x8.nvml", {"--no-store", "--config", config});
+  ASSERT_GT(agent.port, 0) << agent.process->Log();
+  httplib::Client client("127.0.0.1", agent.port);
+  std::string text;
+  auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto scrape = client.Get("/metrics");
+    ASSERT_TRUE(scrape);
+    text = scrape->body;
+    std::map<std::string, double> passes = Family(text, "kraken_analysis_passes");
+    if (passes.size() == 8 &&
+        std::all_of(passes.begin(), passes.end(), [](const auto& p) { return p.second == 10; }))
+      break;
+    std::this_thread::sleep_for(200ms);
+  }
+  std::map<std::string, double> util = Family(text, "DCGM_FI_DEV_GPU_UTIL");
+  std::map<std::string, double> p95 = Family(text, "kraken_gpu_util_p95");
+  std::map<std::string, double> idle = Family(text, "kraken_gpu_idle_ratio");
+  std::map<std::string, double> peak = Family(text, "kraken_memory_peak_bytes");
+  std::map<std::string, double> window = Family(text, "kraken_analysis_window_seconds");
+  std::map<std::string, double> passes = Family(text, "kraken_analysis_passes");
+  ASSERT_EQ(util.size(), 8u) << text;
+  ASSERT_EQ(p95.size(), 8u) << text;
+  for (const auto& [labels, value] : util) {  // the GPU's own label set, value by value
+    EXPECT_EQ(passes[labels], 10) << labels;
+    EXPECT_EQ(p95[labels], 1.0) << labels;
+    EXPECT_EQ(idle[labels], 0.5) << labels;
+    EXPECT_EQ(peak[labels], 20780679168.0) << labels;
+    EXPECT_GT(window[labels], 0.8) << labels;  // 9 intervals of 100 ms, give or take scheduling
+    EXPECT_LT(window[labels], 1.5) << labels;
+    std::string info = labels;
+    info.pop_back();
+    EXPECT_NE(text.find("kraken_workload_info" + info + ",workload_type=\"unknown\",pooling_action=\"keep\"} 1\n"),
+              std::string::npos)
+        << labels;
+  }
+  EXPECT_NE(text.find("# TYPE kraken_gpu_util_p95 gauge\n"), std::string::npos);
+  EXPECT_NE(text.find("# HELP kraken_workload_info "), std::string::npos);
+  // The capture has no GPM activity: no bound, not a guessed one.
+  EXPECT_EQ(text.find("kraken_gpu_bound_info"), std::string::npos);
+  EXPECT_EQ(agent.process->Stop(SIGTERM, 15s), 0) << agent.process->Log();
+}
+
+TEST(AgentCliTest, AnAnalysisWindowLongerThanTheRingIsAnError) {
+  std::string dir = testing::MakeTempDir("agent_window_bad");
+  testing::ChildProcess run({KRAKEN_BINARY_PATH, "agent", "--no-store", "--analysis-window", "5m"}, dir + "/log");
+  EXPECT_EQ(run.Stop(0, 30s), 2);
+  EXPECT_EQ(run.Log(),
+            "kraken: error: agent.analysis_window (5m) is longer than agent.ring (1m), which holds the passes it "
+            "analyses: raise agent.ring\n");
+}
+
 TEST(ConfigCliTest, PrintShowsEachValueAndWhereItCameFrom) {
   std::string dir = testing::MakeTempDir("config_cli");
   std::string file = WriteText(dir + "/kraken.yaml", "sampling:\n  interval: 250ms\nagent:\n  listen: 0.0.0.0:9500\n");
@@ -245,7 +305,7 @@ TEST(ConfigCliTest, PrintShowsEachValueAndWhereItCameFrom) {
     ASSERT_EQ(s["source"].get(source), simdjson::SUCCESS);
     settings[std::string(key)] = {std::string(value), std::string(source)};
   }
-  EXPECT_EQ(settings.size(), 20u);
+  EXPECT_EQ(settings.size(), 22u);
   EXPECT_EQ(settings["sampling.interval"], std::make_pair(std::string("250ms"), "file " + file + ":2"));
   EXPECT_EQ(settings["agent.listen"], std::make_pair(std::string("0.0.0.0:9500"), "file " + file + ":4"));
   EXPECT_EQ(settings["log_level"], std::make_pair(std::string("debug"), std::string("env KRAKEN_LOG_LEVEL")));
