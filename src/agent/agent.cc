@@ -1,5 +1,7 @@
 #include "agent/agent.h"
 
+#include <malloc.h>
+
 #include <chrono>
 
 #include "agent/metric_groups.h"
@@ -114,8 +116,14 @@ void Agent::AnalyzeWindow() {
   std::vector<const SampleBatch*> passes(count);
   for (size_t i = 0; i < count; ++i) passes[count - 1 - i] = &ring_.FromNewest(i);
   std::vector<GpuWindowAnalysis> analyses = AnalyzeWorkloadWindow(passes, sampler_.devices(), options_.hostname);
-  std::lock_guard<std::mutex> lock(mutex_);
-  analyses_.swap(analyses);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    analyses_.swap(analyses);
+  }
+  // The analysis copies the window into profiles (~1.6 MB for 600 passes of 8 GPUs) and
+  // frees them; glibc keeps freed arena memory mapped, which showed as +1.7 MB of steady
+  // RSS (bench/agent_cpu_rss.sh). Hand it back: one call per analysis, not per pass.
+  malloc_trim(0);
 }
 
 void Agent::Run() {

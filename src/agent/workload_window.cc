@@ -18,14 +18,6 @@ EntityKey KeyOf(const SeriesEntity& e) {
   return {e.gpu_index, e.gpu_uuid, e.gpu_instance_id, e.namespace_name, e.pod, e.container};
 }
 
-bool SameEntity(const SeriesEntity& a, const SeriesEntity& b) { return KeyOf(a) == KeyOf(b); }
-
-const SeriesEntity* ValidEntity(const SampleBatch& batch, const SampleBatch::Value& v) {
-  if (v.entity < 0 || static_cast<size_t>(v.entity) >= batch.entities.size()) return nullptr;
-  const SeriesEntity& e = batch.entities[static_cast<size_t>(v.entity)];
-  return e.pid >= 0 ? nullptr : &e;
-}
-
 // The ring keeps NVML call names only for kOther values; the series take the DCGM field
 // name instead, which is what the analyses' --explain "basis" shows for dcgm-exporter data.
 std::string SourceNameOf(Metric metric) {
@@ -41,8 +33,11 @@ struct GpmPass {
 
 struct Slot {
   SeriesEntity entity;
+  const SeriesEntity* newest = nullptr;    // in the newest pass with values; copied once at the end
   std::vector<const SampleBatch*> passes;  // those with values of the entity
   std::vector<double> sm_or_tensor, dram;
+  Profile profile;                         // its series, as an importer would make them
+  std::vector<int> series_of;              // by Metric value: index into profile.series, -1 none
 };
 
 bool InMigMode(const std::vector<Slot>& slots, const SeriesEntity& gpu) {
@@ -52,10 +47,7 @@ bool InMigMode(const std::vector<Slot>& slots, const SeriesEntity& gpu) {
   });
 }
 
-}  // namespace
-
-Profile WindowProfile(std::span<const SampleBatch* const> passes, const SeriesEntity& entity,
-                      const std::vector<DeviceInfo>& devices, const std::string& hostname) {
+Profile EmptyProfile(const SeriesEntity& entity, const std::vector<DeviceInfo>& devices, const std::string& hostname) {
   Profile profile;
   profile.metadata.source = "kraken agent";
   profile.metadata.format = "nvml";
@@ -64,60 +56,86 @@ Profile WindowProfile(std::span<const SampleBatch* const> passes, const SeriesEn
   for (const DeviceInfo& d : devices)
     if (!entity.gpu_uuid.empty() ? d.uuid == entity.gpu_uuid : d.index == entity.gpu_index)
       profile.devices.push_back(d);
-  std::map<Metric, size_t> series_of;
-  for (const SampleBatch* batch : passes) {
-    if (batch == nullptr) continue;
-    for (const SampleBatch::Value& v : batch->values) {
-      if (v.metric == Metric::kOther) continue;
-      const SeriesEntity* e = ValidEntity(*batch, v);
-      if (e == nullptr || !SameEntity(*e, entity)) continue;
-      auto [it, added] = series_of.emplace(v.metric, profile.series.size());
-      if (added) {
-        Series& s = profile.series.emplace_back();
-        s.metric = v.metric;
-        s.source_name = SourceNameOf(v.metric);
-        s.entity = entity;
-      }
-      profile.series[it->second].samples.push_back({batch->time_ns, v.value});
-    }
-  }
   return profile;
 }
 
-std::vector<GpuWindowAnalysis> AnalyzeWorkloadWindow(std::span<const SampleBatch* const> passes,
-                                                     const std::vector<DeviceInfo>& devices,
-                                                     const std::string& hostname) {
-  // The entities and, per pass, whether each had values (and its GPM activity).
+void AddValue(const SampleBatch& batch, const SampleBatch::Value& v, size_t window_passes, Slot& slot) {
+  if (v.metric == Metric::kOther) return;
+  size_t m = static_cast<size_t>(v.metric);
+  if (m >= slot.series_of.size()) slot.series_of.resize(m + 1, -1);
+  if (slot.series_of[m] < 0) {
+    slot.series_of[m] = static_cast<int>(slot.profile.series.size());
+    Series& s = slot.profile.series.emplace_back();
+    s.metric = v.metric;
+    s.source_name = SourceNameOf(v.metric);
+    s.samples.reserve(window_passes);
+  }
+  slot.profile.series[static_cast<size_t>(slot.series_of[m])].samples.push_back({batch.time_ns, v.value});
+}
+
+// One scan of the window: entities, their series and their GPM activity per pass.
+std::vector<Slot> CollectSlots(std::span<const SampleBatch* const> passes, const std::vector<DeviceInfo>& devices,
+                               const std::string& hostname) {
   std::vector<Slot> slots;
   std::map<EntityKey, size_t> slot_of;
+  std::vector<int> slot_of_entity;
+  std::vector<GpmPass> gpm;
   for (const SampleBatch* batch : passes) {
     if (batch == nullptr) continue;
-    std::map<size_t, GpmPass> gpm;  // by slot, this pass
+    // Keys once per entity of the pass, not per value.
+    slot_of_entity.assign(batch->entities.size(), -1);
+    for (size_t e = 0; e < batch->entities.size(); ++e) {
+      const SeriesEntity& entity = batch->entities[e];
+      if (entity.pid >= 0) continue;
+      auto [it, added] = slot_of.emplace(KeyOf(entity), slots.size());
+      if (added) slots.emplace_back().profile = EmptyProfile(entity, devices, hostname);
+      slot_of_entity[e] = static_cast<int>(it->second);
+    }
+    gpm.assign(slots.size(), GpmPass{});
+    std::vector<bool> seen(slots.size(), false);
     for (const SampleBatch::Value& v : batch->values) {
-      const SeriesEntity* e = ValidEntity(*batch, v);
-      if (e == nullptr) continue;
-      auto [it, added] = slot_of.emplace(KeyOf(*e), slots.size());
-      if (added) slots.emplace_back();
-      Slot& slot = slots[it->second];
-      slot.entity = *e;  // the newest pass names it
-      if (slot.passes.empty() || slot.passes.back() != batch) slot.passes.push_back(batch);
-      GpmPass& g = gpm[it->second];
+      if (v.entity < 0 || static_cast<size_t>(v.entity) >= slot_of_entity.size()) continue;
+      int index = slot_of_entity[static_cast<size_t>(v.entity)];
+      if (index < 0) continue;
+      Slot& slot = slots[static_cast<size_t>(index)];
+      if (!seen[static_cast<size_t>(index)]) {
+        seen[static_cast<size_t>(index)] = true;
+        slot.newest = &batch->entities[static_cast<size_t>(v.entity)];  // the newest pass names it
+        slot.passes.push_back(batch);
+      }
+      AddValue(*batch, v, passes.size(), slot);
+      GpmPass& g = gpm[static_cast<size_t>(index)];
       if (v.metric == Metric::kSmActiveRatio) g.sm = v.value;
       if (v.metric == Metric::kTensorActiveRatio) g.tensor = v.value;
       if (v.metric == Metric::kDramActiveRatio) g.dram = v.value;
     }
-    for (const auto& [index, g] : gpm) {
+    for (size_t i = 0; i < gpm.size(); ++i) {
+      const GpmPass& g = gpm[i];
       if (g.dram < 0 || (g.sm < 0 && g.tensor < 0)) continue;
-      slots[index].sm_or_tensor.push_back(std::max(g.sm, g.tensor));
-      slots[index].dram.push_back(g.dram);
+      slots[i].sm_or_tensor.push_back(std::max(g.sm, g.tensor));
+      slots[i].dram.push_back(g.dram);
     }
   }
+  for (Slot& slot : slots) {
+    if (slot.newest == nullptr) continue;
+    slot.entity = *slot.newest;
+    for (Series& s : slot.profile.series) s.entity = slot.entity;
+  }
+  return slots;
+}
 
+}  // namespace
+
+std::vector<GpuWindowAnalysis> AnalyzeWorkloadWindow(std::span<const SampleBatch* const> passes,
+                                                     const std::vector<DeviceInfo>& devices,
+                                                     const std::string& hostname) {
+  std::vector<Slot> slots = CollectSlots(passes, devices, hostname);
   const pooling::PoolingOptions pooling_options;
   std::vector<GpuWindowAnalysis> out;
   std::vector<pooling::PodGpuUse> uses;
   std::vector<size_t> result_of_use;
   for (Slot& slot : slots) {
+    if (slot.passes.empty()) continue;  // an entity without values in the window
     GpuWindowAnalysis& r = out.emplace_back();
     r.entity = slot.entity;
     r.passes = static_cast<int64_t>(slot.passes.size());
@@ -126,10 +144,9 @@ std::vector<GpuWindowAnalysis> AnalyzeWorkloadWindow(std::span<const SampleBatch
       r.bound = bound->bound;
       r.bound_reason = bound->reason;
     }
-    Profile profile = WindowProfile(slot.passes, slot.entity, devices, hostname);
     // The cluster analysis's own entry: characterize, derive the demand, name the GPU.
     std::vector<pooling::PodGpuUse> slot_uses =
-        pooling::PodGpuUses(profile, slot.entity.namespace_name, slot.entity.pod, nullptr);
+        pooling::PodGpuUses(slot.profile, slot.entity.namespace_name, slot.entity.pod, nullptr);
     if (slot_uses.empty()) continue;
     const WorkloadDemand& demand = slot_uses.front().demand;
     r.workload_type = demand.workload_type;

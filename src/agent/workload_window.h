@@ -17,13 +17,9 @@
 
 namespace kraken::agent {
 
-// The series of one entity (GPU or MIG instance, with its pod labels) over `passes`, with
-// the device it belongs to: what an importer makes of a sampler capture of that entity.
-Profile WindowProfile(std::span<const SampleBatch* const> passes, const SeriesEntity& entity,
-                      const std::vector<DeviceInfo>& devices, const std::string& hostname);
-
 // `passes` oldest first (null entries are skipped). Entities in the order they first
-// appear; process entities are left out (the exporter has no per-process series).
+// appear; process entities are left out (the exporter has no per-process series). Each
+// entity's Profile has the device it belongs to and one Series per canonical metric.
 std::vector<GpuWindowAnalysis> AnalyzeWorkloadWindow(std::span<const SampleBatch* const> passes,
                                                      const std::vector<DeviceInfo>& devices,
                                                      const std::string& hostname);

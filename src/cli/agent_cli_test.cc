@@ -329,10 +329,13 @@ TEST(AgentPrometheusTest, ARealPrometheusScrapesTheAgent) {
   const char* prometheus_binary = "/usr/bin/prometheus";
   // CI installs it (scripts/install-deps.sh); a missing binary fails, never skips.
   ASSERT_EQ(::access(prometheus_binary, X_OK), 0) << prometheus_binary << " is missing: run scripts/install-deps.sh";
-  RunningAgent agent = StartAgent("h100x8.nvml", {"--no-store"});
+  std::string dir = testing::MakeTempDir("agent_prometheus");
+  // A ring of one round of the capture (10 passes at 100 ms), analysed every second.
+  std::string agent_config = WriteText(dir + "/kraken.yaml",
+                                       "agent:\n  ring: 1s\n  analysis_window: 1s\n  analysis_interval: 1s\n");
+  RunningAgent agent = StartAgent("h100x8.nvml", {"--no-store", "--config", agent_config});
   ASSERT_GT(agent.port, 0) << agent.process->Log();
 
-  std::string dir = testing::MakeTempDir("agent_prometheus");
   std::string config = WriteText(dir + "/prometheus.yml", "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
                                                           "scrape_configs:\n  - job_name: kraken\n    static_configs:\n"
                                                           "      - targets: ['127.0.0.1:" +
@@ -379,6 +382,33 @@ TEST(AgentPrometheusTest, ARealPrometheusScrapesTheAgent) {
     EXPECT_EQ(frame_utils.count(std::strtod(std::string(value).c_str(), nullptr)), 1u) << value;
   }
   EXPECT_EQ(gpus, (std::set<std::string>{"0", "1", "2", "3", "4", "5", "6", "7"}));
+
+  // One kraken_* family through Prometheus: the window's busy p95 per GPU, under the same
+  // dcgm-exporter labels as the GPU's DCGM series (1: the round has 5 passes at 100 %).
+  std::map<std::string, std::string> p95_by_uuid;
+  deadline = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(500ms);
+    auto response = client.Get("/api/v1/query?query=kraken_gpu_util_p95");
+    if (!response || response->status != 200) continue;
+    body = response->body;
+    simdjson::dom::array result;
+    if (parser.parse(body).get(doc) != simdjson::SUCCESS || doc["data"]["result"].get(result) != simdjson::SUCCESS)
+      continue;
+    p95_by_uuid.clear();
+    for (simdjson::dom::element r : result) {
+      std::string_view uuid, model, value;
+      if (r["metric"]["UUID"].get(uuid) != simdjson::SUCCESS || r["metric"]["modelName"].get(model) != simdjson::SUCCESS ||
+          r["value"].at(1).get(value) != simdjson::SUCCESS || model != "NVIDIA H100 80GB HBM3")
+        continue;
+      p95_by_uuid[std::string(uuid)] = std::string(value);
+    }
+    if (p95_by_uuid.size() == 8 &&
+        std::all_of(p95_by_uuid.begin(), p95_by_uuid.end(), [](const auto& p) { return p.second == "1"; }))
+      break;
+  }
+  ASSERT_EQ(p95_by_uuid.size(), 8u) << body;
+  for (const auto& [uuid, value] : p95_by_uuid) EXPECT_EQ(value, "1") << uuid << "\n" << body;
   EXPECT_EQ(prometheus.Stop(SIGTERM, 30s), 0) << prometheus.Log();
   EXPECT_EQ(agent.process->Stop(SIGINT, 15s), 0) << agent.process->Log();
 }
