@@ -13,6 +13,7 @@
 
 #include "base/testing/test_data.h"
 #include "cli/agent_process_testing.h"
+#include "cli/cli_test_support.h"
 
 namespace kraken {
 namespace {
@@ -89,8 +90,12 @@ RunningAgent StartAgent(const std::string& capture, std::vector<std::string> ext
   std::string dir = testing::MakeTempDir("agent_cli");
   RunningAgent agent;
   agent.db = dir + "/kraken.db";
-  std::vector<std::string> argv = {KRAKEN_BINARY_PATH, "agent", "--listen", "127.0.0.1:0", "--interval", "100ms",
-                                   "--nvml-library", KRAKEN_NVML_REPLAY_LIBRARY};
+  std::vector<std::string> argv = {KRAKEN_BINARY_PATH, "agent", "--listen", "127.0.0.1:0", "--nvml-library",
+                                   KRAKEN_NVML_REPLAY_LIBRARY};
+  if (std::find(extra.begin(), extra.end(), "--interval") == extra.end()) {
+    argv.push_back("--interval");
+    argv.push_back("100ms");
+  }
   if (std::find(extra.begin(), extra.end(), "--no-store") == extra.end()) {
     argv.push_back("--db");
     argv.push_back(agent.db);
@@ -409,6 +414,79 @@ TEST(AgentPrometheusTest, ARealPrometheusScrapesTheAgent) {
   }
   ASSERT_EQ(p95_by_uuid.size(), 8u) << body;
   for (const auto& [uuid, value] : p95_by_uuid) EXPECT_EQ(value, "1") << uuid << "\n" << body;
+  EXPECT_EQ(prometheus.Stop(SIGTERM, 30s), 0) << prometheus.Log();
+  EXPECT_EQ(agent.process->Stop(SIGINT, 15s), 0) << agent.process->Log();
+}
+
+// The agent's kraken_* figures against `kraken analyze --prometheus` on the agent's own
+// DCGM series in a real Prometheus: the replayed L40S (dmon sm 0 0 0 0 0 10 9 9 9 10, 0 and
+// 1294991360 B used) sampled once a second, the capture's own frame rate, so Prometheus
+// (scraping every second) holds about the passes the agent analyses. The scrape target
+// gets namespace="ml", pod="trainer-0", which the agent's series lack, so the cluster
+// analysis reads them as that pod's GPU.
+TEST(AgentPrometheusTest, WindowFiguresAgreeWithAnalyzePrometheusOnTheSameSeries) {
+  const char* prometheus_binary = "/usr/bin/prometheus";
+  ASSERT_EQ(::access(prometheus_binary, X_OK), 0) << prometheus_binary << " is missing: run scripts/install-deps.sh";
+  std::string dir = testing::MakeTempDir("agent_analyze");
+  std::string agent_config = WriteText(dir + "/kraken.yaml",
+                                       "agent:\n  ring: 20s\n  analysis_window: 20s\n  analysis_interval: 1s\n");
+  RunningAgent agent = StartAgent("l40s.nvml", {"--no-store", "--interval", "1s", "--config", agent_config});
+  ASSERT_GT(agent.port, 0) << agent.process->Log();
+  std::string config = WriteText(dir + "/prometheus.yml", "global:\n  scrape_interval: 1s\n"
+                                                          "scrape_configs:\n  - job_name: kraken\n    static_configs:\n"
+                                                          "      - targets: ['127.0.0.1:" +
+                                                              std::to_string(agent.port) +
+                                                              "']\n        labels: {namespace: ml, pod: trainer-0}\n");
+  int port = testing::FreeLoopbackPort();
+  ASSERT_GT(port, 0);
+  testing::ChildProcess prometheus({prometheus_binary, "--config.file=" + config, "--storage.tsdb.path=" + dir + "/tsdb",
+                                    "--web.listen-address=127.0.0.1:" + std::to_string(port)},
+                                   dir + "/prometheus.log");
+  httplib::Client client("127.0.0.1", agent.port);
+  std::string out, text;
+  simdjson::dom::parser parser;
+  simdjson::dom::element pod;
+  bool ready = false;
+  auto deadline = std::chrono::steady_clock::now() + 90s;
+  while (!ready && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1s);
+    // Both sides over 20 s: the agent's window full, Prometheus' range covered.
+    RunResult r = RunKraken("analyze --prometheus http://127.0.0.1:" + std::to_string(port) +
+                            " --namespace ml --range 20s --step 1s --json");
+    auto scrape = client.Get("/metrics");
+    if (r.exit_code != 0 || !scrape) continue;
+    out = r.out;
+    text = scrape->body;
+    simdjson::dom::element doc;
+    simdjson::dom::array pods;
+    double span = 0;
+    if (parser.parse(out).get(doc) != simdjson::SUCCESS || doc["pods"].get(pods) != simdjson::SUCCESS ||
+        pods.size() != 1 || pods.at(0)["samples_span_s"].get(span) != simdjson::SUCCESS)
+      continue;
+    std::map<std::string, double> passes = Family(text, "kraken_analysis_passes");
+    ready = span >= 19 && passes.size() == 1 && passes.begin()->second == 20;
+    if (ready) pod = pods.at(0);
+  }
+  ASSERT_TRUE(ready) << out << "\n" << text << "\n" << prometheus.Log();
+  std::map<std::string, double> p95 = Family(text, "kraken_gpu_util_p95");
+  std::map<std::string, double> peak = Family(text, "kraken_memory_peak_bytes");
+  std::map<std::string, double> idle = Family(text, "kraken_gpu_idle_ratio");
+  ASSERT_EQ(p95.size(), 1u) << text;
+  ASSERT_EQ(peak.size(), 1u) << text;
+  EXPECT_EQ(std::string_view(pod["pod"]), "trainer-0");
+  EXPECT_EQ(std::string_view(pod["gpu_model"]), "l40s");
+  EXPECT_EQ(double(pod["gpu_busy"]["p95"]), 0.1);
+  EXPECT_EQ(p95.begin()->second, double(pod["gpu_busy"]["p95"]));
+  EXPECT_EQ(double(pod["memory_bytes"]["max"]), 1294991360.0);
+  EXPECT_EQ(peak.begin()->second, double(pod["memory_bytes"]["max"]));
+  EXPECT_EQ(idle.begin()->second, 0.5);  // 20 passes: two rounds of the capture's frames
+  EXPECT_EQ(std::string_view(pod["action"]), "keep");
+  EXPECT_EQ(std::string_view(pod["detail"]), "no partner fits beside it");
+  std::string info = p95.begin()->first;
+  info.pop_back();
+  EXPECT_NE(text.find("kraken_workload_info" + info + ",workload_type=\"unknown\",pooling_action=\"keep\"} 1\n"),
+            std::string::npos)
+      << text;
   EXPECT_EQ(prometheus.Stop(SIGTERM, 30s), 0) << prometheus.Log();
   EXPECT_EQ(agent.process->Stop(SIGINT, 15s), 0) << agent.process->Log();
 }
