@@ -24,8 +24,12 @@ void AppendExtraLabel(std::string_view name, std::string_view value, std::string
   labels += labels.empty() ? "{" : ",";
   labels.append(name).append("=\"");
   for (char c : value) {
+    if (c == '\n') {
+      labels += "\\n";
+      continue;
+    }
     if (c == '\\' || c == '"') labels += '\\';
-    labels += c == '\n' ? 'n' : c;
+    labels += c;
   }
   labels += '"';
 }
