@@ -43,6 +43,7 @@ echo "# kraken report: whole command on the largest Kineto trace, and the HTML s
 "$(dirname "$0")/../bench/report_speed.sh" "$build"
 echo "# kraken agent: /metrics render (8 GPUs x 50 series), agent CPU/RSS at 10 Hz, wrk scrapes/s"
 "$build/bench/kraken_exposition_bench"
+"$build/bench/kraken_window_analysis_bench"
 "$(dirname "$0")/../bench/agent_cpu_rss.sh" "$build" 20
 "$(dirname "$0")/../bench/scrape_wrk.sh" "$build" 10
 echo "# kraken serve: wrk on loopback and a ~87 MB upload (bench/serve_wrk.sh)"

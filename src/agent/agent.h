@@ -16,6 +16,7 @@
 #include "collectors/nvml/nvml_sampler.h"
 #include "config/config.h"
 #include "exporter/exposition.h"
+#include "model/gpu_window_analysis.h"
 #include "store/store.h"
 
 namespace kraken::agent {
@@ -27,6 +28,10 @@ struct AgentOptions {
   int64_t retention_ns = 0;  // 0 = keep every profile
   config::MetricGroups metrics;
   std::string hostname;
+  // The kraken_* analysis (workload_window.h): the newest passes of this span (at most the
+  // ring's), analysed again this often on the sampler thread, never per scrape.
+  int64_t analysis_window_ns = 60'000'000'000;
+  int64_t analysis_interval_ns = 15'000'000'000;
 };
 
 class Agent {
@@ -54,6 +59,7 @@ class Agent {
  private:
   void Run();
   void SampleOnce();
+  void AnalyzeWindow();  // sampler thread
   Status BeginProfile();
   Status CommitProfile();
 
@@ -66,6 +72,8 @@ class Agent {
   mutable std::mutex mutex_;  // guards ring_ and stats_
   SampleRing ring_;
   exporter::AgentStats stats_;
+  std::vector<GpuWindowAnalysis> analyses_;  // guarded by mutex_; replaced whole
+  int64_t last_analysis_ns_ = 0;             // steady clock; sampler thread only
 
   std::mutex stop_mutex_;
   std::condition_variable stop_cv_;

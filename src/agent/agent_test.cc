@@ -173,5 +173,34 @@ TEST(AgentTest, CommitIntervalRotatesProfilesAndRetentionDeletesOldOnes) {
   }
 }
 
+// The kraken_* analysis runs at start and then every analysis_interval, never per pass:
+// with an hour's interval the figures stay those of the first pass while passes go on.
+TEST(AgentTest, TheWindowAnalysisRunsPerIntervalNotPerPass) {
+  nvml::NvmlSession session = OpenReplay("h100.nvml");
+  ASSERT_NE(session.sampler, nullptr);
+  AgentOptions options;
+  options.interval_ns = 10'000'000;
+  options.ring_ns = 1'000'000'000;
+  options.analysis_window_ns = 1'000'000'000;
+  options.analysis_interval_ns = 3600'000'000'000;
+  options.hostname = "replay-node";
+  Agent agent(options, *session.sampler, nullptr);
+  ASSERT_TRUE(agent.Start().ok());
+  while (agent.samples_total() < 20) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::string text;
+  agent.RenderMetrics(text);
+  ASSERT_TRUE(agent.Stop().ok());
+  EXPECT_NE(text.find("kraken_analysis_passes{gpu=\"0\""), std::string::npos) << text;
+  EXPECT_NE(text.find("kraken_analysis_window_seconds{gpu=\"0\""), std::string::npos);
+  int lines = 0;
+  for (std::string_view line : Split(text, '\n')) {
+    if (line.rfind("kraken_analysis_passes{", 0) == 0) {
+      ++lines;
+      EXPECT_TRUE(line.ends_with("} 1")) << line;
+    }
+  }
+  EXPECT_EQ(lines, 1);
+}
+
 }  // namespace
 }  // namespace kraken::agent

@@ -13,6 +13,7 @@
 
 #include "base/testing/test_data.h"
 #include "cli/agent_process_testing.h"
+#include "cli/cli_test_support.h"
 
 namespace kraken {
 namespace {
@@ -89,8 +90,12 @@ RunningAgent StartAgent(const std::string& capture, std::vector<std::string> ext
   std::string dir = testing::MakeTempDir("agent_cli");
   RunningAgent agent;
   agent.db = dir + "/kraken.db";
-  std::vector<std::string> argv = {KRAKEN_BINARY_PATH, "agent", "--listen", "127.0.0.1:0", "--interval", "100ms",
-                                   "--nvml-library", KRAKEN_NVML_REPLAY_LIBRARY};
+  std::vector<std::string> argv = {KRAKEN_BINARY_PATH, "agent", "--listen", "127.0.0.1:0", "--nvml-library",
+                                   KRAKEN_NVML_REPLAY_LIBRARY};
+  if (std::find(extra.begin(), extra.end(), "--interval") == extra.end()) {
+    argv.push_back("--interval");
+    argv.push_back("100ms");
+  }
   if (std::find(extra.begin(), extra.end(), "--no-store") == extra.end()) {
     argv.push_back("--db");
     argv.push_back(agent.db);
@@ -226,6 +231,66 @@ std::string WriteText(const std::string& path, const std::string& text) {
   return path;
 }
 
+// The kraken_* families of the window analysis, from the real binary on the replayed
+// 8 x H100 node: a 1 s ring at 100 ms holds 10 passes, i.e. one whole round of the
+// capture's frames whatever frame it starts at (5 idle at 0 %, 5 under gpu-burn at 100 %,
+// 0 and 20780679168 B used), analysed every second.
+TEST(AgentCliTest, ExportsTheWindowAnalysisPerGpuWithTheDcgmLabels) {
+  std::string dir = testing::MakeTempDir("agent_window");
+  std::string config = WriteText(dir + "/kraken.yaml",
+                                 "agent:\n  ring: 1s\n  analysis_window: 1s\n  analysis_interval: 1s\n");
+  RunningAgent agent = StartAgent("h100x8.nvml", {"--no-store", "--config", config});
+  ASSERT_GT(agent.port, 0) << agent.process->Log();
+  httplib::Client client("127.0.0.1", agent.port);
+  std::string text;
+  auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto scrape = client.Get("/metrics");
+    ASSERT_TRUE(scrape);
+    text = scrape->body;
+    std::map<std::string, double> passes = Family(text, "kraken_analysis_passes");
+    if (passes.size() == 8 &&
+        std::all_of(passes.begin(), passes.end(), [](const auto& p) { return p.second == 10; }))
+      break;
+    std::this_thread::sleep_for(200ms);
+  }
+  std::map<std::string, double> util = Family(text, "DCGM_FI_DEV_GPU_UTIL");
+  std::map<std::string, double> p95 = Family(text, "kraken_gpu_util_p95");
+  std::map<std::string, double> idle = Family(text, "kraken_gpu_idle_ratio");
+  std::map<std::string, double> peak = Family(text, "kraken_memory_peak_bytes");
+  std::map<std::string, double> window = Family(text, "kraken_analysis_window_seconds");
+  std::map<std::string, double> passes = Family(text, "kraken_analysis_passes");
+  ASSERT_EQ(util.size(), 8u) << text;
+  ASSERT_EQ(p95.size(), 8u) << text;
+  for (const auto& [labels, value] : util) {  // the GPU's own label set, value by value
+    EXPECT_EQ(passes[labels], 10) << labels;
+    EXPECT_EQ(p95[labels], 1.0) << labels;
+    EXPECT_EQ(idle[labels], 0.5) << labels;
+    EXPECT_EQ(peak[labels], 20780679168.0) << labels;
+    EXPECT_GT(window[labels], 0.8) << labels;  // 9 intervals of 100 ms, give or take scheduling
+    EXPECT_LT(window[labels], 1.5) << labels;
+    std::string info = labels;
+    info.pop_back();
+    EXPECT_NE(text.find("kraken_workload_info" + info + ",workload_type=\"unknown\",pooling_action=\"keep\"} 1\n"),
+              std::string::npos)
+        << labels;
+  }
+  EXPECT_NE(text.find("# TYPE kraken_gpu_util_p95 gauge\n"), std::string::npos);
+  EXPECT_NE(text.find("# HELP kraken_workload_info "), std::string::npos);
+  // The capture has no GPM activity: no bound, not a guessed one.
+  EXPECT_EQ(text.find("kraken_gpu_bound_info"), std::string::npos);
+  EXPECT_EQ(agent.process->Stop(SIGTERM, 15s), 0) << agent.process->Log();
+}
+
+TEST(AgentCliTest, AnAnalysisWindowLongerThanTheRingIsAnError) {
+  std::string dir = testing::MakeTempDir("agent_window_bad");
+  testing::ChildProcess run({KRAKEN_BINARY_PATH, "agent", "--no-store", "--analysis-window", "5m"}, dir + "/log");
+  EXPECT_EQ(run.Stop(0, 30s), 2);
+  EXPECT_EQ(run.Log(),
+            "kraken: error: agent.analysis_window (5m) is longer than agent.ring (1m), which holds the passes it "
+            "analyses: raise agent.ring\n");
+}
+
 TEST(ConfigCliTest, PrintShowsEachValueAndWhereItCameFrom) {
   std::string dir = testing::MakeTempDir("config_cli");
   std::string file = WriteText(dir + "/kraken.yaml", "sampling:\n  interval: 250ms\nagent:\n  listen: 0.0.0.0:9500\n");
@@ -245,7 +310,7 @@ TEST(ConfigCliTest, PrintShowsEachValueAndWhereItCameFrom) {
     ASSERT_EQ(s["source"].get(source), simdjson::SUCCESS);
     settings[std::string(key)] = {std::string(value), std::string(source)};
   }
-  EXPECT_EQ(settings.size(), 20u);
+  EXPECT_EQ(settings.size(), 22u);
   EXPECT_EQ(settings["sampling.interval"], std::make_pair(std::string("250ms"), "file " + file + ":2"));
   EXPECT_EQ(settings["agent.listen"], std::make_pair(std::string("0.0.0.0:9500"), "file " + file + ":4"));
   EXPECT_EQ(settings["log_level"], std::make_pair(std::string("debug"), std::string("env KRAKEN_LOG_LEVEL")));
@@ -269,10 +334,13 @@ TEST(AgentPrometheusTest, ARealPrometheusScrapesTheAgent) {
   const char* prometheus_binary = "/usr/bin/prometheus";
   // CI installs it (scripts/install-deps.sh); a missing binary fails, never skips.
   ASSERT_EQ(::access(prometheus_binary, X_OK), 0) << prometheus_binary << " is missing: run scripts/install-deps.sh";
-  RunningAgent agent = StartAgent("h100x8.nvml", {"--no-store"});
+  std::string dir = testing::MakeTempDir("agent_prometheus");
+  // A ring of one round of the capture (10 passes at 100 ms), analysed every second.
+  std::string agent_config = WriteText(dir + "/kraken.yaml",
+                                       "agent:\n  ring: 1s\n  analysis_window: 1s\n  analysis_interval: 1s\n");
+  RunningAgent agent = StartAgent("h100x8.nvml", {"--no-store", "--config", agent_config});
   ASSERT_GT(agent.port, 0) << agent.process->Log();
 
-  std::string dir = testing::MakeTempDir("agent_prometheus");
   std::string config = WriteText(dir + "/prometheus.yml", "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
                                                           "scrape_configs:\n  - job_name: kraken\n    static_configs:\n"
                                                           "      - targets: ['127.0.0.1:" +
@@ -319,6 +387,106 @@ TEST(AgentPrometheusTest, ARealPrometheusScrapesTheAgent) {
     EXPECT_EQ(frame_utils.count(std::strtod(std::string(value).c_str(), nullptr)), 1u) << value;
   }
   EXPECT_EQ(gpus, (std::set<std::string>{"0", "1", "2", "3", "4", "5", "6", "7"}));
+
+  // One kraken_* family through Prometheus: the window's busy p95 per GPU, under the same
+  // dcgm-exporter labels as the GPU's DCGM series (1: the round has 5 passes at 100 %).
+  std::map<std::string, std::string> p95_by_uuid;
+  deadline = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(500ms);
+    auto response = client.Get("/api/v1/query?query=kraken_gpu_util_p95");
+    if (!response || response->status != 200) continue;
+    body = response->body;
+    simdjson::dom::array result;
+    if (parser.parse(body).get(doc) != simdjson::SUCCESS || doc["data"]["result"].get(result) != simdjson::SUCCESS)
+      continue;
+    p95_by_uuid.clear();
+    for (simdjson::dom::element r : result) {
+      std::string_view uuid, model, value;
+      if (r["metric"]["UUID"].get(uuid) != simdjson::SUCCESS || r["metric"]["modelName"].get(model) != simdjson::SUCCESS ||
+          r["value"].at(1).get(value) != simdjson::SUCCESS || model != "NVIDIA H100 80GB HBM3")
+        continue;
+      p95_by_uuid[std::string(uuid)] = std::string(value);
+    }
+    if (p95_by_uuid.size() == 8 &&
+        std::all_of(p95_by_uuid.begin(), p95_by_uuid.end(), [](const auto& p) { return p.second == "1"; }))
+      break;
+  }
+  ASSERT_EQ(p95_by_uuid.size(), 8u) << body;
+  for (const auto& [uuid, value] : p95_by_uuid) EXPECT_EQ(value, "1") << uuid << "\n" << body;
+  EXPECT_EQ(prometheus.Stop(SIGTERM, 30s), 0) << prometheus.Log();
+  EXPECT_EQ(agent.process->Stop(SIGINT, 15s), 0) << agent.process->Log();
+}
+
+// The agent's kraken_* figures against `kraken analyze --prometheus` on the agent's own
+// DCGM series in a real Prometheus: the replayed L40S (dmon sm 0 0 0 0 0 10 9 9 9 10, 0 and
+// 1294991360 B used) sampled once a second, the capture's own frame rate, so Prometheus
+// (scraping every second) holds about the passes the agent analyses. The scrape target
+// gets namespace="ml", pod="trainer-0", which the agent's series lack, so the cluster
+// analysis reads them as that pod's GPU.
+TEST(AgentPrometheusTest, WindowFiguresAgreeWithAnalyzePrometheusOnTheSameSeries) {
+  const char* prometheus_binary = "/usr/bin/prometheus";
+  ASSERT_EQ(::access(prometheus_binary, X_OK), 0) << prometheus_binary << " is missing: run scripts/install-deps.sh";
+  std::string dir = testing::MakeTempDir("agent_analyze");
+  std::string agent_config = WriteText(dir + "/kraken.yaml",
+                                       "agent:\n  ring: 20s\n  analysis_window: 20s\n  analysis_interval: 1s\n");
+  RunningAgent agent = StartAgent("l40s.nvml", {"--no-store", "--interval", "1s", "--config", agent_config});
+  ASSERT_GT(agent.port, 0) << agent.process->Log();
+  std::string config = WriteText(dir + "/prometheus.yml", "global:\n  scrape_interval: 1s\n"
+                                                          "scrape_configs:\n  - job_name: kraken\n    static_configs:\n"
+                                                          "      - targets: ['127.0.0.1:" +
+                                                              std::to_string(agent.port) +
+                                                              "']\n        labels: {namespace: ml, pod: trainer-0}\n");
+  int port = testing::FreeLoopbackPort();
+  ASSERT_GT(port, 0);
+  testing::ChildProcess prometheus({prometheus_binary, "--config.file=" + config, "--storage.tsdb.path=" + dir + "/tsdb",
+                                    "--web.listen-address=127.0.0.1:" + std::to_string(port)},
+                                   dir + "/prometheus.log");
+  httplib::Client client("127.0.0.1", agent.port);
+  std::string out, text;
+  simdjson::dom::parser parser;
+  simdjson::dom::element pod;
+  bool ready = false;
+  auto deadline = std::chrono::steady_clock::now() + 90s;
+  while (!ready && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1s);
+    // Both sides over 20 s: the agent's window full, Prometheus' range covered.
+    RunResult r = RunKraken("analyze --prometheus http://127.0.0.1:" + std::to_string(port) +
+                            " --namespace ml --range 20s --step 1s --json");
+    auto scrape = client.Get("/metrics");
+    if (r.exit_code != 0 || !scrape) continue;
+    out = r.out;
+    text = scrape->body;
+    simdjson::dom::element doc;
+    simdjson::dom::array pods;
+    double span = 0;
+    if (parser.parse(out).get(doc) != simdjson::SUCCESS || doc["pods"].get(pods) != simdjson::SUCCESS ||
+        pods.size() != 1 || pods.at(0)["samples_span_s"].get(span) != simdjson::SUCCESS)
+      continue;
+    std::map<std::string, double> passes = Family(text, "kraken_analysis_passes");
+    ready = span >= 19 && passes.size() == 1 && passes.begin()->second == 20;
+    if (ready) pod = pods.at(0);
+  }
+  ASSERT_TRUE(ready) << out << "\n" << text << "\n" << prometheus.Log();
+  std::map<std::string, double> p95 = Family(text, "kraken_gpu_util_p95");
+  std::map<std::string, double> peak = Family(text, "kraken_memory_peak_bytes");
+  std::map<std::string, double> idle = Family(text, "kraken_gpu_idle_ratio");
+  ASSERT_EQ(p95.size(), 1u) << text;
+  ASSERT_EQ(peak.size(), 1u) << text;
+  EXPECT_EQ(std::string_view(pod["pod"]), "trainer-0");
+  EXPECT_EQ(std::string_view(pod["gpu_model"]), "l40s");
+  EXPECT_EQ(double(pod["gpu_busy"]["p95"]), 0.1);
+  EXPECT_EQ(p95.begin()->second, double(pod["gpu_busy"]["p95"]));
+  EXPECT_EQ(double(pod["memory_bytes"]["max"]), 1294991360.0);
+  EXPECT_EQ(peak.begin()->second, double(pod["memory_bytes"]["max"]));
+  EXPECT_EQ(idle.begin()->second, 0.5);  // 20 passes: two rounds of the capture's frames
+  EXPECT_EQ(std::string_view(pod["action"]), "keep");
+  EXPECT_EQ(std::string_view(pod["detail"]), "no partner fits beside it");
+  std::string info = p95.begin()->first;
+  info.pop_back();
+  EXPECT_NE(text.find("kraken_workload_info" + info + ",workload_type=\"unknown\",pooling_action=\"keep\"} 1\n"),
+            std::string::npos)
+      << text;
   EXPECT_EQ(prometheus.Stop(SIGTERM, 30s), 0) << prometheus.Log();
   EXPECT_EQ(agent.process->Stop(SIGINT, 15s), 0) << agent.process->Log();
 }

@@ -43,6 +43,11 @@ int RunAgent(const AgentArgs& args) {
   const config::KrakenConfig& c = resolved->values;
   SetLogPrefix("kraken agent");
   if (auto level = ParseLogLevel(c.log_level)) SetLogLevel(*level);
+  // The analysis reads the ring; a longer window would silently be the ring's.
+  if (c.analysis_window_ns > c.ring_ns)
+    return ReportError(InvalidInput("agent.analysis_window (" + FormatDurationNs(c.analysis_window_ns) +
+                                    ") is longer than agent.ring (" + FormatDurationNs(c.ring_ns) +
+                                    "), which holds the passes it analyses: raise agent.ring"));
 
   auto session = nvml::OpenNvmlSession(c.nvml_library);
   if (!session.ok()) return ReportError(session.status());
@@ -73,6 +78,8 @@ int RunAgent(const AgentArgs& args) {
   options.retention_ns = c.retention_ns;
   options.metrics = c.metrics;
   options.hostname = Hostname();
+  options.analysis_window_ns = c.analysis_window_ns;
+  options.analysis_interval_ns = c.analysis_interval_ns;
   agent::Agent agent(options, *session->sampler, store.get());
   // The address first: an address in use is an error before anything is stored.
   agent::MetricsServer server([&agent](std::string& out) { agent.RenderMetrics(out); });
@@ -113,6 +120,8 @@ void AddAgentCommand(CLI::App& app, CommandList& commands) {
   f.AddKeyFlag(cmd, "--retention", "store.retention", "Delete stored profiles older than this, e.g. 7d (0: keep all)");
   f.AddKeyFlag(cmd, "--commit-interval", "store.commit_interval",
                "Commit the live profile and begin the next one this often, e.g. 5m");
+  f.AddKeyFlag(cmd, "--analysis-window", "agent.analysis_window",
+               "Recent span the kraken_* metrics analyse, e.g. 1m (at most agent.ring)");
   f.AddKeyFlag(cmd, "--nvml-library", "sampling.nvml_library",
                "NVML library to load (default: $KRAKEN_NVML_LIBRARY, else libnvidia-ml.so.1)");
   f.AddKeyFlag(cmd, "--log-level", "log_level", "Diagnostics on standard error: error, warn, info, debug");

@@ -39,6 +39,8 @@ struct KrakenConfig {
   int64_t commit_interval_ns = 300'000'000'000;         // store.commit_interval
   std::string listen = "127.0.0.1:9400";                 // agent.listen
   int64_t ring_ns = 60'000'000'000;                      // agent.ring
+  int64_t analysis_window_ns = 60'000'000'000;           // agent.analysis_window (<= agent.ring)
+  int64_t analysis_interval_ns = 15'000'000'000;         // agent.analysis_interval
   std::string output_format = "text";                    // output.format: text | json
   std::string log_level = "info";                        // log_level
 };

@@ -107,6 +107,12 @@ const std::vector<KeySpec> kKeys = {
     {{"agent.ring", "", "how much recent sampling the agent keeps in memory"},
      [](std::string_view t, KrakenConfig& c) -> Status { return ParseDurationIn(t, kSecondNs, 3600 * kSecondNs, false, c.ring_ns); },
      [](const KrakenConfig& c) { return FormatDurationNs(c.ring_ns); }},
+    {{"agent.analysis_window", "", "span of recent passes the kraken_* analysis reads, at most agent.ring (--analysis-window)"},
+     [](std::string_view t, KrakenConfig& c) -> Status { return ParseDurationIn(t, kSecondNs, 3600 * kSecondNs, false, c.analysis_window_ns); },
+     [](const KrakenConfig& c) { return FormatDurationNs(c.analysis_window_ns); }},
+    {{"agent.analysis_interval", "", "how often the kraken_* analysis of that window runs again"},
+     [](std::string_view t, KrakenConfig& c) -> Status { return ParseDurationIn(t, kSecondNs, 3600 * kSecondNs, false, c.analysis_interval_ns); },
+     [](const KrakenConfig& c) { return FormatDurationNs(c.analysis_interval_ns); }},
     {{"output.format", "", "how commands print results: text or json (--json)"},
      [](std::string_view t, KrakenConfig& c) -> Status {
        std::string v(Trim(t));

@@ -154,3 +154,9 @@ void RenderExposition(const ExpositionInput& input, std::string& out) {
 }
 
 }  // namespace kraken::exporter
+
+namespace kraken::exporter {
+
+std::string EntityLabels(const SeriesEntity& entity, const ExpositionInput& input) { return LabelsOf(entity, input); }
+
+}  // namespace kraken::exporter

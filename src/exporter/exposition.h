@@ -39,3 +39,12 @@ void RenderExposition(const ExpositionInput& input, std::string& out);
 inline constexpr const char* kExpositionContentType = "text/plain; version=0.0.4; charset=utf-8";
 
 }  // namespace kraken::exporter
+
+namespace kraken::exporter {
+
+// "{gpu=...,UUID=...,...}" of one GPU / MIG-instance entity: the labels RenderExposition
+// gives its series ("" when none), for other families about the same GPU (the kraken_*
+// analysis metrics of workload_exposition.h) so that they join on the same label set.
+std::string EntityLabels(const SeriesEntity& entity, const ExpositionInput& input);
+
+}  // namespace kraken::exporter

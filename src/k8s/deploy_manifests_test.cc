@@ -248,9 +248,9 @@ TEST(DeployManifestsTest, GrafanaDashboardReadsDcgmAndKrakenMetrics) {
       kraken += expr.find("kraken_") != std::string_view::npos;
     }
   }
-  EXPECT_EQ(panels, 7);
+  EXPECT_EQ(panels, 8);
   EXPECT_EQ(dcgm, 7);
-  EXPECT_EQ(kraken, 1);
+  EXPECT_EQ(kraken, 4);  // the agent's window analysis: util p95, idle ratio, workload info, memory peak
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/gpm_bound.h"
+
 namespace kraken::profiling {
 namespace {
 
@@ -58,23 +60,14 @@ void DecideBound(const std::vector<PassRecord>& passes, RunSummary& summary) {
       sm.push_back(std::max(p.sm_active, p.tensor_active));
       dram.push_back(p.dram_active);
     }
-  if (sm.empty()) {
+  std::optional<GpmBound> verdict = BoundFromGpmActivity(sm, dram);
+  if (!verdict) {
     summary.bound = "unknown";
     summary.bound_reason = "NVML gave no SM/DRAM activity (GPM) for the GPUs used; utilization alone cannot tell";
     return;
   }
-  double sm_p50 = Summarize(sm).p50, dram_p50 = Summarize(dram).p50;
-  char figures[128];
-  std::snprintf(figures, sizeof(figures), "GPM median SM/tensor active %.0f%%, DRAM active %.0f%%", sm_p50 * 100,
-                dram_p50 * 100);
-  if (dram_p50 >= kBusyActivity && dram_p50 >= sm_p50) {
-    summary.bound = "memory";
-  } else if (sm_p50 >= kBusyActivity) {
-    summary.bound = "compute";
-  } else {
-    summary.bound = "neither";  // latency- or launch-bound, or mostly idle
-  }
-  summary.bound_reason = figures;
+  summary.bound = verdict->bound;
+  summary.bound_reason = verdict->reason;
 }
 
 void DecidePeriodicity(const std::vector<double>& activity, double interval_s, RunSummary& summary) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/distribution.h"
+#include "analysis/gpm_bound.h"
 #include "analysis/temporal/periodicity.h"
 #include "profiling/tree_attribution.h"
 
@@ -51,8 +52,8 @@ struct RunSummary {
   double period_s = 0;  // when periodic
 };
 
-// Thresholds of the bound rule (GPM activity, 0..1).
-inline constexpr double kBusyActivity = 0.5;
+// Threshold of the bound rule (GPM activity, 0..1; analysis/gpm_bound.h).
+inline constexpr double kBusyActivity = kGpmBusyActivity;
 
 RunSummary SummarizeRun(const std::vector<PassRecord>& passes, double interval_s);
 
