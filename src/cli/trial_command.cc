@@ -109,6 +109,7 @@ int RunTrial(const TrialArgs& args) {
   auto grace = Duration("--grace", args.grace, true);
   if (!grace.ok()) return ReportError(grace.status());
   if (args.command.empty()) return ReportError(InvalidInput("nothing to try: kraken trial [options] -- CMD ARGS..."));
+  if (Status runnable = profiling::CheckExecutable(args.command[0]); !runnable.ok()) return ReportError(runnable);
 
   profiling::TrialOptions options;
   options.command = args.command;

@@ -54,6 +54,26 @@ bool WaitTreeGone(pid_t command, Clock::time_point deadline, std::optional<int>&
 
 }  // namespace
 
+Status CheckExecutable(const std::string& program) {
+  if (program.empty()) return InvalidInput("no command to try: kraken trial [options] -- CMD ARGS...");
+  if (program.find('/') != std::string::npos) {
+    if (access(program.c_str(), X_OK) == 0) return Status::Ok();
+    return InvalidInput("cannot run '" + program + "': " + strerror(errno));
+  }
+  const char* path = getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    if (access(candidate.c_str(), X_OK) == 0) return Status::Ok();
+    start = end + 1;
+  }
+  return InvalidInput("cannot run '" + program + "': not found in PATH");
+}
+
 void BecomeSubreaper() { prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
 Result<TrialChild> StartTrialCommand(const std::vector<std::string>& argv,

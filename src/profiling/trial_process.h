@@ -35,6 +35,11 @@ struct TrialChild {
 Result<TrialChild> StartTrialCommand(const std::vector<std::string>& argv,
                                      const std::vector<std::pair<std::string, std::string>>& env);
 
+// Whether `program` can be executed as execvp would find it (PATH search when it has no
+// '/'): checked once before the first candidate, so that a typo is one error line before
+// anything has run.
+Status CheckExecutable(const std::string& program);
+
 struct TreeStop {
   std::optional<int> exit_code;  // of the command (pid), when kraken reaped it here
   std::string signal_used;       // "" (nothing left), "SIGTERM" or "SIGKILL"
