@@ -122,6 +122,8 @@ TEST(TrialCliTest, TwoGpusEachGetTheirUuidAndAreRankedByMeasuredThroughput) {
     EXPECT_EQ(Number(c["memory_peak_bytes"]), kH100WorkloadBytes);
     EXPECT_EQ(Str(c["util_pct"]["basis"]), "tree SM util");
     EXPECT_EQ(Number(c["util_pct"]["p95"]), 99);  // the capture's process runs at 99 %
+    // h100x8.nvml copies the one captured process onto all 8 GPUs: kraken says so.
+    EXPECT_EQ(c["gpus_seen"].get_array().size(), 8u);
     profile_ids.push_back(int64_t(c["profile_id"]));
   }
   simdjson::dom::array ranked = doc["ranking"]["ranked"];
@@ -162,6 +164,11 @@ TEST(TrialCliTest, AutoOnEightGpusWithoutAThroughputSourceReportsGpuFactsOnly) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("    none ranked\n"), std::string::npos) << r.out;
+  // No pid map: the capture's processes are strangers, the tree is never seen on the GPU.
+  EXPECT_NE(r.out.find("  note: candidate 8: no process of the workload appeared in NVML's process list on GPU 7: "
+                       "its memory and SM figures are 0 by absence"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("    unranked: " + Uuid(7) + ": throughput not measured"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("samples/s"), std::string::npos);  // --quiet: nothing of the workload's output
 }
@@ -202,6 +209,7 @@ TEST(TrialCliTest, MigInstancesRankByThroughputPerGpuFraction) {
     EXPECT_EQ(Number(c["memory_peak_bytes"]), kMigWorkloadBytes);
     // The replay shows the captured process in GI 2 whatever the candidate: said, not hidden.
     EXPECT_EQ(int64_t(c["gpu_instances_seen"].at(0)), 2);
+    EXPECT_EQ(int64_t(c["gpus_seen"].at(0)), 0);
   }
   // Per GPU: 90 / (3/7) = 210, 50 / (2/7) = 175, 40 x 7 = 280, 20 x 7 = 140.
   simdjson::dom::array ranked = doc["ranking"]["ranked"];

@@ -91,6 +91,21 @@ std::string RenderTrialText(const TrialReport& report) {
   out += '\n';
   for (size_t i = 0; i < report.results.size(); ++i) {
     const TrialResult& r = report.results[i];
+    std::string candidate = "  note: candidate " + std::to_string(i + 1);
+    if (r.sampled && r.gpu.passes_present == 0)
+      out += candidate + ": no process of the workload appeared in NVML's process list on GPU " +
+             std::to_string(r.candidate.gpu_index) +
+             ": its memory and SM figures are 0 by absence (it did not use the device, or runs in another pid "
+             "namespace)\n";
+    if (r.gpu.gpus_seen.size() > 1 || (r.gpu.gpus_seen.size() == 1 && *r.gpu.gpus_seen.begin() != r.candidate.gpu_index)) {
+      std::string seen;
+      for (int32_t g : r.gpu.gpus_seen) {
+        if (!seen.empty()) seen += ',';
+        seen += std::to_string(g);
+      }
+      out += candidate + ": the workload's processes appeared on GPUs " + seen + ", not only on GPU " +
+             std::to_string(r.candidate.gpu_index) + "\n";
+    }
     // The tree was seen in another MIG instance than the one it was given: CUDA_VISIBLE_DEVICES
     // did not take (or the workload picks its device itself). Said, never hidden.
     if (!r.candidate.mig_profile.empty() && !r.gpu.gpu_instances_seen.empty() &&
@@ -100,7 +115,7 @@ std::string RenderTrialText(const TrialReport& report) {
         if (!seen.empty()) seen += ',';
         seen += std::to_string(gi);
       }
-      out += "  note: candidate " + std::to_string(i + 1) + " ran in GPU instance " + seen +
+      out += candidate + ": ran in GPU instance " + seen +
              ", not only in its own GPU instance " + std::to_string(r.candidate.gpu_instance_id) + "\n";
     }
   }
@@ -194,6 +209,9 @@ std::string RenderTrialJson(const TrialReport& report) {
     json.Key("memory_peak_bytes").ExactNumber(r.gpu.memory_peak_bytes);
     json.Key("gpu_instances_seen").BeginArray();
     for (int32_t gi : r.gpu.gpu_instances_seen) json.Int(gi);
+    json.EndArray();
+    json.Key("gpus_seen").BeginArray();
+    for (int32_t g : r.gpu.gpus_seen) json.Int(g);
     json.EndArray();
     json.Key("profile_id");
     r.profile_id > 0 ? json.Int(r.profile_id) : json.Null();

@@ -11,6 +11,8 @@ TrialGpuFacts SummarizeCandidatePasses(const std::vector<PassRecord>& passes, in
   facts.passes = static_cast<int64_t>(passes.size());
   std::vector<double> tree, device;
   for (const PassRecord& pass : passes) {
+    for (size_t g = 0; g < pass.gpus.size(); ++g)
+      if (pass.gpus[g].tree_present) facts.gpus_seen.insert(static_cast<int32_t>(g));
     if (gpu_index < 0 || static_cast<size_t>(gpu_index) >= pass.gpus.size()) continue;
     const GpuPass& gpu = pass.gpus[static_cast<size_t>(gpu_index)];
     if (gpu.tree_sm_util_pct >= 0) tree.push_back(gpu.tree_sm_util_pct);

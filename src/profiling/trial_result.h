@@ -36,6 +36,9 @@ struct TrialGpuFacts {
   double memory_peak_bytes = 0;         // the tree's largest memory on the GPU in one pass
   int64_t passes_present = 0;           // passes in which a tree process was on the GPU
   std::set<int32_t> gpu_instances_seen;  // MIG GPU instances the tree's processes ran in
+  // Every GPU a tree process appeared on, the candidate's or not: another GPU here means
+  // the workload did not keep to CUDA_VISIBLE_DEVICES (or the GPU is shared with it).
+  std::set<int32_t> gpus_seen;
 };
 
 TrialGpuFacts SummarizeCandidatePasses(const std::vector<PassRecord>& passes, int32_t gpu_index);

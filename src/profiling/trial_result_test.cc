@@ -38,6 +38,9 @@ TEST(TrialResultTest, GpuFactsPreferTheTreesUtilizationAndFallBack) {
   EXPECT_FALSE(f.util_p50_pct);
   EXPECT_EQ(SummarizeCandidatePasses({Pass(1, 1, 5, {2}), Pass(1, 1, 5, {9})}, 1).gpu_instances_seen,
             (std::set<int32_t>{2, 9}));
+  PassRecord elsewhere = Pass(1, 1, 5);
+  elsewhere.gpus[0].tree_present = true;  // the workload also ran on GPU 0
+  EXPECT_EQ(SummarizeCandidatePasses({elsewhere}, 1).gpus_seen, (std::set<int32_t>{0, 1}));
   EXPECT_EQ(SummarizeCandidatePasses(passes, 7).memory_peak_bytes, 0);  // no such GPU: nothing
 }
 
