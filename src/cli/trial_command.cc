@@ -7,12 +7,16 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include "base/duration.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/store_access.h"
+#include "base/text.h"
 #include "collectors/nvml/nvml_sampler.h"
+#include "k8s/annotation_writer.h"
 #include "profiling/batch_profile.h"
 #include "profiling/child_process.h"
 #include "profiling/trial_output.h"
@@ -36,8 +40,37 @@ struct TrialArgs {
   bool json = false;
   bool quiet = false;
   std::string library;
+  std::string annotate_job;  // write the result onto this Job
+  std::string namespace_name;
+  std::string kube_api;
+  std::string token_file;
   std::vector<std::string> command;
 };
+
+// The API server: the in-cluster service account, or --kube-api (+ --token-file) for a
+// test server or a cluster reached from outside.
+Result<k8s::KubeConfig> KubeConfigOf(const TrialArgs& args) {
+  if (args.kube_api.empty()) return k8s::LoadInClusterConfig();
+  k8s::KubeConfig config;
+  std::string_view url = args.kube_api;
+  if (!StartsWith(url, "http://") && !StartsWith(url, "https://"))
+    return InvalidInput("--kube-api expects http(s)://HOST:PORT, got '" + args.kube_api + "'");
+  config.scheme = StartsWith(url, "https://") ? "https" : "http";
+  url.remove_prefix(config.scheme.size() + 3);
+  size_t colon = url.rfind(':');
+  std::optional<int64_t> port = colon == std::string_view::npos ? std::nullopt : ParseInt64(url.substr(colon + 1));
+  if (!port) return InvalidInput("--kube-api expects http(s)://HOST:PORT, got '" + args.kube_api + "'");
+  config.host = std::string(url.substr(0, colon));
+  config.port = static_cast<int>(*port);
+  if (!args.token_file.empty()) {
+    std::ifstream in(args.token_file);
+    if (!in) return NotFound("--token-file " + args.token_file + ": cannot read");
+    std::ostringstream text;
+    text << in.rdbuf();
+    config.token = std::string(Trim(text.str()));
+  }
+  return config;
+}
 
 Result<int64_t> Duration(const std::string& flag, const std::string& text, bool zero_ok) {
   std::optional<int64_t> ns = ParseDurationNs(text);
@@ -124,6 +157,16 @@ int RunTrial(const TrialArgs& args) {
     options.pattern = std::move(*pattern);
   }
 
+  std::optional<k8s::KubeConfig> kube;
+  if (!args.annotate_job.empty()) {
+    auto config = KubeConfigOf(args);
+    if (!config.ok()) return ReportError(config.status());
+    kube = std::move(*config);
+    if (!args.namespace_name.empty()) kube->namespace_name = args.namespace_name;
+    if (kube->namespace_name.empty())
+      return ReportError(InvalidInput("--annotate-job: no namespace (give --namespace NS)"));
+  }
+
   // NVML before anything runs: without it no candidate is known and nothing is started.
   auto session = nvml::OpenNvmlSession(args.library);
   if (!session.ok()) return ReportError(session.status());
@@ -197,6 +240,17 @@ int RunTrial(const TrialArgs& args) {
   std::string text = args.json ? json : profiling::RenderTrialText(report);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
+  if (kube) {
+    // After the report is out: a failed patch loses no measurement.
+    k8s::KubeClient client(*kube);
+    k8s::AnnotationWriter writer(client);
+    auto written = writer.Apply({"batch/v1", "Job", kube->namespace_name, args.annotate_job},
+                                profiling::TrialAnnotations(report));
+    if (!written.ok()) {
+      ReportError(written.status());
+      return kExitFailure;
+    }
+  }
   return report.stop_signal != 0 ? 128 + report.stop_signal : kExitOk;
 }
 
@@ -235,6 +289,16 @@ void AddTrialCommand(CLI::App& app, CommandList& commands) {
   cmd->add_flag("--quiet", args->quiet, "Do not copy the workload's output to standard error");
   cmd->add_option("--nvml-library", args->library,
                   "NVML library to load (default: $KRAKEN_NVML_LIBRARY, else libnvidia-ml.so.1)");
+  auto* job = cmd->add_option("--annotate-job", args->annotate_job,
+                              "Write kraken.io/trial-id and kraken.io/trial-throughput onto this Kubernetes Job "
+                              "(in-cluster service account; needs get and patch on batch jobs)");
+  cmd->add_option("--namespace", args->namespace_name,
+                  "With --annotate-job: the Job's namespace (default: the service account's)")
+      ->needs(job);
+  cmd->add_option("--kube-api", args->kube_api,
+                  "With --annotate-job: API server URL when not running in a pod (default: in-cluster)")
+      ->needs(job);
+  cmd->add_option("--token-file", args->token_file, "With --kube-api: file holding the bearer token");
   cmd->add_option("command", args->command, "The workload to try, after --");
   commands.push_back({cmd, [args] { return RunTrial(*args); }});
 }

@@ -238,4 +238,32 @@ std::string RenderTrialJson(const TrialReport& report) {
   return json.Take() + "\n";
 }
 
+std::map<std::string, std::string> TrialAnnotations(const TrialReport& report) {
+  JsonWriter json;
+  json.BeginArray();
+  for (size_t i = 0; i < report.results.size(); ++i) {
+    const TrialResult& r = report.results[i];
+    const TrialCandidate& c = r.candidate;
+    json.BeginObject().Field("candidate", c.uuid).Field("device", c.device_name);
+    json.Key("mig_profile");
+    c.mig_profile.empty() ? json.Null() : json.String(c.mig_profile);
+    json.Key("gpu_fraction");
+    c.gpu_fraction ? json.ExactNumber(*c.gpu_fraction) : json.Null();
+    bool measured = r.throughput && r.throughput->readings > 0;
+    json.Key("throughput_median");
+    measured ? json.ExactNumber(r.throughput->median) : json.Null();
+    json.Field("readings", r.throughput ? r.throughput->readings : int64_t{0});
+    const RankedCandidate* ranked = nullptr;
+    for (const RankedCandidate& k : report.ranking.ranked)
+      if (k.result == i) ranked = &k;
+    json.Key("per_gpu_fraction");
+    ranked ? json.ExactNumber(ranked->throughput_per_gpu_fraction) : json.Null();
+    json.Key("rank");
+    ranked ? json.Int(ranked->rank) : json.Null();
+    json.EndObject();
+  }
+  json.EndArray();
+  return {{"kraken.io/trial-id", report.trial_id}, {"kraken.io/trial-throughput", json.Take()}};
+}
+
 }  // namespace kraken::profiling

@@ -1,6 +1,7 @@
 // The report of `kraken trial`: one row per candidate and the ranking, as text and JSON.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,12 @@ struct TrialReport {
 };
 
 std::string RenderTrialText(const TrialReport& report);
+
+// The annotations `--annotate-job` writes onto the trial's Job (docs/trial.md):
+// kraken.io/trial-id, and kraken.io/trial-throughput = a compact JSON array with one object
+// per candidate: candidate, device, mig_profile, gpu_fraction, throughput_median (null when
+// not measured), readings, per_gpu_fraction and rank (null when unranked).
+std::map<std::string, std::string> TrialAnnotations(const TrialReport& report);
 std::string RenderTrialJson(const TrialReport& report);
 
 // "first capture group of 'RE' in the workload's output", "the number in FILE", or the
