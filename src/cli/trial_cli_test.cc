@@ -195,6 +195,7 @@ TEST(TrialCliTest, MigInstancesRankByThroughputPerGpuFraction) {
   simdjson::dom::element doc;
   ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
   EXPECT_TRUE(doc["stored_db"].is_null());
+  EXPECT_EQ(doc["candidates_left_out"].get_array().size(), 0u);
   simdjson::dom::array candidates = doc["candidates"];
   ASSERT_EQ(candidates.size(), 4u);
   const char* profiles[] = {"3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"};

@@ -171,7 +171,8 @@ int RunTrial(const TrialArgs& args) {
   auto session = nvml::OpenNvmlSession(args.library);
   if (!session.ok()) return ReportError(session.status());
   nvml::NvmlSampler& sampler = *session->sampler;
-  auto candidates = profiling::EnumerateCandidates(GpusOf(sampler), args.candidates);
+  std::vector<std::string> skipped;
+  auto candidates = profiling::EnumerateCandidates(GpusOf(sampler), args.candidates, &skipped);
   if (!candidates.ok()) return ReportError(candidates.status());
   std::unique_ptr<ProfileStore> store;
   if (args.out.empty() && !args.no_store) {
@@ -184,6 +185,7 @@ int RunTrial(const TrialArgs& args) {
   report.trial_id = NewTrialId();
   report.command = args.command;
   report.candidates_spec = args.candidates;
+  report.left_out = skipped;
   report.warmup_s = static_cast<double>(*warmup) / 1e9;
   report.duration_s = static_cast<double>(*duration) / 1e9;
   report.interval_s = static_cast<double>(*interval) / 1e9;

@@ -110,7 +110,8 @@ std::optional<double> MigGpuFraction(std::string_view catalog_id, std::string_vi
   return static_cast<double>(slices) / geometry->compute_slice_count;
 }
 
-Result<std::vector<TrialCandidate>> EnumerateCandidates(const std::vector<GpuForTrial>& gpus, std::string_view spec) {
+Result<std::vector<TrialCandidate>> EnumerateCandidates(const std::vector<GpuForTrial>& gpus, std::string_view spec,
+                                                        std::vector<std::string>* skipped) {
   std::vector<TrialCandidate> candidates;
   std::string_view trimmed = Trim(spec);
   if (trimmed == "auto") {
@@ -121,10 +122,19 @@ Result<std::vector<TrialCandidate>> EnumerateCandidates(const std::vector<GpuFor
         for (size_t i = 0; i < gpu.device.mig_instances.size(); ++i) candidates.push_back(MigCandidate(gpu, i));
       }
     }
-    for (const TrialCandidate& c : candidates) KRAKEN_RETURN_IF_ERROR(CheckUuid(c));
-    if (candidates.empty())
+    std::vector<TrialCandidate> usable;
+    for (TrialCandidate& c : candidates) {
+      if (Status has_uuid = CheckUuid(c); !has_uuid.ok()) {
+        if (skipped != nullptr) skipped->push_back(has_uuid.message());
+        continue;
+      }
+      usable.push_back(std::move(c));
+    }
+    if (usable.empty()) {
+      if (!candidates.empty()) return CheckUuid(candidates.front());
       return NotFound("--candidates auto: NVML reports no GPU and no MIG instance to run on");
-    return candidates;
+    }
+    return usable;
   }
   if (trimmed.empty()) return InvalidInput("--candidates: empty; give auto or a comma list of GPU indexes / UUIDs");
   std::set<std::string> seen;

@@ -40,8 +40,11 @@ struct TrialCandidate {
 // are (a GPU in MIG mode runs CUDA work only inside its instances); else a comma list of
 // GPU indexes, GPU UUIDs and MIG UUIDs, tried in the order given. Errors name the item:
 // an unknown index or UUID, a duplicate, a GPU in MIG mode named as a whole, a candidate
-// without a UUID.
-Result<std::vector<TrialCandidate>> EnumerateCandidates(const std::vector<GpuForTrial>& gpus, std::string_view spec);
+// without a UUID. With auto, a device without a UUID (in a container NVML may not answer
+// for devices it cannot open) is left out and described in `skipped`; an error only when
+// nothing is left.
+Result<std::vector<TrialCandidate>> EnumerateCandidates(const std::vector<GpuForTrial>& gpus, std::string_view spec,
+                                                        std::vector<std::string>* skipped = nullptr);
 
 // The fraction of a GPU model's compute that MIG profile `profile` ("3g.40gb", or a
 // compute-instance profile "1c.3g.71gb") gets; nullopt with `basis` saying why when the

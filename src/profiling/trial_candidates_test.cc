@@ -84,6 +84,16 @@ TEST(TrialCandidatesTest, ListErrorsNameTheItem) {
   std::vector<GpuForTrial> no_uuid = {Gpu(0, "")};
   EXPECT_EQ(EnumerateCandidates(no_uuid, "auto").status().message(),
             "GPU 0 has no UUID in NVML's answer: CUDA_VISIBLE_DEVICES cannot name it");
+  // auto leaves out what it cannot name, and says so.
+  GpuForTrial mig = MigGpu(1);
+  mig.mig_uuids[2].clear();
+  std::vector<std::string> skipped;
+  auto partly = EnumerateCandidates({mig}, "auto", &skipped);
+  ASSERT_TRUE(partly.ok());
+  EXPECT_EQ(Uuids(*partly), (std::vector<std::string>{"MIG-0", "MIG-1", "MIG-3"}));
+  EXPECT_EQ(skipped, (std::vector<std::string>{
+                         "MIG 1g.10gb (GPU 1, GPU instance 9) has no UUID in NVML's answer: CUDA_VISIBLE_DEVICES "
+                         "cannot name it"}));
 }
 
 TEST(TrialCandidatesTest, FractionsComeFromTheMigCatalogOrAreUnknown) {

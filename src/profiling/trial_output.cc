@@ -69,6 +69,7 @@ std::string RenderTrialText(const TrialReport& report) {
          Num(report.warmup_s) + " s, duration " + Num(report.duration_s) + " s, sampled every " +
          Num(report.interval_s) + " s\n";
   out += "  throughput: " + ThroughputSourceText(report) + "\n";
+  for (const std::string& why : report.left_out) out += "  left out:   " + why + "\n";
   if (report.stop_signal != 0)
     out += "  interrupted: " + SignalName(report.stop_signal) + "; " + std::to_string(report.candidates_not_run) +
            " candidate(s) not run\n";
@@ -161,6 +162,9 @@ std::string RenderTrialJson(const TrialReport& report) {
   json.Key("interrupted_by");
   report.stop_signal != 0 ? json.String(SignalName(report.stop_signal)) : json.Null();
   json.Field("candidates_not_run", static_cast<int64_t>(report.candidates_not_run));
+  json.Key("candidates_left_out").BeginArray();
+  for (const std::string& why : report.left_out) json.String(why);
+  json.EndArray();
   json.Key("candidates").BeginArray();
   for (const TrialResult& r : report.results) {
     const TrialCandidate& c = r.candidate;

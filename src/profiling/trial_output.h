@@ -22,6 +22,7 @@ struct TrialReport {
   TrialRanking ranking;
   int stop_signal = 0;                  // the SIGINT/SIGTERM that ended the trial early, or 0
   size_t candidates_not_run = 0;        // skipped after a stop signal
+  std::vector<std::string> left_out;    // auto: devices without a UUID, and why
   std::string stored_db;                // where the profiles went, "" = not stored
 };
 
