@@ -261,6 +261,23 @@ TEST(TrialCliTest, AWorkloadIgnoringSigtermIsKilled) {
   ExpectNoSurvivor(dir, 3);
 }
 
+TEST(TrialCliTest, StdinIsEmptyAndAStoppedWorkloadStillEndsOnSigterm) {
+  // Reading stdin gets end-of-file at once (not SIGTTIN); the workload then stops itself, and
+  // SIGTERM (with the SIGCONT kraken sends along) ends it well before the 5 s grace.
+  RunResult r = RunKraken("trial --candidates 0 --warmup 0s --duration 200ms --interval 50ms --grace 5s --json "
+                          "--no-store -- sh -c 'read line; echo \"read: $?\"; kill -STOP $$'",
+                          Replay("h100.nvml", ""));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("[trial 1] read: 1\n"), std::string::npos) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
+  simdjson::dom::element exit = doc["candidates"].at(0)["exit"];
+  EXPECT_EQ(Str(exit["state"]), "stopped");
+  EXPECT_EQ(Str(exit["stop_signal"]), "SIGTERM");
+  EXPECT_EQ(int64_t(exit["exit_code"]), 128 + SIGTERM);
+}
+
 TEST(TrialCliTest, AWorkloadThatFailsIsNotRanked) {
   std::string dir = testing::MakeTempDir("trial_fail");
   RunResult r = RunKraken("trial --candidates 0 --warmup 100ms --duration 1s --interval 50ms --json --no-store "

@@ -39,7 +39,13 @@ void ReapAll(pid_t command, std::optional<int>& exit_code) {
 
 void SignalTree(pid_t command, int signal) {
   kill(-command, signal);  // the command's process group
-  for (int64_t pid : Descendants()) kill(static_cast<pid_t>(pid), signal);  // those that left it
+  std::set<int64_t> tree = Descendants();
+  for (int64_t pid : tree) kill(static_cast<pid_t>(pid), signal);  // those that left it
+  // A stopped process (Ctrl-Z'd, or SIGTTIN) keeps SIGTERM pending until it runs again.
+  if (signal == SIGTERM) {
+    kill(-command, SIGCONT);
+    for (int64_t pid : tree) kill(static_cast<pid_t>(pid), SIGCONT);
+  }
 }
 
 // Reaps until nothing is left below kraken or the deadline passes.
@@ -105,6 +111,9 @@ Result<TrialChild> StartTrialCommand(const std::vector<std::string>& argv,
     signal(SIGTERM, SIG_DFL);
     dup2(output[1], 1);
     dup2(output[1], 2);
+    // Not in the terminal's foreground group: reading the terminal would stop it (SIGTTIN).
+    int null_input = open("/dev/null", O_RDONLY);
+    if (null_input >= 0) dup2(null_input, 0);
     for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
     execvp(args[0], args.data());
     int error = errno;
