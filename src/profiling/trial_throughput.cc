@@ -52,7 +52,7 @@ void LineSplitter::Feed(std::string_view bytes, const std::function<void(std::st
       // "\r\n" ends one line, not two: an empty line after '\r' is dropped.
       if (!partial_.empty()) on_line(partial_);
       partial_.clear();
-    } else {
+    } else if (partial_.size() < kMaxLineBytes) {
       partial_ += c;
     }
   }

@@ -44,6 +44,9 @@ class ThroughputPattern {
 };
 
 // Splits a byte stream into lines ("\n" or "\r\n"; "\r" alone too, as progress output uses).
+// A line longer than kMaxLineBytes is cut there (the rest up to its end is dropped), so a
+// workload that never prints a newline cannot grow kraken's memory.
+inline constexpr size_t kMaxLineBytes = 64 * 1024;
 class LineSplitter {
  public:
   void Feed(std::string_view bytes, const std::function<void(std::string_view line)>& on_line);

@@ -45,6 +45,11 @@ TEST(TrialThroughputTest, LinesSplitOnNewlinesAndCarriageReturns) {
   EXPECT_EQ(lines, (std::vector<std::string>{"a", "bc", "progress 1", "progress 2"}));
   splitter.Finish(collect);
   EXPECT_EQ(lines.back(), "tail");
+  // A line without end is cut at kMaxLineBytes; the next line is whole again.
+  splitter.Feed(std::string(kMaxLineBytes + 100, 'x') + "\nok\n", collect);
+  ASSERT_EQ(lines.size(), 7u);
+  EXPECT_EQ(lines[5].size(), kMaxLineBytes);
+  EXPECT_EQ(lines[6], "ok");
 }
 
 TEST(TrialThroughputTest, OnlyReadingsAfterTheWarmupCount) {
