@@ -45,7 +45,9 @@ std::string Replay(const std::string& capture, const std::string& pid_map) {
 std::string WriteWorkload(const std::string& dir, const std::string& values, const std::string& extra = "") {
   std::string path = dir + "/workload.sh";
   std::ofstream out(path);
+  // The warmup figure first: it must land inside the warmup even on a loaded machine.
   out << "#!/bin/sh\n"
+      << "echo 'throughput: 999.0 samples/s'\n"
       << extra << "\n"
       << "echo \"$CUDA_VISIBLE_DEVICES\" >> " << dir << "/visible\n"
       << "echo $$ >> " << dir << "/pids\n"
@@ -54,7 +56,6 @@ std::string WriteWorkload(const std::string& dir, const std::string& values, con
       << "setsid sh -c 'echo $$ >> " << dir << "/pids; exec sleep 30' &\n"
       << "echo \"visible: $CUDA_VISIBLE_DEVICES\"\n"
       << "case \"$CUDA_VISIBLE_DEVICES\" in\n" << values << "\n  *) t=1 ;;\nesac\n"
-      << "echo 'throughput: 999.0 samples/s'\n"
       << "sleep 0.5\n"
       << "while :; do echo \"throughput: $t samples/s\"; sleep 0.02; done\n";
   out.close();
