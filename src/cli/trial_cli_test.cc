@@ -7,7 +7,6 @@
 // figures are the capture's exact bytes.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <httplib.h>
 #include <signal.h>
 #include <simdjson.h>
 #include <sys/wait.h>
@@ -16,84 +15,27 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "base/testing/test_data.h"
 #include "cli/cli_test_support.h"
+#include "cli/trial_cli_test_support.h"
 
 namespace kraken {
 namespace {
 
+using namespace trial_testing;
+
 constexpr double kH100WorkloadBytes = 16452157440;  // pid 11345 in h100.nvml / h100x8.nvml
 constexpr double kMigWorkloadBytes = 7847542784;    // pid 21198 in GPU instance 2 of h100-mig.nvml
-const char* kRegex = "'throughput: ([0-9.]+) samples/s'";
-
-std::string Uuid(int n, const char* kind = "GPU") {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%s-0000000%d-0000-0000-0000-00000000000%d", kind, std::string(kind) == "MIG" ? n : 0, n);
-  return buffer;
-}
-
-std::string Replay(const std::string& capture, const std::string& pid_map) {
-  return std::string("KRAKEN_NVML_LIBRARY=") + KRAKEN_NVML_REPLAY_LIBRARY + " KRAKEN_NVML_REPLAY=" +
-         testing::SourceDir() + "/tests/fixtures/nvml/" + capture + " KRAKEN_NVML_REPLAY_PID_MAP=" + pid_map + " ";
-}
-
-// The workload script in `dir`; `values`: "UUID) VALUE ;;" case arms.
-std::string WriteWorkload(const std::string& dir, const std::string& values, const std::string& extra = "") {
-  std::string path = dir + "/workload.sh";
-  std::ofstream out(path);
-  // The warmup figure first: it must land inside the warmup even on a loaded machine.
-  out << "#!/bin/sh\n"
-      << "echo 'throughput: 999.0 samples/s'\n"
-      << extra << "\n"
-      << "echo \"$CUDA_VISIBLE_DEVICES\" >> " << dir << "/visible\n"
-      << "echo $$ >> " << dir << "/pids\n"
-      << "sleep 30 &\n"
-      << "echo $! >> " << dir << "/pids\n"
-      << "setsid sh -c 'echo $$ >> " << dir << "/pids; exec sleep 30' &\n"
-      << "echo \"visible: $CUDA_VISIBLE_DEVICES\"\n"
-      << "case \"$CUDA_VISIBLE_DEVICES\" in\n" << values << "\n  *) t=1 ;;\nesac\n"
-      << "sleep 0.5\n"
-      << "while :; do echo \"throughput: $t samples/s\"; sleep 0.02; done\n";
-  out.close();
-  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
-  return path;
-}
-
-std::vector<std::string> Lines(const std::string& path) {
-  std::vector<std::string> lines;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-// Every pid the workloads recorded has ended (kraken reaped or killed it).
-void ExpectNoSurvivor(const std::string& dir, size_t expected_pids) {
-  std::vector<std::string> pids = Lines(dir + "/pids");
-  EXPECT_EQ(pids.size(), expected_pids);
-  for (const std::string& pid : pids) EXPECT_NE(kill(std::stoi(pid), 0), 0) << "pid " << pid << " survived";
-}
-
-double Number(simdjson::dom::element e) {
-  double v = -1;
-  EXPECT_EQ(e.get_double().get(v), simdjson::SUCCESS);
-  return v;
-}
-
-std::string Str(simdjson::dom::element e) {
-  std::string_view v;
-  EXPECT_EQ(e.get_string().get(v), simdjson::SUCCESS);
-  return std::string(v);
-}
 
 TEST(TrialCliTest, TwoGpusEachGetTheirUuidAndAreRankedByMeasuredThroughput) {
   std::string dir = testing::MakeTempDir("trial_gpus");
   std::string workload = WriteWorkload(dir, "  " + Uuid(0) + ") t=120.0 ;;\n  " + Uuid(1) + ") t=40.0 ;;");
   RunResult r = RunKraken("trial --candidates 0," + Uuid(1) + " --warmup 300ms --duration 500ms --interval 50ms "
-                          "--grace 2s --json --db " + dir + "/kraken.db --throughput-regex " + kRegex + " -- " + workload,
+                          "--grace 2s --json --db " + dir + "/kraken.db --throughput-regex " + kRegex + " -- " +
+                              workload,
                           Replay("h100x8.nvml", "11345:self/0"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Lines(dir + "/visible"), (std::vector<std::string>{Uuid(0), Uuid(1)}));
@@ -160,7 +102,8 @@ TEST(TrialCliTest, AutoOnEightGpusWithoutAThroughputSourceReportsGpuFactsOnly) {
   for (int i = 0; i < 8; ++i) expected.push_back(Uuid(i));
   EXPECT_EQ(Lines(dir + "/visible"), expected);
   ExpectNoSurvivor(dir, 24);
-  EXPECT_NE(r.out.find("  throughput: not measured (no --throughput-regex or --throughput-file): GPU-side facts only\n"),
+  EXPECT_NE(r.out.find("  throughput: not measured (no --throughput-regex or --throughput-file): GPU-side facts "
+                       "only\n"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("  candidates: 8 run (auto), warmup 0 s, duration 0.1 s, sampled every 0.05 s\n"),
@@ -360,113 +303,6 @@ TEST(TrialCliTest, SigintStopsTheCurrentCandidateKillsItsTreeAndPrintsWhatWasMea
   EXPECT_EQ(Str(c["exit"]["stop_signal"]), "SIGTERM");
   EXPECT_EQ(Number(c["throughput"]["median"]), 120);
   EXPECT_EQ(Str(doc["ranking"]["unranked"].at(0)["reason"]), "interrupted by a stop signal");
-}
-
-// A loopback API server holding one Job: records every request, answers GET with the Job
-// and PATCH with 200 (the annotation writer's own contract tests are in src/k8s/).
-class JobApiServer {
- public:
-  struct Request {
-    std::string method, path, content_type, authorization, body;
-  };
-  explicit JobApiServer(const std::string& job_path) {
-    auto record = [this](const char* method, const httplib::Request& req) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      requests_.push_back({method, req.path, req.get_header_value("Content-Type"),
-                           req.get_header_value("Authorization"), req.body});
-    };
-    server_.Get(".*", [=, this](const httplib::Request& req, httplib::Response& res) {
-      record("GET", req);
-      if (req.path != job_path) {
-        res.status = 404;
-        return;
-      }
-      res.set_content(R"({"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"kraken-trial-h100",)"
-                      R"("namespace":"kraken-system","annotations":{"team":"ml"}}})",
-                      "application/json");
-    });
-    server_.Patch(".*", [=, this](const httplib::Request& req, httplib::Response& res) {
-      record("PATCH", req);
-      res.set_content("{}", "application/json");
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~JobApiServer() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  std::vector<Request> requests() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return requests_;
-  }
-
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
-  std::mutex mutex_;
-  std::vector<Request> requests_;
-};
-
-TEST(TrialCliTest, AnnotateJobPatchesTheTrialResultOntoTheJob) {
-  std::string dir = testing::MakeTempDir("trial_annotate");
-  std::string workload = WriteWorkload(dir, "  " + Uuid(2, "MIG") + ") t=40 ;;");
-  std::string token = dir + "/token";
-  std::ofstream(token) << "test-token\n";
-  const std::string job_path = "/apis/batch/v1/namespaces/kraken-system/jobs/kraken-trial-h100";
-  JobApiServer api(job_path);
-  RunResult r = RunKraken("trial --candidates " + Uuid(2, "MIG") + " --warmup 300ms --duration 400ms --interval 50ms "
-                          "--json --no-store --quiet --throughput-regex " + std::string(kRegex) +
-                              " --annotate-job kraken-trial-h100 --namespace kraken-system --kube-api " + api.url() +
-                              " --token-file " + token + " -- " + workload,
-                          Replay("h100-mig.nvml", ""));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
-  std::vector<JobApiServer::Request> requests = api.requests();
-  ASSERT_EQ(requests.size(), 2u);
-  EXPECT_EQ(requests[0].method, "GET");
-  EXPECT_EQ(requests[0].path, job_path);
-  EXPECT_EQ(requests[0].authorization, "Bearer test-token");
-  EXPECT_EQ(requests[1].method, "PATCH");
-  EXPECT_EQ(requests[1].path, job_path);
-  EXPECT_EQ(requests[1].content_type, "application/strategic-merge-patch+json");  // Job is a built-in kind
-  EXPECT_EQ(requests[1].authorization, "Bearer test-token");
-  // The body carries only kraken's two annotations (the Job's own "team" is left alone).
-  simdjson::dom::parser patch_parser;
-  simdjson::dom::element patch;
-  ASSERT_EQ(patch_parser.parse(requests[1].body).get(patch), simdjson::SUCCESS) << requests[1].body;
-  simdjson::dom::object annotations = patch["metadata"]["annotations"];
-  EXPECT_EQ(annotations.size(), 2u) << requests[1].body;
-  EXPECT_EQ(Str(annotations["kraken.io/trial-id"]), Str(doc["trial_id"]));
-  std::string value = Str(annotations["kraken.io/trial-throughput"]);
-  simdjson::dom::parser value_parser;
-  simdjson::dom::element results;
-  ASSERT_EQ(value_parser.parse(value).get(results), simdjson::SUCCESS) << value;
-  ASSERT_EQ(results.get_array().size(), 1u);
-  simdjson::dom::element c = results.at(0);
-  EXPECT_EQ(Str(c["candidate"]), Uuid(2, "MIG"));
-  EXPECT_EQ(Str(c["device"]), "NVIDIA H100 80GB HBM3");
-  EXPECT_EQ(Str(c["mig_profile"]), "1g.10gb");
-  EXPECT_DOUBLE_EQ(Number(c["gpu_fraction"]), 1.0 / 7);
-  EXPECT_EQ(Number(c["throughput_median"]), 40);
-  EXPECT_EQ(int64_t(c["readings"]), int64_t(doc["candidates"].at(0)["throughput"]["readings"]));
-  EXPECT_NEAR(Number(c["per_gpu_fraction"]), 280, 1e-9);
-  EXPECT_EQ(int64_t(c["rank"]), 1);
-  ExpectNoSurvivor(dir, 3);
-}
-
-TEST(TrialCliTest, AnnotateJobErrors) {
-  RunResult r = RunKraken("trial --no-store --annotate-job j --kube-api localhost:1 -- true", Replay("h100.nvml", ""));
-  ExpectOneLineError(r, "--kube-api expects http(s)://HOST:PORT, got 'localhost:1'");
-  // Outside a pod, without --kube-api: no service account.
-  RunResult outside = RunKraken("trial --no-store --annotate-job j -- true",
-                                "KUBERNETES_SERVICE_HOST= " + Replay("h100.nvml", ""));
-  ExpectOneLineError(outside, "not running in a Kubernetes pod");
 }
 
 }  // namespace

@@ -75,7 +75,8 @@ Result<k8s::KubeConfig> KubeConfigOf(const TrialArgs& args) {
 Result<int64_t> Duration(const std::string& flag, const std::string& text, bool zero_ok) {
   std::optional<int64_t> ns = ParseDurationNs(text);
   if (!ns || *ns < 0 || (*ns == 0 && !zero_ok))
-    return InvalidInput(flag + ": '" + text + "' is not a duration such as " + (zero_ok ? "0s or 10s" : "100ms or 60s"));
+    return InvalidInput(flag + ": '" + text + "' is not a duration such as " +
+                        (zero_ok ? "0s or 10s" : "100ms or 60s"));
   return *ns;
 }
 

@@ -76,7 +76,8 @@ Result<TrialCandidate> FindCandidate(const std::vector<GpuForTrial>& gpus, std::
     for (size_t i = 0; i < gpu.device.mig_instances.size() && i < gpu.mig_uuids.size(); ++i)
       if (!gpu.mig_uuids[i].empty() && EqualsIgnoreCase(gpu.mig_uuids[i], item)) return MigCandidate(gpu, i);
   }
-  return NotFound("--candidates: '" + std::string(item) + "' is neither a GPU index nor a GPU or MIG UUID NVML reports");
+  return NotFound("--candidates: '" + std::string(item) +
+                  "' is neither a GPU index nor a GPU or MIG UUID NVML reports");
 }
 
 }  // namespace
@@ -84,7 +85,8 @@ Result<TrialCandidate> FindCandidate(const std::vector<GpuForTrial>& gpus, std::
 std::optional<double> MigGpuFraction(std::string_view catalog_id, std::string_view profile, std::string* basis) {
   const MigGeometry* geometry = catalog_id.empty() ? nullptr : FindMigGeometry(catalog_id);
   if (geometry == nullptr) {
-    *basis = "unknown: the MIG catalog has no geometry for " + (catalog_id.empty() ? "this GPU" : std::string(catalog_id));
+    *basis = "unknown: the MIG catalog has no geometry for " +
+             (catalog_id.empty() ? "this GPU" : std::string(catalog_id));
     return std::nullopt;
   }
   const MigProfileSpec* spec = FindMigProfile(*geometry, profile);

@@ -98,9 +98,10 @@ std::string RenderTrialText(const TrialReport& report) {
              std::to_string(r.candidate.gpu_index) +
              ": its memory and SM figures are 0 by absence (it did not use the device, or runs in another pid "
              "namespace)\n";
-    if (r.gpu.gpus_seen.size() > 1 || (r.gpu.gpus_seen.size() == 1 && *r.gpu.gpus_seen.begin() != r.candidate.gpu_index)) {
+    const std::set<int32_t>& gpus = r.gpu.gpus_seen;
+    if (gpus.size() > 1 || (gpus.size() == 1 && *gpus.begin() != r.candidate.gpu_index)) {
       std::string seen;
-      for (int32_t g : r.gpu.gpus_seen) {
+      for (int32_t g : gpus) {
         if (!seen.empty()) seen += ',';
         seen += std::to_string(g);
       }
@@ -226,7 +227,8 @@ std::string RenderTrialJson(const TrialReport& report) {
   json.Field("per_dollar", "not ranked: the device catalog has no prices");
   json.Key("ranked").BeginArray();
   for (const RankedCandidate& k : report.ranking.ranked) {
-    json.BeginObject().Field("rank", static_cast<int64_t>(k.rank)).Field("uuid", report.results[k.result].candidate.uuid);
+    json.BeginObject().Field("rank", static_cast<int64_t>(k.rank));
+    json.Field("uuid", report.results[k.result].candidate.uuid);
     json.Key("throughput_per_gpu_fraction").ExactNumber(k.throughput_per_gpu_fraction);
     json.Key("relative_to_best").ExactNumber(k.relative_to_best).EndObject();
   }

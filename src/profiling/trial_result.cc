@@ -61,9 +61,10 @@ TrialRanking RankCandidates(const std::vector<TrialResult>& results) {
     }
     ranking.ranked.push_back({i, 0, r.throughput->median / *r.candidate.gpu_fraction, 0});
   }
-  std::stable_sort(ranking.ranked.begin(), ranking.ranked.end(), [](const RankedCandidate& a, const RankedCandidate& b) {
+  auto better = [](const RankedCandidate& a, const RankedCandidate& b) {
     return a.throughput_per_gpu_fraction > b.throughput_per_gpu_fraction;
-  });
+  };
+  std::stable_sort(ranking.ranked.begin(), ranking.ranked.end(), better);
   for (size_t k = 0; k < ranking.ranked.size(); ++k) {
     RankedCandidate& c = ranking.ranked[k];
     // Equal values share a rank ("1, 1, 3"), so a tie does not read as a preference.
