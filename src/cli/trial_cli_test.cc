@@ -205,14 +205,16 @@ TEST(TrialCliTest, AWorkloadIgnoringSigtermIsKilled) {
   ExpectNoSurvivor(dir, 3);
 }
 
-TEST(TrialCliTest, StdinIsEmptyAndAStoppedWorkloadStillEndsOnSigterm) {
+TEST(TrialCliTest, StdinIsEmptyPythonIsUnbufferedAndAStoppedWorkloadEndsOnSigterm) {
   // Reading stdin gets end-of-file at once (not SIGTTIN); the workload then stops itself, and
   // SIGTERM (with the SIGCONT kraken sends along) ends it well before the 5 s grace.
   RunResult r = RunKraken("trial --candidates 0 --warmup 0s --duration 200ms --interval 50ms --grace 5s --json "
-                          "--no-store -- sh -c 'read line; echo \"read: $?\"; kill -STOP $$'",
+                          "--no-store -- sh -c 'echo \"python: $PYTHONUNBUFFERED\"; read line; echo \"read: $?\"; "
+                          "kill -STOP $$'",
                           Replay("h100.nvml", ""));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("[trial 1] read: 1\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[trial 1] python: 1\n"), std::string::npos) << r.err;  // unbuffered Python output
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -66,8 +67,11 @@ Result<CandidateRun> RunTrialCandidate(nvml::NvmlSampler& sampler, const TrialCa
 
   Readings readings;
   const Clock::time_point start = Clock::now();
-  KRAKEN_ASSIGN_OR_RETURN(TrialChild child,
-                          StartTrialCommand(options.command, {{"CUDA_VISIBLE_DEVICES", candidate.uuid}}));
+  std::vector<std::pair<std::string, std::string>> env = {{"CUDA_VISIBLE_DEVICES", candidate.uuid}};
+  // Python block-buffers stdout into a pipe: its throughput lines would reach kraken late, in
+  // bursts, or only at exit. A user's own setting wins.
+  if (getenv("PYTHONUNBUFFERED") == nullptr) env.emplace_back("PYTHONUNBUFFERED", "1");
+  KRAKEN_ASSIGN_OR_RETURN(TrialChild child, StartTrialCommand(options.command, env));
   OutputReader reader(child.output_fd, [&](std::string_view line) {
     int64_t t = NsSince(start);
     if (options.pattern) {
