@@ -94,7 +94,7 @@ TEST(TrialCliTest, TwoGpusEachGetTheirUuidAndAreRankedByMeasuredThroughput) {
 TEST(TrialCliTest, AutoOnEightGpusWithoutAThroughputSourceReportsGpuFactsOnly) {
   std::string dir = testing::MakeTempDir("trial_auto");
   std::string workload = WriteWorkload(dir, "");
-  RunResult r = RunKraken("trial --warmup 0s --duration 100ms --interval 50ms --grace 2s --no-store --quiet -- " +
+  RunResult r = RunKraken("trial --warmup 200ms --duration 100ms --interval 50ms --grace 2s --no-store --quiet -- " +
                               workload,
                           Replay("h100x8.nvml", ""));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -106,7 +106,7 @@ TEST(TrialCliTest, AutoOnEightGpusWithoutAThroughputSourceReportsGpuFactsOnly) {
                        "only\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("  candidates: 8 run (auto), warmup 0 s, duration 0.1 s, sampled every 0.05 s\n"),
+  EXPECT_NE(r.out.find("  candidates: 8 run (auto), warmup 0.2 s, duration 0.1 s, sampled every 0.05 s\n"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("    none ranked\n"), std::string::npos) << r.out;
@@ -192,7 +192,7 @@ TEST(TrialCliTest, ThroughputFileWrittenAfterTheWarmupCounts) {
 TEST(TrialCliTest, AWorkloadIgnoringSigtermIsKilled) {
   std::string dir = testing::MakeTempDir("trial_kill");
   std::string workload = WriteWorkload(dir, "", "trap '' TERM");
-  RunResult r = RunKraken("trial --candidates 0 --warmup 0s --duration 100ms --interval 50ms --grace 200ms --json "
+  RunResult r = RunKraken("trial --candidates 0 --warmup 200ms --duration 100ms --interval 50ms --grace 200ms --json "
                           "--no-store --quiet -- " + workload,
                           Replay("h100.nvml", ""));
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -64,7 +64,9 @@ inline std::vector<std::string> Lines(const std::string& path) {
   return lines;
 }
 
-// Every pid the workloads recorded has ended (kraken reaped or killed it).
+// Every pid the workloads recorded has ended (kraken reaped or killed it). The workload
+// records its pids first thing; tests give it a warmup of 200 ms or more so that all of them
+// are written before kraken stops it, and the count is exact.
 inline void ExpectNoSurvivor(const std::string& dir, size_t expected_pids) {
   std::vector<std::string> pids = Lines(dir + "/pids");
   EXPECT_EQ(pids.size(), expected_pids);
