@@ -36,5 +36,6 @@ void AddAgentCommand(CLI::App& app, CommandList& commands);
 void AddServeCommand(CLI::App& app, CommandList& commands);
 void AddExtenderCommand(CLI::App& app, CommandList& commands);
 void AddAnnotateCommand(CLI::App& app, CommandList& commands);
+void AddTrialCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

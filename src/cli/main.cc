@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   AddServeCommand(app, commands);
   AddExtenderCommand(app, commands);
   AddAnnotateCommand(app, commands);
+  AddTrialCommand(app, commands);
 
   try {
     app.parse(argc, argv);

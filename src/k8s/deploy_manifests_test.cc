@@ -13,6 +13,7 @@
 #include <simdjson.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -251,6 +252,85 @@ TEST(DeployManifestsTest, GrafanaDashboardReadsDcgmAndKrakenMetrics) {
   EXPECT_EQ(panels, 8);
   EXPECT_EQ(dcgm, 7);
   EXPECT_EQ(kraken, 4);  // the agent's window analysis: util p95, idle ratio, workload info, memory peak
+}
+
+// deploy/trial: a PVC for the reports and one `kraken trial` Job per candidate class (a whole
+// H100, an H100 1g.10gb MIG slice), each selecting its class by node label, asking the device
+// plugin for exactly one device and writing its JSON report to the claim.
+TEST(DeployManifestsTest, TrialJobsRunKrakenTrialOnOneDeviceOfTheirClass) {
+  std::vector<YAML::Node> docs = LoadDocuments(testing::ReadFileOrDie(DeployDir() + "/trial/trial-jobs.yaml"));
+  ASSERT_EQ(docs.size(), 6u);
+  for (const YAML::Node& doc : docs) ExpectObject(doc, "trial-jobs.yaml");
+  EXPECT_EQ(docs[0]["kind"].as<std::string>(), "PersistentVolumeClaim");
+  std::string claim = docs[0]["metadata"]["name"].as<std::string>();
+  EXPECT_EQ(claim, "kraken-trial-results");
+  // --annotate-job: the service account may get and patch Jobs of its namespace, nothing more.
+  EXPECT_EQ(docs[1]["kind"].as<std::string>(), "ServiceAccount");
+  std::string account = docs[1]["metadata"]["name"].as<std::string>();
+  const YAML::Node role = docs[2];
+  EXPECT_EQ(role["kind"].as<std::string>(), "Role");
+  ASSERT_EQ(role["rules"].size(), 1u);
+  EXPECT_EQ(role["rules"][0]["apiGroups"][0].as<std::string>(), "batch");
+  EXPECT_EQ(role["rules"][0]["resources"].size(), 1u);
+  EXPECT_EQ(role["rules"][0]["resources"][0].as<std::string>(), "jobs");
+  EXPECT_EQ(role["rules"][0]["verbs"].size(), 2u);
+  EXPECT_EQ(role["rules"][0]["verbs"][0].as<std::string>(), "get");
+  EXPECT_EQ(role["rules"][0]["verbs"][1].as<std::string>(), "patch");
+  const YAML::Node binding = docs[3];
+  EXPECT_EQ(binding["kind"].as<std::string>(), "RoleBinding");
+  EXPECT_EQ(binding["roleRef"]["name"].as<std::string>(), role["metadata"]["name"].as<std::string>());
+  EXPECT_EQ(binding["subjects"][0]["name"].as<std::string>(), account);
+  const std::vector<std::pair<std::string, std::string>> classes = {{"nvidia.com/gpu", "/results/h100-80gb.json"},
+                                                                    {"nvidia.com/mig-1g.10gb",
+                                                                     "/results/h100-mig-1g.10gb.json"}};
+  for (size_t j = 0; j < classes.size(); ++j) {
+    const YAML::Node& job = docs[j + 4];
+    std::string where = job["metadata"]["name"].as<std::string>();
+    EXPECT_EQ(job["apiVersion"].as<std::string>(), "batch/v1") << where;
+    EXPECT_EQ(job["kind"].as<std::string>(), "Job") << where;
+    EXPECT_EQ(job["spec"]["backoffLimit"].as<int>(), 0) << where;
+    const YAML::Node pod = job["spec"]["template"]["spec"];
+    EXPECT_EQ(pod["restartPolicy"].as<std::string>(), "Never") << where;
+    EXPECT_EQ(pod["serviceAccountName"].as<std::string>(), account) << where;
+    EXPECT_TRUE(pod["hostPID"].as<bool>()) << where;  // NVML's host pids must match the tree's
+    EXPECT_EQ(pod["nodeSelector"]["nvidia.com/gpu.product"].as<std::string>(), "NVIDIA-H100-80GB-HBM3") << where;
+    ASSERT_EQ(pod["containers"].size(), 1u) << where;
+    const YAML::Node c = pod["containers"][0];
+    EXPECT_EQ(c["securityContext"]["allowPrivilegeEscalation"].as<std::string>(), "false") << where;
+    EXPECT_EQ(c["command"][0].as<std::string>(), "kraken") << where;
+    std::vector<std::string> args;
+    for (const YAML::Node& a : c["args"]) args.push_back(a.as<std::string>());
+    ASSERT_GE(args.size(), 12u) << where;
+    EXPECT_EQ(args[0], "trial") << where;
+    auto after = [&](const std::string& flag) {
+      for (size_t i = 0; i + 1 < args.size(); ++i)
+        if (args[i] == flag) return args[i + 1];
+      return std::string();
+    };
+    EXPECT_EQ(after("--candidates"), "auto") << where;
+    EXPECT_EQ(after("--out"), classes[j].second) << where;
+    EXPECT_EQ(after("--throughput-regex"), "throughput: ([0-9.]+) samples/s") << where;
+    EXPECT_NE(std::find(args.begin(), args.end(), "--json"), args.end()) << where;
+    EXPECT_EQ(after("--annotate-job"), "$(JOB_NAME)") << where;
+    auto dashes = std::find(args.begin(), args.end(), "--");
+    ASSERT_NE(dashes, args.end()) << where;
+    EXPECT_EQ(*(dashes + 1), "python") << where;  // the user's command follows "--"
+    // Exactly one device of the class, requested and limited alike.
+    ASSERT_EQ(c["resources"]["limits"].size(), 1u) << where;
+    EXPECT_EQ(c["resources"]["limits"][classes[j].first].as<int>(), 1) << where;
+    EXPECT_EQ(c["resources"]["requests"][classes[j].first].as<int>(), 1) << where;
+    EXPECT_EQ(c["volumeMounts"][0]["mountPath"].as<std::string>(), "/results") << where;
+    EXPECT_EQ(pod["volumes"][0]["persistentVolumeClaim"]["claimName"].as<std::string>(), claim) << where;
+    bool utility = false, job_name = false;
+    for (const YAML::Node& e : c["env"]) {
+      utility |= e["name"].as<std::string>() == "NVIDIA_DRIVER_CAPABILITIES" &&
+                 e["value"].as<std::string>("").find("utility") != std::string::npos;
+      job_name |= e["name"].as<std::string>() == "JOB_NAME" &&
+                  e["valueFrom"]["fieldRef"]["fieldPath"].as<std::string>("") == "metadata.labels['job-name']";
+    }
+    EXPECT_TRUE(job_name) << where << ": $(JOB_NAME) comes from the label the Job controller sets";
+    EXPECT_TRUE(utility) << where << ": NVML (libnvidia-ml) comes with the utility capability";
+  }
 }
 
 }  // namespace
