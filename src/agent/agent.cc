@@ -19,6 +19,7 @@ Agent::Agent(AgentOptions options, nvml::NvmlSampler& sampler, ProfileStore* sto
     : options_(std::move(options)),
       sampler_(sampler),
       store_(store),
+      pod_labels_(options_.pods),
       ring_(RingCapacity(options_.ring_ns, options_.interval_ns)) {}
 
 Agent::~Agent() {
@@ -58,6 +59,7 @@ Status Agent::Start() {
           store_->DeleteOlderThan(std::chrono::nanoseconds(options_.retention_ns)).status());
     KRAKEN_RETURN_IF_ERROR(BeginProfile());
   }
+  pod_labels_.Start();
   SampleOnce();
   thread_ = std::thread([this] { Run(); });
   return Status::Ok();
@@ -67,6 +69,7 @@ void Agent::SampleOnce() {
   auto start = std::chrono::steady_clock::now();
   sampler_.Sample(raw_);
   CopyEnabledMetrics(options_.metrics, raw_, filtered_);
+  pod_labels_.Apply(sampler_.devices(), filtered_);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   bool store_failed = false;
   if (store_ != nullptr && live_id_ != 0) {
@@ -116,6 +119,7 @@ Status Agent::Stop() {
   }
   stop_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  pod_labels_.Stop();
   if (store_ != nullptr) {
     Status status = CommitProfile();
     if (!status.ok() && store_status_.ok()) store_status_ = status;

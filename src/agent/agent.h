@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "agent/pod_labels.h"
 #include "agent/sample_ring.h"
 #include "collectors/nvml/nvml_sampler.h"
 #include "config/config.h"
@@ -27,6 +28,7 @@ struct AgentOptions {
   int64_t retention_ns = 0;  // 0 = keep every profile
   config::MetricGroups metrics;
   std::string hostname;
+  PodLabelOptions pods;  // pod/namespace/container labels; default: none
 };
 
 class Agent {
@@ -62,6 +64,7 @@ class Agent {
   ProfileStore* store_;
   SampleBatch raw_;       // the sampler's batch (sampler thread only)
   SampleBatch filtered_;  // raw_ without disabled metric groups (sampler thread only)
+  PodLabeler pod_labels_;
 
   mutable std::mutex mutex_;  // guards ring_ and stats_
   SampleRing ring_;

@@ -39,6 +39,9 @@ struct KrakenConfig {
   int64_t commit_interval_ns = 300'000'000'000;         // store.commit_interval
   std::string listen = "127.0.0.1:9400";                 // agent.listen
   int64_t ring_ns = 60'000'000'000;                      // agent.ring
+  // agent.pod_resources_socket: the kubelet's pod-resources socket (pod labels); "" = none.
+  std::string pod_resources_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
+  int64_t pod_refresh_ns = 10'000'000'000;               // agent.pod_refresh
   std::string output_format = "text";                    // output.format: text | json
   std::string log_level = "info";                        // log_level
 };
