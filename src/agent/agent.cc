@@ -8,6 +8,18 @@
 namespace kraken::agent {
 namespace {
 
+// NVML's MIG device UUIDs, which the kubelet lists for MIG slices (the model's MigInstance
+// does not keep them).
+k8s::MigUuids MigUuidsOf(const nvml::NvmlSampler& sampler) {
+  k8s::MigUuids out;
+  const auto& facts = sampler.reader().devices();
+  for (size_t d = 0; d < facts.size() && d < sampler.devices().size(); ++d)
+    for (const nvml::MigFacts& m : facts[d].migs)
+      if (m.uuid.ok() && m.gpu_instance_id.ok())
+        out[{sampler.devices()[d].uuid, static_cast<int32_t>(m.gpu_instance_id.value)}] = m.uuid.value;
+  return out;
+}
+
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -59,6 +71,7 @@ Status Agent::Start() {
           store_->DeleteOlderThan(std::chrono::nanoseconds(options_.retention_ns)).status());
     KRAKEN_RETURN_IF_ERROR(BeginProfile());
   }
+  mig_uuids_ = MigUuidsOf(sampler_);
   pod_labels_.Start();
   SampleOnce();
   thread_ = std::thread([this] { Run(); });
@@ -69,7 +82,7 @@ void Agent::SampleOnce() {
   auto start = std::chrono::steady_clock::now();
   sampler_.Sample(raw_);
   CopyEnabledMetrics(options_.metrics, raw_, filtered_);
-  pod_labels_.Apply(sampler_.devices(), filtered_);
+  pod_labels_.Apply(mig_uuids_, filtered_);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   bool store_failed = false;
   if (store_ != nullptr && live_id_ != 0) {

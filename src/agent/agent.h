@@ -65,6 +65,7 @@ class Agent {
   SampleBatch raw_;       // the sampler's batch (sampler thread only)
   SampleBatch filtered_;  // raw_ without disabled metric groups (sampler thread only)
   PodLabeler pod_labels_;
+  k8s::MigUuids mig_uuids_;  // of the sampler's devices, for pod labels on MIG instances
 
   mutable std::mutex mutex_;  // guards ring_ and stats_
   SampleRing ring_;

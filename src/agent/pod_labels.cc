@@ -74,7 +74,7 @@ std::optional<k8s::PodCgroup> PodLabeler::LookUpCgroup(int64_t pid) {
   return found;
 }
 
-void PodLabeler::Apply(const std::vector<DeviceInfo>& devices, SampleBatch& batch) {
+void PodLabeler::Apply(const k8s::MigUuids& mig_uuids, SampleBatch& batch) {
   std::shared_ptr<const k8s::GpuPodMap> map;
   int64_t generation = 0;
   {
@@ -91,7 +91,7 @@ void PodLabeler::Apply(const std::vector<DeviceInfo>& devices, SampleBatch& batc
   k8s::PodCgroupLookup fallback;
   if (!options_.proc_root.empty()) fallback = [this](int64_t pid) { return LookUpCgroup(pid); };
   static const k8s::GpuPodMap kEmpty;
-  k8s::AttributeEntities(map ? *map : kEmpty, devices, fallback, batch.entities);
+  k8s::AttributeEntities(map ? *map : kEmpty, mig_uuids, fallback, batch.entities);
 }
 
 size_t PodLabeler::mapped_devices() const {

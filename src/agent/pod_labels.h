@@ -44,7 +44,7 @@ class PodLabeler {
   void Stop();
 
   // Labels the entities of `batch` from the newest map (sampler thread).
-  void Apply(const std::vector<DeviceInfo>& devices, SampleBatch& batch);
+  void Apply(const k8s::MigUuids& mig_uuids, SampleBatch& batch);
 
   // For tests and the log: how many devices the newest map attributes.
   size_t mapped_devices() const;

@@ -40,7 +40,7 @@ TEST(PodLabelerTest, LabelsFromTheListAndDropsThemWhenTheKubeletFails) {
     EXPECT_EQ(calls.load(), 1);
     EXPECT_EQ(labeler.mapped_devices(), 1u);
     SampleBatch batch = OneGpuWithProcess(77);
-    labeler.Apply({}, batch);
+    labeler.Apply(k8s::MigUuids(), batch);
     EXPECT_EQ(batch.entities[0].pod, "trainer-0");
     EXPECT_EQ(batch.entities[0].namespace_name, "ml");
     EXPECT_EQ(batch.entities[0].container, "pytorch");
@@ -52,7 +52,7 @@ TEST(PodLabelerTest, LabelsFromTheListAndDropsThemWhenTheKubeletFails) {
   failing.Start();
   EXPECT_EQ(failing.mapped_devices(), 0u);
   SampleBatch batch = OneGpuWithProcess(77);
-  failing.Apply({}, batch);
+  failing.Apply(k8s::MigUuids(), batch);
   EXPECT_TRUE(batch.entities[0].pod.empty());
   EXPECT_TRUE(batch.entities[1].labels.empty());  // no proc_root: no fallback
 }
@@ -68,7 +68,7 @@ TEST(PodLabelerTest, CgroupFallbackGivesThePodUidOfUnmappedProcesses) {
   PodLabeler labeler(options);
   labeler.Start();
   SampleBatch batch = OneGpuWithProcess(4242);
-  labeler.Apply({}, batch);
+  labeler.Apply(k8s::MigUuids(), batch);
   labeler.Stop();
   EXPECT_TRUE(batch.entities[0].labels.empty());
   EXPECT_TRUE(batch.entities[1].pod.empty());

@@ -51,9 +51,6 @@ struct MigInstance {
   std::string profile;  // "1g.10gb"
   int64_t memory_bytes = -1;
   int32_t sm_count = -1;
-  // NVML's MIG device UUID ("MIG-..."): what the Kubernetes device plugin lists for a MIG
-  // slice, so pod attribution (k8s/pod_resources/gpu_pod_map.h) needs it. "" when unknown.
-  std::string uuid;
 };
 
 // What a trace or a sampler reported about one physical device.

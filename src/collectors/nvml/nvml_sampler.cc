@@ -142,7 +142,6 @@ Status NvmlSampler::Open() {
       if (m.gpu_instance_id.ok()) mig.gpu_instance_id = static_cast<int32_t>(m.gpu_instance_id.value);
       if (m.compute_instance_id.ok()) mig.compute_instance_id = static_cast<int32_t>(m.compute_instance_id.value);
       if (m.name.ok()) mig.profile = MigProfileFromName(m.name.value);
-      if (m.uuid.ok()) mig.uuid = m.uuid.value;
       if (m.attributes.ok()) mig.sm_count = static_cast<int32_t>(m.attributes.value.sm_count);
       // What the GPU instance's memory answer says; the attributes' size otherwise.
       Answer<MemoryInfo> gi_memory = reader_.ReadMemory(d, mig.gpu_instance_id);

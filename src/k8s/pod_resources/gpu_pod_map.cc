@@ -5,22 +5,11 @@
 namespace kraken::k8s {
 namespace {
 
-const DeviceInfo* FindGpu(const std::vector<DeviceInfo>& devices, const SeriesEntity& e) {
-  for (const DeviceInfo& d : devices)
-    if (!e.gpu_uuid.empty() ? d.uuid == e.gpu_uuid : d.index == e.gpu_index) return &d;
-  return nullptr;
-}
-
-// The UUID of the device an entity sits on: its MIG instance's when it has one (the
-// first compute instance of that GPU instance: the device plugin hands out MIG devices,
-// which NVML names per compute instance), else the GPU's.
-std::string_view DeviceUuidOf(const std::vector<DeviceInfo>& devices, const SeriesEntity& e) {
+// The UUID of the device an entity sits on: its MIG instance's when it has one, else the GPU's.
+std::string_view DeviceUuidOf(const MigUuids& mig_uuids, const SeriesEntity& e) {
   if (e.gpu_instance_id < 0) return e.gpu_uuid;
-  const DeviceInfo* gpu = FindGpu(devices, e);
-  if (gpu == nullptr) return {};
-  for (const MigInstance& mig : gpu->mig_instances)
-    if (mig.gpu_instance_id == e.gpu_instance_id) return mig.uuid;
-  return {};
+  auto it = mig_uuids.find({e.gpu_uuid, e.gpu_instance_id});
+  return it == mig_uuids.end() ? std::string_view() : std::string_view(it->second);
 }
 
 void Assign(const PodRef& owner, SeriesEntity& e) {
@@ -67,11 +56,11 @@ const PodRef* GpuPodMap::Find(std::string_view uuid) const {
   return it == owners_.end() ? nullptr : &it->second;
 }
 
-AttributionCounts AttributeEntities(const GpuPodMap& map, const std::vector<DeviceInfo>& devices,
+AttributionCounts AttributeEntities(const GpuPodMap& map, const MigUuids& mig_uuids,
                                     const PodCgroupLookup& fallback, std::vector<SeriesEntity>& entities) {
   AttributionCounts counts;
   for (SeriesEntity& e : entities) {
-    const PodRef* owner = map.Find(DeviceUuidOf(devices, e));
+    const PodRef* owner = map.Find(DeviceUuidOf(mig_uuids, e));
     if (owner != nullptr) {
       Assign(*owner, e);
       ++(e.pid >= 0 ? counts.processes_attributed : counts.devices_attributed);

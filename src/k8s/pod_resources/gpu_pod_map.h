@@ -10,12 +10,12 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
 #include "k8s/pod_cgroup.h"
 #include "k8s/pod_resources/pod_resources_client.h"
-#include "model/device.h"
 #include "model/series.h"
 
 namespace kraken::k8s {
@@ -54,6 +54,11 @@ class GpuPodMap {
   int64_t ignored_ids_ = 0;
 };
 
+// MIG device UUIDs ("MIG-...", what the device plugin lists for a MIG slice) by (GPU UUID,
+// GPU instance id). NVML names MIG devices per compute instance; the device plugin hands
+// out GPU instances with one compute instance each, so the GPU instance identifies it.
+using MigUuids = std::map<std::pair<std::string, int32_t>, std::string>;
+
 // The pod of a process from /proc/<pid>/cgroup (ReadPodCgroup), nullopt for a host
 // process or a pid that cannot be read.
 using PodCgroupLookup = std::function<std::optional<PodCgroup>(int64_t pid)>;
@@ -65,14 +70,14 @@ struct AttributionCounts {
 };
 
 // Fills pod, namespace_name and container of every entity whose device (the GPU, or the
-// MIG instance for entities with gpu_instance_id >= 0, whose UUID comes from `devices`)
+// MIG instance for entities with gpu_instance_id >= 0, whose UUID comes from `mig_uuids`)
 // has exactly one owner in `map`; processes on such a device inherit that owner.
 // A process on a device without one owner is given to `fallback` (may be empty): when its
 // cgroup names a pod, labels["pod_uid"] (and labels["container_id"] when the cgroup names
 // the container) are set. The cgroup knows no pod names, so the fallback never fills pod,
 // namespace_name or container: a UID is not turned into a name kraken would have to guess.
 // Fields are set only where attribution applies; the caller starts from fresh entities.
-AttributionCounts AttributeEntities(const GpuPodMap& map, const std::vector<DeviceInfo>& devices,
+AttributionCounts AttributeEntities(const GpuPodMap& map, const MigUuids& mig_uuids,
                                     const PodCgroupLookup& fallback, std::vector<SeriesEntity>& entities);
 
 }  // namespace kraken::k8s

@@ -40,17 +40,7 @@ TEST(GpuPodMapTest, SharedDevicesHaveNoOwner) {
 }
 
 // GPU A whole, GPU B in MIG mode with two GPU instances (ids 3 and 9).
-std::vector<DeviceInfo> Devices() {
-  std::vector<DeviceInfo> devices(2);
-  devices[0].index = 0;
-  devices[0].uuid = kGpuA;
-  devices[1].index = 1;
-  devices[1].uuid = kGpuB;
-  devices[1].mig_enabled = true;
-  devices[1].mig_instances.push_back({3, 0, "3g.40gb", -1, -1, kMigB1});
-  devices[1].mig_instances.push_back({9, 0, "1g.10gb", -1, -1, kMigB2});
-  return devices;
-}
+MigUuids Migs() { return {{{kGpuB, 3}, kMigB1}, {{kGpuB, 9}, kMigB2}}; }
 
 SeriesEntity Entity(const char* uuid, int32_t index, int32_t gpu_instance, int64_t pid) {
   SeriesEntity e;
@@ -82,7 +72,7 @@ TEST(GpuPodMapTest, AttributesGpusMigInstancesAndTheirProcesses) {
     if (pid != 6161) return std::nullopt;
     return PodCgroup{"1f3e2a4b-5c6d-4e7f-8a9b-0c1d2e3f4a5b", "0123456789abcdef0123", "burstable"};
   };
-  AttributionCounts counts = AttributeEntities(map, Devices(), fallback, entities);
+  AttributionCounts counts = AttributeEntities(map, Migs(), fallback, entities);
 
   EXPECT_EQ(counts.devices_attributed, 2);
   EXPECT_EQ(counts.processes_attributed, 2);
@@ -107,7 +97,7 @@ TEST(GpuPodMapTest, AttributesGpusMigInstancesAndTheirProcesses) {
 
 TEST(GpuPodMapTest, WithoutMapOrFallbackNothingIsLabelled) {
   std::vector<SeriesEntity> entities = {Entity(kGpuA, 0, -1, -1), Entity(kGpuA, 0, -1, 12)};
-  AttributionCounts counts = AttributeEntities(GpuPodMap(), Devices(), PodCgroupLookup(), entities);
+  AttributionCounts counts = AttributeEntities(GpuPodMap(), Migs(), PodCgroupLookup(), entities);
   EXPECT_EQ(counts.devices_attributed + counts.processes_attributed + counts.processes_by_cgroup, 0);
   EXPECT_TRUE(entities[0].pod.empty());
   EXPECT_TRUE(entities[1].labels.empty());

@@ -130,12 +130,12 @@ TEST(PodResourcesClientTest, KubeletThatNeverAnswersEndsAtTheDeadline) {
   FakeKubelet kubelet(NodePods(), FakeKubelet::Mode::kNeverAnswer);
   ASSERT_TRUE(kubelet.Start(f.socket).ok());
   auto start = std::chrono::steady_clock::now();
-  auto listed = ListPodDevices(f.socket, std::chrono::milliseconds(300));
+  auto listed = ListPodDevices(f.socket, std::chrono::milliseconds(1000));
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(listed.ok());
   EXPECT_EQ(listed.status().code(), StatusCode::kUnavailable);
-  EXPECT_EQ(listed.status().message(), f.socket + ": the kubelet did not answer List within 300 ms");
-  EXPECT_GE(seconds, 0.25);
+  EXPECT_EQ(listed.status().message(), f.socket + ": the kubelet did not answer List within 1000 ms");
+  EXPECT_GE(seconds, 0.95);
   EXPECT_LT(seconds, 5.0);
   EXPECT_EQ(kubelet.calls(), 1);  // the RPC reached the server: it is the answer that never came
   kubelet.Stop();                 // cancels the waiting call; must not hang
