@@ -17,6 +17,9 @@ packages=(
   # Debian's cpp-httplib is built with TLS (the Kubernetes API needs it): its headers pull in
   # OpenSSL and Brotli.
   libssl-dev libbrotli-dev
+  # Pod attribution: the agent's client of the kubelet's pod-resources gRPC API; the C++ is
+  # generated from src/k8s/pod_resources/kubelet_pod_resources.proto at build time.
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 )
 # The dashboard bundle needs npm; NodeSource's nodejs package ships its own npm (and
 # conflicts with Debian's), so Debian's npm is installed only when no npm is found.

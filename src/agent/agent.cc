@@ -17,6 +17,18 @@ int64_t SteadyNs() {
       .count();
 }
 
+// NVML's MIG device UUIDs, which the kubelet lists for MIG slices (the model's MigInstance
+// does not keep them).
+k8s::MigUuids MigUuidsOf(const nvml::NvmlSampler& sampler) {
+  k8s::MigUuids out;
+  const auto& facts = sampler.reader().devices();
+  for (size_t d = 0; d < facts.size() && d < sampler.devices().size(); ++d)
+    for (const nvml::MigFacts& m : facts[d].migs)
+      if (m.uuid.ok() && m.gpu_instance_id.ok())
+        out[{sampler.devices()[d].uuid, static_cast<int32_t>(m.gpu_instance_id.value)}] = m.uuid.value;
+  return out;
+}
+
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -28,6 +40,7 @@ Agent::Agent(AgentOptions options, nvml::NvmlSampler& sampler, ProfileStore* sto
     : options_(std::move(options)),
       sampler_(sampler),
       store_(store),
+      pod_labels_(options_.pods),
       ring_(RingCapacity(options_.ring_ns, options_.interval_ns)) {}
 
 Agent::~Agent() {
@@ -67,6 +80,8 @@ Status Agent::Start() {
           store_->DeleteOlderThan(std::chrono::nanoseconds(options_.retention_ns)).status());
     KRAKEN_RETURN_IF_ERROR(BeginProfile());
   }
+  mig_uuids_ = MigUuidsOf(sampler_);
+  pod_labels_.Start();
   SampleOnce();
   thread_ = std::thread([this] { Run(); });
   return Status::Ok();
@@ -76,6 +91,7 @@ void Agent::SampleOnce() {
   auto start = std::chrono::steady_clock::now();
   sampler_.Sample(raw_);
   CopyEnabledMetrics(options_.metrics, raw_, filtered_);
+  pod_labels_.Apply(mig_uuids_, filtered_);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   bool store_failed = false;
   if (store_ != nullptr && live_id_ != 0) {
@@ -149,6 +165,7 @@ Status Agent::Stop() {
   }
   stop_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  pod_labels_.Stop();
   if (store_ != nullptr) {
     Status status = CommitProfile();
     if (!status.ok() && store_status_.ok()) store_status_ = status;

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "agent/pod_labels.h"
 #include "agent/sample_ring.h"
 #include "collectors/nvml/nvml_sampler.h"
 #include "config/config.h"
@@ -32,6 +33,7 @@ struct AgentOptions {
   // ring's), analysed again this often on the sampler thread, never per scrape.
   int64_t analysis_window_ns = 60'000'000'000;
   int64_t analysis_interval_ns = 15'000'000'000;
+  PodLabelOptions pods;  // pod/namespace/container labels; default: none
 };
 
 class Agent {
@@ -68,6 +70,8 @@ class Agent {
   ProfileStore* store_;
   SampleBatch raw_;       // the sampler's batch (sampler thread only)
   SampleBatch filtered_;  // raw_ without disabled metric groups (sampler thread only)
+  PodLabeler pod_labels_;
+  k8s::MigUuids mig_uuids_;  // of the sampler's devices, for pod labels on MIG instances
 
   mutable std::mutex mutex_;  // guards ring_ and stats_
   SampleRing ring_;

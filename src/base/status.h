@@ -20,6 +20,7 @@ enum class StatusCode {
   kIoError,        // the operating system refused a read or write
   kUnsupported,    // well-formed input that kraken cannot handle yet
   kInternal,       // a bug in kraken
+  kUnavailable,    // a service that did not answer in time or refused the connection (kubelet socket)
 };
 
 class [[nodiscard]] Status {
@@ -49,6 +50,9 @@ inline Status InvalidInput(std::string message) {
 }
 inline Status IoError(std::string message) { return Status(StatusCode::kIoError, std::move(message)); }
 inline Status NotFound(std::string message) { return Status(StatusCode::kNotFound, std::move(message)); }
+inline Status Unavailable(std::string message) {
+  return Status(StatusCode::kUnavailable, std::move(message));
+}
 inline Status Unsupported(std::string message) {
   return Status(StatusCode::kUnsupported, std::move(message));
 }

@@ -310,7 +310,10 @@ TEST(ConfigCliTest, PrintShowsEachValueAndWhereItCameFrom) {
     ASSERT_EQ(s["source"].get(source), simdjson::SUCCESS);
     settings[std::string(key)] = {std::string(value), std::string(source)};
   }
-  EXPECT_EQ(settings.size(), 22u);
+  EXPECT_EQ(settings.size(), 24u);
+  EXPECT_EQ(settings["agent.pod_resources_socket"],
+            std::make_pair(std::string("/var/lib/kubelet/pod-resources/kubelet.sock"), std::string("default")));
+  EXPECT_EQ(settings["agent.pod_refresh"], std::make_pair(std::string("10s"), std::string("default")));
   EXPECT_EQ(settings["sampling.interval"], std::make_pair(std::string("250ms"), "file " + file + ":2"));
   EXPECT_EQ(settings["agent.listen"], std::make_pair(std::string("0.0.0.0:9500"), "file " + file + ":4"));
   EXPECT_EQ(settings["log_level"], std::make_pair(std::string("debug"), std::string("env KRAKEN_LOG_LEVEL")));

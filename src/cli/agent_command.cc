@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/config_flags.h"
 #include "cli/store_access.h"
+#include "k8s/pod_resources/pod_resources_client.h"
 
 namespace kraken::cli {
 namespace {
@@ -80,6 +81,13 @@ int RunAgent(const AgentArgs& args) {
   options.hostname = Hostname();
   options.analysis_window_ns = c.analysis_window_ns;
   options.analysis_interval_ns = c.analysis_interval_ns;
+  if (!c.pod_resources_socket.empty()) {
+    options.pods.source = c.pod_resources_socket;
+    options.pods.list = [socket = c.pod_resources_socket] { return k8s::ListPodDevices(socket); };
+  }
+  options.pods.refresh_ns = c.pod_refresh_ns;
+  // Replayed pids are not this machine's processes: no cgroup fallback for them.
+  if (!session->library->is_replay()) options.pods.proc_root = "/proc";
   agent::Agent agent(options, *session->sampler, store.get());
   // The address first: an address in use is an error before anything is stored.
   agent::MetricsServer server([&agent](std::string& out) { agent.RenderMetrics(out); });
@@ -124,6 +132,9 @@ void AddAgentCommand(CLI::App& app, CommandList& commands) {
                "Recent span the kraken_* metrics analyse, e.g. 1m (at most agent.ring)");
   f.AddKeyFlag(cmd, "--nvml-library", "sampling.nvml_library",
                "NVML library to load (default: $KRAKEN_NVML_LIBRARY, else libnvidia-ml.so.1)");
+  f.AddKeyFlag(cmd, "--pod-resources-socket", "agent.pod_resources_socket",
+               "Kubelet pod-resources socket for pod/namespace/container labels (\"\": none); missing: no labels");
+  f.AddKeyFlag(cmd, "--pod-refresh", "agent.pod_refresh", "How often to ask the kubelet which pod holds which GPU");
   f.AddKeyFlag(cmd, "--log-level", "log_level", "Diagnostics on standard error: error, warn, info, debug");
   cmd->get_option("--db")->excludes("--no-store");
   commands.push_back({cmd, [args] { return RunAgent(*args); }});

@@ -21,7 +21,8 @@ int ReportError(const Status& status) {
     case StatusCode::kNotFound:
     case StatusCode::kIoError:
     case StatusCode::kUnsupported: return kExitBadInput;
-    case StatusCode::kInternal: return kExitFailure;
+    case StatusCode::kInternal:
+    case StatusCode::kUnavailable: return kExitFailure;
   }
   return kExitFailure;
 }

@@ -41,6 +41,9 @@ struct KrakenConfig {
   int64_t ring_ns = 60'000'000'000;                      // agent.ring
   int64_t analysis_window_ns = 60'000'000'000;           // agent.analysis_window (<= agent.ring)
   int64_t analysis_interval_ns = 15'000'000'000;         // agent.analysis_interval
+  // agent.pod_resources_socket: the kubelet's pod-resources socket (pod labels); "" = none.
+  std::string pod_resources_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
+  int64_t pod_refresh_ns = 10'000'000'000;               // agent.pod_refresh
   std::string output_format = "text";                    // output.format: text | json
   std::string log_level = "info";                        // log_level
 };

@@ -113,6 +113,18 @@ const std::vector<KeySpec> kKeys = {
     {{"agent.analysis_interval", "", "how often the kraken_* analysis of that window runs again"},
      [](std::string_view t, KrakenConfig& c) -> Status { return ParseDurationIn(t, kSecondNs, 3600 * kSecondNs, false, c.analysis_interval_ns); },
      [](const KrakenConfig& c) { return FormatDurationNs(c.analysis_interval_ns); }},
+    {{"agent.pod_resources_socket", "",
+      "kubelet pod-resources socket for pod/namespace/container labels (--pod-resources-socket); empty: none"},
+     [](std::string_view t, KrakenConfig& c) -> Status {
+       c.pod_resources_socket = std::string(Trim(t));
+       return Status::Ok();
+     },
+     [](const KrakenConfig& c) { return c.pod_resources_socket; }},
+    {{"agent.pod_refresh", "", "how often the agent asks the kubelet which pod holds which GPU (--pod-refresh)"},
+     [](std::string_view t, KrakenConfig& c) -> Status {
+       return ParseDurationIn(t, kSecondNs, 3600 * kSecondNs, false, c.pod_refresh_ns);
+     },
+     [](const KrakenConfig& c) { return FormatDurationNs(c.pod_refresh_ns); }},
     {{"output.format", "", "how commands print results: text or json (--json)"},
      [](std::string_view t, KrakenConfig& c) -> Status {
        std::string v(Trim(t));

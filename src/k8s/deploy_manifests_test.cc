@@ -65,6 +65,32 @@ void ExpectObject(const YAML::Node& doc, const std::string& where) {
   }
 }
 
+// Pod attribution: the agent reads the kubelet's pod-resources socket through a read-only
+// hostPath mount of its directory, and is told where the socket is.
+void ExpectPodResourcesMount(const YAML::Node& daemonset, const std::string& where) {
+  const YAML::Node spec = daemonset["spec"]["template"]["spec"];
+  const YAML::Node c = spec["containers"][0];
+  std::string volume;
+  for (const YAML::Node& mount : c["volumeMounts"]) {
+    if (mount["mountPath"].as<std::string>("") != "/var/lib/kubelet/pod-resources") continue;
+    volume = mount["name"].as<std::string>("");
+    EXPECT_EQ(mount["readOnly"].as<std::string>(""), "true") << where;
+  }
+  ASSERT_FALSE(volume.empty()) << where << ": /var/lib/kubelet/pod-resources is not mounted";
+  int host_paths = 0;
+  for (const YAML::Node& v : spec["volumes"]) {
+    if (v["name"].as<std::string>("") != volume) continue;
+    EXPECT_EQ(v["hostPath"]["path"].as<std::string>(""), "/var/lib/kubelet/pod-resources") << where;
+    ++host_paths;
+  }
+  EXPECT_EQ(host_paths, 1) << where;
+  std::vector<std::string> args = c["args"].as<std::vector<std::string>>(std::vector<std::string>{});
+  auto flag = std::find(args.begin(), args.end(), "--pod-resources-socket");
+  ASSERT_NE(flag, args.end()) << where;
+  ASSERT_NE(flag + 1, args.end()) << where;
+  EXPECT_EQ(*(flag + 1), "/var/lib/kubelet/pod-resources/kubelet.sock") << where;
+}
+
 // The chart's template subset, with values looked up in values.yaml.
 std::string RenderTemplate(std::string text, const YAML::Node& values, const std::string& release,
                            const std::string& ns) {
@@ -154,6 +180,7 @@ TEST(DeployManifestsTest, PlainManifestsParseWithRequiredFields) {
       }
       ExpectObject(doc, path);
       all.push_back(doc);
+      if (doc["kind"].as<std::string>("") == "DaemonSet") ExpectPodResourcesMount(doc, path);
       ++kinds[doc["kind"].as<std::string>("")];
     }
   }
@@ -218,6 +245,7 @@ TEST(DeployManifestsTest, HelmChartRendersWithItsValues) {
             EXPECT_EQ(c["args"][4].as<std::string>(), "100ms");
             EXPECT_EQ(c["ports"][0]["containerPort"].as<int>(), 9400);
             EXPECT_EQ(doc["metadata"]["namespace"].as<std::string>(), "kraken-system");
+            ExpectPodResourcesMount(doc, entry.path().string());
           }
         }
       }

@@ -1,0 +1,102 @@
+#include "agent/pod_labels.h"
+
+#include <chrono>
+
+#include "base/log.h"
+
+namespace kraken::agent {
+
+PodLabeler::PodLabeler(PodLabelOptions options) : options_(std::move(options)) {}
+
+PodLabeler::~PodLabeler() { Stop(); }
+
+void PodLabeler::Start() {
+  if (!options_.list && options_.proc_root.empty()) return;
+  Refresh();
+  thread_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(stop_mutex_);
+    while (!stop_cv_.wait_for(lock, std::chrono::nanoseconds(options_.refresh_ns), [this] { return stop_requested_; })) {
+      lock.unlock();
+      Refresh();
+      lock.lock();
+    }
+  });
+}
+
+void PodLabeler::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(stop_mutex_);
+    stop_requested_ = true;
+  }
+  stop_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void PodLabeler::Refresh() {
+  if (!options_.list) {  // cgroup fallback only: a refresh just ages the cache
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++generation_;
+    return;
+  }
+  Result<std::vector<k8s::PodDevices>> listed = options_.list();
+  std::shared_ptr<const k8s::GpuPodMap> map;
+  std::string state;
+  if (listed.ok()) {
+    auto built = std::make_shared<k8s::GpuPodMap>(k8s::GpuPodMap::Build(*listed));
+    state = "ok " + std::to_string(built->size()) + " " + std::to_string(built->shared_devices().size());
+    if (state != last_state_)
+      Log(LogLevel::kInfo, "pod attribution: %s lists %zu GPU/MIG devices with one container each, %zu shared "
+          "(no pod labels), %lld device ids that are no UUID",
+          options_.source.c_str(), built->size(), built->shared_devices().size(),
+          static_cast<long long>(built->ignored_device_ids()));
+    map = std::move(built);
+  } else {
+    state = "error " + std::to_string(static_cast<int>(listed.status().code()));
+    // No kubelet socket: a node outside Kubernetes, or the directory not mounted. Said
+    // once, as information: the agent is useful without pod labels.
+    if (state != last_state_)
+      Log(listed.status().code() == StatusCode::kNotFound ? LogLevel::kInfo : LogLevel::kWarn,
+          "pod attribution: %s; running without pod labels until it answers", listed.status().message().c_str());
+  }
+  last_state_ = state;
+  std::lock_guard<std::mutex> lock(mutex_);
+  map_ = std::move(map);  // an error drops the old map: its pods may be gone
+  ++generation_;
+}
+
+std::optional<k8s::PodCgroup> PodLabeler::LookUpCgroup(int64_t pid) {
+  auto it = cgroup_cache_.find(pid);
+  if (it != cgroup_cache_.end()) return it->second;
+  std::optional<k8s::PodCgroup> found;
+  Result<std::optional<k8s::PodCgroup>> read = k8s::ReadPodCgroup(pid, options_.proc_root);
+  if (read.ok()) found = *read;
+  cgroup_cache_.emplace(pid, found);
+  return found;
+}
+
+void PodLabeler::Apply(const k8s::MigUuids& mig_uuids, SampleBatch& batch) {
+  std::shared_ptr<const k8s::GpuPodMap> map;
+  int64_t generation = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    map = map_;
+    generation = generation_;
+  }
+  if (!map && options_.proc_root.empty()) return;
+  // A process keeps its pod for life, but pids are reused: the cache lasts one refresh.
+  if (generation != cache_generation_) {
+    cgroup_cache_.clear();
+    cache_generation_ = generation;
+  }
+  k8s::PodCgroupLookup fallback;
+  if (!options_.proc_root.empty()) fallback = [this](int64_t pid) { return LookUpCgroup(pid); };
+  static const k8s::GpuPodMap kEmpty;
+  k8s::AttributeEntities(map ? *map : kEmpty, mig_uuids, fallback, batch.entities);
+}
+
+size_t PodLabeler::mapped_devices() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return map_ ? map_->size() : 0;
+}
+
+}  // namespace kraken::agent

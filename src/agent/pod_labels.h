@@ -1,0 +1,72 @@
+// Pod attribution for the agent (docs/kubernetes.md "Pod attribution"): a thread that asks
+// the kubelet's pod-resources API which container holds which GPU every `refresh_ns`, and
+// the labelling of each sampling pass from the newest answer (dcgm-exporter's pod,
+// namespace, container labels), with the /proc cgroup fallback for processes on devices
+// the kubelet gave to no single container. The kubelet call never runs on the sampler
+// thread: a slow kubelet cannot delay sampling.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "k8s/pod_resources/gpu_pod_map.h"
+#include "model/sample_batch.h"
+
+namespace kraken::agent {
+
+struct PodLabelOptions {
+  // What the kubelet lists (k8s::ListPodDevices bound to the socket); empty = no pod labels.
+  std::function<Result<std::vector<k8s::PodDevices>>()> list;
+  std::string source;             // the socket, for the log
+  int64_t refresh_ns = 10'000'000'000;
+  std::string proc_root;          // for /proc/<pid>/cgroup; "" = no cgroup fallback
+};
+
+class PodLabeler {
+ public:
+  explicit PodLabeler(PodLabelOptions options);
+  ~PodLabeler();  // Stop()
+  PodLabeler(const PodLabeler&) = delete;
+  PodLabeler& operator=(const PodLabeler&) = delete;
+
+  // Lists once (so that the first pass is labelled), then refreshes on a thread (without
+  // `list`, the thread only ages the cgroup cache). Never fails: a missing socket is logged once as information,
+  // other errors as warnings when the state changes, and the agent goes on without labels.
+  void Start();
+  void Stop();
+
+  // Labels the entities of `batch` from the newest map (sampler thread).
+  void Apply(const k8s::MigUuids& mig_uuids, SampleBatch& batch);
+
+  // For tests and the log: how many devices the newest map attributes.
+  size_t mapped_devices() const;
+
+ private:
+  void Refresh();
+  std::optional<k8s::PodCgroup> LookUpCgroup(int64_t pid);
+
+  PodLabelOptions options_;
+  mutable std::mutex mutex_;  // guards map_ and generation_
+  std::shared_ptr<const k8s::GpuPodMap> map_;
+  int64_t generation_ = 0;  // bumped by every refresh; clears the cgroup cache
+
+  // Sampler thread only.
+  std::map<int64_t, std::optional<k8s::PodCgroup>> cgroup_cache_;
+  int64_t cache_generation_ = -1;
+
+  std::string last_state_;  // refresher thread only: what was last logged
+  std::mutex stop_mutex_;
+  std::condition_variable stop_cv_;
+  bool stop_requested_ = false;
+  std::thread thread_;
+};
+
+}  // namespace kraken::agent
