@@ -117,15 +117,12 @@ Result<std::vector<k8s::PodResult>> AnalyzePods(const AnnotateArgs& args, const 
   return pods;
 }
 
-// Node name -> kraken.io/gpu-class, gpu-count, mig-layout, from every node's DCGM series.
-Result<std::map<std::string, std::map<std::string, std::string>>> NodeLabels(const PassSetup& setup,
-                                                                             promql::PrometheusClient& client) {
+// Every node's GPUs from its DCGM series: the nodes a pass touches for the resident
+// lists, and the kraken.io/gpu-class, gpu-count, mig-layout labels.
+Result<std::map<std::string, promql::NodeGpus>> NodeInventory(const PassSetup& setup, promql::PrometheusClient& client) {
   KRAKEN_ASSIGN_OR_RETURN(promql::NodeGpuQueryResult result,
                           promql::QueryNodeGpus(client, setup.options, setup.fallback));
-  std::map<std::string, std::map<std::string, std::string>> labels;
-  for (const auto& [node, gpus] : result.nodes)
-    labels[node] = k8s::NodeGpuLabels(gpus.gpu_class, gpus.gpu_count, gpus.mig_profiles);
-  return labels;
+  return std::move(result.nodes);
 }
 
 void PrintMap(const std::string& name, const std::map<std::string, std::string>& values) {
@@ -139,26 +136,40 @@ Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::stri
   const auto started = std::chrono::steady_clock::now();
   KRAKEN_ASSIGN_OR_RETURN(auto client, promql::PrometheusClient::Create(args.prometheus));
   KRAKEN_ASSIGN_OR_RETURN(std::vector<k8s::PodResult> pods, AnalyzePods(args, setup, *client));
-  std::map<std::string, std::map<std::string, std::string>> node_labels;
-  if (!args.no_node_labels) {
-    KRAKEN_ASSIGN_OR_RETURN(node_labels, NodeLabels(setup, *client));
+  // The inventory is read even with --no-node-labels: its nodes are the ones whose
+  // resident lists this pass keeps true (a node whose GPU pods all left gets `none`).
+  KRAKEN_ASSIGN_OR_RETURN(auto inventory, NodeInventory(setup, *client));
+  k8s::PassScope scope;
+  scope.namespaces.insert(args.namespaces.begin(), args.namespaces.end());
+  for (const auto& [node, gpus] : inventory) {
+    scope.inventory_nodes.insert(node);
+    if (!args.no_node_labels)
+      scope.node_labels[node] = k8s::NodeGpuLabels(gpus.gpu_class, gpus.gpu_count, gpus.mig_profiles);
   }
   if (args.dry_run) {
     for (const k8s::PodResult& p : pods) PrintMap(p.namespace_name + "/" + p.pod, k8s::ToAnnotations(p.annotations));
-    for (const auto& [node, labels] : node_labels) PrintMap("node/" + node, labels);
+    for (const auto& [node, labels] : scope.node_labels) PrintMap("node/" + node, labels);
     return Status::Ok();
   }
   k8s::KubeClient kube_client(setup.kube);
   k8s::AnnotationWriter writer(kube_client);
   k8s::AnnotationStats stats;
-  KRAKEN_RETURN_IF_ERROR(writer.AnnotatePods(pods, &stats));
-  KRAKEN_RETURN_IF_ERROR(writer.LabelNodes(node_labels, &stats));
+  KRAKEN_RETURN_IF_ERROR(writer.AnnotatePass(pods, scope, &stats));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // Pods gone from the cluster and dropped resident entries are named only when there are
+  // some, so a steady cluster's line stays short.
+  std::string gone, dropped;
+  if (stats.pods_missing > 0) gone = ", " + std::to_string(stats.pods_missing) + " gone (404)";
+  if (stats.resident_entries_stale + stats.resident_entries_unparsable + stats.resident_entries_over_cap > 0)
+    dropped = "; resident entries dropped: " + std::to_string(stats.resident_entries_stale) + " stale, " +
+              std::to_string(stats.resident_entries_unparsable) + " unparsable, " +
+              std::to_string(stats.resident_entries_over_cap) + " over the cap";
   std::printf(
-      "%sannotated %d pod(s), %d opted out (kraken.io/profiling: disabled); labelled %d node(s), %d not found; "
-      "%d object(s) read, %d patched, %d unchanged; %.2f s\n",
-      prefix.c_str(), stats.pods_annotated, stats.pods_opted_out, stats.nodes_labelled, stats.nodes_missing,
-      stats.objects_read, stats.objects_patched, stats.objects_unchanged, seconds);
+      "%sannotated %d pod(s), %d opted out (kraken.io/profiling: disabled)%s; labelled %d node(s), %d not found; "
+      "%d object(s) read, %d patched, %d unchanged%s; %.2f s\n",
+      prefix.c_str(), stats.pods_annotated, stats.pods_opted_out, gone.c_str(), stats.nodes_labelled,
+      stats.nodes_missing, stats.objects_read, stats.objects_patched, stats.objects_unchanged, dropped.c_str(),
+      seconds);
   std::fflush(stdout);
   return Status::Ok();
 }

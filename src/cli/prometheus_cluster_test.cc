@@ -217,7 +217,7 @@ TEST_F(PrometheusClusterTest, AnnotateWritesTheResultsThroughTheApiServer) {
                         0),
             0u)
       << r.out;
-  ASSERT_EQ(requests.size(), 10u);
+  ASSERT_EQ(requests.size(), 11u);
   EXPECT_EQ(requests[0], "GET /api/v1/namespaces/ml/pods/infer-t4 Bearer sa-token");
   const std::string smp = " application/strategic-merge-patch+json ";
   EXPECT_EQ(requests[1], "PATCH /api/v1/namespaces/ml/pods/infer-t4" + smp +
@@ -240,9 +240,14 @@ TEST_F(PrometheusClusterTest, AnnotateWritesTheResultsThroughTheApiServer) {
   EXPECT_EQ(requests[6], "GET /api/v1/nodes/424773df46e0 Bearer sa-token");
   EXPECT_EQ(requests[7], "GET /api/v1/nodes/ip-11111 Bearer sa-token");
   EXPECT_EQ(requests[8], "GET /api/v1/nodes/ub20-a100-k8s Bearer sa-token");
+  // The inventory's nodes are touched for their resident list too: no pod of the pass
+  // runs on the A100 node (the test's pods carry no spec.nodeName), so `none`; then the
+  // labels, in their own patch.
   EXPECT_EQ(requests[9], "PATCH /api/v1/nodes/ub20-a100-k8s" + smp +
-                             R"({"metadata":{"labels":{"kraken.io/gpu-class":"a100-40gb-sxm",)"
-                             R"("kraken.io/gpu-count":"1","kraken.io/mig-layout":"1g.5gb-x1"}}})");
+                             R"({"metadata":{"annotations":{"kraken.io/resident-demand":"none"}}})");
+  EXPECT_EQ(requests[10], "PATCH /api/v1/nodes/ub20-a100-k8s" + smp +
+                              R"({"metadata":{"labels":{"kraken.io/gpu-class":"a100-40gb-sxm",)"
+                              R"("kraken.io/gpu-count":"1","kraken.io/mig-layout":"1g.5gb-x1"}}})");
 }
 
 TEST_F(PrometheusClusterTest, AnnotateDryRunPrintsNodeLabels) {
@@ -327,7 +332,10 @@ TEST_F(PrometheusClusterTest, ControllerModeTwoPassesThenSigterm) {
   api.Add("/api/v1/namespaces/ml/pods/trainer-0", {{"kraken.io/profiling", "disabled"}});  // opted out
   api.Add("/api/v1/namespaces/ml/pods/notebook-0", {});
   api.Add("/api/v1/namespaces/ml/pods/infer-t4", {{"kraken.io/profiling", "enabled"}});
-  api.Add("/api/v1/nodes/ub20-a100-k8s", {});
+  // A stale entry of ml (a pod that left) and one of another namespace, which this
+  // controller (--namespace ml) does not own.
+  api.Add("/api/v1/nodes/ub20-a100-k8s",
+          {{"kraken.io/resident-demand", "v1;pod=ml/left-0;gpu=0;busy=0.500,v1;pod=research/r-0;gpu=0;busy=0.300"}});
   std::string dir = testing::MakeTempDir("controller");
   std::ofstream(dir + "/token") << "sa-token\n";
   testing::ChildProcess kraken(
@@ -341,7 +349,8 @@ TEST_F(PrometheusClusterTest, ControllerModeTwoPassesThenSigterm) {
   EXPECT_LT(std::chrono::steady_clock::now() - stop_sent, std::chrono::seconds(20));
   log = kraken.Log();
   EXPECT_NE(log.find("pass 1: annotated 2 pod(s), 1 opted out (kraken.io/profiling: disabled); labelled 1 node(s), "
-                     "2 not found; 6 object(s) read, 3 patched, 0 unchanged; "),
+                     "2 not found; 6 object(s) read, 3 patched, 0 unchanged; resident entries dropped: 1 stale, "
+                     "0 unparsable, 0 over the cap; "),
             std::string::npos)
       << log;
   EXPECT_NE(log.find("pass 2: annotated 2 pod(s), 1 opted out (kraken.io/profiling: disabled); labelled 1 node(s), "
@@ -353,10 +362,13 @@ TEST_F(PrometheusClusterTest, ControllerModeTwoPassesThenSigterm) {
   for (const std::string& q : api.Requests())
     if (q.rfind("PATCH ", 0) == 0) patches.push_back(q);
   // Only the first pass wrote; the opted-out trainer was never patched.
-  ASSERT_EQ(patches.size(), 3u);
+  ASSERT_EQ(patches.size(), 4u);
   EXPECT_EQ(patches[0].rfind("PATCH /api/v1/namespaces/ml/pods/infer-t4 ", 0), 0u) << patches[0];
   EXPECT_EQ(patches[1].rfind("PATCH /api/v1/namespaces/ml/pods/notebook-0 ", 0), 0u) << patches[1];
-  EXPECT_EQ(patches[2], R"(PATCH /api/v1/nodes/ub20-a100-k8s {"metadata":{"labels":{"kraken.io/gpu-class":)"
+  // The node is in the GPU inventory: ml's stale entry leaves, research's stays.
+  EXPECT_EQ(patches[2], R"(PATCH /api/v1/nodes/ub20-a100-k8s {"metadata":{"annotations":)"
+                        R"({"kraken.io/resident-demand":"v1;pod=research/r-0;gpu=0;busy=0.300"}}})");
+  EXPECT_EQ(patches[3], R"(PATCH /api/v1/nodes/ub20-a100-k8s {"metadata":{"labels":{"kraken.io/gpu-class":)"
                         R"("a100-40gb-sxm","kraken.io/gpu-count":"1","kraken.io/mig-layout":"1g.5gb-x1"}}})");
 }
 

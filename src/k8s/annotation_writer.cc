@@ -7,6 +7,7 @@
 #include "base/text.h"
 #include "k8s/demand_annotation.h"
 #include "k8s/node_labels.h"
+#include "k8s/resident_list.h"
 
 namespace kraken::k8s {
 namespace {
@@ -160,8 +161,19 @@ Result<bool> AnnotationWriter::ApplyNodeLabels(const std::string& node,
 }
 
 Status AnnotationWriter::AnnotatePods(const std::vector<PodResult>& pods, AnnotationStats* stats) {
+  PassScope scope;
+  for (const PodResult& pod : pods) scope.namespaces.insert(pod.namespace_name);
+  return AnnotatePass(pods, scope, stats);
+}
+
+Status AnnotationWriter::AnnotatePass(const std::vector<PodResult>& pods, const PassScope& scope,
+                                      AnnotationStats* stats) {
   std::map<std::string, std::vector<WorkloadAnnotations>> by_node;
-  std::map<std::string, std::vector<std::string>> residents;  // node -> kraken.io/resident-demand entries
+  // Node -> kraken.io/resident-demand entries of the analysed pods on it. Every touched
+  // node has a (possibly empty) list: empty means none of the pass's pods runs there.
+  std::map<std::string, std::vector<std::string>> residents;
+  for (const std::string& node : scope.inventory_nodes) residents[node];
+  for (const auto& [node, labels] : scope.node_labels) residents[node];
   std::vector<std::pair<ObjectRef, std::vector<WorkloadAnnotations>>> by_owner;
   auto count = [&](bool patched) {
     ++stats->objects_read;
@@ -169,14 +181,22 @@ Status AnnotationWriter::AnnotatePods(const std::vector<PodResult>& pods, Annota
   };
   for (const PodResult& pod : pods) {
     ObjectMeta meta;
-    KRAKEN_ASSIGN_OR_RETURN(bool patched,
-                            Apply({"v1", "Pod", pod.namespace_name, pod.pod}, ToAnnotations(pod.annotations), &meta));
+    Result<bool> patched = Apply({"v1", "Pod", pod.namespace_name, pod.pod}, ToAnnotations(pod.annotations), &meta);
+    if (!patched.ok() && patched.status().code() == StatusCode::kNotFound) {
+      // In the analysed history, gone from the cluster: nothing to annotate, and no
+      // longer a resident anywhere.
+      ++stats->objects_read;
+      ++stats->pods_missing;
+      continue;
+    }
+    if (!patched.ok()) return patched.status();
+    if (!meta.node_name.empty()) residents[meta.node_name];
     if (ProfilingDisabled(meta.annotations)) {
       ++stats->objects_read;
       ++stats->pods_opted_out;
       continue;
     }
-    count(patched);
+    count(*patched);
     ++stats->pods_annotated;
     if (!meta.node_name.empty()) by_node[meta.node_name].push_back(pod.annotations);
     if (!meta.node_name.empty() && pod.annotations.demand && !pod.annotations.demand->empty())
@@ -188,11 +208,40 @@ Status AnnotationWriter::AnnotatePods(const std::vector<PodResult>& pods, Annota
       it->second.push_back(pod.annotations);
     }
   }
-  for (const auto& [node, members] : by_node) {
-    std::map<std::string, std::string> desired = ToAnnotations(AggregateJob(members));
-    if (auto it = residents.find(node); it != residents.end()) desired[kResidentDemandKey] = FormatResidentDemand(it->second);
-    KRAKEN_ASSIGN_OR_RETURN(bool patched, Apply({"v1", "Node", "", node}, desired));
-    count(patched);
+  for (const auto& [node, entries] : residents) {
+    const std::string path = ObjectPath({"v1", "Node", "", node});
+    Result<std::string> body = client_.Get(path);
+    ++stats->objects_read;
+    if (!body.ok() && body.status().code() == StatusCode::kNotFound) {
+      ++stats->nodes_missing;
+      continue;
+    }
+    if (!body.ok()) return body.status();
+    KRAKEN_ASSIGN_OR_RETURN(ObjectMeta meta, ParseObjectMeta(*body, ""));
+    std::map<std::string, std::string> desired;
+    if (auto it = by_node.find(node); it != by_node.end()) desired = ToAnnotations(AggregateJob(it->second));
+    auto current = meta.annotations.find(kResidentDemandKey);
+    ResidentListUpdate update = UpdateResidentList(
+        current == meta.annotations.end() ? std::string_view() : std::string_view(current->second), entries,
+        scope.namespaces);
+    desired[kResidentDemandKey] = update.value;
+    stats->resident_entries_stale += update.dropped_stale;
+    stats->resident_entries_unparsable += update.dropped_unparsable;
+    stats->resident_entries_over_cap += update.dropped_over_cap;
+    bool patched = false;
+    if (std::map<std::string, std::string> changed = ChangedAnnotations(meta.annotations, desired); !changed.empty()) {
+      KRAKEN_RETURN_IF_ERROR(client_.Patch(path, AnnotationPatchBody(changed), kStrategicMergePatch));
+      patched = true;
+    }
+    if (auto labels = scope.node_labels.find(node); labels != scope.node_labels.end()) {
+      ++stats->nodes_labelled;
+      if (std::map<std::string, std::string> changed = ChangedAnnotations(meta.labels, labels->second);
+          !changed.empty()) {
+        KRAKEN_RETURN_IF_ERROR(client_.Patch(path, LabelPatchBody(changed), kStrategicMergePatch));
+        patched = true;
+      }
+    }
+    ++(patched ? stats->objects_patched : stats->objects_unchanged);
   }
   for (const auto& [owner, members] : by_owner) {
     if (members.size() < 2 || !IsAggregatedOwner(owner)) continue;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,13 +56,34 @@ bool IsAggregatedOwner(const ObjectRef& owner);
 bool ProfilingDisabled(const std::map<std::string, std::string>& annotations);
 
 struct AnnotationStats {
-  int objects_read = 0;  // = patched + unchanged + pods_opted_out + nodes_missing
+  int objects_read = 0;  // = patched + unchanged + pods_opted_out + pods_missing + nodes_missing
   int objects_patched = 0;
   int objects_unchanged = 0;
   int pods_annotated = 0;  // pods read and left with kraken's current values
   int pods_opted_out = 0;  // kraken.io/profiling: disabled: read, never patched
   int nodes_labelled = 0;  // nodes whose GPU labels were read (patched or unchanged)
   int nodes_missing = 0;   // a DCGM Hostname that names no Node object (404): skipped
+  // A pod of the analysed history that the API server no longer has (404): skipped, so
+  // its entries leave the resident lists of the nodes the pass touches.
+  int pods_missing = 0;
+  // kraken.io/resident-demand entries (k8s/resident_list.h), summed over the nodes touched.
+  int resident_entries_stale = 0;       // of analysed namespaces, pod no longer on the node: dropped
+  int resident_entries_unparsable = 0;  // of analysed namespaces, refused by the v1 parser: dropped
+  int resident_entries_over_cap = 0;    // beyond the 16 busiest: dropped
+};
+
+// What one pass looked at, which decides the nodes it touches and the resident entries
+// it owns (docs/kubernetes.md, "Controller").
+struct PassScope {
+  // The analysed namespaces: their entries on a touched node are rewritten from the pass's
+  // pods; the entries of any other namespace are kept as they are.
+  std::set<std::string> namespaces;
+  // The nodes of the pass's GPU inventory (promql/node_gpus.h). Touched even when no
+  // analysed pod runs there, so the list of a node whose GPU pods all left becomes
+  // `none`; a name the API server does not know (404) is counted in nodes_missing.
+  std::set<std::string> inventory_nodes;
+  // Labels to write on nodes (LabelNodes' input); a node named here is touched too.
+  std::map<std::string, std::map<std::string, std::string>> node_labels;
 };
 
 class AnnotationWriter {
@@ -77,10 +99,18 @@ class AnnotationWriter {
   // patch {"metadata":{"labels":{...}}}. Returns true when it patched.
   Result<bool> ApplyNodeLabels(const std::string& node, const std::map<std::string, std::string>& desired);
 
-  // Annotates each pod; its node with the aggregate of the pods on it; and each owning
-  // job that runs several pods (MPIJob, PyTorchJob, batch Job) with the aggregate of its
-  // pods (IsAggregatedOwner kinds only). A pod annotated kraken.io/profiling: disabled is
-  // read but never patched, and its results reach neither its node nor its job.
+  // One pass: annotates each pod; each touched node (the nodes of the analysed pods, the
+  // inventory nodes, the labelled nodes; one GET each) with the aggregate of its analysed
+  // pods (when it has some), its kraken.io/resident-demand (UpdateResidentList: the
+  // analysed pods now on it with a demand vector + the entries of other namespaces) and
+  // its labels; and each owning job that runs several pods (MPIJob, PyTorchJob, batch
+  // Job) with the aggregate of its pods (IsAggregatedOwner kinds only). A pod annotated
+  // kraken.io/profiling: disabled is read but never patched, and its results reach
+  // neither its node nor its job (its node is still touched, so an entry it had leaves).
+  // A pod or node the API server does not have (404) is counted and skipped. Annotations
+  // and labels go in separate patches, each of the changed keys only.
+  Status AnnotatePass(const std::vector<PodResult>& pods, const PassScope& scope, AnnotationStats* stats);
+  // AnnotatePass with the pods' own namespaces as the analysed ones, no inventory, no labels.
   Status AnnotatePods(const std::vector<PodResult>& pods, AnnotationStats* stats);
 
   // Labels each node (name -> labels). A node the API server does not know (404: the
