@@ -4,7 +4,8 @@
 //   pod:  kraken.io/demand: "v1;type=training;busy=0.620;sm=0.550;dram=0.310;pcie-gbs=1.20;mem-gib=18.2"
 //   node: kraken.io/resident-demand: "v1;pod=ml/a;gpu=0;type=...;busy=...,v1;pod=ml/b;gpu=3;..."
 //         (one entry per resident GPU pod and GPU, at most kMaxResidentEntries; "none" = kraken
-//         looked and no GPU pod runs there)
+//         looked and no analysed GPU pod with a demand vector runs there; kept true over
+//         time by k8s/resident_list.h)
 //
 // Fields (all optional but the version; ratios are wall-time means over the analysed
 // window, as WorkloadDemand holds them): type (workload type), busy (gpu_busy), sm
