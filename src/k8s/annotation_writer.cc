@@ -175,6 +175,10 @@ Status AnnotationWriter::AnnotatePass(const std::vector<PodResult>& pods, const 
   for (const std::string& node : scope.inventory_nodes) residents[node];
   for (const auto& [node, labels] : scope.node_labels) residents[node];
   std::vector<std::pair<ObjectRef, std::vector<WorkloadAnnotations>>> by_owner;
+  // A pod's own namespace is analysed whatever the caller said, so its fresh entry never
+  // sits beside an old one of the same pod kept as another namespace's.
+  std::set<std::string> analysed = scope.namespaces;
+  for (const PodResult& pod : pods) analysed.insert(pod.namespace_name);
   auto count = [&](bool patched) {
     ++stats->objects_read;
     ++(patched ? stats->objects_patched : stats->objects_unchanged);
@@ -223,7 +227,7 @@ Status AnnotationWriter::AnnotatePass(const std::vector<PodResult>& pods, const 
     auto current = meta.annotations.find(kResidentDemandKey);
     ResidentListUpdate update = UpdateResidentList(
         current == meta.annotations.end() ? std::string_view() : std::string_view(current->second), entries,
-        scope.namespaces);
+        analysed);
     desired[kResidentDemandKey] = update.value;
     stats->resident_entries_stale += update.dropped_stale;
     stats->resident_entries_unparsable += update.dropped_unparsable;

@@ -113,7 +113,8 @@ class AnnotationWriter {
   // AnnotatePass with the pods' own namespaces as the analysed ones, no inventory, no labels.
   Status AnnotatePods(const std::vector<PodResult>& pods, AnnotationStats* stats);
 
-  // Labels each node (name -> labels). A node the API server does not know (404: the
+  // Labels each node (name -> labels); the labels alone (AnnotatePass does the same with
+  // PassScope::node_labels, sharing the node's GET with its annotations). A node the API server does not know (404: the
   // exporter's Hostname is not the node name) is counted in nodes_missing and skipped.
   Status LabelNodes(const std::map<std::string, std::map<std::string, std::string>>& labels_by_node,
                     AnnotationStats* stats);
