@@ -121,6 +121,24 @@ TEST(DeviceBatchesTest, OptedOutGpusKeepDeviceLevelValuesOnlyAndLeaveTheRecorded
   EXPECT_EQ(recorded.time_ns, 5);
 }
 
+// A MIG GPU with instance 2 opted out: that instance and the processes NVML names no
+// instance for are out; instance 1, its process and the GPU itself stay.
+TEST(DeviceBatchesTest, AnOptedOutMigInstanceTakesItsEntitiesAndInstancelessProcesses) {
+  std::vector<DevicePlan> plans(1);
+  plans[0].opted_out_instances = {2};
+  SampleBatch b;
+  b.entities.resize(5);
+  for (SeriesEntity& e : b.entities) e.gpu_index = 0;
+  b.entities[1].gpu_instance_id = 1;
+  b.entities[2].gpu_instance_id = 2;
+  b.entities[3].gpu_instance_id = 1;
+  b.entities[3].pid = 10;
+  b.entities[4].pid = 11;  // no instance id
+  std::vector<uint8_t> opted;
+  ASSERT_TRUE(MarkOptedOut(plans, b, opted));
+  EXPECT_EQ(opted, (std::vector<uint8_t>{0, 0, 1, 0, 1}));
+}
+
 TEST(DeviceBatchesTest, TheNewestCopyPerGpuSurvivesPassesThatSkipIt) {
   std::vector<SampleBatch> per_gpu(2);
   std::vector<int32_t> remap;

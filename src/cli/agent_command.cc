@@ -94,12 +94,12 @@ int RunAgent(const AgentArgs& args) {
   std::shared_ptr<k8s::KubeClient> kube;
   if (!c.pod_resources_socket.empty()) {
     auto kube_config = k8s::LoadInClusterConfig();
-    if (c.node_name.empty()) {
-      Log(LogLevel::kInfo, "pod annotations: no node name (agent.node_name, --node-name, $NODE_NAME): "
-          "kraken.io/profiling and kraken.io/profile-interval are not read");
-    } else if (!kube_config.ok()) {
+    if (!kube_config.ok()) {
       Log(LogLevel::kInfo, "pod annotations: %s: kraken.io/profiling and kraken.io/profile-interval are not read",
           kube_config.status().message().c_str());
+    } else if (c.node_name.empty()) {
+      Log(LogLevel::kInfo, "pod annotations: no node name (agent.node_name, --node-name, $NODE_NAME): "
+          "kraken.io/profiling and kraken.io/profile-interval are not read");
     } else {
       kube = std::make_shared<k8s::KubeClient>(*kube_config);
       options.pods.pods_source = "the API server (pods of node " + c.node_name + ")";
