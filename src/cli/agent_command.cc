@@ -92,14 +92,13 @@ int RunAgent(const AgentArgs& args) {
   // Pod annotations (kraken.io/profiling, kraken.io/profile-interval) need the API server:
   // without it the agent runs as it would outside Kubernetes, and says so once.
   std::shared_ptr<k8s::KubeClient> kube;
+  std::string annotations_off;  // why they are not read; logged once the address is ours
   if (!c.pod_resources_socket.empty()) {
     auto kube_config = k8s::LoadInClusterConfig();
     if (!kube_config.ok()) {
-      Log(LogLevel::kInfo, "pod annotations: %s: kraken.io/profiling and kraken.io/profile-interval are not read",
-          kube_config.status().message().c_str());
+      annotations_off = kube_config.status().message();
     } else if (c.node_name.empty()) {
-      Log(LogLevel::kInfo, "pod annotations: no node name (agent.node_name, --node-name, $NODE_NAME): "
-          "kraken.io/profiling and kraken.io/profile-interval are not read");
+      annotations_off = "no node name (agent.node_name, --node-name, $NODE_NAME)";
     } else {
       kube = std::make_shared<k8s::KubeClient>(*kube_config);
       options.pods.pods_source = "the API server (pods of node " + c.node_name + ")";
@@ -113,6 +112,9 @@ int RunAgent(const AgentArgs& args) {
   agent::MetricsServer server([&agent](std::string& out) { agent.RenderMetrics(out); });
   Status listening = server.Start(c.listen);
   if (!listening.ok()) return ReportError(listening);
+  if (!annotations_off.empty())
+    Log(LogLevel::kInfo, "pod annotations: %s: kraken.io/profiling and kraken.io/profile-interval are not read",
+        annotations_off.c_str());
   Status started = agent.Start();
   if (!started.ok()) {
     server.Stop();
