@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "agent/metric_groups.h"
@@ -41,7 +42,13 @@ Agent::Agent(AgentOptions options, nvml::NvmlSampler& sampler, ProfileStore* sto
       sampler_(sampler),
       store_(store),
       pod_labels_(options_.pods),
-      ring_(RingCapacity(options_.ring_ns, options_.interval_ns)) {}
+      ring_(RingCapacity(options_.ring_ns, options_.interval_ns)) {
+  size_t n = sampler_.devices().size();
+  due_.assign(n, 1);
+  last_sampled_ns_.assign(n, 0);
+  device_latest_.resize(n);
+  device_passes_.assign(n, 0);
+}
 
 Agent::~Agent() {
   if (thread_.joinable()) (void)Stop();
@@ -87,15 +94,53 @@ Status Agent::Start() {
   return Status::Ok();
 }
 
+void Agent::UpdatePlans(const PodSnapshot& snapshot) {
+  if (snapshot.generation == plan_generation_) return;  // once per refresh, not per pass
+  plan_generation_ = snapshot.generation;
+  if (!snapshot.policies || snapshot.policies->empty() || !snapshot.map) {
+    plans_.clear();
+    return;
+  }
+  // From the ring's newest pass to one copy per GPU: the first pass under plans samples
+  // every GPU, so that each has its copy before any is skipped.
+  if (plans_.empty()) std::fill(last_sampled_ns_.begin(), last_sampled_ns_.end(), 0);
+  plans_ = PlanDevices(sampler_.devices(), mig_uuids_, *snapshot.map, *snapshot.policies, options_.interval_ns);
+}
+
+bool Agent::MarkDue(int64_t now_ns) {
+  bool all = true;
+  for (size_t d = 0; d < due_.size(); ++d) {
+    int64_t interval = d < plans_.size() ? plans_[d].interval_ns : options_.interval_ns;
+    // Half a tick of slack: a 1 s GPU on 100 ms ticks is sampled every 10th pass, not
+    // every 11th because a tick came a little early.
+    bool due = last_sampled_ns_[d] == 0 || interval <= options_.interval_ns ||
+               now_ns - last_sampled_ns_[d] >= interval - options_.interval_ns / 2;
+    due_[d] = due;
+    if (due) last_sampled_ns_[d] = now_ns;
+    all = all && due;
+  }
+  return all;
+}
+
 void Agent::SampleOnce() {
   auto start = std::chrono::steady_clock::now();
-  sampler_.Sample(raw_);
-  CopyEnabledMetrics(options_.metrics, raw_, filtered_);
-  pod_labels_.Apply(mig_uuids_, filtered_);
+  PodSnapshot pods = pod_labels_.snapshot();
+  UpdatePlans(pods);
+  bool all_due = MarkDue(SteadyNs());
+  sampler_.Sample(raw_, all_due ? std::span<const uint8_t>() : std::span<const uint8_t>(due_));
+  CopyEnabledMetrics(options_.metrics, raw_, filtered_, &filtered_spare_);
+  pod_labels_.Apply(pods, mig_uuids_, filtered_);
+  const SampleBatch* recorded = &filtered_;
+  if (!plans_.empty() && MarkOptedOut(plans_, filtered_, opted_out_)) {
+    StripOptedOut(opted_out_, filtered_, filtered_spare_);
+    // Entities keep their indices through the strip; the copy drops them.
+    CopyWithoutOptedOut(opted_out_, filtered_, recorded_, remap_, recorded_spare_);
+    recorded = &recorded_;
+  }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   bool store_failed = false;
   if (store_ != nullptr && live_id_ != 0) {
-    Status status = store_->AppendBatch(live_id_, filtered_);
+    Status status = store_->AppendBatch(live_id_, *recorded);
     if (!status.ok()) {
       store_failed = true;
       Log(LogLevel::kWarn, "store: %s", status.message().c_str());
@@ -113,7 +158,12 @@ void Agent::SampleOnce() {
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    ring_.Push(filtered_);
+    ring_.Push(*recorded);
+    // Without pod policies every pass has every GPU: /metrics renders the ring's newest
+    // pass and nothing is copied per GPU.
+    per_device_ = !plans_.empty();
+    if (per_device_) KeepNewestPerDevice(filtered_, due_, device_latest_, remap_);
+    for (size_t d = 0; d < due_.size(); ++d) device_passes_[d] += due_[d];
     ++stats_.samples_total;
     stats_.last_sample_duration_seconds = seconds;
     if (store_failed) ++stats_.store_errors_total;
@@ -132,6 +182,15 @@ void Agent::AnalyzeWindow() {
   std::vector<const SampleBatch*> passes(count);
   for (size_t i = 0; i < count; ++i) passes[count - 1 - i] = &ring_.FromNewest(i);
   std::vector<GpuWindowAnalysis> analyses = AnalyzeWorkloadWindow(passes, sampler_.devices(), options_.hostname);
+  // Passes from before a pod opted out still hold its GPU: it leaves the analysis at once.
+  if (!plans_.empty())
+    std::erase_if(analyses, [this](const GpuWindowAnalysis& a) {
+      if (a.entity.gpu_index < 0 || static_cast<size_t>(a.entity.gpu_index) >= plans_.size()) return false;
+      const DevicePlan& plan = plans_[static_cast<size_t>(a.entity.gpu_index)];
+      return plan.gpu_opted_out ||
+             std::find(plan.opted_out_instances.begin(), plan.opted_out_instances.end(), a.entity.gpu_instance_id) !=
+                 plan.opted_out_instances.end();
+    });
   {
     std::lock_guard<std::mutex> lock(mutex_);
     analyses_.swap(analyses);
@@ -176,7 +235,14 @@ Status Agent::Stop() {
 void Agent::RenderMetrics(std::string& out) const {
   std::lock_guard<std::mutex> lock(mutex_);
   exporter::ExpositionInput input;
-  input.batch = ring_.Latest();
+  // Every GPU's newest sample: a pass that skipped a GPU (its pod's interval) or an
+  // opted-out GPU (not in the ring) still shows its last values.
+  if (per_device_) {
+    ConcatDevices(device_latest_, shown_);
+    input.batch = &shown_;
+  } else {
+    input.batch = ring_.Latest();
+  }
   input.devices = &sampler_.devices();
   input.hostname = options_.hostname;
   input.agent = &stats_;
@@ -187,6 +253,11 @@ void Agent::RenderMetrics(std::string& out) const {
 size_t Agent::ring_size() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return ring_.size();
+}
+
+int64_t Agent::device_passes(size_t device) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return device < device_passes_.size() ? device_passes_[device] : 0;
 }
 
 int64_t Agent::samples_total() const {

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "agent/device_batches.h"
 #include "agent/pod_labels.h"
 #include "agent/sample_ring.h"
 #include "collectors/nvml/nvml_sampler.h"
@@ -57,10 +58,15 @@ class Agent {
   size_t ring_size() const;
   int64_t samples_total() const;
   int64_t committed_profiles() const { return committed_profiles_.load(); }
+  // Passes that sampled GPU `device` (all of them unless a pod interval skips it).
+  int64_t device_passes(size_t device) const;
 
  private:
   void Run();
   void SampleOnce();
+  // Sampler thread: the device plans of the newest pod snapshot, and which GPUs are due.
+  void UpdatePlans(const PodSnapshot& snapshot);
+  bool MarkDue(int64_t now_ns);  // true when every GPU is
   void AnalyzeWindow();  // sampler thread
   Status BeginProfile();
   Status CommitProfile();
@@ -70,12 +76,27 @@ class Agent {
   ProfileStore* store_;
   SampleBatch raw_;       // the sampler's batch (sampler thread only)
   SampleBatch filtered_;  // raw_ without disabled metric groups (sampler thread only)
+  SampleBatch recorded_;  // filtered_ without opted-out pods' entities: ring and store
+  BatchSpare filtered_spare_, recorded_spare_;
+  std::vector<int32_t> remap_;
+  std::vector<uint8_t> opted_out_;  // per entity of filtered_
+  // Pod policies (docs/kubernetes.md "Pod annotations in the agent"), sampler thread only.
+  std::vector<DevicePlan> plans_;  // per GPU; empty: every GPU every pass, none opted out
+  int64_t plan_generation_ = -1;
+  std::vector<uint8_t> due_;              // per GPU: sampled in this pass
+  std::vector<int64_t> last_sampled_ns_;  // per GPU, steady clock; 0 = never
   PodLabeler pod_labels_;
   k8s::MigUuids mig_uuids_;  // of the sampler's devices, for pod labels on MIG instances
 
   mutable std::mutex mutex_;  // guards ring_ and stats_
   SampleRing ring_;
   exporter::AgentStats stats_;
+  // The newest sample of each GPU (exposition, entity labels as shown), so that /metrics
+  // keeps the last values of a GPU a pass skipped; and their concatenation per scrape.
+  std::vector<SampleBatch> device_latest_;
+  std::vector<int64_t> device_passes_;
+  mutable SampleBatch shown_;
+  bool per_device_ = false;  // some pod has a policy: render from device_latest_, not the ring
   std::vector<GpuWindowAnalysis> analyses_;  // guarded by mutex_; replaced whole
   int64_t last_analysis_ns_ = 0;             // steady clock; sampler thread only
 

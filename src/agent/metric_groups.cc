@@ -44,17 +44,33 @@ bool MetricEnabled(const config::MetricGroups& g, Metric metric) {
   }
 }
 
-void CopyEnabledMetrics(const config::MetricGroups& groups, const SampleBatch& in, SampleBatch& out) {
+void CopyEnabledMetrics(const config::MetricGroups& groups, const SampleBatch& in, SampleBatch& out,
+                        BatchSpare* spare) {
   out.time_ns = in.time_ns;
-  out.entities.resize(in.entities.size());
+  if (spare != nullptr) {
+    ResizeKeeping(out.entities, in.entities.size(), spare->entities);
+  } else {
+    out.entities.resize(in.entities.size());
+  }
   std::copy(in.entities.begin(), in.entities.end(), out.entities.begin());
   size_t kept = 0;
   for (const SampleBatch::Value& v : in.values) {
     if (!MetricEnabled(groups, v.metric)) continue;
-    if (kept == out.values.size()) out.values.emplace_back();
+    if (kept == out.values.size()) {
+      if (spare != nullptr && !spare->values.empty()) {
+        out.values.push_back(std::move(spare->values.back()));
+        spare->values.pop_back();
+      } else {
+        out.values.emplace_back();
+      }
+    }
     out.values[kept++] = v;  // copy-assignment keeps the slot's string buffer
   }
-  out.values.resize(kept);
+  if (spare != nullptr) {
+    ResizeKeeping(out.values, kept, spare->values);
+  } else {
+    out.values.resize(kept);
+  }
 }
 
 }  // namespace kraken::agent

@@ -2,6 +2,7 @@
 // canonical metric belongs to, and dropping the values of disabled groups from a batch.
 #pragma once
 
+#include "agent/device_batches.h"
 #include "config/config.h"
 #include "model/sample_batch.h"
 
@@ -11,7 +12,10 @@ namespace kraken::agent {
 bool MetricEnabled(const config::MetricGroups& groups, Metric metric);
 
 // `out` = `in` without the values of disabled groups (entities all kept). `out`'s
-// buffers are reused; `in` is untouched (the sampler reuses its own batch).
-void CopyEnabledMetrics(const config::MetricGroups& groups, const SampleBatch& in, SampleBatch& out);
+// buffers are reused; `in` is untouched (the sampler reuses its own batch). With `spare`,
+// entries a shorter pass cuts keep their buffers for the next longer one (passes that
+// skip GPUs, agent.h).
+void CopyEnabledMetrics(const config::MetricGroups& groups, const SampleBatch& in, SampleBatch& out,
+                        BatchSpare* spare = nullptr);
 
 }  // namespace kraken::agent

@@ -59,9 +59,61 @@ void PodLabeler::Refresh() {
           "pod attribution: %s; running without pod labels until it answers", listed.status().message().c_str());
   }
   last_state_ = state;
+  std::shared_ptr<const PodPolicies> policies = RefreshPolicies(map.get());
   std::lock_guard<std::mutex> lock(mutex_);
   map_ = std::move(map);  // an error drops the old map: its pods may be gone
+  policies_ = std::move(policies);
   ++generation_;
+}
+
+std::shared_ptr<const PodPolicies> PodLabeler::RefreshPolicies(const k8s::GpuPodMap* map) {
+  std::shared_ptr<const PodPolicies> previous;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    previous = policies_;
+  }
+  // No pod holds a GPU: no annotation can matter, and the API server is not asked.
+  if (!options_.list_pods || map == nullptr || (map->size() == 0 && map->shared_devices().empty())) return previous;
+  Result<std::vector<k8s::NodePod>> pods = options_.list_pods();
+  if (!pods.ok()) {
+    // Kept: an opted-out pod stays opted out while the API server is away.
+    std::string state = "error " + std::to_string(static_cast<int>(pods.status().code()));
+    if (state != last_pods_state_)
+      Log(LogLevel::kWarn, "pod annotations: %s: %s; %s", options_.pods_source.c_str(),
+          pods.status().message().c_str(),
+          previous ? "keeping the annotations last read" : "kraken.io/profiling and kraken.io/profile-interval are not applied until it answers");
+    last_pods_state_ = state;
+    return previous;
+  }
+  auto policies = std::make_shared<PodPolicies>();
+  int opted_out = 0, own_interval = 0;
+  std::map<std::string, std::string> noted;
+  for (const k8s::NodePod& pod : *pods) {
+    std::string note;
+    PodPolicy policy = ReadPodPolicy(pod.annotations, options_.agent_interval_ns, &note);
+    std::string name = pod.namespace_name + "/" + pod.name;
+    if (!note.empty()) {
+      // Once per pod and value, not per refresh.
+      auto it = noted_.find(name);
+      if (it == noted_.end() || it->second != note) Log(LogLevel::kWarn, "pod annotations: pod %s: %s", name.c_str(), note.c_str());
+      noted[name] = note;
+    }
+    opted_out += policy.disabled;
+    own_interval += !policy.disabled && policy.interval_ns > 0;
+    if (policy.disabled || policy.interval_ns > 0) (*policies)[{pod.namespace_name, pod.name}] = policy;
+  }
+  noted_.swap(noted);  // pods that are gone are forgotten
+  std::string state = "ok " + std::to_string(pods->size()) + " " + std::to_string(opted_out) + " " + std::to_string(own_interval);
+  if (state != last_pods_state_)
+    Log(LogLevel::kInfo, "pod annotations: %s lists %zu pods on this node, %d opted out (kraken.io/profiling: disabled), "
+        "%d with their own kraken.io/profile-interval", options_.pods_source.c_str(), pods->size(), opted_out, own_interval);
+  last_pods_state_ = state;
+  return policies;
+}
+
+PodSnapshot PodLabeler::snapshot() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return {map_, policies_, generation_};
 }
 
 std::optional<k8s::PodCgroup> PodLabeler::LookUpCgroup(int64_t pid) {
@@ -74,14 +126,9 @@ std::optional<k8s::PodCgroup> PodLabeler::LookUpCgroup(int64_t pid) {
   return found;
 }
 
-void PodLabeler::Apply(const k8s::MigUuids& mig_uuids, SampleBatch& batch) {
-  std::shared_ptr<const k8s::GpuPodMap> map;
-  int64_t generation = 0;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    map = map_;
-    generation = generation_;
-  }
+void PodLabeler::Apply(const PodSnapshot& snapshot, const k8s::MigUuids& mig_uuids, SampleBatch& batch) {
+  const std::shared_ptr<const k8s::GpuPodMap>& map = snapshot.map;
+  int64_t generation = snapshot.generation;
   if (!map && options_.proc_root.empty()) return;
   // A process keeps its pod for life, but pids are reused: the cache lasts one refresh.
   if (generation != cache_generation_) {

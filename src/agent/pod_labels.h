@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "agent/pod_policy.h"
+#include "k8s/node_pods.h"
 #include "k8s/pod_resources/gpu_pod_map.h"
 #include "model/sample_batch.h"
 
@@ -28,6 +30,20 @@ struct PodLabelOptions {
   std::string source;             // the socket, for the log
   int64_t refresh_ns = 10'000'000'000;
   std::string proc_root;          // for /proc/<pid>/cgroup; "" = no cgroup fallback
+  // The pods of this node from the API server (k8s::ListNodePods bound to the in-cluster
+  // client and the node name), for kraken.io/profiling and kraken.io/profile-interval;
+  // empty = annotations are not read. Asked on the same refresh, after the kubelet, and
+  // only while the kubelet lists at least one GPU/MIG device.
+  std::function<Result<std::vector<k8s::NodePod>>()> list_pods;
+  std::string pods_source;              // for the log: "the API server (node gpu-1)"
+  int64_t agent_interval_ns = 100'000'000;  // the floor of kraken.io/profile-interval
+};
+
+// What one refresh learnt, as the sampler thread sees it.
+struct PodSnapshot {
+  std::shared_ptr<const k8s::GpuPodMap> map;     // null: no kubelet answer
+  std::shared_ptr<const PodPolicies> policies;   // null: no API server answer yet
+  int64_t generation = 0;                        // changes with every refresh
 };
 
 class PodLabeler {
@@ -44,18 +60,25 @@ class PodLabeler {
   void Stop();
 
   // Labels the entities of `batch` from the newest map (sampler thread).
-  void Apply(const k8s::MigUuids& mig_uuids, SampleBatch& batch);
+  void Apply(const k8s::MigUuids& mig_uuids, SampleBatch& batch) { Apply(snapshot(), mig_uuids, batch); }
+  // From the map of `snapshot`, so that labels and pod policies of a pass agree.
+  void Apply(const PodSnapshot& snapshot, const k8s::MigUuids& mig_uuids, SampleBatch& batch);
+  PodSnapshot snapshot() const;
 
   // For tests and the log: how many devices the newest map attributes.
   size_t mapped_devices() const;
 
  private:
   void Refresh();
+  // The pod policies after a kubelet answer `map` (refresher thread): a new LIST, or the
+  // previous policies when the API server did not answer.
+  std::shared_ptr<const PodPolicies> RefreshPolicies(const k8s::GpuPodMap* map);
   std::optional<k8s::PodCgroup> LookUpCgroup(int64_t pid);
 
   PodLabelOptions options_;
   mutable std::mutex mutex_;  // guards map_ and generation_
   std::shared_ptr<const k8s::GpuPodMap> map_;
+  std::shared_ptr<const PodPolicies> policies_;
   int64_t generation_ = 0;  // bumped by every refresh; clears the cgroup cache
 
   // Sampler thread only.
@@ -63,6 +86,8 @@ class PodLabeler {
   int64_t cache_generation_ = -1;
 
   std::string last_state_;  // refresher thread only: what was last logged
+  std::string last_pods_state_;  // refresher thread only
+  std::map<std::string, std::string> noted_;  // pod -> annotation note already logged (refresher thread)
   std::mutex stop_mutex_;
   std::condition_variable stop_cv_;
   bool stop_requested_ = false;

@@ -15,6 +15,8 @@
 #include "cli/commands.h"
 #include "cli/config_flags.h"
 #include "cli/store_access.h"
+#include "k8s/in_cluster_config.h"
+#include "k8s/node_pods.h"
 #include "k8s/pod_resources/pod_resources_client.h"
 
 namespace kraken::cli {
@@ -86,6 +88,23 @@ int RunAgent(const AgentArgs& args) {
     options.pods.list = [socket = c.pod_resources_socket] { return k8s::ListPodDevices(socket); };
   }
   options.pods.refresh_ns = c.pod_refresh_ns;
+  options.pods.agent_interval_ns = c.interval_ns;
+  // Pod annotations (kraken.io/profiling, kraken.io/profile-interval) need the API server:
+  // without it the agent runs as it would outside Kubernetes, and says so once.
+  std::shared_ptr<k8s::KubeClient> kube;
+  std::string annotations_off;  // why they are not read; logged once the address is ours
+  if (!c.pod_resources_socket.empty()) {
+    auto kube_config = k8s::LoadInClusterConfig();
+    if (!kube_config.ok()) {
+      annotations_off = kube_config.status().message();
+    } else if (c.node_name.empty()) {
+      annotations_off = "no node name (agent.node_name, --node-name, $NODE_NAME)";
+    } else {
+      kube = std::make_shared<k8s::KubeClient>(*kube_config);
+      options.pods.pods_source = "the API server (pods of node " + c.node_name + ")";
+      options.pods.list_pods = [kube, node = c.node_name] { return k8s::ListNodePods(*kube, node); };
+    }
+  }
   // Replayed pids are not this machine's processes: no cgroup fallback for them.
   if (!session->library->is_replay()) options.pods.proc_root = "/proc";
   agent::Agent agent(options, *session->sampler, store.get());
@@ -93,6 +112,9 @@ int RunAgent(const AgentArgs& args) {
   agent::MetricsServer server([&agent](std::string& out) { agent.RenderMetrics(out); });
   Status listening = server.Start(c.listen);
   if (!listening.ok()) return ReportError(listening);
+  if (!annotations_off.empty())
+    Log(LogLevel::kInfo, "pod annotations: %s: kraken.io/profiling and kraken.io/profile-interval are not read",
+        annotations_off.c_str());
   Status started = agent.Start();
   if (!started.ok()) {
     server.Stop();
@@ -135,6 +157,8 @@ void AddAgentCommand(CLI::App& app, CommandList& commands) {
   f.AddKeyFlag(cmd, "--pod-resources-socket", "agent.pod_resources_socket",
                "Kubelet pod-resources socket for pod/namespace/container labels (\"\": none); missing: no labels");
   f.AddKeyFlag(cmd, "--pod-refresh", "agent.pod_refresh", "How often to ask the kubelet which pod holds which GPU");
+  f.AddKeyFlag(cmd, "--node-name", "agent.node_name",
+               "This node's name, for its pods' kraken.io/* annotations from the API server (default: $NODE_NAME)");
   f.AddKeyFlag(cmd, "--log-level", "log_level", "Diagnostics on standard error: error, warn, info, debug");
   cmd->get_option("--db")->excludes("--no-store");
   commands.push_back({cmd, [args] { return RunAgent(*args); }});

@@ -10,7 +10,7 @@ namespace kraken::config {
 namespace {
 
 constexpr const char* kEnvironmentVariables[] = {"KRAKEN_CONFIG", "KRAKEN_LOG_LEVEL", "KRAKEN_STORAGE_PATH",
-                                                 "KRAKEN_NVML_LIBRARY"};
+                                                 "KRAKEN_NVML_LIBRARY", "NODE_NAME"};
 
 }  // namespace
 

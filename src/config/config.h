@@ -44,6 +44,9 @@ struct KrakenConfig {
   // agent.pod_resources_socket: the kubelet's pod-resources socket (pod labels); "" = none.
   std::string pod_resources_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
   int64_t pod_refresh_ns = 10'000'000'000;               // agent.pod_refresh
+  // agent.node_name (env NODE_NAME, the DaemonSet's downward API): whose pods the agent
+  // LISTs for their kraken.io/profiling and kraken.io/profile-interval; "" = none.
+  std::string node_name;
   std::string output_format = "text";                    // output.format: text | json
   std::string log_level = "info";                        // log_level
 };

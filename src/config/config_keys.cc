@@ -125,6 +125,14 @@ const std::vector<KeySpec> kKeys = {
        return ParseDurationIn(t, kSecondNs, 3600 * kSecondNs, false, c.pod_refresh_ns);
      },
      [](const KrakenConfig& c) { return FormatDurationNs(c.pod_refresh_ns); }},
+    {{"agent.node_name", "NODE_NAME",
+      "node whose pods' kraken.io/profiling and kraken.io/profile-interval the agent reads from the API server "
+      "(--node-name); empty: annotations are not read"},
+     [](std::string_view t, KrakenConfig& c) -> Status {
+       c.node_name = std::string(Trim(t));
+       return Status::Ok();
+     },
+     [](const KrakenConfig& c) { return c.node_name; }},
     {{"output.format", "", "how commands print results: text or json (--json)"},
      [](std::string_view t, KrakenConfig& c) -> Status {
        std::string v(Trim(t));

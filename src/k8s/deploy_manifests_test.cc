@@ -153,6 +153,32 @@ void ExpectControllerRbac(const std::vector<YAML::Node>& docs, const std::string
   EXPECT_EQ(roles, 3);
 }
 
+// The agent LISTs its node's pods for their kraken.io/* annotations: its ClusterRole is
+// exactly get/list on pods, and its DaemonSet gives it NODE_NAME from spec.nodeName.
+void ExpectAgentRbacAndNodeName(const std::vector<YAML::Node>& docs, const std::string& agent) {
+  int roles = 0, daemonsets = 0;
+  for (const YAML::Node& doc : docs) {
+    std::string kind = doc["kind"].as<std::string>("");
+    if (kind == "ClusterRole" && doc["metadata"]["name"].as<std::string>() == agent) {
+      ++roles;
+      EXPECT_EQ(Grants(doc), (std::map<std::string, std::set<std::string>>{{"/pods", {"get", "list"}}}));
+    }
+    if (kind != "DaemonSet") continue;
+    ++daemonsets;
+    const YAML::Node pod = doc["spec"]["template"]["spec"];
+    EXPECT_EQ(pod["serviceAccountName"].as<std::string>(), agent);
+    int node_name = 0;
+    for (const YAML::Node& env : pod["containers"][0]["env"])
+      if (env["name"].as<std::string>() == "NODE_NAME") {
+        ++node_name;
+        EXPECT_EQ(env["valueFrom"]["fieldRef"]["fieldPath"].as<std::string>(), "spec.nodeName");
+      }
+    EXPECT_EQ(node_name, 1);
+  }
+  EXPECT_EQ(roles, 1);
+  EXPECT_EQ(daemonsets, 1);
+}
+
 // The controller container runs `kraken annotate --every ...` under its own account.
 void ExpectControllerDeployment(const YAML::Node& doc, const std::string& account, const std::string& prometheus,
                                 const std::string& namespaces) {
@@ -191,6 +217,7 @@ TEST(DeployManifestsTest, PlainManifestsParseWithRequiredFields) {
   EXPECT_EQ(kinds["DaemonSet"], 1);
   EXPECT_EQ(kinds["Deployment"], 2);
   ExpectControllerRbac(all, "kraken-controller");
+  ExpectAgentRbacAndNodeName(all, "kraken-agent");
   int controllers = 0;
   for (const YAML::Node& doc : all) {
     if (doc["metadata"]["name"].as<std::string>("") != "kraken-controller") continue;
@@ -254,6 +281,7 @@ TEST(DeployManifestsTest, HelmChartRendersWithItsValues) {
       EXPECT_EQ(kinds["ServiceMonitor"], 1);
       EXPECT_EQ(kinds["ServiceAccount"], controller ? 3 : 2);
       EXPECT_EQ(kinds["ClusterRoleBinding"], controller ? 3 : 2);
+      ExpectAgentRbacAndNodeName(all, "kraken-agent");
       if (controller) {
         ExpectControllerRbac(all, "kraken-controller");
       } else {

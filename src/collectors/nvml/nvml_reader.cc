@@ -248,9 +248,15 @@ Answer<MemoryInfo> NvmlReader::ReadMemory(size_t device, int64_t gpu_instance) {
   return {NVML_ERROR_NOT_FOUND, {}};
 }
 
-void NvmlReader::ReadFrame(Frame& frame) {
+void NvmlReader::ReadFrame(Frame& frame, std::span<const uint8_t> read) {
   frame.devices.resize(devices_.size());
-  for (size_t d = 0; d < devices_.size(); ++d) ReadDevice(gpus_[d], devices_[d], frame.devices[d]);
+  for (size_t d = 0; d < devices_.size(); ++d) {
+    if (read.empty() || (d < read.size() && read[d] != 0)) {
+      ReadDevice(gpus_[d], devices_[d], frame.devices[d]);
+    } else {
+      frame.devices[d].xids.clear();
+    }
+  }
   ReadXids(frame);
 }
 

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "base/status.h"
@@ -53,7 +54,10 @@ class NvmlReader {
   Answer<MemoryInfo> ReadMemory(size_t device, int64_t gpu_instance = -1);
 
   // One pass over every GPU. Reuses `frame`'s buffers: no allocation in steady state.
-  void ReadFrame(Frame& frame);
+  // With `read` (one entry per GPU), only GPUs whose entry is nonzero are asked; the
+  // others keep their previous DeviceFrame, except `xids`, which always hold this pass's
+  // events (the event set is drained every pass).
+  void ReadFrame(Frame& frame, std::span<const uint8_t> read = {});
 
  private:
   struct GpmState {

@@ -170,14 +170,20 @@ const std::string& NvmlSampler::ProcessName(uint32_t pid) {
   return process_names_.emplace(pid, std::move(name)).first->second;
 }
 
-void NvmlSampler::Sample(SampleBatch& batch) {
+void NvmlSampler::Sample(SampleBatch& batch, std::span<const uint8_t> sample) {
   batch.time_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                       std::chrono::system_clock::now().time_since_epoch())
                       .count();
-  reader_.ReadFrame(frame_);
+  reader_.ReadFrame(frame_, sample);
   entity_count_ = 0;
   value_count_ = 0;
-  for (size_t d = 0; d < devices_.size() && d < frame_.devices.size(); ++d) SampleDevice(d, frame_.devices[d], batch);
+  for (size_t d = 0; d < devices_.size() && d < frame_.devices.size(); ++d) {
+    if (sample.empty() || (d < sample.size() && sample[d] != 0)) {
+      SampleDevice(d, frame_.devices[d], batch);
+    } else if (!frame_.devices[d].xids.empty()) {
+      last_xid_[d] = static_cast<int64_t>(frame_.devices[d].xids.back());
+    }
+  }
   CutTo(batch.entities, entity_count_, spare_entities_);
   CutTo(batch.values, value_count_, spare_values_);
 }

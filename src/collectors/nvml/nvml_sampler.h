@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -47,7 +48,12 @@ class NvmlSampler {
   const NvmlReader& reader() const { return reader_; }
 
   // One pass over all GPUs; `batch` is overwritten (its buffers are reused).
-  void Sample(SampleBatch& batch);
+  void Sample(SampleBatch& batch) { Sample(batch, {}); }
+  // One pass over the GPUs whose entry of `sample` (one per device) is nonzero: the
+  // others are not asked and have no entities or values in `batch` (the agent's per-pod
+  // sampling intervals). An empty span samples every GPU. XIDs of a skipped GPU are still
+  // drained and count as its last XID when it is next sampled.
+  void Sample(SampleBatch& batch, std::span<const uint8_t> sample);
   // The raw answers of the last pass.
   const Frame& last_frame() const { return frame_; }
 

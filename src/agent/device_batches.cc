@@ -1,0 +1,135 @@
+#include "agent/device_batches.h"
+
+#include <algorithm>
+
+#include "agent/metric_groups.h"
+
+namespace kraken::agent {
+namespace {
+
+// What an opted-out GPU still shows: the groups of device-level series.
+config::MetricGroups DeviceLevelGroups() {
+  config::MetricGroups groups;
+  groups.profiling = false;
+  groups.processes = false;
+  return groups;
+}
+
+void CopyValue(const SampleBatch::Value& in, int32_t entity, SampleBatch::Value& out) {
+  out.metric = in.metric;
+  out.entity = entity;
+  out.value = in.value;
+  out.source_name = in.source_name;  // assignment keeps the slot's buffer
+}
+
+}  // namespace
+
+bool MarkOptedOut(const std::vector<DevicePlan>& plans, const SampleBatch& batch, std::vector<uint8_t>& opted_out) {
+  opted_out.assign(batch.entities.size(), 0);
+  bool any = false;
+  for (size_t e = 0; e < batch.entities.size(); ++e) {
+    const SeriesEntity& entity = batch.entities[e];
+    if (entity.gpu_index < 0 || static_cast<size_t>(entity.gpu_index) >= plans.size()) continue;
+    const DevicePlan& plan = plans[static_cast<size_t>(entity.gpu_index)];
+    bool out = plan.gpu_opted_out;
+    if (!out && !plan.opted_out_instances.empty()) {
+      out = entity.gpu_instance_id >= 0
+                ? std::find(plan.opted_out_instances.begin(), plan.opted_out_instances.end(),
+                            entity.gpu_instance_id) != plan.opted_out_instances.end()
+                : entity.pid >= 0;
+    }
+    opted_out[e] = out;
+    any = any || out;
+  }
+  return any;
+}
+
+void StripOptedOut(const std::vector<uint8_t>& opted_out, SampleBatch& batch, BatchSpare& spare) {
+  static const config::MetricGroups kDeviceLevel = DeviceLevelGroups();
+  for (size_t e = 0; e < batch.entities.size() && e < opted_out.size(); ++e) {
+    if (!opted_out[e]) continue;
+    SeriesEntity& entity = batch.entities[e];
+    entity.pod.clear();
+    entity.namespace_name.clear();
+    entity.container.clear();
+    entity.labels.clear();
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < batch.values.size(); ++i) {
+    const SampleBatch::Value& v = batch.values[i];
+    bool opted = v.entity >= 0 && static_cast<size_t>(v.entity) < opted_out.size() && opted_out[static_cast<size_t>(v.entity)];
+    if (opted && (batch.entities[static_cast<size_t>(v.entity)].pid >= 0 || !MetricEnabled(kDeviceLevel, v.metric)))
+      continue;
+    if (kept != i) std::swap(batch.values[kept], batch.values[i]);  // swaps keep both buffers
+    ++kept;
+  }
+  ResizeKeeping(batch.values, kept, spare.values);
+}
+
+void CopyWithoutOptedOut(const std::vector<uint8_t>& opted_out, const SampleBatch& in, SampleBatch& out,
+                         std::vector<int32_t>& remap, BatchSpare& spare) {
+  out.time_ns = in.time_ns;
+  remap.assign(in.entities.size(), -1);
+  size_t entities = 0;
+  for (size_t e = 0; e < in.entities.size(); ++e)
+    if (e >= opted_out.size() || !opted_out[e]) remap[e] = static_cast<int32_t>(entities++);
+  ResizeKeeping(out.entities, entities, spare.entities);
+  for (size_t e = 0; e < in.entities.size(); ++e)
+    if (remap[e] >= 0) out.entities[static_cast<size_t>(remap[e])] = in.entities[e];
+  size_t values = 0;
+  for (const SampleBatch::Value& v : in.values)
+    values += v.entity < 0 || (static_cast<size_t>(v.entity) < remap.size() && remap[static_cast<size_t>(v.entity)] >= 0);
+  ResizeKeeping(out.values, values, spare.values);
+  size_t k = 0;
+  for (const SampleBatch::Value& v : in.values) {
+    if (v.entity >= 0 && (static_cast<size_t>(v.entity) >= remap.size() || remap[static_cast<size_t>(v.entity)] < 0)) continue;
+    CopyValue(v, v.entity < 0 ? -1 : remap[static_cast<size_t>(v.entity)], out.values[k++]);
+  }
+}
+
+void KeepNewestPerDevice(const SampleBatch& in, const std::vector<uint8_t>& sampled,
+                         std::vector<SampleBatch>& per_device, std::vector<int32_t>& remap) {
+  remap.assign(in.entities.size(), -1);
+  for (size_t d = 0; d < per_device.size(); ++d) {
+    if (d >= sampled.size() || !sampled[d]) continue;
+    SampleBatch& out = per_device[d];
+    out.time_ns = in.time_ns;
+    size_t entities = 0;
+    for (size_t e = 0; e < in.entities.size(); ++e)
+      if (in.entities[e].gpu_index == static_cast<int32_t>(d)) remap[e] = static_cast<int32_t>(entities++);
+    out.entities.resize(entities);
+    for (size_t e = 0; e < in.entities.size(); ++e)
+      if (in.entities[e].gpu_index == static_cast<int32_t>(d)) out.entities[static_cast<size_t>(remap[e])] = in.entities[e];
+    size_t values = 0;
+    for (const SampleBatch::Value& v : in.values)
+      if (v.entity >= 0 && static_cast<size_t>(v.entity) < in.entities.size() &&
+          in.entities[static_cast<size_t>(v.entity)].gpu_index == static_cast<int32_t>(d))
+        ++values;
+    out.values.resize(values);
+    size_t k = 0;
+    for (const SampleBatch::Value& v : in.values)
+      if (v.entity >= 0 && static_cast<size_t>(v.entity) < in.entities.size() &&
+          in.entities[static_cast<size_t>(v.entity)].gpu_index == static_cast<int32_t>(d))
+        CopyValue(v, remap[static_cast<size_t>(v.entity)], out.values[k++]);
+  }
+}
+
+void ConcatDevices(const std::vector<SampleBatch>& per_device, SampleBatch& out) {
+  size_t entities = 0, values = 0;
+  out.time_ns = 0;
+  for (const SampleBatch& d : per_device) {
+    entities += d.entities.size();
+    values += d.values.size();
+    out.time_ns = std::max(out.time_ns, d.time_ns);
+  }
+  out.entities.resize(entities);
+  out.values.resize(values);
+  size_t e0 = 0, k = 0;
+  for (const SampleBatch& d : per_device) {
+    for (size_t e = 0; e < d.entities.size(); ++e) out.entities[e0 + e] = d.entities[e];
+    for (const SampleBatch::Value& v : d.values) CopyValue(v, v.entity < 0 ? -1 : v.entity + static_cast<int32_t>(e0), out.values[k++]);
+    e0 += d.entities.size();
+  }
+}
+
+}  // namespace kraken::agent

@@ -1,0 +1,61 @@
+// The batch surgery of the agent's pod policies (docs/kubernetes.md "Pod annotations in
+// the agent"): which entities of a pass belong to opted-out pods, what of them the
+// exposition keeps, the pass without them for the ring and the store, and the newest pass
+// of each GPU for /metrics when GPUs are sampled at different intervals. Buffers are
+// reused: entries cut from a shorter pass wait in a spare with their strings.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "agent/pod_policy.h"
+#include "model/sample_batch.h"
+
+namespace kraken::agent {
+
+struct BatchSpare {
+  std::vector<SeriesEntity> entities;
+  std::vector<SampleBatch::Value> values;
+};
+
+// Sets v.size() to n: cut entries go to `spare`, added ones come from it.
+template <typename T>
+void ResizeKeeping(std::vector<T>& v, size_t n, std::vector<T>& spare) {
+  while (v.size() > n) {
+    spare.push_back(std::move(v.back()));
+    v.pop_back();
+  }
+  while (v.size() < n) {
+    if (spare.empty()) {
+      v.emplace_back();
+    } else {
+      v.push_back(std::move(spare.back()));
+      spare.pop_back();
+    }
+  }
+}
+
+// Per entity of `batch`: 1 when it belongs to an opted-out pod: its GPU is held by one, or
+// its MIG instance is, or it is a process without a MIG instance on a GPU where an
+// instance is (NVML's per-process utilization names no instance). Returns whether any is.
+bool MarkOptedOut(const std::vector<DevicePlan>& plans, const SampleBatch& batch, std::vector<uint8_t>& opted_out);
+
+// The device-level series of an opted-out entity stay (DCGM_FI_DEV_*: utilization, memory,
+// power, clocks, temperature, PCIe, NVLink, ECC, XID), without pod labels; its GPM
+// activity (DCGM_FI_PROF_*) and per-process values are dropped.
+void StripOptedOut(const std::vector<uint8_t>& opted_out, SampleBatch& batch, BatchSpare& spare);
+
+// `out` = `in` without the opted-out entities and their values (for the ring, hence the
+// kraken_* analysis, and the store).
+void CopyWithoutOptedOut(const std::vector<uint8_t>& opted_out, const SampleBatch& in, SampleBatch& out,
+                         std::vector<int32_t>& remap, BatchSpare& spare);
+
+// For each device d with sampled[d] != 0: per_device[d] = its entities and values of `in`
+// (entities with gpu_index d). Devices not sampled keep their previous copy.
+void KeepNewestPerDevice(const SampleBatch& in, const std::vector<uint8_t>& sampled,
+                         std::vector<SampleBatch>& per_device, std::vector<int32_t>& remap);
+
+// `out` = the per-device copies one after the other (device order, as one pass has them).
+void ConcatDevices(const std::vector<SampleBatch>& per_device, SampleBatch& out);
+
+}  // namespace kraken::agent
