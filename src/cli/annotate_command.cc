@@ -6,8 +6,6 @@
 // until SIGINT/SIGTERM (k8s/controller_loop.h).
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "analysis/pooling/pod_pooling.h"
 #include "base/duration.h"
@@ -61,28 +59,6 @@ k8s::WorkloadAnnotations AnnotationsOf(const pooling::PodGpuUse& use, const pool
       break;
   }
   return a;
-}
-
-Result<k8s::KubeConfig> KubeConfigOf(const AnnotateArgs& args) {
-  if (args.kube_api.empty()) return k8s::LoadInClusterConfig();
-  k8s::KubeConfig config;
-  std::string_view url = args.kube_api;
-  config.scheme = StartsWith(url, "https://") ? "https" : "http";
-  url.remove_prefix(config.scheme.size() + 3);
-  size_t colon = url.rfind(':');
-  std::optional<int64_t> port = colon == std::string_view::npos ? std::nullopt : ParseInt64(url.substr(colon + 1));
-  if (!StartsWith(args.kube_api, "http") || !port)
-    return InvalidInput("--kube-api expects http(s)://HOST:PORT, got '" + args.kube_api + "'");
-  config.host = std::string(url.substr(0, colon));
-  config.port = static_cast<int>(*port);
-  if (!args.token_file.empty()) {
-    std::ifstream in(args.token_file);
-    if (!in) return NotFound("--token-file " + args.token_file + ": cannot read");
-    std::ostringstream text;
-    text << in.rdbuf();
-    config.token = std::string(Trim(text.str()));
-  }
-  return config;
 }
 
 // What a pass needs that does not change between passes.
@@ -197,7 +173,7 @@ int RunAnnotate(const AnnotateArgs& args) {
   if (auto client = promql::PrometheusClient::Create(args.prometheus); !client.ok())
     return ReportError(client.status());
   if (!args.dry_run) {
-    auto kube = KubeConfigOf(args);
+    auto kube = k8s::KubeConfigFromFlags(args.kube_api, args.token_file);
     if (!kube.ok()) return ReportError(kube.status());
     setup.kube = *kube;
   }

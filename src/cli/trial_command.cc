@@ -7,8 +7,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "base/duration.h"
 #include "cli/cli_common.h"
@@ -46,31 +44,6 @@ struct TrialArgs {
   std::string token_file;
   std::vector<std::string> command;
 };
-
-// The API server: the in-cluster service account, or --kube-api (+ --token-file) for a
-// test server or a cluster reached from outside.
-Result<k8s::KubeConfig> KubeConfigOf(const TrialArgs& args) {
-  if (args.kube_api.empty()) return k8s::LoadInClusterConfig();
-  k8s::KubeConfig config;
-  std::string_view url = args.kube_api;
-  if (!StartsWith(url, "http://") && !StartsWith(url, "https://"))
-    return InvalidInput("--kube-api expects http(s)://HOST:PORT, got '" + args.kube_api + "'");
-  config.scheme = StartsWith(url, "https://") ? "https" : "http";
-  url.remove_prefix(config.scheme.size() + 3);
-  size_t colon = url.rfind(':');
-  std::optional<int64_t> port = colon == std::string_view::npos ? std::nullopt : ParseInt64(url.substr(colon + 1));
-  if (!port) return InvalidInput("--kube-api expects http(s)://HOST:PORT, got '" + args.kube_api + "'");
-  config.host = std::string(url.substr(0, colon));
-  config.port = static_cast<int>(*port);
-  if (!args.token_file.empty()) {
-    std::ifstream in(args.token_file);
-    if (!in) return NotFound("--token-file " + args.token_file + ": cannot read");
-    std::ostringstream text;
-    text << in.rdbuf();
-    config.token = std::string(Trim(text.str()));
-  }
-  return config;
-}
 
 Result<int64_t> Duration(const std::string& flag, const std::string& text, bool zero_ok) {
   std::optional<int64_t> ns = ParseDurationNs(text);
@@ -160,7 +133,7 @@ int RunTrial(const TrialArgs& args) {
 
   std::optional<k8s::KubeConfig> kube;
   if (!args.annotate_job.empty()) {
-    auto config = KubeConfigOf(args);
+    auto config = k8s::KubeConfigFromFlags(args.kube_api, args.token_file);
     if (!config.ok()) return ReportError(config.status());
     kube = std::move(*config);
     if (!args.namespace_name.empty()) kube->namespace_name = args.namespace_name;

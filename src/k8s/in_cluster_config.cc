@@ -53,4 +53,27 @@ Result<KubeConfig> LoadInClusterConfig(const std::string& dir, const EnvLookup& 
   return config;
 }
 
+Result<KubeConfig> KubeConfigFromFlags(const std::string& kube_api, const std::string& token_file) {
+  if (kube_api.empty()) return LoadInClusterConfig();
+  KubeConfig config;
+  std::string_view url = kube_api;
+  if (!StartsWith(url, "http://") && !StartsWith(url, "https://"))
+    return InvalidInput("--kube-api expects http(s)://HOST:PORT, got '" + kube_api + "'");
+  config.scheme = StartsWith(url, "https://") ? "https" : "http";
+  url.remove_prefix(config.scheme.size() + 3);
+  size_t colon = url.rfind(':');
+  std::optional<int64_t> port = colon == std::string_view::npos ? std::nullopt : ParseInt64(url.substr(colon + 1));
+  if (!port) return InvalidInput("--kube-api expects http(s)://HOST:PORT, got '" + kube_api + "'");
+  config.host = std::string(url.substr(0, colon));
+  config.port = static_cast<int>(*port);
+  if (!token_file.empty()) {
+    std::ifstream in(token_file);
+    if (!in) return NotFound("--token-file " + token_file + ": cannot read");
+    std::ostringstream text;
+    text << in.rdbuf();
+    config.token = std::string(Trim(text.str()));
+  }
+  return config;
+}
+
 }  // namespace kraken::k8s

@@ -33,4 +33,10 @@ using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 Result<KubeConfig> LoadInClusterConfig(const std::string& service_account_dir = kServiceAccountDir,
                                        const EnvLookup& env = {});
 
+// The API server a command-line tool talks to: the in-cluster service account when
+// `kube_api` is empty, else `kube_api` (http(s)://HOST:PORT: a test server, kubectl proxy,
+// a cluster reached from outside) with the bearer token read from `token_file` (optional).
+// Errors name the flag: --kube-api or --token-file.
+Result<KubeConfig> KubeConfigFromFlags(const std::string& kube_api, const std::string& token_file);
+
 }  // namespace kraken::k8s

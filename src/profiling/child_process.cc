@@ -23,8 +23,7 @@ void OnStopSignal(int signal, siginfo_t* info, void*) {
 
 }  // namespace
 
-Result<pid_t> StartCommand(const std::vector<std::string>& argv) {
-  if (argv.empty()) return InvalidInput("no command to profile: kraken profile [options] -- CMD ARGS...");
+Result<pid_t> ForkExec(const std::vector<std::string>& argv, const std::function<void()>& prepare) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -39,7 +38,7 @@ Result<pid_t> StartCommand(const std::vector<std::string>& argv) {
   }
   if (pid == 0) {
     close(report[0]);
-    // exec resets kraken's handlers to the default: the command sees SIGINT as usual.
+    if (prepare) prepare();
     execvp(args[0], args.data());
     int error = errno;
     ssize_t ignored = write(report[1], &error, sizeof(error));
@@ -58,6 +57,12 @@ Result<pid_t> StartCommand(const std::vector<std::string>& argv) {
     return InvalidInput("cannot run '" + argv[0] + "': " + strerror(error));
   }
   return pid;
+}
+
+Result<pid_t> StartCommand(const std::vector<std::string>& argv) {
+  if (argv.empty()) return InvalidInput("no command to profile: kraken profile [options] -- CMD ARGS...");
+  // exec resets kraken's handlers to the default: the command sees SIGINT as usual.
+  return ForkExec(argv, {});
 }
 
 void InstallStopSignalHandlers() {

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,13 @@ namespace kraken::profiling {
 // Forks and execs argv (PATH search). Fails when the command cannot be executed; the child
 // is then already gone.
 Result<pid_t> StartCommand(const std::vector<std::string>& argv);
+
+// The fork/exec both `kraken profile` and `kraken trial` use: forks, runs `prepare` in the
+// child (between fork and exec, so only async-signal-safe work: process group, fds,
+// signals), then execs argv (PATH search). A failed exec is reported through a
+// close-on-exec pipe and returned as "cannot run 'CMD': <reason>", the child then already
+// reaped. argv must not be empty.
+Result<pid_t> ForkExec(const std::vector<std::string>& argv, const std::function<void()>& prepare);
 
 // Installs the SIGINT/SIGTERM handlers: each records the signal; with a forward pid set,
 // a signal that did not come from the terminal is sent on to it.

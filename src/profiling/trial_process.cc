@@ -85,23 +85,9 @@ void BecomeSubreaper() { prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 Result<TrialChild> StartTrialCommand(const std::vector<std::string>& argv,
                                      const std::vector<std::pair<std::string, std::string>>& env) {
   if (argv.empty()) return InvalidInput("no command to try: kraken trial [options] -- CMD ARGS...");
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
   int output[2];
   if (pipe2(output, O_CLOEXEC) != 0) return IoError(std::string("pipe: ") + strerror(errno));
-  int report[2];
-  if (pipe2(report, O_CLOEXEC) != 0) {
-    close(output[0]);
-    close(output[1]);
-    return IoError(std::string("pipe: ") + strerror(errno));
-  }
-  pid_t pid = fork();
-  if (pid < 0) {
-    for (int fd : {output[0], output[1], report[0], report[1]}) close(fd);
-    return IoError(std::string("fork: ") + strerror(errno));
-  }
-  if (pid == 0) {
+  Result<pid_t> pid = ForkExec(argv, [&] {
     // Own group: kraken stops the candidate's whole tree with one kill(-pid) and a
     // terminal's Ctrl-C reaches kraken, which then stops the candidate itself.
     setpgid(0, 0);
@@ -115,27 +101,15 @@ Result<TrialChild> StartTrialCommand(const std::vector<std::string>& argv,
     int null_input = open("/dev/null", O_RDONLY);
     if (null_input >= 0) dup2(null_input, 0);
     for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
-    execvp(args[0], args.data());
-    int error = errno;
-    ssize_t ignored = write(report[1], &error, sizeof(error));
-    (void)ignored;
-    _exit(127);
-  }
-  setpgid(pid, pid);  // also from the parent: no race with a kill(-pid) right after fork
+  });
   close(output[1]);
-  close(report[1]);
-  int error = 0;
-  ssize_t n = 0;
-  do {
-    n = read(report[0], &error, sizeof(error));
-  } while (n < 0 && errno == EINTR);
-  close(report[0]);
-  if (n == static_cast<ssize_t>(sizeof(error))) {
-    WaitChildExit(pid);
+  if (!pid.ok()) {
     close(output[0]);
-    return InvalidInput("cannot run '" + argv[0] + "': " + strerror(error));
+    return pid.status();
   }
-  return TrialChild{pid, output[0]};
+  // ForkExec returns once the exec succeeded, so the child's setpgid has run: a kill(-pid)
+  // from here on reaches the whole group.
+  return TrialChild{*pid, output[0]};
 }
 
 TreeStop StopProcessTree(pid_t command, int64_t grace_ns, int64_t kill_wait_ns) {
