@@ -74,7 +74,7 @@ TEST(TrialCliTest, AnnotateJobPatchesTheTrialResultOntoTheJob) {
   std::ofstream(token) << "test-token\n";
   const std::string job_path = "/apis/batch/v1/namespaces/kraken-system/jobs/kraken-trial-h100";
   JobApiServer api(job_path);
-  RunResult r = RunKraken("trial --candidates " + Uuid(2, "MIG") + " --warmup 300ms --duration 400ms --interval 50ms "
+  RunResult r = RunKraken("trial --candidates " + Uuid(2, "MIG") + " --warmup 300ms --duration 1500ms --interval 50ms "
                           "--json --no-store --quiet --throughput-regex " + std::string(kRegex) +
                               " --annotate-job kraken-trial-h100 --namespace kraken-system --kube-api " + api.url() +
                               " --token-file " + token + " -- " + workload,

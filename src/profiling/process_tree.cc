@@ -1,6 +1,9 @@
 #include "profiling/process_tree.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <fstream>
@@ -18,10 +21,28 @@ bool ParsePid(std::string_view text, int64_t& pid) {
 
 // The parent in /proc/<pid>/stat: after the ")" that ends the command name (which may hold
 // spaces and parentheses itself) come the state letter and the parent pid.
+// Read with open/read, not an ifstream: a process that exits between open and read makes
+// read fail with ESRCH, which libstdc++'s filebuf turns into an exception that
+// istreambuf_iterator does not catch (seen as kraken trial aborting under load).
+bool ReadProcFile(const std::string& path, std::string& text) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  text.clear();
+  char buffer[4096];
+  while (true) {
+    ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      close(fd);
+      return n == 0;
+    }
+    text.append(buffer, static_cast<size_t>(n));
+  }
+}
+
 bool ReadParent(const std::string& stat_path, int64_t& parent) {
-  std::ifstream in(stat_path);
-  if (!in) return false;
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string stat;
+  if (!ReadProcFile(stat_path, stat)) return false;
   size_t close = stat.rfind(')');
   if (close == std::string::npos) return false;
   std::istringstream rest(stat.substr(close + 1));

@@ -1,6 +1,8 @@
 #include "collectors/nvml/replay/pid_map.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,8 +22,18 @@ bool ParseUint(std::string_view text, uint32_t& value) {
 // The parent pid in /proc/<pid>/stat: the field after the ")" that closes the command name
 // (which may itself hold spaces and parentheses) and the state letter.
 bool ReadParent(const std::string& pid, uint32_t& parent) {
-  std::ifstream in("/proc/" + pid + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // open/read, not an ifstream: a process that exits between open and read fails the read
+  // with ESRCH, which libstdc++'s filebuf throws through istreambuf_iterator (an abort of the
+  // process that loaded this library).
+  std::string stat;
+  int fd = open(("/proc/" + pid + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buffer[4096];
+  ssize_t n = 0;
+  while ((n = read(fd, buffer, sizeof(buffer))) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0) stat.append(buffer, static_cast<size_t>(n));
+  close(fd);
+  if (n < 0) return false;
   size_t close = stat.rfind(')');
   if (close == std::string::npos) return false;
   std::istringstream rest(stat.substr(close + 1));
