@@ -5,7 +5,10 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  libsimdjson-dev libcli11-dev zlib1g-dev libsqlite3-dev
+  # Every build reuses earlier compilations of the same code (CI included): cache outside
+  # the clone, in $CCACHE_DIR or ~/.cache/ccache.
+  ccache
+  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libsqlite3-dev
   libcpp-httplib-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nodejs chromium
