@@ -1,6 +1,7 @@
 // Golden tests of the Kineto importer on the real traces in shared/data/kineto. The
 // expected counts were taken from the files with an independent reader (Python's json).
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -188,6 +189,50 @@ TEST(KinetoImporterTest, TruncatedTraceIsAnErrorWithPosition) {
   EXPECT_EQ(result.status().code(), StatusCode::kInvalidInput);
   EXPECT_EQ(result.status().message().rfind("cut.json: byte ", 0), 0u) << result.status().message();
   EXPECT_NE(result.status().message().find("truncated"), std::string::npos);
+}
+
+// An incrementally written trace (kraken's CUPTI tracer) cut anywhere after its event array
+// began: the events complete before the cut are imported and the cut is counted. Built from
+// the real events of a corpus trace, re-serialized one per line as the tracer writes them.
+TEST(KinetoImporterTest, IncrementalTraceCutAnywhereKeepsTheCompleteEvents) {
+  std::string original = testing::ReadFileOrDie(testing::DataPath("kineto/hta/call_stack/backward_thread.json"));
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(original);
+  std::string text = "{\"schemaVersion\": 1, \"incrementalEvents\": true,\n\"traceEvents\": [\n";
+  std::vector<size_t> event_ends;  // offset one past each event
+  std::vector<bool> is_kernel;
+  for (simdjson::dom::element event : doc["traceEvents"].get_array()) {
+    if (!event_ends.empty()) text += ",\n";
+    text += simdjson::minify(event);
+    event_ends.push_back(text.size());
+    std::string_view cat;
+    is_kernel.push_back(!event["cat"].get_string().get(cat) && cat == "kernel");
+  }
+  ASSERT_GE(event_ends.size(), 5u);
+  const size_t array_start = text.find('[') + 1;
+  text += "\n]}";
+  for (size_t cut = array_start; cut < text.size() - 2; ++cut) {
+    auto result = ImportBuffer(BuiltinImporters(), "cut.json", text.substr(0, cut));
+    ASSERT_TRUE(result.ok()) << "cut at " << cut << ": " << result.status().message();
+    const Profile& p = (*result)[0];
+    size_t complete = static_cast<size_t>(std::upper_bound(event_ends.begin(), event_ends.end(), cut) - event_ends.begin());
+    size_t kernels = static_cast<size_t>(std::count(is_kernel.begin(), is_kernel.begin() + complete, true));
+    EXPECT_EQ(p.import_counters.at("kineto_events"), static_cast<int64_t>(complete)) << cut;
+    EXPECT_EQ(p.kernels.size(), kernels) << cut;
+    EXPECT_EQ(p.import_counters.at("kineto_trace_cut"), 1) << cut;
+    bool partial = complete < event_ends.size() && cut > (complete == 0 ? array_start : event_ends[complete - 1]) + 2;
+    if (partial) {
+      EXPECT_GT(p.import_counters.count("kineto_cut_partial_event_bytes"), 0u) << cut;
+    }
+  }
+  // The whole document: no cut counted; and without the marker a cut stays an error.
+  auto whole = ImportBuffer(BuiltinImporters(), "whole.json", text);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ((*whole)[0].import_counters.count("kineto_trace_cut"), 0u);
+  EXPECT_EQ((*whole)[0].import_counters.at("kineto_events"), static_cast<int64_t>(event_ends.size()));
+  std::string unmarked = text;
+  unmarked.replace(unmarked.find("\"incrementalEvents\": true"), 25, "\"incrementalEvents\":false");
+  EXPECT_FALSE(ImportBuffer(BuiltinImporters(), "cut.json", unmarked.substr(0, event_ends[2])).ok());
 }
 
 TEST(KinetoImporterTest, JsonWithoutTraceEventsIsRejected) {
