@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -108,6 +109,40 @@ TEST(ProfileKernelsCliTest, CudaProcessWithoutDriverSaysWhyWhicheverLibcuptiIsFo
               problem.find("libcupti was not found") != std::string_view::npos)
       << problem;
   EXPECT_EQ(std::string_view(kernels["note"]).rfind("no kernel was recorded: kernels_", 0), 0u);
+}
+
+// The fake libcupti (src/collectors/cupti/fake_cupti.cc) delivers 3000 launches of 1 us
+// each, 2 us apart: they are counted, timed and stored with the run's NVML samples.
+TEST(ProfileKernelsCliTest, RecordedKernelsAreSummarizedAndStoredWithTheRun) {
+  std::string dir = testing::MakeTempDir("profile_kernels_fake");
+  std::string db = dir + "/kraken.db";
+  RunResult r = RunKraken("profile --kernels --json --db " + db + " --interval 50ms --samples 3 -- " +
+                              std::string(KRAKEN_FAKE_CUDA_APP),
+                          ReplayEnv() + "KRAKEN_CUPTI_LIBRARY=" + KRAKEN_CUPTI_FAKE_LIBRARY +
+                              " KRAKEN_FAKE_CUPTI_LAUNCHES=3000 KRAKEN_FAKE_CUPTI_PER_FLUSH=3000 ");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;  // KRAKEN_CUPTI_QUIET: the summary reports instead
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = ParseJson(parser, r.out);
+  simdjson::dom::element kernels = doc["kernels"];
+  EXPECT_EQ(int64_t(kernels["processes"]), 1);
+  EXPECT_EQ(int64_t(kernels["kernels"]), 3000);
+  EXPECT_EQ(int64_t(kernels["runtime_calls"]), 3000);
+  EXPECT_DOUBLE_EQ(double(kernels["kernel_time_s"]), 0.003);
+  EXPECT_EQ(kernels["problems"].get_array().size(), 0u);
+  EXPECT_TRUE(kernels["note"].is_null());
+  int64_t id = doc["stored"]["profile_id"];
+
+  RunResult exported = RunKraken("export " + std::to_string(id) + " --format json --db " + db);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  simdjson::dom::parser export_parser;
+  simdjson::dom::element stored = ParseJson(export_parser, exported.out);
+  EXPECT_EQ(stored["kernels"].get_array().size(), 3000u);
+  EXPECT_FALSE(stored["series"].get_array().size() == 0);  // the NVML samples are there too
+  // Kernel times are Unix time, like the samples': the first kernel falls inside the run.
+  int64_t first_kernel = stored["kernels"].at(0)["start_ns"];
+  int64_t first_sample = stored["series"].at(0)["samples"].at(0).at(0);
+  EXPECT_LT(std::abs(first_kernel - first_sample), int64_t{10'000'000'000});
 }
 
 #endif  // KRAKEN_FAKE_CUDA_APP

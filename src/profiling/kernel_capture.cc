@@ -149,6 +149,7 @@ KernelCaptureSummary CollectKernelTraces(const KernelCaptureSetup& setup, Profil
   summary.files = TraceFiles(setup.trace_dir);
   ImportOptions options;
   options.forced_format = "kineto";
+  int64_t kernel_ns = 0;
   for (const std::string& file : summary.files) {
     auto imported = ImportFile(BuiltinImporters(), file, options);
     if (!imported.ok()) {
@@ -161,11 +162,12 @@ KernelCaptureSummary CollectKernelTraces(const KernelCaptureSetup& setup, Profil
         summary.problems.push_back(name + ": " + error);
       if (trace.import_counters.count("kineto_trace_cut") > 0) ++summary.cut_traces;
       if (auto dropped = ParseInt64(Attribute(trace, "kraken_cupti_dropped_records"))) summary.dropped_records += *dropped;
-      for (const Kernel& k : trace.kernels) summary.kernel_time_s += static_cast<double>(k.duration_ns) / 1e9;
+      for (const Kernel& k : trace.kernels) kernel_ns += k.duration_ns;
       MergeTimeline(trace, trace.metadata.base_time_ns, events);
     }
   }
   SortByStart(events);
+  summary.kernel_time_s = static_cast<double>(kernel_ns) / 1e9;
   summary.kernels = static_cast<int64_t>(events->kernels.size());
   summary.memory_ops = static_cast<int64_t>(events->memory_ops.size());
   summary.runtime_calls = static_cast<int64_t>(events->runtime_calls.size());

@@ -43,6 +43,16 @@ void AppendJsonString(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');
   for (size_t i = 0; i < text.size();) {
+    // Runs of plain ASCII (most of every name) are appended whole.
+    size_t run = i;
+    while (run < text.size()) {
+      auto c = static_cast<unsigned char>(text[run]);
+      if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+      ++run;
+    }
+    out.append(text.data() + i, run - i);
+    i = run;
+    if (i == text.size()) break;
     auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0x80) {
       size_t length = Utf8SequenceLength(text, i);
@@ -58,12 +68,10 @@ void AppendJsonString(std::string& out, std::string_view text) {
     if (c == '"' || c == '\\') {
       out.push_back('\\');
       out.push_back(static_cast<char>(c));
-    } else if (c < 0x20) {
+    } else {
       out += "\\u00";
       out.push_back(kHex[c >> 4]);
       out.push_back(kHex[c & 0xF]);
-    } else {
-      out.push_back(static_cast<char>(c));
     }
     ++i;
   }
