@@ -1,9 +1,10 @@
 // libkraken_cupti_fake.so: the part of libcupti's C API the tracer uses, answered without a
 // GPU, so that tests (and a GPU validation script rehearsed on a machine without one) run
 // the real injection path end to end: loading through KRAKEN_CUPTI_LIBRARY, enabling
-// activity kinds, buffer requests and completions, flushes, exit. Each cuptiActivityFlushAll
-// delivers up to KRAKEN_FAKE_CUPTI_PER_FLUSH launches (default 1000) until
-// KRAKEN_FAKE_CUPTI_LAUNCHES (default 1000; -1: no end) have been delivered. A launch is a
+// activity kinds, buffer requests and completions, flushes, exit. Each periodic
+// cuptiActivityFlushAll delivers up to KRAKEN_FAKE_CUPTI_PER_FLUSH launches (default 1000)
+// and a forced one all that is left, until KRAKEN_FAKE_CUPTI_LAUNCHES (default 1000; -1: no
+// end) have been delivered. A launch is a
 // kernel record (CUpti_ActivityKernel10, 1 us long, every 2 us, stream 7, "fake_kernel")
 // and, when its call is enabled, a cudaLaunchKernel record with the same correlation id.
 // The first flush also delivers one device record (an H100-like device 0).
@@ -165,11 +166,14 @@ CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid_size, CUpti
   return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiActivityFlushAll(uint32_t) {
+CUptiResult cuptiActivityFlushAll(uint32_t flag) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_request == nullptr) return CUPTI_ERROR_INVALID_OPERATION;
-  // One flush delivers up to KRAKEN_FAKE_CUPTI_PER_FLUSH launches, over as many buffers.
+  // A periodic flush delivers up to KRAKEN_FAKE_CUPTI_PER_FLUSH launches; a forced one (at
+  // exit) what is left of a finite run, as CUPTI hands over all it holds.
+  const int64_t total = Setting("KRAKEN_FAKE_CUPTI_LAUNCHES", 1000);
   int64_t budget = Setting("KRAKEN_FAKE_CUPTI_PER_FLUSH", 1000);
+  if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0 && total >= 0) budget = total - g_delivered;
   while (DeliverOneBuffer(&budget)) {
   }
   return CUPTI_SUCCESS;
