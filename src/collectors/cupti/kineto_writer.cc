@@ -164,7 +164,7 @@ void KinetoTraceWriter::AppendArgs(const TraceEvent& event) {
 }
 
 void KinetoTraceWriter::AppendFlow(const TraceEvent& event) {
-  pending_ += ",\n{\"ph\":\"";
+  pending_ += "\n,{\"ph\":\"";
   pending_.push_back(event.flow == FlowPhase::kStart ? 's' : 'f');
   pending_ += "\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":";
   AppendInt(pending_, event.flow_id);
@@ -179,9 +179,10 @@ void KinetoTraceWriter::AppendFlow(const TraceEvent& event) {
 }
 
 void KinetoTraceWriter::Emit(const TraceEvent& event) {
-  // One event per line, the separator before it: a file cut after any line ends with a
-  // complete event, and "]}" appended to it is valid JSON.
-  pending_ += first_event_ ? "\n{\"ph\":\"" : ",\n{\"ph\":\"";
+  // One event per line, each line starting with its separator: a file cut at a line's end
+  // ends with a complete event, and with "]}" appended it is valid JSON (drop a partial
+  // last line first).
+  pending_ += first_event_ ? "\n{\"ph\":\"" : "\n,{\"ph\":\"";
   first_event_ = false;
   pending_.push_back(event.phase);
   pending_ += "\",\"cat\":";

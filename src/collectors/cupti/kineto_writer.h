@@ -2,8 +2,9 @@
 // baseTimeNanoseconds, "incrementalEvents": true, "traceEvents": [) when the file is
 // opened, then each event on its own line as it comes, then the closing members
 // (deviceProperties, the tracer's counts) at the end. A writer killed at any point leaves
-// a prefix that kraken's kineto importer reads up to the last complete event; appending
-// "]}" makes it a valid JSON document for other tools.
+// a prefix that kraken's kineto importer reads up to the last complete event; for other
+// tools, dropping a partial last line and appending "]}" makes it a valid JSON document
+// (every event line starts with its separator).
 //
 // Timestamps are written in microseconds with three decimals (exact nanoseconds) relative
 // to baseTimeNanoseconds, as current Kineto writes them.

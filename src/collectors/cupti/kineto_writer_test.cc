@@ -129,11 +129,19 @@ TEST(KinetoWriterTest, UnfinishedTraceIsAReadablePrefixAndClosesWithTwoCharacter
   EXPECT_EQ(p.kernels.size(), 100u);
   EXPECT_EQ(p.import_counters.at("kineto_trace_cut"), 1);
   EXPECT_EQ(p.import_counters.count("kineto_cut_partial_event_bytes"), 0u);
-  std::string text = testing::ReadFileOrDie(path) + "]}";
+  std::string text = testing::ReadFileOrDie(path);
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
-  ASSERT_EQ(parser.parse(text).get(doc), simdjson::SUCCESS);
+  ASSERT_EQ(parser.parse(text + "]}").get(doc), simdjson::SUCCESS);
   EXPECT_EQ(doc["traceEvents"].get_array().size(), 200u);  // each kernel with its flow event
+  // Cut anywhere in the events: without its partial last line, plus "]}", it is JSON.
+  const size_t events_start = text.find("\"traceEvents\": [") + 16;
+  for (size_t cut = events_start; cut < text.size(); cut += 97) {
+    std::string prefix = text.substr(0, cut);
+    size_t last_newline = prefix.rfind('\n');
+    if (last_newline >= events_start) prefix.resize(last_newline);
+    ASSERT_EQ(parser.parse(prefix + "]}").error(), simdjson::SUCCESS) << cut;
+  }
 }
 
 TEST(KinetoWriterTest, UnwritableFileIsAnErrorNamingIt) {
