@@ -53,7 +53,9 @@ std::string CuptiFunctions::ErrorText(CUptiResult result) const {
 
 bool LoadCupti(const LocatorEnvironment& env, LoadedCupti* loaded, std::string* error) {
   std::vector<CuptiCandidate> candidates;
-  if (std::string in_process = LoadedCuptiPath(); !in_process.empty() && env.getenv("KRAKEN_CUPTI_LIBRARY") == nullptr)
+  const char* named = env.getenv("KRAKEN_CUPTI_LIBRARY");
+  const bool explicit_library = named != nullptr && *named != '\0';
+  if (std::string in_process = LoadedCuptiPath(); !in_process.empty() && !explicit_library)
     candidates.push_back({in_process, "already loaded by the application"});
   for (CuptiCandidate& c : CuptiCandidates(env)) candidates.push_back(std::move(c));
   std::string tried;
@@ -81,7 +83,7 @@ bool LoadCupti(const LocatorEnvironment& env, LoadedCupti* loaded, std::string* 
     if (functions.GetVersion(&loaded->version) != CUPTI_SUCCESS) loaded->version = 0;
     return true;
   }
-  if (const char* named = env.getenv("KRAKEN_CUPTI_LIBRARY"); named != nullptr && *named != '\0') {
+  if (explicit_library) {
     *error = "KRAKEN_CUPTI_LIBRARY=" + std::string(named) + " could not be loaded (" + tried + ")";
   } else {
     *error = "libcupti was not found (looked in $CUDA_HOME, $CUDA_PATH, /usr/local/cuda, the nvidia/cuda_cupti "
