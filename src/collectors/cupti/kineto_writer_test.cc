@@ -1,10 +1,10 @@
-// The incremental Kineto writer: exact number formatting, JSON strings any reader accepts,
-// and files that kraken's kineto importer reads back whole, or up to the last complete
-// event when the writer was stopped before its end.
+// The incremental Kineto writer: exact number formatting, and files that kraken's kineto
+// importer reads back whole, or up to the last complete event when the writer was stopped
+// before its end. (Strict JSON validity is checked in kineto_writer_json_test.cc, a binary
+// without the importers.)
 #include "collectors/cupti/kineto_writer.h"
 
 #include <gtest/gtest.h>
-#include <simdjson.h>
 
 #include "base/testing/test_data.h"
 #include "importers/kineto/kineto_event_parser.h"
@@ -54,18 +54,6 @@ TEST(KinetoWriterTest, MicrosecondsKeepEveryNanosecond) {
   EXPECT_EQ(out, "1234.567");
 }
 
-TEST(KinetoWriterTest, StringsAreValidJsonForStrictReaders) {
-  std::string text = "a\"b\\c\n\x01 \xc3\xa9 \xff end";  // quote, backslash, controls, é, a stray byte
-  std::string json = JsonString(text);
-  EXPECT_EQ(json, "\"a\\\"b\\\\c\\u000a\\u0001 \xc3\xa9 ? end\"");
-  simdjson::dom::parser parser;
-  std::string_view parsed;
-  ASSERT_EQ(parser.parse(json).get_string().get(parsed), simdjson::SUCCESS);
-  EXPECT_EQ(parsed, "a\"b\\c\n\x01 \xc3\xa9 ? end");
-  EXPECT_EQ(JsonNumber(0.25), "0.25");
-  EXPECT_EQ(JsonNumber(1.0 / 0.0), "null");
-}
-
 TEST(KinetoWriterTest, FinishedTraceImportsWithEveryField) {
   std::string path = testing::MakeTempDir("kineto_writer") + "/trace.json";
   std::string error;
@@ -110,12 +98,9 @@ TEST(KinetoWriterTest, FinishedTraceImportsWithEveryField) {
   EXPECT_EQ(p.import_counters.count("kineto_trace_cut"), 0u);
   ASSERT_EQ(p.devices.size(), 1u);
   EXPECT_EQ(p.devices[0].sm_count, 132);
-  // A strict JSON reader accepts the whole file.
-  simdjson::dom::parser parser;
-  EXPECT_EQ(parser.load(path).error(), simdjson::SUCCESS);
 }
 
-TEST(KinetoWriterTest, UnfinishedTraceIsAReadablePrefixAndClosesWithTwoCharacters) {
+TEST(KinetoWriterTest, UnfinishedTraceIsAReadablePrefix) {
   std::string path = testing::MakeTempDir("kineto_writer_cut") + "/trace.json";
   std::string error;
   {
@@ -129,19 +114,6 @@ TEST(KinetoWriterTest, UnfinishedTraceIsAReadablePrefixAndClosesWithTwoCharacter
   EXPECT_EQ(p.kernels.size(), 100u);
   EXPECT_EQ(p.import_counters.at("kineto_trace_cut"), 1);
   EXPECT_EQ(p.import_counters.count("kineto_cut_partial_event_bytes"), 0u);
-  std::string text = testing::ReadFileOrDie(path);
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  ASSERT_EQ(parser.parse(text + "]}").get(doc), simdjson::SUCCESS);
-  EXPECT_EQ(doc["traceEvents"].get_array().size(), 200u);  // each kernel with its flow event
-  // Cut anywhere in the events: without its partial last line, plus "]}", it is JSON.
-  const size_t events_start = text.find("\"traceEvents\": [") + 16;
-  for (size_t cut = events_start; cut < text.size(); cut += 97) {
-    std::string prefix = text.substr(0, cut);
-    size_t last_newline = prefix.rfind('\n');
-    if (last_newline >= events_start) prefix.resize(last_newline);
-    ASSERT_EQ(parser.parse(prefix + "]}").error(), simdjson::SUCCESS) << cut;
-  }
 }
 
 TEST(KinetoWriterTest, UnwritableFileIsAnErrorNamingIt) {
