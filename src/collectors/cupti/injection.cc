@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -79,11 +80,12 @@ void Start() {
   g_owner_pid = getpid();
   g_signal_wait_ms = config.signal_wait_ms;
   std::string error;
-  TraceSession* session = StartSession(g_cupti, config, &error).release();
-  if (session == nullptr) {
+  std::unique_ptr<TraceSession> owned = StartSession(g_cupti, config, &error);
+  if (owned == nullptr) {
     Say("no kernel trace: " + error);
     return;
   }
+  TraceSession* session = owned.get();
   g_session.store(session);
   const CuptiFunctions& f = g_cupti.functions;
   if (CUptiResult r = f.RegisterCallbacks(OnBufferRequested, OnBufferCompleted); r != CUPTI_SUCCESS) {
@@ -92,12 +94,14 @@ void Start() {
     error = EnableActivities(g_cupti, config);
   }
   if (!error.empty()) {
+    // Nothing was enabled, so CUPTI hands no buffer to this session any more.
     g_session.store(nullptr);
     session->SetError(error);
     session->Finish();
     Say("no kernel trace: " + error + " (" + session->output_path() + " records why)");
     return;
   }
+  owned.release();  // lives as long as the process (see g_session)
   std::atexit(AtExit);
   InstallSignalChain(OnSignal);
   pthread_atfork(nullptr, nullptr, [] { g_owner_pid = -1; });

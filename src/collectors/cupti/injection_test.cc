@@ -219,7 +219,7 @@ TEST(InjectionTest, KillNineOfATracedProcessLeavesAReadablePrefix) {
   auto imported = ImportFile(BuiltinImporters(), trace);
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   const Profile& p = (*imported)[0];
-  EXPECT_GE(p.kernels.size(), 2000u);
+  EXPECT_GE(p.kernels.size(), 1000u);  // 1 MiB of trace holds ~1500 launches
   for (const Kernel& k : p.kernels) ASSERT_EQ(k.duration_ns, 1000);
   EXPECT_EQ(p.import_counters.at("kineto_trace_cut"), 1);
 }
@@ -236,7 +236,7 @@ TEST(InjectionTest, SigtermClosesTheTraceAndTheProcessStillDiesOfIt) {
   const Profile& p = (*imported)[0];
   EXPECT_EQ(p.import_counters.count("kineto_trace_cut"), 0u);
   EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_kernels"), std::to_string(p.kernels.size()));
-  EXPECT_GE(p.kernels.size(), 2000u);
+  EXPECT_GE(p.kernels.size(), 1000u);  // 1 MiB of trace holds ~1500 launches
 }
 
 }  // namespace
