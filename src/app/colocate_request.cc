@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "analysis/colocate/colocate.h"
 #include "analysis/colocate/placement.h"
 #include "model/device_catalog.h"
 #include "report/colocation_output.h"
@@ -73,8 +72,8 @@ Result<ProfileDemands> DemandsOfProfiles(const LoadedProfiles& loaded, const Dev
   return out;
 }
 
-Result<std::string> RenderColocate(const ProfileDemands& loaded, const ColocateSettings& settings,
-                                   const ColocateSetup& setup, bool json) {
+Result<ColocationInputs> PrepareColocation(const ProfileDemands& loaded, const ColocateSettings& settings,
+                                           const ColocateSetup& setup) {
   const std::vector<WorkloadDemand>& demands = loaded.demands;
   if (settings.optimize && demands.empty()) return InvalidInput("--optimize: the inputs give no workload");
   if (!settings.optimize && demands.size() < 2) return TooFewWorkloads(loaded);
@@ -82,30 +81,34 @@ Result<std::string> RenderColocate(const ProfileDemands& loaded, const ColocateS
   KRAKEN_RETURN_IF_ERROR(ApplyNamedValues(settings.qos, "--qos", demands, &qos));
   KRAKEN_RETURN_IF_ERROR(ApplyNamedValues(settings.rates, "--rate", demands, &rates));
 
-  ColocateOptions options;
-  options.params.timeslice_s = settings.timeslice_ms / 1e3;
-  options.modes = setup.modes;
-  options.model = settings.model;
-  options.device = setup.device;
+  ColocationInputs inputs;
+  inputs.options.params.timeslice_s = settings.timeslice_ms / 1e3;
+  inputs.options.modes = setup.modes;
+  inputs.options.model = settings.model;
+  inputs.options.device = setup.device;
   if (!settings.sm_split.empty()) {
-    KRAKEN_ASSIGN_OR_RETURN(options.sm_split, ParseSmSplit(settings.sm_split, demands.size()));
+    KRAKEN_ASSIGN_OR_RETURN(inputs.options.sm_split, ParseSmSplit(settings.sm_split, demands.size()));
   }
-  std::vector<ColocationWorkload> workloads;
   for (size_t i = 0; i < demands.size(); ++i) {
     WorkloadSetup setup_of_workload;
     setup_of_workload.max_slowdown = qos[i];
     setup_of_workload.request_rate_per_s = rates[i];
-    workloads.push_back(BuildColocationWorkload(demands[i], setup_of_workload, options.params));
+    inputs.workloads.push_back(BuildColocationWorkload(demands[i], setup_of_workload, inputs.options.params));
   }
+  inputs.target = ResolveColocationDevice(inputs.workloads, setup.device, &inputs.device_notes);
+  return inputs;
+}
+
+Result<std::string> RenderColocate(const ProfileDemands& loaded, const ColocateSettings& settings,
+                                   const ColocateSetup& setup, bool json) {
+  KRAKEN_ASSIGN_OR_RETURN(ColocationInputs inputs, PrepareColocation(loaded, settings, setup));
   ColocationOutputOptions output;
   output.explain = settings.explain;
   output.notes = loaded.notes;
-  std::vector<std::string> device_notes;
-  const DeviceSpec* target = ResolveColocationDevice(workloads, setup.device, &device_notes);
-  if (target != nullptr) output.device = target->id + " (" + target->name + ")";
-
-  if (settings.optimize) return RenderPlacement(workloads, settings, options, output, target, json);
-  ColocationReport report = PredictColocation(workloads, options);
+  if (inputs.target != nullptr) output.device = inputs.target->id + " (" + inputs.target->name + ")";
+  if (settings.optimize)
+    return RenderPlacement(inputs.workloads, settings, inputs.options, output, inputs.target, json);
+  ColocationReport report = PredictColocation(inputs.workloads, inputs.options);
   return json ? RenderColocationJson(report, output) : RenderColocationText(report, output);
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/colocate/colocate.h"
 #include "analysis/colocate/profile_demands.h"
 #include "analysis/colocate/workload_inputs.h"
 #include "app/profile_inputs.h"
@@ -47,8 +48,20 @@ Result<ColocateSettings> InterferenceSettings(ColocateSettings settings);
 // origin names its input in messages. `device` as in ColocateSetup.
 Result<ProfileDemands> DemandsOfProfiles(const LoadedProfiles& loaded, const DeviceSpec* device);
 
-// The prediction (or with settings.optimize the placement) rendered; fails with the
-// CLI's messages when there are too few workloads or a NAME=VALUE names none of them.
+// The co-location workloads of the demands with the settings applied: QoS limits,
+// request rates, the MPS split, the model's options and the device the prediction is for.
+struct ColocationInputs {
+  std::vector<ColocationWorkload> workloads;
+  ColocateOptions options;
+  const DeviceSpec* target = nullptr;     // null when no device is known
+  std::vector<std::string> device_notes;  // why `target` was chosen
+};
+// Fails with the CLI's messages when there are too few workloads (two, or one for
+// optimize) or a NAME=VALUE names none of them.
+Result<ColocationInputs> PrepareColocation(const ProfileDemands& demands, const ColocateSettings& settings,
+                                           const ColocateSetup& setup);
+
+// The prediction (or with settings.optimize the placement) rendered.
 Result<std::string> RenderColocate(const ProfileDemands& demands, const ColocateSettings& settings,
                                    const ColocateSetup& setup, bool json);
 

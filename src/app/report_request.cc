@@ -38,13 +38,18 @@ std::string RenderDisaggForReport(const std::vector<Profile>& profiles, double p
 
 }  // namespace
 
+Status CheckReportSettings(const ReportSettings& settings) {
+  if (!(settings.gpu_hour_cost_usd >= 0)) return InvalidInput("--gpu-hour-cost must be >= 0 (US$ per GPU-hour)");
+  return MakeCharacterizeOptions(settings.analyze).status();
+}
+
 std::string DefaultReportTitle(const std::vector<std::string>& inputs) {
   return inputs.empty() ? "" : std::filesystem::path(inputs.front()).filename().string();
 }
 
 Result<std::string> RenderReportData(const std::vector<Profile>& profiles, const ReportSettings& settings) {
   if (profiles.empty()) return InvalidInput("the inputs hold no profile to report on");
-  if (!(settings.gpu_hour_cost_usd >= 0)) return InvalidInput("--gpu-hour-cost must be >= 0 (US$ per GPU-hour)");
+  KRAKEN_RETURN_IF_ERROR(CheckReportSettings(settings));
   KRAKEN_ASSIGN_OR_RETURN(CharacterizeOptions options, MakeCharacterizeOptions(settings.analyze));
 
   JsonWriter head(false);

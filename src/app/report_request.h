@@ -25,6 +25,10 @@ struct ReportSettings {
   std::vector<std::string> inputs;  // the arguments, for the record
 };
 
+// The settings checked (messages name the CLI flags), so that a typo fails before the
+// inputs are read.
+Status CheckReportSettings(const ReportSettings& settings);
+
 // The first input's file name: the title when none is given.
 std::string DefaultReportTitle(const std::vector<std::string>& inputs);
 

@@ -78,8 +78,7 @@ Outcome Report(const char* const* inputs, size_t count, const char* options_json
   KRAKEN_CAPI_OPTIONS_OK(reader);
   settings.inputs = arguments;
   if (settings.title.empty()) settings.title = DefaultReportTitle(arguments);
-  if (!(settings.gpu_hour_cost_usd >= 0)) return InvalidInput("--gpu-hour-cost must be >= 0 (US$ per GPU-hour)");
-  KRAKEN_RETURN_IF_ERROR(MakeCharacterizeOptions(settings.analyze).status());
+  KRAKEN_RETURN_IF_ERROR(CheckReportSettings(settings));
   std::vector<Profile> profiles;
   KRAKEN_RETURN_IF_ERROR(LoadProfileInputs(arguments, input_options, &profiles));
   return RenderReport(profiles, settings, data_only);

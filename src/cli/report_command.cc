@@ -28,8 +28,7 @@ int RunReport(const ReportArgs& args) {
   settings.inputs = args.inputs;
   settings.title = args.title.empty() ? DefaultReportTitle(args.inputs) : args.title;
   // Flags are checked before the (slow) import so a typo fails at once.
-  if (!(args.gpu_hour_cost >= 0)) return ReportError(InvalidInput("--gpu-hour-cost must be >= 0 (US$ per GPU-hour)"));
-  if (auto options = MakeCharacterizeOptions(settings.analyze); !options.ok()) return ReportError(options.status());
+  if (Status checked = CheckReportSettings(settings); !checked.ok()) return ReportError(checked);
 
   std::vector<Profile> profiles;
   if (Status loaded = LoadProfileInputs(args.inputs, CliInputOptions(args.format, args.db), &profiles); !loaded.ok())
