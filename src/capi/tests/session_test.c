@@ -66,7 +66,7 @@ static void SessionFiguresAreThoseOfKrakenProfile(void) {
       "\"out\":\"%s/run.json\",\"name\":\"bert-training\"}",
       KRAKEN_NVML_REPLAY_LIBRARY, dir, dir);
   kraken_session* session = Start(options);
-  SleepMs(900); /* 10 passes of 50 ms, then the pass limit holds sampling */
+  SleepMs(2000); /* 10 passes of 50 ms (0.5 s, more on a loaded machine), then the pass limit holds */
   char* run = NULL;
   KT_CHECK_STATUS(kraken_session_stop(session, &run), KRAKEN_OK);
   KT_CHECK_CONTAINS(run, "\"stop_reason\": \"the pass limit was reached\"");
@@ -170,9 +170,9 @@ static void APidSetIsFollowedUntilItEnds(void) {
   char* options = kt_format("{\"nvml_library\":\"%s\",\"interval\":\"20ms\",\"pids\":[%ld],\"store\":false}",
                             KRAKEN_NVML_REPLAY_LIBRARY, (long)child);
   kraken_session* session = Start(options);
-  SleepMs(300); /* frames 5-9 come around: the child owns 11345's memory */
+  SleepMs(1000); /* frames 5-9 come around (at 20 ms a pass): the child owns 11345's memory */
   StopSleeper(child);
-  SleepMs(200); /* the sampling thread notices */
+  SleepMs(500); /* the sampling thread notices within a poll slice */
   char* run = NULL;
   KT_CHECK_STATUS(kraken_session_stop(session, &run), KRAKEN_OK);
   KT_CHECK_CONTAINS(run, "\"stop_reason\": \"the profiled process tree ended\"");
