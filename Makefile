@@ -6,12 +6,14 @@ BUILD_ASAN ?= build-asan
 BUILD_FUZZ ?= build-fuzz
 FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
+PREFIX     ?= /usr/local
 # The sanitizer build: -O1 compiles much faster than -O2 and -g1 keeps the line tables the
 # sanitizers' stack traces need.
 ASAN_OPT_FLAGS ?= -O1 -g1 -DNDEBUG
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-asan demo test check check-tests check-deps test-asan test-asan-tests bench fuzz clean
+.PHONY: all deps build build-asan demo test check check-tests check-deps test-asan test-asan-tests bench fuzz \
+  install clean
 
 all: build
 
@@ -51,6 +53,11 @@ test-asan: build-asan test-asan-tests
 test-asan-tests: build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS)
+
+# bin/kraken, lib/libkraken.so* and include/kraken/kraken.h under PREFIX; the Python
+# package adds its own install() rules in python/CMakeLists.txt (root CMakeLists.txt).
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 demo: build
 	@scripts/demo.sh $(BUILD)

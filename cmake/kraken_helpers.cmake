@@ -10,6 +10,10 @@ if(KRAKEN_PCH AND KRAKEN_BUILD_TESTS)
   target_link_libraries(kraken_test_pch PRIVATE GTest::gtest GTest::gmock)
   target_precompile_headers(kraken_test_pch PRIVATE <gtest/gtest.h> <gmock/gmock.h>)
   target_compile_options(kraken_test_pch PRIVATE -O1)
+  # A precompiled header is used only with the flags it was made with: the test executables
+  # that reuse it compile without -fPIC/-fPIE (the compiler's default), so it does too,
+  # whatever CMAKE_POSITION_INDEPENDENT_CODE says for the libraries (libkraken.so).
+  set_target_properties(kraken_test_pch PROPERTIES POSITION_INDEPENDENT_CODE OFF)
 endif()
 
 # kraken_test_target(target): how every test executable compiles. At -O1: the code under
@@ -17,6 +21,7 @@ endif()
 # and -O3 costs up to twice the compile time on gtest's expanded macros.
 function(kraken_test_target target)
   target_compile_options(${target} PRIVATE -O1)
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE OFF)
   if(KRAKEN_PCH)
     target_precompile_headers(${target} REUSE_FROM kraken_test_pch)
   endif()
