@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Union
 
 from . import _native
-from ._inputs import InputLike, input_strings, inputs_and_db, path_option
+from ._inputs import InputLike, inputs_and_db, path_option
 from ._results import build, build_list, build_optional, raw_field
 
 

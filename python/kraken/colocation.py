@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _native
-from ._inputs import InputLike, input_strings, path_option
+from ._inputs import InputLike, input_strings, inputs_and_db
 from ._results import build, build_optional, raw_field
 
 #: The sharing modes kraken predicts.
@@ -160,13 +160,14 @@ class InterferencePredictor:
         two = input_strings(secondary, "secondary")
         if len(one) != 1 or len(two) != 1:
             raise ValueError("primary and secondary take one input each")
+        _, db = inputs_and_db([primary, secondary], self.db, "primary/secondary")
         rate_option = None
         if rates:
             _check_names("rates key", list(rates), ("primary", "secondary"))
             # Workloads are named by position ("1", "2") as --rate accepts.
             rate_option = {("1" if key == "primary" else "2"): float(value) for key, value in rates.items()}
         options = {"mode": mode, "sm_split": sm_split, "device": self.device, "timeslice_ms": self.timeslice_ms,
-                   "rate": rate_option, "explain": explain or None, "db": path_option(self.db)}
+                   "rate": rate_option, "explain": explain or None, "db": db}
         doc = _native.load_json(_native.library().call_pair("kraken_predict_interference", one[0], two[0], options))
         modes = [_mode(m) for m in doc.get("modes") or []]
         if len(modes) != 1:
@@ -240,6 +241,7 @@ class ColocationOptimizer:
         self.timeslice_ms = timeslice_ms
         self.db = db
         self._workloads: List[Tuple[str, str]] = []
+        self._objects: List[Any] = []  # what was added, for the store of stored profiles
 
     @property
     def workloads(self) -> List[Tuple[str, str]]:
@@ -255,6 +257,7 @@ class ColocationOptimizer:
         if any(existing == name for existing, _ in self._workloads):
             raise ValueError(f"workload {name!r} is added already")
         self._workloads.append((name, inputs[0]))
+        self._objects.append(profile)
         return self
 
     def optimize(self, constraints: Optional[Mapping[str, float]] = None, gpus: int = 1) -> Placement:
@@ -293,11 +296,10 @@ class ColocationOptimizer:
         memory = constraints.get("max_memory_gb")
         if memory is not None and not memory > 0:
             raise ValueError(f"max_memory_gb must be > 0, got {memory}")
+        inputs, db = inputs_and_db(self._objects, self.db, "workloads")
         options = {"gpus": int(gpus), "gpu_memory": None if memory is None else _fraction_text(memory) + "GB",
                    "max_slowdown": min(limits) if limits else None, "max_per_gpu": self.max_per_gpu,
-                   "mode": self.mode, "device": self.device, "timeslice_ms": self.timeslice_ms,
-                   "db": path_option(self.db)}
-        inputs = [path for _, path in self._workloads]
+                   "mode": self.mode, "device": self.device, "timeslice_ms": self.timeslice_ms, "db": db}
         doc = _native.load_json(_native.library().call_inputs("kraken_colocate_optimize", inputs, options))
         return self._placement(doc)
 

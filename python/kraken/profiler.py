@@ -147,16 +147,20 @@ class WorkloadProfiler:
         """Ends the current step and begins the next (steps are stored as step
         annotations; with torch.profiler recording, also ``profiler.step()``). Cheap: one
         C call, no Python work on the sampling side."""
-        handle = self._require_running("step")
-        _native.library().session_step(handle)
-        if self._recorder is not None:
-            self._recorder.step()
+        # Under the lock: stop() frees the session, which must not race with a step
+        # from another thread (include/kraken/kraken.h).
+        with self._lock:
+            handle = self._require_running("step")
+            _native.library().session_step(handle)
+            if self._recorder is not None:
+                self._recorder.step()
 
     def mark(self, name: str) -> None:
         """Begins a phase named `name` now; the phase before it ends now (phases are
         stored as profiler ranges)."""
-        handle = self._require_running("mark")
-        _native.library().session_mark(handle, name)
+        with self._lock:
+            handle = self._require_running("mark")
+            _native.library().session_mark(handle, name)
 
     def stop(self) -> ProfileSummary:
         """Stops sampling, saves the run and returns its summary (``kraken profile --json``).
@@ -168,16 +172,16 @@ class WorkloadProfiler:
             handle = self._require_running("stop")
             self._handle = None
             recorder, self._recorder = self._recorder, None
+            self._recorder_name = None
             try:
                 text = _native.library().session_stop(handle)
             finally:
                 _native.library().session_free(handle)
-            # Exported after sampling stopped, so writing the trace is not profiled.
-            if recorder is not None and self._workspace is not None:
-                self._traces = recorder.stop(self._workspace.path)
-                self._recorder_name = recorder.name if self._traces else None
-            else:
-                self._recorder_name = None
+                # After sampling stopped, so writing the trace is not profiled; also when
+                # saving failed, so that no recorder is left running.
+                if recorder is not None and self._workspace is not None:
+                    self._traces = recorder.stop(self._workspace.path)
+                    self._recorder_name = recorder.name if self._traces else None
             self._summary = summary_from_document(_native.load_json(text))
             return self._summary
 

@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict
 
 import pytest
 
@@ -97,4 +97,4 @@ def python_env(**extra: str) -> Dict[str, str]:
 
 PYTHON = sys.executable
 
-__all__ = ["data", "data_dir", "run_kraken", "kraken_json", "python_env", "PYTHON", "List"]
+__all__ = ["data", "data_dir", "run_kraken", "kraken_json", "python_env", "PYTHON"]
