@@ -6,9 +6,10 @@ BUILD_ASAN ?= build-asan
 BUILD_FUZZ ?= build-fuzz
 FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
+PREFIX     ?= /usr/local
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-asan demo test check test-asan bench fuzz clean
+.PHONY: all deps build build-asan demo test check test-asan bench fuzz install clean
 
 all: build
 
@@ -37,6 +38,11 @@ check: build
 test-asan: build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS)
+
+# bin/kraken, lib/libkraken.so* and include/kraken/kraken.h under PREFIX; the Python
+# package adds its own install() rules in python/CMakeLists.txt (root CMakeLists.txt).
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 demo: build
 	@scripts/demo.sh $(BUILD)

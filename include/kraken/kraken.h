@@ -46,11 +46,12 @@ typedef enum kraken_status {
   KRAKEN_ERROR_INVALID_INPUT = 1,
   /* A file, stored profile id, device or series that does not exist. */
   KRAKEN_ERROR_NOT_FOUND = 2,
-  /* The operating system refused a read or write. */
+  /* The operating system refused a read or write, or a server could not be reached
+   * (a Prometheus URL). */
   KRAKEN_ERROR_IO = 3,
   /* Well-formed but not handled (yet): e.g. kernel capture in a session. */
   KRAKEN_ERROR_UNSUPPORTED = 4,
-  /* A service did not answer or refused the connection (Prometheus). */
+  /* A local service did not answer in time. */
   KRAKEN_ERROR_UNAVAILABLE = 5,
   /* A bug in kraken, or memory exhausted. */
   KRAKEN_ERROR_INTERNAL = 6,
@@ -140,6 +141,7 @@ KRAKEN_API kraken_status kraken_export_profile(const char* id, const char* optio
  *   pids          list of process ids whose trees are followed (default: this process
  *                 and its descendants)
  *   interval      time between passes, "100ms" (default), "1s"
+ *   samples       stop sampling after this many passes (default 0: when stopped)
  *   nvml_library  NVML library to load (default: $KRAKEN_NVML_LIBRARY, else
  *                 libnvidia-ml.so.1)
  *   name          what the stored profile's source says (default "pid N")
@@ -160,8 +162,8 @@ KRAKEN_API kraken_status kraken_session_step(kraken_session* session);
 /* Stops sampling, saves the profile and returns `kraken profile --json`'s document: the
  * run summary, with "stored": {"db", "profile_id", "file"}. Once only. */
 KRAKEN_API kraken_status kraken_session_stop(kraken_session* session, char** out);
-/* After stop: the whole profile in kraken's export JSON (`kraken export ID`), readable by
- * every analysis above when written to a file. */
+/* After stop: the whole profile in kraken's export JSON, as `kraken profile --out FILE`
+ * writes it (readable by every analysis above once written to a file). */
 KRAKEN_API kraken_status kraken_session_profile(kraken_session* session, char** out);
 /* Stops the session if it still runs (nothing saved) and frees it. NULL is ignored. */
 KRAKEN_API void kraken_session_free(kraken_session* session);

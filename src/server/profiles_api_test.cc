@@ -12,7 +12,7 @@
 #include "base/text.h"
 #include "importers/builtin_importers.h"
 #include "importers/registry.h"
-#include "report/analyze_request.h"
+#include "app/analyze_request.h"
 #include "report/disagg_output.h"
 #include "server/test_server.h"
 #include "store/store.h"

@@ -1,4 +1,4 @@
-#include "report/analyze_request.h"
+#include "app/analyze_request.h"
 
 #include "analysis/aggregate.h"
 #include "base/text.h"

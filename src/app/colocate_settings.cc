@@ -1,26 +1,14 @@
-#include "cli/colocate_inputs.h"
+// The NAME=VALUE, size, split and mode parsers of the colocate request.
+#include "app/colocate_request.h"
 
 #include <cctype>
 #include <cmath>
 #include <map>
 
 #include "analysis/colocate/join.h"
-#include "analysis/colocate/profile_demands.h"
 #include "base/text.h"
-#include "importers/registry.h"
 
-namespace kraken::cli {
-
-Result<LoadedWorkloads> LoadDemands(const std::vector<std::string>& files, const DeviceSpec* device) {
-  ProfileDemands out;
-  for (const std::string& file : files) {
-    auto result = ImportFile(BuiltinImporters(), file);
-    if (!result.ok()) return result.status();
-    for (const Profile& p : *result) KRAKEN_RETURN_IF_ERROR(AppendProfileDemands(p, file, device, &out));
-  }
-  FinishProfileDemands(&out);
-  return LoadedWorkloads{std::move(out.demands), std::move(out.notes)};
-}
+namespace kraken {
 
 Status ApplyNamedValues(const std::vector<std::string>& flags, const std::string& flag_name,
                         const std::vector<WorkloadDemand>& demands, std::vector<double>* values) {
@@ -69,6 +57,14 @@ Result<double> ParseByteSize(const std::string& text) {
   return *number * it->second;
 }
 
+Result<std::vector<SharingMode>> ParseSharingModes(const std::string& mode) {
+  if (mode == "all") return std::vector<SharingMode>{SharingMode::kTimeSlice, SharingMode::kMps, SharingMode::kMig};
+  if (mode == "timeslice") return std::vector<SharingMode>{SharingMode::kTimeSlice};
+  if (mode == "mps") return std::vector<SharingMode>{SharingMode::kMps};
+  if (mode == "mig") return std::vector<SharingMode>{SharingMode::kMig};
+  return InvalidInput("--mode must be timeslice, mps, mig or all, got '" + mode + "'");
+}
+
 Result<std::vector<double>> ParseSmSplit(const std::string& text, size_t workloads) {
   std::vector<double> shares;
   for (std::string_view part : Split(text, ',')) {
@@ -83,4 +79,4 @@ Result<std::vector<double>> ParseSmSplit(const std::string& text, size_t workloa
   return shares;
 }
 
-}  // namespace kraken::cli
+}  // namespace kraken

@@ -1,4 +1,4 @@
-#include "report/pack_request.h"
+#include "app/pack_request.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,6 +9,7 @@
 #include "analysis/pack/sweep.h"
 #include "analysis/pack/workload.h"
 #include "base/text.h"
+#include "importers/openb/openb_loader.h"
 #include "report/pack_output.h"
 
 namespace kraken {
@@ -104,6 +105,13 @@ Result<PackPlan> MakePackPlan(const PackSettings& settings) {
     return InvalidInput("--tune must be in (0, " + std::to_string(static_cast<int>(kMaxTune)) + "]");
   if (settings.threads > kMaxThreads) return InvalidInput("--threads must be at most " + std::to_string(kMaxThreads));
   return plan;
+}
+
+Result<LoadedPackCluster> LoadPackCluster(const std::string& nodes_path, const std::string& pods_path) {
+  KRAKEN_ASSIGN_OR_RETURN(OpenbNodeList nodes, LoadOpenbNodes(nodes_path));
+  KRAKEN_ASSIGN_OR_RETURN(OpenbPodList pods, LoadOpenbPods(pods_path));
+  return LoadedPackCluster{PackCluster{std::move(nodes.nodes), std::move(pods.pods), nodes_path, pods_path},
+                           std::move(nodes.counters), std::move(pods.counters)};
 }
 
 Result<std::string> RenderPack(PackCluster cluster, const PackSettings& settings, const PackPlan& plan, bool json) {

@@ -1,9 +1,10 @@
-// What `kraken pack` and the server's POST /api/v1/pack share: the settings a request may
+// What `kraken pack`, the server's POST /api/v1/pack and the C API's kraken_pack share: the settings a request may
 // give, their validation, and the one path from node and pod lists to the text or JSON
 // document, so that the CLI and the server write the same bytes for the same cluster.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,15 @@ struct PackCluster {
   std::string nodes_name;
   std::string pods_name;
 };
+
+// Reads both openb lists; `node_counters` and `pod_counters` receive the rows the loader
+// skipped or repaired (the CLI prints them on standard error).
+struct LoadedPackCluster {
+  PackCluster cluster;
+  std::map<std::string, int64_t> node_counters;
+  std::map<std::string, int64_t> pod_counters;
+};
+Result<LoadedPackCluster> LoadPackCluster(const std::string& nodes_path, const std::string& pods_path);
 
 // Runs the sweep (or the explanation when settings.explain or explain_pods) and renders it.
 Result<std::string> RenderPack(PackCluster cluster, const PackSettings& settings, const PackPlan& plan, bool json);
