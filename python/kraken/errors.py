@@ -29,8 +29,9 @@ class InvalidInputError(KrakenError, ValueError):
     """An input or option value is unusable: a malformed file, a negative price."""
 
 
-class NotFoundError(KrakenError, LookupError):
-    """A file, stored profile id, device or series that does not exist."""
+class NotFoundError(KrakenError, FileNotFoundError):
+    """A file, stored profile id, device or series that does not exist (a
+    FileNotFoundError too, so that `except FileNotFoundError` catches a missing trace)."""
 
 
 class KrakenIOError(KrakenError, OSError):

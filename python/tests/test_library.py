@@ -55,7 +55,7 @@ def test_errors_carry_the_library_message_and_class_by_status(tmp_path: Path) ->
     with pytest.raises(kraken.NotFoundError) as missing:
         kraken.analyze(str(tmp_path / "absent.json"))
     assert str(missing.value) == f"{tmp_path / 'absent.json'}: no such file"
-    assert missing.value.code == 2
+    assert missing.value.code == 2 and isinstance(missing.value, FileNotFoundError)
     cli = run_kraken("analyze", str(tmp_path / "absent.json"), check=False)
     assert cli.stderr.strip() == f"kraken: error: {missing.value}"
 
