@@ -28,13 +28,20 @@ VALID_METRICS = tuple(METRIC_SERIES) + ("kernel_timeline",)
 DEFAULT_METRICS = tuple(METRIC_SERIES)
 
 
+def _remove_folder(path: str, owner_pid: int) -> None:
+    # A forked child (a DataLoader worker) inherits the finalizer: only the process that
+    # made the folder removes it.
+    if os.getpid() == owner_pid:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 class _Workspace:
     """A private temporary folder for the run's files, removed when the last object that
     holds it (the profiler, its reports) is gone."""
 
     def __init__(self) -> None:
         self.path = Path(tempfile.mkdtemp(prefix="kraken-profile-"))
-        self._finalizer = weakref.finalize(self, shutil.rmtree, str(self.path), True)
+        self._finalizer = weakref.finalize(self, _remove_folder, str(self.path), os.getpid())
 
 
 def _interval_text(milliseconds: float) -> str:
@@ -104,6 +111,7 @@ class WorkloadProfiler:
         self._interval = _interval_text(sampling_interval)
         self._lock = threading.Lock()
         self._handle: Any = None
+        self._owner_pid = 0  # the process that started the session
         self._workspace: Optional[_Workspace] = None
         self._recorder: Optional[KernelRecorder] = None
         self._summary: Optional[ProfileSummary] = None
@@ -134,6 +142,7 @@ class WorkloadProfiler:
                        "db": self.db, "out": profile_path, "pids": self.pids, "samples": self.max_samples,
                        "nvml_library": self.nvml_library}
             self._handle = _native.library().session_start(options)
+            self._owner_pid = os.getpid()
             self._workspace = workspace
             self._profile_path = profile_path
             self._summary = None
@@ -197,7 +206,9 @@ class WorkloadProfiler:
 
     def __del__(self) -> None:
         handle = getattr(self, "_handle", None)
-        if handle is not None:
+        # A forked child holds a copy of the handle without the sampling thread: only the
+        # process that started the session may free it (docs/c-api.md).
+        if handle is not None and getattr(self, "_owner_pid", 0) == os.getpid():
             try:
                 _native.library().session_free(handle)  # stops without saving
             except Exception:
@@ -208,6 +219,10 @@ class WorkloadProfiler:
         if handle is None:
             raise InvalidArgumentError(f"WorkloadProfiler.{call}(): profiler {self.workload_name!r} is not running "
                                        "(use it as `with profiler:` or call start() first)", 7)
+        if self._owner_pid != os.getpid():
+            raise InvalidArgumentError(f"WorkloadProfiler.{call}(): profiler {self.workload_name!r} was started by "
+                                       f"process {self._owner_pid}; this forked child cannot {call} it (children "
+                                       "are profiled as descendants of that process)", 7)
         return handle
 
     # ---- results ---------------------------------------------------------------------------

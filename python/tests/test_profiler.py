@@ -255,3 +255,33 @@ def test_under_the_cupti_tracer_its_trace_of_this_process_is_imported(replay, mo
     assert report.kernel_timeline == "cupti"
     assert report.inputs[1] == str(tmp_path / f"kernels_{os.getpid()}.json")
     assert report.analysis.kernels["count"] == 8772
+
+
+def test_a_forked_child_cannot_stop_the_session_nor_remove_its_files(replay) -> None:
+    import os
+    replay("h100.nvml", "")
+    profiler = kraken.WorkloadProfiler("forking", sampling_interval=20, store=False)
+    with profiler:
+        folder = profiler._workspace.path
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # a DataLoader-like worker
+            os.close(read)
+            try:
+                profiler.step()
+                message = "step() worked in the child"
+            except kraken.InvalidArgumentError as error:
+                message = str(error)
+            os.write(write, message.encode())
+            os.close(write)
+            # What a child that exits normally runs at exit (weakref.finalize's atexit).
+            profiler._workspace._finalizer()
+            os._exit(0)
+        os.close(write)
+        message = os.read(read, 4096).decode()
+        os.close(read)
+        os.waitpid(pid, 0)
+        assert f"was started by process {os.getpid()}; this forked child cannot step it" in message
+        assert folder.exists()
+        profiler.step()  # the session still runs in the parent
+    assert profiler.summary.passes >= 1
