@@ -7,9 +7,12 @@ BUILD_FUZZ ?= build-fuzz
 FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 PREFIX     ?= /usr/local
+# The sanitizer build: -O1 compiles much faster than -O2 and -g1 keeps the line tables the
+# sanitizers' stack traces need.
+ASAN_OPT_FLAGS ?= -O1 -g1 -DNDEBUG
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-asan demo test check test-asan bench fuzz install clean
+.PHONY: all deps build build-asan demo test check check-tests check-deps test-asan test-asan-tests bench fuzz install clean
 
 all: build
 
@@ -24,7 +27,7 @@ build: deps $(BUILD)/build.ninja
 
 $(BUILD_ASAN)/build.ninja: CMakeLists.txt | deps
 	cmake -S . -B $(BUILD_ASAN) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKRAKEN_SANITIZE=ON \
-	  -DKRAKEN_BUILD_BENCH=OFF $(CMAKE_ARGS)
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(ASAN_OPT_FLAGS)" -DKRAKEN_BUILD_BENCH=OFF $(CMAKE_ARGS)
 
 build-asan: deps $(BUILD_ASAN)/build.ninja
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
@@ -32,10 +35,21 @@ build-asan: deps $(BUILD_ASAN)/build.ninja
 # The whole suite, then the whole suite again under AddressSanitizer + UBSan.
 test: check test-asan
 
-check: build
+check: build check-deps check-tests
+
+check-tests: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-test-asan: build-asan
+# Every package the build used comes from scripts/install-deps.sh or a fresh machine (needs
+# the fresh machine's package list in ../shared; skipped, saying so, where it is missing).
+FRESH_LIST ?= ../shared/env/fresh-machine-apt-packages.txt
+check-deps: build
+	@if [ -f $(FRESH_LIST) ]; then scripts/check-deps.sh $(BUILD) --fresh-list $(FRESH_LIST); \
+	 else echo "kraken: check-deps skipped: no $(FRESH_LIST)"; fi
+
+test-asan: build-asan test-asan-tests
+
+test-asan-tests: build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS)
 
@@ -52,7 +66,7 @@ bench: build
 
 # Coverage-guided fuzzing of the importers with libFuzzer (clang), seeded with real files.
 fuzz: deps
-	@KRAKEN_DEPS_EXTRA="clang libclang-rt-14-dev" scripts/install-deps.sh
+	@scripts/install-deps.sh --with fuzz
 	cmake -S . -B $(BUILD_FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	  -DKRAKEN_FUZZ=ON -DKRAKEN_SANITIZE=ON -DKRAKEN_BUILD_TESTS=OFF -DKRAKEN_BUILD_BENCH=OFF $(CMAKE_ARGS)
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target kraken_importers_fuzzer kraken_nvml_capture_fuzzer

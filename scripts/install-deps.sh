@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages kraken needs to build and test, only those missing.
 # Idempotent: a second run installs nothing. Needs root (or sudo) when something is missing.
+#   scripts/install-deps.sh [--with GROUP]...   GROUP: fuzz (clang for `make fuzz`)
+#   scripts/install-deps.sh --print-packages    every package of every group, for
+#                                               scripts/check-deps.sh; installs nothing
 set -euo pipefail
 
 packages=(
@@ -27,12 +30,26 @@ packages=(
   # generated from src/k8s/pod_resources/kubelet_pod_resources.proto at build time.
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 )
+# Packages a make target needs only for itself.
+fuzz_packages=(clang libclang-rt-14-dev)
+
+with=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --print-packages) echo "${packages[*]} ${fuzz_packages[*]}"; exit 0 ;;
+    --with) with+=("$2"); shift 2 ;;
+    *) echo "kraken: error: install-deps.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+for group in "${with[@]}"; do
+  case "$group" in
+    fuzz) packages+=("${fuzz_packages[@]}") ;;
+    *) echo "kraken: error: install-deps.sh: unknown group $group (known: fuzz)" >&2; exit 2 ;;
+  esac
+done
 # The dashboard bundle needs npm; NodeSource's nodejs package ships its own npm (and
 # conflicts with Debian's), so Debian's npm is installed only when no npm is found.
 command -v npm >/dev/null || packages+=(npm)
-# Extra packages a make target needs only for itself (e.g. clang for `make fuzz`).
-read -r -a extra <<< "${KRAKEN_DEPS_EXTRA:-}"
-packages+=("${extra[@]}")
 
 missing=()
 for p in "${packages[@]}"; do
