@@ -6,6 +6,7 @@ taken without pods, except the A10G line of the DataDog fixture, whose own label
 """
 from __future__ import annotations
 
+import os
 import re
 import socket
 import subprocess
@@ -73,6 +74,12 @@ def build_history(data_dir: str, attributions: List[Attribution], end_s: int, sp
     return "\n".join(out) + "\n"
 
 
+def _plain_env() -> Dict[str, str]:
+    """The environment for promtool and prometheus: without a sanitizer runtime preloaded
+    for the interpreter (sanitizer builds), which is not theirs to load."""
+    return {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS")}
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -90,13 +97,14 @@ class PrometheusServer:
         data = work_dir / "data"
         with open(work_dir / "promtool.log", "w") as log:
             subprocess.run([PROMTOOL, "tsdb", "create-blocks-from", "openmetrics", "--max-block-duration=24h",
-                            str(history), str(data)], check=True, stdout=log, stderr=subprocess.STDOUT)
+                            str(history), str(data)], check=True, stdout=log, stderr=subprocess.STDOUT,
+                           env=_plain_env())
         self.port = _free_port()
         self.log = open(work_dir / "prometheus.log", "w")
         self.process: Optional[subprocess.Popen] = subprocess.Popen(
             [PROMETHEUS, f"--config.file={work_dir / 'prometheus.yml'}", f"--storage.tsdb.path={data}",
              f"--web.listen-address=127.0.0.1:{self.port}", "--storage.tsdb.retention.time=30d"],
-            stdout=self.log, stderr=subprocess.STDOUT, cwd=work_dir)
+            stdout=self.log, stderr=subprocess.STDOUT, cwd=work_dir, env=_plain_env())
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
