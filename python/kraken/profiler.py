@@ -141,15 +141,21 @@ class WorkloadProfiler:
             options = {"name": self.workload_name, "interval": self._interval, "store": self.store,
                        "db": self.db, "out": profile_path, "pids": self.pids, "samples": self.max_samples,
                        "nvml_library": self.nvml_library}
-            self._handle = _native.library().session_start(options)
+            handle = _native.library().session_start(options)
+            recorder = choose_recorder() if "kernel_timeline" in self.metrics else None
+            if recorder is not None:
+                try:
+                    recorder.start()
+                except BaseException:
+                    _native.library().session_free(handle)  # nothing half-started is left
+                    raise
+            self._handle = handle
+            self._recorder = recorder
             self._owner_pid = os.getpid()
             self._workspace = workspace
             self._profile_path = profile_path
             self._summary = None
             self._traces = []
-        self._recorder = choose_recorder() if "kernel_timeline" in self.metrics else None
-        if self._recorder is not None:
-            self._recorder.start()
         return self
 
     def step(self) -> None:

@@ -285,3 +285,28 @@ def test_a_forked_child_cannot_stop_the_session_nor_remove_its_files(replay) -> 
         assert folder.exists()
         profiler.step()  # the session still runs in the parent
     assert profiler.summary.passes >= 1
+
+
+def test_a_kernel_recorder_that_fails_to_start_leaves_nothing_running(replay, monkeypatch) -> None:
+    replay("h100.nvml", "")
+
+    class BrokenProfile:
+        def __init__(self, activities):
+            pass
+
+        def start(self):
+            raise RuntimeError("CUPTI_ERROR_NOT_INITIALIZED")
+
+    torch = types.SimpleNamespace(
+        profiler=types.SimpleNamespace(profile=BrokenProfile, ProfilerActivity=types.SimpleNamespace(CPU=1, CUDA=2)),
+        cuda=types.SimpleNamespace(is_available=lambda: True))
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    profiler = kraken.WorkloadProfiler("broken", sampling_interval=20, store=False, metrics=["kernel_timeline"])
+    with pytest.raises(RuntimeError, match="CUPTI_ERROR_NOT_INITIALIZED"):
+        profiler.start()
+    assert not profiler.running
+    monkeypatch.delitem(sys.modules, "torch")
+    with pytest.warns(kraken.KernelTimelineWarning):
+        with profiler:  # starts again cleanly
+            time.sleep(0.03)
+    assert profiler.summary.passes >= 1
