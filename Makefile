@@ -12,7 +12,8 @@ PREFIX     ?= /usr/local
 ASAN_OPT_FLAGS ?= -O1 -g1 -DNDEBUG
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-asan demo test check check-tests check-deps test-asan test-asan-tests bench fuzz install clean
+.PHONY: all deps build build-asan demo test check check-tests check-deps test-asan test-asan-tests bench fuzz \
+  install clean
 
 all: build
 

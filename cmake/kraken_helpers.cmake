@@ -10,9 +10,9 @@ if(KRAKEN_PCH AND KRAKEN_BUILD_TESTS)
   target_link_libraries(kraken_test_pch PRIVATE GTest::gtest GTest::gmock)
   target_precompile_headers(kraken_test_pch PRIVATE <gtest/gtest.h> <gmock/gmock.h>)
   target_compile_options(kraken_test_pch PRIVATE -O1)
-  # CMAKE_POSITION_INDEPENDENT_CODE (for libkraken.so) would compile this library -fPIC and
-  # the executables that reuse its header -fPIE, and gcc refuses a header precompiled with
-  # the other setting: the header and the tests compile with the compiler's default.
+  # A precompiled header is used only with the flags it was made with: the test executables
+  # that reuse it compile without -fPIC/-fPIE (the compiler's default), so it does too,
+  # whatever CMAKE_POSITION_INDEPENDENT_CODE says for the libraries (libkraken.so).
   set_target_properties(kraken_test_pch PROPERTIES POSITION_INDEPENDENT_CODE OFF)
 endif()
 
@@ -21,9 +21,9 @@ endif()
 # and -O3 costs up to twice the compile time on gtest's expanded macros.
 function(kraken_test_target target)
   target_compile_options(${target} PRIVATE -O1)
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE OFF)
   if(KRAKEN_PCH)
     target_precompile_headers(${target} REUSE_FROM kraken_test_pch)
-    set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE OFF)  # as kraken_test_pch
   endif()
 endfunction()
 
