@@ -14,6 +14,9 @@ packages=(
   libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libsqlite3-dev
   libcpp-httplib-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # The Python package's tests (python/tests) run with Debian's python3 and pytest; the
+  # packaging test makes a venv (python3-venv) and pip-installs build/python into it.
+  python3 python3-pytest python3-venv
   nodejs chromium
   # The agent's exporter and the cluster-analysis tests run a real Prometheus server (and
   # promtool); they fail (never skip) without it.
