@@ -12,7 +12,7 @@ PREFIX     ?= /usr/local
 ASAN_OPT_FLAGS ?= -O1 -g1 -DNDEBUG
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-asan demo test check check-tests check-deps test-asan test-asan-tests bench fuzz \
+.PHONY: bundle test-bundle all deps build build-asan demo test check check-tests check-deps test-asan test-asan-tests bench fuzz \
   install clean
 
 all: build
@@ -61,6 +61,14 @@ install: build
 
 demo: build
 	@scripts/demo.sh $(BUILD)
+
+# A relocatable tarball (bin/, lib/ with every library beyond glibc/libstdc++, python/):
+# dist/kraken-VERSION-linux-x86_64.tar.gz; test-bundle runs it in a minimal Debian root.
+bundle: build
+	@scripts/bundle.sh $(BUILD) dist
+
+test-bundle: bundle
+	@scripts/bundle_test.sh dist/kraken-$$(sed -n 's/^project(kraken VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)-linux-$$(uname -m).tar.gz $(BUILD)
 
 bench: build
 	@scripts/bench.sh $(BUILD)

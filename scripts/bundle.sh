@@ -67,7 +67,8 @@ done
 if [ -d "$build/python/kraken" ]; then
   mkdir -p "$top/python"
   cp -r "$build/python/kraken" "$top/python/"
-  # The package's own copy of the library is the one in lib/ (found through ../../lib).
+  # The package loads the bundle's lib/libkraken.so.0 (so that its RUNPATH finds the
+  # libraries beside it), not a copy of its own.
   rm -f "$top"/python/kraken/libkraken.so*
   find "$top/python" -name __pycache__ -prune -exec rm -rf {} +
 fi

@@ -31,7 +31,7 @@ if [ ! -x "$minbase/usr/bin/python3" ]; then
   mv "$minbase.partial" "$minbase"
 fi
 # The root must not hold what the bundle is meant to carry.
-for lib in libsimdjson.so.14 libyaml-cpp.so.0.7 libsqlite3.so.0 libgrpc++.so.1.51; do
+for lib in libsimdjson.so.14 libyaml-cpp.so.0.7 libcpp-httplib.so.0.11 libgrpc++.so.1.51 libprotobuf.so.32; do
   if chroot "$minbase" sh -c "ls /usr/lib/*/$lib /lib/*/$lib" >/dev/null 2>&1; then
     fail "the minimal root has $lib, so it cannot show that the bundle carries it"
   fi
@@ -41,31 +41,66 @@ if chroot "$minbase" dpkg-query -W -f '${Package}\n' | grep -- '-dev$'; then fai
 work="$minbase/tmp/kraken-bundle-test"
 rm -rf "$work"
 mkdir -p "$work"
-trap 'rm -rf "$work"' EXIT
+# /proc as on any running system: the loader finds the program's own folder ($ORIGIN in its
+# RUNPATH) through /proc/self/exe.
+mountpoint -q "$minbase/proc" || mount -t proc proc "$minbase/proc"
+trap 'rm -rf "$work"; umount "$minbase/proc" 2>/dev/null || true' EXIT
 tar -C "$work" -xzf "$tarball"
 top=$(cd "$work" && ls -d kraken-*)
 cp "$trace" "$work/trace.json.gz"
 
 inside="/tmp/kraken-bundle-test"
-chroot "$minbase" "$inside/$top/bin/kraken" analyze "$inside/trace.json.gz" --json > "$work/bundle.json" ||
+# Both read the same copy under the same relative name (the document names its source).
+chroot "$minbase" sh -c "cd $inside && $top/bin/kraken analyze trace.json.gz --json" > "$work/bundle.json" ||
   fail "kraken analyze failed in the minimal root"
-"$build/src/cli/kraken" analyze "$trace" --json > "$work/build.json"
-cmp -s "$work/bundle.json" "$work/build.json" || fail "the bundle's analyze --json differs from the build's"
+(cd "$work" && "$build/src/cli/kraken" analyze trace.json.gz --json) > "$work/build.json"
+if ! cmp -s "$work/bundle.json" "$work/build.json"; then
+  diff <(tr ',' '\n' < "$work/bundle.json") <(tr ',' '\n' < "$work/build.json") | head -10 >&2
+  fail "the bundle's analyze --json differs from the build's"
+fi
 echo "bundle_test: ok: kraken analyze --json in the minimal root equals the build's ($(wc -c < "$work/build.json") bytes)"
 
 if [ -d "$work/$top/python/kraken" ]; then
   script="import json, sys; sys.path.insert(0, '$inside/$top/python'); import kraken
-print(json.dumps({'version': kraken.__version__, 'analysis': kraken.analyze('$inside/trace.json.gz')}, sort_keys=True))"
-  chroot "$minbase" python3 -c "$script" > "$work/python.json" || fail "the Python package failed in the minimal root"
+print(json.dumps({'version': kraken.__version__, 'library': kraken.library_path(),
+                  'analysis': kraken.analyze('trace.json.gz').to_dict()}))"
+  chroot "$minbase" sh -c "cd $inside && python3 -c \"\$0\"" "$script" > "$work/python.json" || fail "the Python package failed in the minimal root"
   python_version=$(chroot "$minbase" python3 --version)
   /usr/bin/python3 - "$work/python.json" "$work/build.json" <<'PY' || fail "the Python package's analysis differs from the CLI's"
 import json, sys
 got = json.load(open(sys.argv[1]))
 want = json.load(open(sys.argv[2]))
+if not got["library"].endswith("/lib/libkraken.so.0"):
+    sys.exit(f"the package loaded {got['library']}, not the bundle's lib/libkraken.so.0")
 sys.exit(0 if got["analysis"] == want else 1)
 PY
   echo "bundle_test: ok: the Python package under the root's $python_version gives the CLI's analysis"
 else
   fail "the bundle has no python/kraken"
 fi
+# deploy/Dockerfile builds the image from this tarball: the archive it adds, the folder it
+# links and the entrypoint must be the bundle's, and its version the manifests' image tag.
+check_dockerfile() {
+  local dockerfile=$root/deploy/Dockerfile version arch added entry
+  version=$(sed -n 's/^ARG VERSION=//p' "$dockerfile")
+  arch=$(sed -n 's/^ARG ARCH=//p' "$dockerfile")
+  added=$(sed -n 's/^ADD \([^ ]*\) .*/\1/p' "$dockerfile" | sed "s/\${VERSION}/$version/g; s/\${ARCH}/$arch/g")
+  [ "$added" = "$(basename "$tarball")" ] || fail "deploy/Dockerfile adds $added, the bundle is $(basename "$tarball")"
+  grep -q "^RUN ln -s /opt/kraken-\${VERSION} /opt/kraken$" "$dockerfile" || fail "deploy/Dockerfile does not link /opt/kraken"
+  entry=$(sed -n 's/^ENTRYPOINT \["\/opt\/kraken\/\([^"]*\)"\]/\1/p' "$dockerfile")
+  [ -x "$work/$top/$entry" ] || fail "deploy/Dockerfile's entrypoint /opt/kraken/$entry is not in the bundle"
+  for dir in bin python; do
+    grep -q "/opt/kraken/$dir" "$dockerfile" && [ ! -d "$work/$top/$dir" ] && fail "the bundle has no $dir/ for the image's environment"
+  done
+  local tag
+  for f in "$root"/deploy/kubernetes/*.yaml; do
+    for tag in $(sed -n 's/.*image: ghcr.io\/kraken-profiler\/kraken:\([^ ]*\).*/\1/p' "$f"); do
+      [ "$tag" = "$version" ] || fail "$f runs image tag $tag, deploy/Dockerfile builds $version"
+    done
+  done
+  tag=$(sed -n 's/^  tag: "\(.*\)"/\1/p' "$root/deploy/helm/kraken/values.yaml")
+  [ "$tag" = "$version" ] || fail "the Helm chart runs image tag $tag, deploy/Dockerfile builds $version"
+  echo "bundle_test: ok: deploy/Dockerfile adds $added, enters /opt/kraken/$entry; manifests and chart run tag $version"
+}
+check_dockerfile
 echo "bundle_test: ok: $(basename "$tarball") is $((size / 1048576)) MiB (target < 60 MiB)"

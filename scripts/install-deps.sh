@@ -29,6 +29,9 @@ packages=(
   # Pod attribution: the agent's client of the kubelet's pod-resources gRPC API; the C++ is
   # generated from src/k8s/pod_resources/kubelet_pod_resources.proto at build time.
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  # make bundle sets each bundled library's RUNPATH; its test runs the bundle in a minimal
+  # Debian root made with debootstrap.
+  patchelf debootstrap
 )
 # Packages a make target needs only for itself.
 fuzz_packages=(clang libclang-rt-14-dev)

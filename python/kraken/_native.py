@@ -200,6 +200,11 @@ def candidates() -> List[Tuple[str, str]]:
     beside = package_library_path()
     if beside.exists():
         found.append(("beside the package", str(beside)))
+    # The relocatable bundle (make bundle): python/kraken/ beside lib/libkraken.so.0, loaded
+    # from lib/ so that its RUNPATH ($ORIGIN) finds the libraries bundled with it.
+    bundled = Path(__file__).resolve().parents[2] / "lib" / "libkraken.so.0"
+    if bundled.exists():
+        found.append(("the bundle's lib/", str(bundled)))
     found.extend(("the system loader", name) for name in SYSTEM_NAMES)
     return found
 
