@@ -6,9 +6,14 @@ BUILD_ASAN ?= build-asan
 BUILD_FUZZ ?= build-fuzz
 FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
+PREFIX     ?= /usr/local
+# The sanitizer build: -O1 compiles much faster than -O2 and -g1 keeps the line tables the
+# sanitizers' stack traces need.
+ASAN_OPT_FLAGS ?= -O1 -g1 -DNDEBUG
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-asan demo test check test-asan bench fuzz clean
+.PHONY: bundle test-bundle all deps build build-asan demo test check check-tests check-deps test-asan test-asan-tests bench fuzz \
+  install clean
 
 all: build
 
@@ -23,7 +28,7 @@ build: deps $(BUILD)/build.ninja
 
 $(BUILD_ASAN)/build.ninja: CMakeLists.txt | deps
 	cmake -S . -B $(BUILD_ASAN) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKRAKEN_SANITIZE=ON \
-	  -DKRAKEN_BUILD_BENCH=OFF $(CMAKE_ARGS)
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(ASAN_OPT_FLAGS)" -DKRAKEN_BUILD_BENCH=OFF $(CMAKE_ARGS)
 
 build-asan: deps $(BUILD_ASAN)/build.ninja
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
@@ -31,22 +36,46 @@ build-asan: deps $(BUILD_ASAN)/build.ninja
 # The whole suite, then the whole suite again under AddressSanitizer + UBSan.
 test: check test-asan
 
-check: build
+check: build check-deps check-tests
+
+check-tests: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-test-asan: build-asan
+# Every package the build used comes from scripts/install-deps.sh or a fresh machine (needs
+# the fresh machine's package list in ../shared; skipped, saying so, where it is missing).
+FRESH_LIST ?= ../shared/env/fresh-machine-apt-packages.txt
+check-deps: build
+	@if [ -f $(FRESH_LIST) ]; then scripts/check-deps.sh $(BUILD) --fresh-list $(FRESH_LIST); \
+	 else echo "kraken: check-deps skipped: no $(FRESH_LIST)"; fi
+
+test-asan: build-asan test-asan-tests
+
+test-asan-tests: build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS)
 
+# bin/kraken, lib/libkraken.so* and include/kraken/kraken.h under PREFIX; the Python
+# package adds its own install() rules in python/CMakeLists.txt (root CMakeLists.txt).
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
 demo: build
 	@scripts/demo.sh $(BUILD)
+
+# A relocatable tarball (bin/, lib/ with every library beyond glibc/libstdc++, python/):
+# dist/kraken-VERSION-linux-x86_64.tar.gz; test-bundle runs it in a minimal Debian root.
+bundle: build
+	@scripts/bundle.sh $(BUILD) dist
+
+test-bundle: bundle
+	@scripts/bundle_test.sh dist/kraken-$$(sed -n 's/^project(kraken VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)-linux-$$(uname -m).tar.gz $(BUILD)
 
 bench: build
 	@scripts/bench.sh $(BUILD)
 
 # Coverage-guided fuzzing of the importers with libFuzzer (clang), seeded with real files.
 fuzz: deps
-	@KRAKEN_DEPS_EXTRA="clang libclang-rt-14-dev" scripts/install-deps.sh
+	@scripts/install-deps.sh --with fuzz
 	cmake -S . -B $(BUILD_FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	  -DKRAKEN_FUZZ=ON -DKRAKEN_SANITIZE=ON -DKRAKEN_BUILD_TESTS=OFF -DKRAKEN_BUILD_BENCH=OFF $(CMAKE_ARGS)
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target kraken_importers_fuzzer kraken_nvml_capture_fuzzer

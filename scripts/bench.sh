@@ -48,3 +48,15 @@ echo "# kraken agent: /metrics render (8 GPUs x 50 series), agent CPU/RSS at 10 
 "$(dirname "$0")/../bench/scrape_wrk.sh" "$build" 10
 echo "# kraken serve: wrk on loopback and a ~87 MB upload (bench/serve_wrk.sh)"
 "$(dirname "$0")/../bench/serve_wrk.sh" "$build"
+# The Python package (docs/python.md): import time, and what `with WorkloadProfiler(...)`
+# adds to a loop of 1 ms steps. NVML is the replay library unless KRAKEN_NVML_LIBRARY names
+# one (on a GPU machine: export KRAKEN_NVML_LIBRARY=libnvidia-ml.so.1).
+echo "# Python: import kraken, and with WorkloadProfiler around 1 ms steps"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+PYTHONPATH="$build/python" /usr/bin/python3 "$root/bench/python_import_time.py" 20
+if [ -z "${KRAKEN_NVML_LIBRARY:-}" ]; then
+  PYTHONPATH="$build/python" KRAKEN_NVML_LIBRARY="$build/src/collectors/nvml/libkraken_nvml_replay.so" \
+    KRAKEN_NVML_REPLAY="$root/tests/fixtures/nvml/h100.nvml" /usr/bin/python3 "$root/bench/python_overhead.py" 3000 7
+else
+  PYTHONPATH="$build/python" /usr/bin/python3 "$root/bench/python_overhead.py" 3000 7
+fi

@@ -1,49 +1,75 @@
 #!/usr/bin/env bash
-# `make demo`: analyses an example, writes its HTML report and prints where it is and how
-# to open the dashboard on it.
-# The examples in examples/ are recorded on real GPUs with scripts/record-examples.sh;
-# until one is recorded, the demo uses a real public trace from the shared data.
+# `make demo`: runs kraken's main job on an example, writes its reports and a store for the
+# dashboard, and prints where they are and which input was used. The input, in this order:
+#   1. a recording in examples/ (made on a real GPU by scripts/gpu-validate.sh);
+#   2. a real public trace from the shared data (../shared/data or $KRAKEN_DATA_DIR);
+#   3. what the repository itself ships: `kraken profile` of a short command on the NVML
+#      replay of tests/fixtures/nvml/h100.nvml (recorded from a real H100's nvidia-smi).
+# KRAKEN_DEMO_INPUT=replay forces 3; KRAKEN_DEMO_OUT sets the output folder (default BUILD/demo).
 set -euo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
 data=${KRAKEN_DATA_DIR:-$root/../shared/data}
 kraken="$build/src/cli/kraken"
-
-example=$(find "$root/examples" -name '*.pt.trace.json*' 2>/dev/null | sort | head -1)
-if [ -z "$example" ]; then
-  example="$data/kineto/kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"
-  if [ ! -f "$example" ]; then
-    echo "kraken: error: no recorded example in examples/ and no shared data at $data (set KRAKEN_DATA_DIR)" >&2
-    exit 2
-  fi
-  echo "No example recorded in examples/ yet (it needs a GPU, see examples/README.md);"
-  echo "analysing a real public trace instead: ResNet-50 training on a V100 (PyTorch tb_plugin sample)."
-fi
-
-out="$build/demo"
+replay="$build/src/collectors/nvml/libkraken_nvml_replay.so"
+out=${KRAKEN_DEMO_OUT:-$build/demo}
 mkdir -p "$out"
-"$kraken" analyze "$example" -o "$out/report.txt"
-"$kraken" analyze "$example" --json -o "$out/report.json"
+db="$out/demo.db"
+rm -f "$db" "$db-wal" "$db-shm"
+
+pick_input() {
+  example=""
+  [ "${KRAKEN_DEMO_INPUT:-}" = replay ] && return
+  example=$(find "$root/examples" -name '*.pt.trace.json*' 2>/dev/null | sort | head -1)
+  if [ -n "$example" ]; then
+    what="a recording in examples/: $example"
+    return
+  fi
+  example="$data/kineto/kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"
+  if [ -f "$example" ]; then
+    what="a real public trace from the shared data: ResNet-50 training on a V100 (PyTorch tb_plugin sample)"
+    return
+  fi
+  example=""
+}
+
+# Profiles `sleep 3` on the replayed H100: the capture's busy process (pid 11345, 99 % SM) is
+# reported under the shell kraken starts, so the run shows an idle phase, then a busy one.
+profile_on_replay() {
+  [ -f "$replay" ] || { echo "kraken: error: $replay is missing (make build)" >&2; exit 2; }
+  KRAKEN_NVML_LIBRARY="$replay" KRAKEN_NVML_REPLAY="$root/tests/fixtures/nvml/h100.nvml" \
+    KRAKEN_NVML_REPLAY_PID_MAP="11345:self/0" \
+    "$kraken" profile --db "$db" --interval 100ms --samples 20 -- sh -c 'sleep 3' > "$out/profile.txt"
+  example=$("$kraken" list --db "$db" --json | sed -n 's/.*"id": *\([0-9]*\).*/\1/p' | tail -1)
+  [ -n "$example" ] || { echo "kraken: error: the replayed profile was not stored in $db" >&2; exit 2; }
+  local why="no recording in examples/ and no shared data at $data"
+  [ "${KRAKEN_DEMO_INPUT:-}" = replay ] && why="KRAKEN_DEMO_INPUT=replay"
+  what="$why: \`kraken profile\` of a 3 s command on the NVML replay of the shipped H100 capture (tests/fixtures/nvml/h100.nvml), stored as profile $example"
+}
+
+pick_input
+[ -n "$example" ] || profile_on_replay
+echo "Demo input: $what"
+
+"$kraken" analyze "$example" --db "$db" -o "$out/report.txt"
+"$kraken" analyze "$example" --db "$db" --json -o "$out/report.json"
 echo
 cat "$out/report.txt"
-"$kraken" report "$example" -o "$out/report.html" 2>/dev/null
-# A store holding the demo input, for the dashboard.
-rm -f "$out/demo.db" "$out/demo.db-wal" "$out/demo.db-shm"
-"$kraken" import "$example" --db "$out/demo.db" >/dev/null
+"$kraken" report "$example" --db "$db" -o "$out/report.html" 2>/dev/null
+[ -f "$example" ] && "$kraken" import "$example" --db "$db" >/dev/null
 # A live node for the dashboard's cluster and live pages: the agent samples the replayed
 # 8-GPU capture shipped in the repo (tests/fixtures/nvml/h100x8.nvml, derived from a real
 # H100 nvidia-smi capture) for a few seconds through the NVML replay library.
-replay="$build/src/collectors/nvml/libkraken_nvml_replay.so"
 if [ -f "$replay" ]; then
   KRAKEN_NVML_REPLAY="$root/tests/fixtures/nvml/h100x8.nvml" "$kraken" agent --nvml-library "$replay" \
-    --listen 127.0.0.1:0 --interval 100ms --db "$out/demo.db" >"$out/agent.log" 2>&1 &
+    --listen 127.0.0.1:0 --interval 100ms --db "$db" >"$out/agent.log" 2>&1 &
   agent=$!
   sleep 3
   kill -TERM "$agent"
   wait "$agent" || { echo "kraken: error: the demo's replayed agent failed (see $out/agent.log)" >&2; exit 2; }
-  echo "Live node: 3 s of the replayed 8 x H100 capture sampled by \`kraken agent\` into $out/demo.db"
+  echo "Live node: 3 s of the replayed 8 x H100 capture sampled by \`kraken agent\` into $db"
 fi
 echo "Text:   $out/report.txt"
 echo "JSON:   $out/report.json"
 echo "Report: $out/report.html   (one self-contained HTML file: open it in a browser)"
-echo "Dashboard: $kraken serve --db $out/demo.db   then open http://127.0.0.1:7070/"
+echo "Dashboard: $kraken serve --db $db   then open http://127.0.0.1:7070/"

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages kraken needs to build and test, only those missing.
 # Idempotent: a second run installs nothing. Needs root (or sudo) when something is missing.
+#   scripts/install-deps.sh [--with GROUP]...   GROUP: fuzz (clang for `make fuzz`)
+#   scripts/install-deps.sh --print-packages    every package of every group, for
+#                                               scripts/check-deps.sh; installs nothing
 set -euo pipefail
 
 packages=(
@@ -11,6 +14,9 @@ packages=(
   libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libsqlite3-dev
   libcpp-httplib-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # The Python package's tests (python/tests) run with Debian's python3 and pytest; the
+  # packaging test makes a venv (python3-venv) and pip-installs build/python into it.
+  python3 python3-pytest python3-venv
   nodejs chromium
   # The agent's exporter and the cluster-analysis tests run a real Prometheus server (and
   # promtool); they fail (never skip) without it.
@@ -23,13 +29,30 @@ packages=(
   # Pod attribution: the agent's client of the kubelet's pod-resources gRPC API; the C++ is
   # generated from src/k8s/pod_resources/kubelet_pod_resources.proto at build time.
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  # make bundle sets each bundled library's RUNPATH; its test runs the bundle in a minimal
+  # Debian root made with debootstrap.
+  patchelf debootstrap
 )
+# Packages a make target needs only for itself.
+fuzz_packages=(clang libclang-rt-14-dev)
+
+with=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --print-packages) echo "${packages[*]} ${fuzz_packages[*]}"; exit 0 ;;
+    --with) with+=("$2"); shift 2 ;;
+    *) echo "kraken: error: install-deps.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+for group in "${with[@]}"; do
+  case "$group" in
+    fuzz) packages+=("${fuzz_packages[@]}") ;;
+    *) echo "kraken: error: install-deps.sh: unknown group $group (known: fuzz)" >&2; exit 2 ;;
+  esac
+done
 # The dashboard bundle needs npm; NodeSource's nodejs package ships its own npm (and
 # conflicts with Debian's), so Debian's npm is installed only when no npm is found.
 command -v npm >/dev/null || packages+=(npm)
-# Extra packages a make target needs only for itself (e.g. clang for `make fuzz`).
-read -r -a extra <<< "${KRAKEN_DEPS_EXTRA:-}"
-packages+=("${extra[@]}")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -10,9 +10,12 @@
 #include "agent/sample_ring.h"
 #include "base/testing/test_data.h"
 #include "base/text.h"
+#include "agent/agent_test_support.h"
 
 namespace kraken::agent {
 namespace {
+
+using testing::OpenReplay;
 
 SampleBatch BatchAt(TimeNs time_ns, double util) {
   SampleBatch batch;
@@ -112,15 +115,6 @@ TEST(AgentTest, SamplesIntoTheRingRendersAndCommitsToTheStore) {
       EXPECT_EQ(s.samples[0].value, 69);
     }
   EXPECT_EQ(power_series, 8);
-}
-
-nvml::NvmlSession OpenReplay(const std::string& fixture) {
-  ::setenv("KRAKEN_NVML_REPLAY", (testing::SourceDir() + "/tests/fixtures/nvml/" + fixture).c_str(), 1);
-  nvml::NvmlSamplerOptions sampler_options;
-  sampler_options.proc_root = "";
-  auto session = nvml::OpenNvmlSession(KRAKEN_NVML_REPLAY_LIBRARY, sampler_options);
-  EXPECT_TRUE(session.ok()) << session.status().message();
-  return session.ok() ? std::move(*session) : nvml::NvmlSession{};
 }
 
 // MIG instances of the replayed H100 (tests/fixtures/nvml/h100-mig.nvml, frame 0): GPU

@@ -14,18 +14,12 @@
 #include "collectors/nvml/nvml_sampler.h"
 #include "exporter/workload_exposition.h"
 #include "importers/registry.h"
+#include "agent/agent_test_support.h"
 
 namespace kraken::agent {
 namespace {
 
-nvml::NvmlSession OpenReplay(const std::string& fixture) {
-  ::setenv("KRAKEN_NVML_REPLAY", (testing::SourceDir() + "/tests/fixtures/nvml/" + fixture).c_str(), 1);
-  nvml::NvmlSamplerOptions options;
-  options.proc_root = "";
-  auto session = nvml::OpenNvmlSession(KRAKEN_NVML_REPLAY_LIBRARY, options);
-  EXPECT_TRUE(session.ok()) << session.status().message();
-  return session.ok() ? std::move(*session) : nvml::NvmlSession{};
-}
+using testing::OpenReplay;
 
 // One round of the replay: a pass per frame, frames 0-4 the capture's idle phase (dmon
 // rows), 5-9 its load phase.

@@ -10,9 +10,13 @@
 
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
+#include "analysis/analysis_testing.h"
 
 namespace kraken {
 namespace {
+
+using testing::AddStep;
+using testing::Round2;
 
 void AddKernel(Profile* p, TimeNs start, TimeNs duration, int64_t stream, double blocks_per_sm,
                double occupancy, int64_t correlation_id, int32_t device = 1) {
@@ -35,14 +39,6 @@ void AddLaunch(Profile* p, TimeNs start, TimeNs duration, int64_t correlation_id
   call.duration_ns = duration;
   call.correlation_id = correlation_id;
   p->runtime_calls.push_back(call);
-}
-
-void AddStep(Profile* p, int64_t number, TimeNs start, TimeNs duration) {
-  StepAnnotation step;
-  step.step_number = number;
-  step.start_ns = start;
-  step.duration_ns = duration;
-  p->steps.push_back(step);
 }
 
 // tb_plugin's test_profiler.py::test_gpu_utilization: kernels A [130,140) 0.5 blocks/SM
@@ -131,8 +127,6 @@ TEST(TbPluginOverviewTest, WorkLaunchedBeforeTheFirstStepDelaysItsStart) {
   EXPECT_EQ(overview->window, (Interval{120, 200}));
   EXPECT_EQ(overview->kernel_union_ns, 20);
 }
-
-double Round2(double pct) { return std::round(pct * 100) / 100; }
 
 struct SampleRun {
   const char* file;

@@ -14,9 +14,12 @@
 #include "analysis/timeline.h"
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
+#include "analysis/analysis_testing.h"
 
 namespace kraken {
 namespace {
+
+using testing::Round2;
 
 Profile ImportOne(const std::string& relative) {
   auto result = ImportFile(BuiltinImporters(), testing::DataPath(relative));
@@ -30,8 +33,6 @@ TimelineOptions LinkedOnly() {
   options.linked_only = true;
   return options;
 }
-
-double Round2(double pct) { return std::round(pct * 100) / 100; }
 
 struct TraceLensCase {
   const char* file;

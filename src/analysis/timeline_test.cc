@@ -1,6 +1,7 @@
 // Timeline breakdown on small hand-made profiles whose every figure can be worked out on
 // paper. The real traces are in timeline_golden_test.cc.
 #include "analysis/timeline.h"
+#include "analysis/analysis_testing.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,8 @@
 
 namespace kraken {
 namespace {
+
+using testing::AddStep;
 
 void AddKernel(Profile* p, std::string_view name, TimeNs start, TimeNs duration, int64_t stream,
                int64_t correlation_id, int32_t device = 0) {
@@ -41,14 +44,6 @@ void AddLaunch(Profile* p, TimeNs start, int64_t correlation_id) {
   call.duration_ns = 5;
   call.correlation_id = correlation_id;
   p->runtime_calls.push_back(call);
-}
-
-void AddStep(Profile* p, int64_t number, TimeNs start, TimeNs duration) {
-  StepAnnotation step;
-  step.step_number = number;
-  step.start_ns = start;
-  step.duration_ns = duration;
-  p->steps.push_back(step);
 }
 
 // compute [0,100) on stream 7, NCCL [50,150) on 8, memcpy [140,200) on 9, memset [300,310)

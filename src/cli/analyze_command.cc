@@ -2,12 +2,11 @@
 // prints the characterization.
 #include <cstdio>
 
+#include "app/analyze_request.h"
+#include "app/cluster_request.h"
 #include "cli/cli_common.h"
-#include "cli/cluster_analyze.h"
 #include "cli/commands.h"
-#include "cli/profile_inputs.h"
 #include "cli/store_access.h"
-#include "report/analyze_request.h"
 
 namespace kraken::cli {
 namespace {
@@ -16,42 +15,35 @@ struct AnalyzeArgs {
   std::vector<std::string> files;
   std::string format;
   bool json = false;
-  std::string device;  // catalog id or device name; empty = from the input
-  std::string window = "trace";
-  std::string thresholds;  // "LOW,HIGH" fixed arithmetic-intensity scheme
-  size_t top = 10;
-  bool linked_only = false;
+  AnalyzeSettings settings;  // --device, --window, --thresholds, --top, --linked-only
   std::string output = "-";
   std::string db;
-  ClusterAnalyzeArgs cluster;  // --prometheus: the cluster path (cli/cluster_analyze.h)
+  ClusterAnalyzeSettings cluster;  // --prometheus: the cluster path (app/cluster_request.h)
 };
+
+int WriteAnalysis(const std::string& output, const std::string& text) {
+  Status status = WriteOutput(output, text);
+  if (!status.ok()) return ReportError(status);
+  if (output != "-" && !output.empty()) std::fprintf(stderr, "kraken: wrote %s\n", output.c_str());
+  return kExitOk;
+}
 
 int RunAnalyze(const AnalyzeArgs& args) {
   if (!args.cluster.prometheus.empty()) {
     if (!args.files.empty()) return ReportError(InvalidInput("give either files or --prometheus, not both"));
-    ClusterAnalyzeArgs cluster = args.cluster;
-    cluster.json = args.json;
-    cluster.output = args.output;
-    return RunClusterAnalyze(cluster);
+    auto text = RenderClusterAnalysis(args.cluster, args.json);
+    if (!text.ok()) return ReportError(text.status());
+    return WriteAnalysis(args.output, *text);
   }
   if (args.files.empty()) return ReportError(InvalidInput("analyze needs files, profile ids or --prometheus URL"));
-  AnalyzeSettings settings;
-  settings.device = args.device;
-  settings.window = args.window;
-  settings.thresholds = args.thresholds;
-  settings.top = args.top;
-  settings.linked_only = args.linked_only;
-  auto options = MakeCharacterizeOptions(settings);
+  auto options = MakeCharacterizeOptions(args.settings);
   if (!options.ok()) return ReportError(options.status());
 
   std::vector<Profile> profiles;
-  if (Status loaded = LoadProfileInputs(args.files, args.format, args.db, &profiles); !loaded.ok()) return ReportError(loaded);
+  if (Status loaded = LoadProfileInputs(args.files, CliInputOptions(args.format, args.db), &profiles); !loaded.ok())
+    return ReportError(loaded);
 
-  std::string text = RenderAnalysis(profiles, settings, *options, args.json);
-  Status status = WriteOutput(args.output, text);
-  if (!status.ok()) return ReportError(status);
-  if (args.output != "-" && !args.output.empty()) std::fprintf(stderr, "kraken: wrote %s\n", args.output.c_str());
-  return kExitOk;
+  return WriteAnalysis(args.output, RenderAnalysis(profiles, args.settings, *options, args.json));
 }
 
 }  // namespace
@@ -65,19 +57,19 @@ void AddAnalyzeCommand(CLI::App& app, CommandList& commands) {
                   "see `kraken list`)");
   AddDbOption(cmd, &args->db);
   cmd->add_flag("--json", args->json, "Print one JSON document (keys: docs/json-output.md)");
-  cmd->add_option("--device", args->device,
+  cmd->add_option("--device", args->settings.device,
                   "Device whose peaks the roofline uses (id or name, see `kraken devices`); default: recognised "
                   "from the input");
-  cmd->add_option("--window", args->window, "Headline timeline window: trace or steps")->capture_default_str();
-  cmd->add_option("--thresholds", args->thresholds,
+  cmd->add_option("--window", args->settings.window, "Headline timeline window: trace or steps")->capture_default_str();
+  cmd->add_option("--thresholds", args->settings.thresholds,
                   "Fixed arithmetic-intensity classes LOW,HIGH (e.g. 10,50): AI<LOW memory, >HIGH compute, else "
                   "mixed");
-  cmd->add_option("--top", args->top, "Kernels to list")->capture_default_str();
-  cmd->add_flag("--linked-only", args->linked_only,
+  cmd->add_option("--top", args->settings.top, "Kernels to list")->capture_default_str();
+  cmd->add_flag("--linked-only", args->settings.linked_only,
                 "Count only GPU events linked to a launch call (TraceLens' default)");
   cmd->add_option("--format", args->format, "Force an importer (see `kraken formats`)");
   cmd->add_option("-o,--output", args->output, "Write to FILE instead of standard output");
-  ClusterAnalyzeArgs& c = args->cluster;
+  ClusterAnalyzeSettings& c = args->cluster;
   cmd->add_option("--prometheus", c.prometheus,
                   "Read DCGM history of a Kubernetes namespace from this Prometheus (http://HOST:PORT[/PREFIX]) "
                   "and print pooling candidates per pod instead of analyzing files");

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "analysis/pooling/pod_pooling.h"
+#include "app/cluster_request.h"
 #include "base/duration.h"
 #include "base/text.h"
 #include "cli/cli_common.h"
@@ -76,14 +77,9 @@ Result<std::vector<k8s::PodResult>> AnalyzePods(const AnnotateArgs& args, const 
   for (const std::string& namespace_name : args.namespaces) {
     promql::ClusterQueryOptions options = setup.options;
     options.namespace_name = namespace_name;
-    KRAKEN_ASSIGN_OR_RETURN(promql::ClusterQueryResult result, promql::QueryCluster(client, options));
-    std::vector<pooling::PodGpuUse> uses;
-    for (auto& [key, profile] : result.pods.by_pod)
-      for (pooling::PodGpuUse& use : pooling::PodGpuUses(profile, key.namespace_name, key.pod, setup.fallback))
-        uses.push_back(std::move(use));
-    pooling::PoolingReport report = pooling::FindPoolingCandidates(uses);
-    for (const pooling::PodRecommendation& rec : report.pods) {
-      const pooling::PodGpuUse& use = uses[rec.use];
+    KRAKEN_ASSIGN_OR_RETURN(ClusterPooling pooling, AnalyzeClusterPooling(client, options, setup.fallback));
+    for (const pooling::PodRecommendation& rec : pooling.report.pods) {
+      const pooling::PodGpuUse& use = pooling.uses[rec.use];
       // A pod with several GPUs: the first use speaks for it (the same analysis per GPU).
       bool seen = false;
       for (const k8s::PodResult& p : pods) seen = seen || (p.namespace_name == use.namespace_name && p.pod == use.pod);

@@ -5,8 +5,8 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
+
+#include "base/atomic_file.h"
 
 namespace kraken::cli {
 
@@ -25,6 +25,17 @@ int ReportError(const Status& status) {
     case StatusCode::kUnavailable: return kExitFailure;
   }
   return kExitFailure;
+}
+
+InputOptions CliInputOptions(const std::string& format, const std::string& db) {
+  InputOptions options;
+  options.format = format;
+  options.db = db;
+  options.progress = MakeProgress;
+  options.after_import = [] {
+    if (::isatty(STDERR_FILENO)) std::fprintf(stderr, "\r\033[K");
+  };
+  return options;
 }
 
 ProgressFn MakeProgress(const std::string& path) {
@@ -51,23 +62,7 @@ Status WriteOutput(const std::string& path, const std::string& content) {
     std::fflush(stdout);
     return Status::Ok();
   }
-  std::string temp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) return IoError(path + ": cannot write");
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    if (!out) {
-      std::filesystem::remove(temp);
-      return IoError(path + ": write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::filesystem::remove(temp);
-    return IoError(path + ": " + ec.message());
-  }
-  return Status::Ok();
+  return WriteFileAtomically(path, content);
 }
 
 }  // namespace kraken::cli

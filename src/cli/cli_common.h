@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "app/profile_inputs.h"
 #include "base/status.h"
 #include "importers/importer.h"
 
@@ -21,6 +22,10 @@ int ReportError(const Status& status);
 // A progress reporter for one input file: prints "reading FILE: 45% (120 MB)" to
 // standard error when it is a terminal, at most a few times per second.
 ProgressFn MakeProgress(const std::string& path);
+
+// How the CLI loads "FILE|ID..." arguments: progress on a terminal, the line cleared
+// after each file; `format` forces an importer, `db` is the --db flag.
+InputOptions CliInputOptions(const std::string& format, const std::string& db);
 
 // Writes `content` to `path` atomically (temp file + rename) so that an interrupted run
 // never leaves a half-written output; "-" writes to standard output.

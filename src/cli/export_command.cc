@@ -1,12 +1,11 @@
 // `kraken export ID --format json|csv`: a stored profile as one JSON document (the whole
 // profile) or its metric series as long-format CSV. Streams series by series, so a
 // day-long capture never has to fit in memory as text.
-#include "base/json_writer.h"
+#include "app/store_requests.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/store_access.h"
-#include "report/profile_export.h"
 
 namespace kraken::cli {
 namespace {
@@ -17,38 +16,6 @@ struct ExportArgs {
   std::string format = "json";
   std::string output = "-";
 };
-
-// Writes the profile through `out`, reading each series' samples only when its turn comes.
-Status Export(ProfileStore& store, int64_t id, const std::string& format, OutputFile& out) {
-  KRAKEN_ASSIGN_OR_RETURN(Profile profile, store.LoadProfile(id, {.samples = false}));
-  KRAKEN_ASSIGN_OR_RETURN(std::vector<StoredSeriesStats> series, store.ListSeries(id));
-  if (series.size() != profile.series.size())
-    return Status(StatusCode::kInternal, "profile " + std::to_string(id) + " changed while being exported");
-  JsonWriter json(false);
-  std::string csv;
-  if (format == "json") {
-    BeginProfileJson(profile, json);
-    KRAKEN_RETURN_IF_ERROR(out.Write(json.Take()));
-  } else {
-    KRAKEN_RETURN_IF_ERROR(out.Write(SeriesCsvHeader()));
-  }
-  for (size_t i = 0; i < series.size(); ++i) {
-    KRAKEN_ASSIGN_OR_RETURN(std::vector<Sample> samples, store.ReadSeriesSamples(series[i].series_id));
-    if (format == "json") {
-      WriteSeriesJson(profile.series[i], samples, json);
-      KRAKEN_RETURN_IF_ERROR(out.Write(json.Take()));
-    } else {
-      csv.clear();
-      AppendSeriesCsv(i, profile.series[i], samples, csv);
-      KRAKEN_RETURN_IF_ERROR(out.Write(csv));
-    }
-  }
-  if (format == "json") {
-    EndProfileJson(json);
-    KRAKEN_RETURN_IF_ERROR(out.Write(json.Take() + "\n"));
-  }
-  return out.Finish();
-}
 
 int RunExport(const ExportArgs& args) {
   if (args.format != "json" && args.format != "csv")
@@ -61,7 +28,10 @@ int RunExport(const ExportArgs& args) {
   if (Status known = (*store)->GetProfileInfo(*id).status(); !known.ok()) return ReportError(known);
   auto out = OutputFile::Open(args.output);
   if (!out.ok()) return ReportError(out.status());
-  Status status = Export(**store, *id, args.format, **out);
+  OutputFile& file = **out;
+  Status status =
+      ExportProfile(**store, *id, args.format, [&file](std::string_view chunk) { return file.Write(chunk); });
+  if (status.ok()) status = file.Finish();
   if (!status.ok()) return ReportError(status);
   if (args.output != "-" && !args.output.empty()) std::fprintf(stderr, "kraken: wrote %s\n", args.output.c_str());
   return kExitOk;

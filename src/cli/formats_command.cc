@@ -10,11 +10,11 @@
 namespace kraken::cli {
 namespace {
 
-struct ListArgs {
+struct CatalogArgs {
   bool json = false;
 };
 
-int RunFormats(const ListArgs& args) {
+int RunFormats(const CatalogArgs& args) {
   const auto& importers = BuiltinImporters().importers();
   std::string out;
   if (args.json) {
@@ -40,7 +40,7 @@ int RunFormats(const ListArgs& args) {
   return status.ok() ? kExitOk : ReportError(status);
 }
 
-int RunDevices(const ListArgs& args) {
+int RunDevices(const CatalogArgs& args) {
   std::string out;
   if (args.json) {
     JsonWriter json;
@@ -84,14 +84,14 @@ int RunDevices(const ListArgs& args) {
 }  // namespace
 
 void AddFormatsCommand(CLI::App& app, CommandList& commands) {
-  auto args = std::make_shared<ListArgs>();
+  auto args = std::make_shared<CatalogArgs>();
   CLI::App* cmd = app.add_subcommand("formats", "List the input formats kraken reads");
   cmd->add_flag("--json", args->json, "Print one JSON document");
   commands.push_back({cmd, [args] { return RunFormats(*args); }});
 }
 
 void AddDevicesCommand(CLI::App& app, CommandList& commands) {
-  auto args = std::make_shared<ListArgs>();
+  auto args = std::make_shared<CatalogArgs>();
   CLI::App* cmd = app.add_subcommand("devices", "List the built-in device catalog and its peaks");
   cmd->add_flag("--json", args->json, "Print one JSON document");
   commands.push_back({cmd, [args] { return RunDevices(*args); }});

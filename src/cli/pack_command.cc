@@ -4,8 +4,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "importers/openb/openb_loader.h"
-#include "report/pack_request.h"
+#include "app/pack_request.h"
 
 namespace kraken::cli {
 namespace {
@@ -20,13 +19,12 @@ struct PackArgs {
 
 // Reads both lists; rows the loader skipped or repaired are reported on stderr.
 Result<PackCluster> LoadCluster(const PackArgs& args) {
-  KRAKEN_ASSIGN_OR_RETURN(OpenbNodeList nodes, LoadOpenbNodes(args.nodes));
-  KRAKEN_ASSIGN_OR_RETURN(OpenbPodList pods, LoadOpenbPods(args.pods));
-  for (const auto& [name, count] : nodes.counters)
+  KRAKEN_ASSIGN_OR_RETURN(LoadedPackCluster loaded, LoadPackCluster(args.nodes, args.pods));
+  for (const auto& [name, count] : loaded.node_counters)
     std::fprintf(stderr, "kraken: %s: %s = %lld\n", args.nodes.c_str(), name.c_str(), static_cast<long long>(count));
-  for (const auto& [name, count] : pods.counters)
+  for (const auto& [name, count] : loaded.pod_counters)
     std::fprintf(stderr, "kraken: %s: %s = %lld\n", args.pods.c_str(), name.c_str(), static_cast<long long>(count));
-  return PackCluster{std::move(nodes.nodes), std::move(pods.pods), args.nodes, args.pods};
+  return std::move(loaded.cluster);
 }
 
 int RunPack(const PackArgs& args) {

@@ -37,21 +37,10 @@ struct ProfileArgs {
   std::vector<std::string> command;
 };
 
-std::string Hostname() {
-  char name[256] = {};
-  return gethostname(name, sizeof(name) - 1) == 0 ? name : "";
-}
-
 ProfileMetadata RunMetadata(const ProfileArgs& args, int64_t interval_ns) {
-  ProfileMetadata metadata;
-  metadata.format = "kraken-profile";
-  metadata.hostname = Hostname();
-  metadata.accelerator_vendor = Vendor::kNvidia;
   std::string what;
   for (const std::string& a : args.command) what += (what.empty() ? "" : " ") + a;
-  metadata.source = args.pid > 0 ? "pid " + std::to_string(args.pid) : what;
-  metadata.attributes["interval"] = FormatDurationNs(interval_ns);
-  return metadata;
+  return profiling::SampledRunMetadata(args.pid > 0 ? "pid " + std::to_string(args.pid) : what, interval_ns);
 }
 
 // Where the passes go while the run lasts: the store (live ingest, so that a killed

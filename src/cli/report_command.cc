@@ -1,13 +1,11 @@
 // `kraken report INPUT... [-o report.html]`: one self-contained HTML page (charts, tables
 // and a summary a manager can read first) that opens without network or kraken.
 #include <cstdio>
-#include <filesystem>
 
+#include "app/report_request.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "cli/profile_inputs.h"
 #include "cli/store_access.h"
-#include "report/html_report.h"
 
 namespace kraken::cli {
 namespace {
@@ -28,23 +26,16 @@ int RunReport(const ReportArgs& args) {
   settings.analyze.device = args.device;
   settings.gpu_hour_cost_usd = args.gpu_hour_cost;
   settings.inputs = args.inputs;
-  settings.title = args.title.empty() ? std::filesystem::path(args.inputs.front()).filename().string() : args.title;
+  settings.title = args.title.empty() ? DefaultReportTitle(args.inputs) : args.title;
   // Flags are checked before the (slow) import so a typo fails at once.
-  if (!(args.gpu_hour_cost >= 0)) return ReportError(InvalidInput("--gpu-hour-cost must be >= 0 (US$ per GPU-hour)"));
-  if (auto options = MakeCharacterizeOptions(settings.analyze); !options.ok()) return ReportError(options.status());
+  if (Status checked = CheckReportSettings(settings); !checked.ok()) return ReportError(checked);
 
   std::vector<Profile> profiles;
-  if (Status loaded = LoadProfileInputs(args.inputs, args.format, args.db, &profiles); !loaded.ok())
+  if (Status loaded = LoadProfileInputs(args.inputs, CliInputOptions(args.format, args.db), &profiles); !loaded.ok())
     return ReportError(loaded);
-  auto data = RenderReportData(profiles, settings);
-  if (!data.ok()) return ReportError(data.status());
-  std::string text = *data;
-  if (!args.data_only) {
-    auto html = RenderHtmlReport(settings.title, *data);
-    if (!html.ok()) return ReportError(html.status());
-    text = std::move(*html);
-  }
-  Status status = WriteOutput(args.output, text);
+  auto text = RenderReport(profiles, settings, args.data_only);
+  if (!text.ok()) return ReportError(text.status());
+  Status status = WriteOutput(args.output, *text);
   if (!status.ok()) return ReportError(status);
   if (args.output != "-" && !args.output.empty()) std::fprintf(stderr, "kraken: wrote %s\n", args.output.c_str());
   return kExitOk;

@@ -8,7 +8,7 @@
 
 #include "base/text.h"
 #include "cli/cli_common.h"
-#include "cli/colocate_inputs.h"
+#include "app/colocate_request.h"
 #include "cli/commands.h"
 #include "cli/store_access.h"
 #include "server/kraken_server.h"

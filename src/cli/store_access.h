@@ -1,34 +1,17 @@
-// What the store commands share: the --db flag, opening the store, and telling a stored
-// profile's id ("12", "db:12") from a file name.
+// The --db flag every store command shares. Opening the store and telling an id from a
+// file name are the request layer's (app/store_access.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
 
-#include <memory>
-#include <optional>
 #include <string>
-#include <string_view>
 
-#include "base/status.h"
+#include "app/store_access.h"
 #include "store/store.h"
 
 namespace kraken::cli {
 
 // Adds "--db PATH" to `cmd` (default: DefaultStorePath(), see docs/store.md).
 CLI::Option* AddDbOption(CLI::App* cmd, std::string* db);
-// The path the --db flag names, or the default.
-std::string ResolveDbPath(const std::string& db_flag);
-
-// Opens the store for reading; a missing file is NotFound with a hint.
-Result<std::unique_ptr<ProfileStore>> OpenStoreForReading(const std::string& db_flag);
-Result<std::unique_ptr<ProfileStore>> OpenStoreForWriting(const std::string& db_flag);
-
-// "12" or "db:12" -> 12; anything else (a file name) -> nullopt.
-std::optional<int64_t> ParseProfileRef(std::string_view argument);
-// Like ParseProfileRef, but an argument that is not an id is an error naming it.
-Result<int64_t> ParseProfileId(std::string_view argument);
-
-// "2025-06-15 12:00:00 UTC" for a Unix-epoch time in ns.
-std::string FormatUtc(TimeNs time_ns);
 
 }  // namespace kraken::cli

@@ -34,7 +34,7 @@ std::string Pod(const std::string& annotations, int gpus = 1) {
 
 // One A100 40GB shared by two MPS clients (the device plugin's sharing.mps, replicas 2),
 // or as given.
-std::string Node(const std::string& name, const std::string& resident_demand, const std::string& strategy = "mps",
+std::string NodeWithResidents(const std::string& name, const std::string& resident_demand, const std::string& strategy = "mps",
                  int replicas = 2, int gpus = 1) {
   std::string annotations =
       resident_demand.empty() ? "" : R"("kraken.io/resident-demand":")" + resident_demand + R"(")";
@@ -62,7 +62,7 @@ constexpr char kBusyComputeBound[] = "v1;pod=ml/train-1;gpu=0;type=training;busy
 
 std::vector<std::string> TimeSlicedNodes() {
   auto ts = [](const std::string& name, const std::string& residents) {
-    return Node(name, residents, "time-slicing", 4);
+    return NodeWithResidents(name, residents, "time-slicing", 4);
   };
   return {ts("ts-empty", "none"),
           ts("ts-quiet", kQuietMemoryBound),
@@ -179,7 +179,7 @@ TEST(ExtenderModelTest, PredictionEqualsPredictColocationCalledDirectly) {
 // and get 50 %).
 TEST(ExtenderModelTest, MpsNodesRankAComputeBoundResidentAboveAMemoryBoundOne) {
   auto request = ParseExtenderArgs(
-      Args(DemandPod(), {Node("gpu-empty", "none"), Node("gpu-mem", kMemoryBound), Node("gpu-comp", kComputeBound)}));
+      Args(DemandPod(), {NodeWithResidents("gpu-empty", "none"), NodeWithResidents("gpu-mem", kMemoryBound), NodeWithResidents("gpu-comp", kComputeBound)}));
   ASSERT_TRUE(request.ok());
   std::vector<NodeDecision> d = DecideNodes(*request);
   ASSERT_EQ(d.size(), 3u);
@@ -201,8 +201,8 @@ TEST(ExtenderModelTest, WholeGpuRequestsUnknownVersionsAndFallbacks) {
   // residents hold 3 of its 4 GPUs cannot take it.
   std::string pod = Pod(R"("kraken.io/demand":")" + std::string(kPodDemand) + R"(")", 2);
   auto request = ParseExtenderArgs(Args(
-      pod, {Node("x-two-free", "v1;pod=ml/a;gpu=0;busy=0.9,v1;pod=ml/b;gpu=1;busy=0.9", "none", 1, 4),
-            Node("x-unknown", "v1;pod=ml/a;gpu=0;busy=0.9,v7;pod=ml/d;gpu=1;busy=0.9", "none", 1, 4)}));
+      pod, {NodeWithResidents("x-two-free", "v1;pod=ml/a;gpu=0;busy=0.9,v1;pod=ml/b;gpu=1;busy=0.9", "none", 1, 4),
+            NodeWithResidents("x-unknown", "v1;pod=ml/a;gpu=0;busy=0.9,v7;pod=ml/d;gpu=1;busy=0.9", "none", 1, 4)}));
   ASSERT_TRUE(request.ok());
   EXPECT_EQ(request->pod_gpu_request, 2);
   std::vector<NodeDecision> d = DecideNodes(*request);
@@ -212,7 +212,7 @@ TEST(ExtenderModelTest, WholeGpuRequestsUnknownVersionsAndFallbacks) {
   EXPECT_TRUE(d[1].fits);  // the v7 entry is ignored (GPU 1 looks free), and said so
   EXPECT_NE(d[1].reason.find("; 1 resident entr(ies) ignored (unknown version 'v7')"), std::string::npos) << d[1].reason;
   request = ParseExtenderArgs(
-      Args(pod, {Node("x-one-free", "v1;pod=ml/a;gpu=0;busy=0.9,v1;pod=ml/b;gpu=1;busy=0.9,v1;pod=ml/c;gpu=3;busy=0.9",
+      Args(pod, {NodeWithResidents("x-one-free", "v1;pod=ml/a;gpu=0;busy=0.9,v1;pod=ml/b;gpu=1;busy=0.9,v1;pod=ml/c;gpu=3;busy=0.9",
                       "none", 1, 4)}));
   d = DecideNodes(*request);
   EXPECT_FALSE(d[0].fits);
@@ -224,7 +224,7 @@ TEST(ExtenderModelTest, WholeGpuRequestsUnknownVersionsAndFallbacks) {
   // there, and the reason says why.
   request = ParseExtenderArgs(Args(
       Pod(R"("kraken.io/demand":"v2;busy=0.5","kraken.io/gpu-util-p95":"0.300","kraken.io/bound":"memory")"),
-      {Node("c-1", R"(none","kraken.io/gpu-util-p95":"0.500","kraken.io/bound":"compute)")}));
+      {NodeWithResidents("c-1", R"(none","kraken.io/gpu-util-p95":"0.500","kraken.io/bound":"compute)")}));
   ASSERT_TRUE(request.ok());
   d = DecideNodes(*request);
   EXPECT_EQ(d[0].basis, "class table");
@@ -233,7 +233,7 @@ TEST(ExtenderModelTest, WholeGpuRequestsUnknownVersionsAndFallbacks) {
             "class table (kraken.io/demand ignored (unknown version 'v2')): score = 100 x (0.5 x (1 - 0.05) + 0.5 x "
             "0.800) = 88");
   // Neither a demand nor the old annotations: every node neutral.
-  request = ParseExtenderArgs(Args(Pod(R"("kraken.io/profiling":"enabled")"), {Node("c-1", kComputeBound)}));
+  request = ParseExtenderArgs(Args(Pod(R"("kraken.io/profiling":"enabled")"), {NodeWithResidents("c-1", kComputeBound)}));
   d = DecideNodes(*request);
   EXPECT_EQ(d[0].score, kNeutralScore);
   EXPECT_EQ(d[0].reason,

@@ -19,7 +19,7 @@ EnvLookup FakeEnv(std::map<std::string, std::string> values) {
 }
 
 std::string ServiceAccountDir(bool with_token) {
-  std::string dir = testing::MakeTempDir("serviceaccount");
+  std::string dir = kraken::testing::MakeTempDir("serviceaccount");
   if (with_token) std::ofstream(dir + "/token") << "eyJhbGciOiJSUzI1NiJ9.test\n";
   std::ofstream(dir + "/namespace") << "kraken-system";
   std::ofstream(dir + "/ca.crt") << "-----BEGIN CERTIFICATE-----\n";

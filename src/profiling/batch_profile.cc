@@ -1,5 +1,9 @@
 #include "profiling/batch_profile.h"
 
+#include <unistd.h>
+
+#include "base/duration.h"
+
 namespace kraken::profiling {
 namespace {
 
@@ -12,7 +16,22 @@ std::string SeriesKey(const SeriesEntity& e, const SampleBatch::Value& v) {
   return key;
 }
 
+std::string Hostname() {
+  char name[256] = {};
+  return gethostname(name, sizeof(name) - 1) == 0 ? name : "";
+}
+
 }  // namespace
+
+ProfileMetadata SampledRunMetadata(const std::string& source, int64_t interval_ns) {
+  ProfileMetadata metadata;
+  metadata.format = "kraken-profile";
+  metadata.hostname = Hostname();
+  metadata.accelerator_vendor = Vendor::kNvidia;
+  metadata.source = source;
+  metadata.attributes["interval"] = FormatDurationNs(interval_ns);
+  return metadata;
+}
 
 void BatchProfileBuilder::Add(const SampleBatch& batch) {
   for (const SampleBatch::Value& v : batch.values) {

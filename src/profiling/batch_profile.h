@@ -10,10 +10,16 @@
 
 namespace kraken::profiling {
 
+// The metadata of a profile kraken samples itself (`kraken profile`, profiling sessions):
+// format "kraken-profile", this host, NVIDIA, `source` (the command or "pid N") and the
+// sampling interval as an attribute.
+ProfileMetadata SampledRunMetadata(const std::string& source, int64_t interval_ns);
+
 class BatchProfileBuilder {
  public:
   void Add(const SampleBatch& batch);
   Profile& profile() { return profile_; }
+  const Profile& profile() const { return profile_; }
 
  private:
   Profile profile_;

@@ -87,15 +87,20 @@ std::set<int64_t> DescendantsOf(const std::set<int64_t>& roots, const std::unord
 }
 
 ProcessTreeTracker::ProcessTreeTracker(int64_t root, bool include_root, std::string proc_root)
-    : root_(root), include_root_(include_root), proc_root_(std::move(proc_root)) {}
+    : ProcessTreeTracker(std::set<int64_t>{root}, include_root, std::move(proc_root)) {}
+
+ProcessTreeTracker::ProcessTreeTracker(std::set<int64_t> roots, bool include_roots, std::string proc_root)
+    : roots_(std::move(roots)), include_root_(include_roots), proc_root_(std::move(proc_root)) {}
 
 const std::set<int64_t>& ProcessTreeTracker::Refresh() {
   std::unordered_map<int64_t, int64_t> parents = ReadParentMap(proc_root_);
   std::set<int64_t> roots = members_;  // earlier members that were re-parented
-  roots.insert(root_);
-  if (!include_root_) parents[root_] = parents.count(root_) > 0 ? parents[root_] : 0;
+  roots.insert(roots_.begin(), roots_.end());
+  if (!include_root_)
+    for (int64_t root : roots_) parents[root] = parents.count(root) > 0 ? parents[root] : 0;
   members_ = DescendantsOf(roots, parents);
-  if (!include_root_) members_.erase(root_);
+  if (!include_root_)
+    for (int64_t root : roots_) members_.erase(root);
   ever_.insert(members_.begin(), members_.end());
   return members_;
 }

@@ -24,6 +24,9 @@ class ProcessTreeTracker {
   // include_root: false when the root is kraken itself (launch mode: the tree is its
   // children, and kraken's own pid is not the workload's).
   ProcessTreeTracker(int64_t root, bool include_root, std::string proc_root = "/proc");
+  // Several trees at once (a profiling session over a pid set): every root and its
+  // descendants.
+  ProcessTreeTracker(std::set<int64_t> roots, bool include_roots, std::string proc_root = "/proc");
 
   // Re-reads /proc; returns the members now.
   const std::set<int64_t>& Refresh();
@@ -32,7 +35,7 @@ class ProcessTreeTracker {
   const std::set<int64_t>& ever_members() const { return ever_; }
 
  private:
-  int64_t root_;
+  std::set<int64_t> roots_;
   bool include_root_;
   std::string proc_root_;
   std::set<int64_t> members_;

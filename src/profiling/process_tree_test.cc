@@ -53,6 +53,24 @@ TEST(ProcessTreeTest, TrackerKeepsReparentedMembersAndExcludesTheLauncher) {
   EXPECT_EQ(tracker.ever_members(), (std::set<int64_t>{51, 52}));
 }
 
+TEST(ProcessTreeTest, TrackerFollowsSeveralRootsOfAPidSet) {
+  // A profiling session over pids 60 and 70: both trees, roots included, nothing else.
+  std::string root = testing::MakeTempDir("proc_tracker_roots");
+  WriteStat(root, 60, "python3", 1);
+  WriteStat(root, 61, "dataloader", 60);
+  WriteStat(root, 70, "server", 1);
+  WriteStat(root, 71, "worker", 70);
+  WriteStat(root, 72, "worker", 71);
+  WriteStat(root, 80, "unrelated", 1);
+  ProcessTreeTracker tracker(std::set<int64_t>{60, 70}, /*include_roots=*/true, root);
+  EXPECT_EQ(tracker.Refresh(), (std::set<int64_t>{60, 61, 70, 71, 72}));
+  // Root 60 ends; its child stays while it lives, the other tree is unchanged.
+  std::filesystem::remove_all(root + "/60");
+  WriteStat(root, 61, "dataloader", 1);
+  EXPECT_EQ(tracker.Refresh(), (std::set<int64_t>{61, 70, 71, 72}));
+  EXPECT_EQ(tracker.ever_members(), (std::set<int64_t>{60, 61, 70, 71, 72}));
+}
+
 TEST(ProcessTreeTest, RealProcFindsThisProcessesChild) {
   pid_t child = fork();
   if (child == 0) {

@@ -21,6 +21,7 @@ const char* StopReasonName(StopReason reason) {
     case StopReason::kPasses: return "the pass limit was reached";
     case StopReason::kSignal: return "a stop signal arrived";
     case StopReason::kSinkFailed: return "storing a pass failed";
+    case StopReason::kRequested: return "the session was stopped";
   }
   return "unknown";
 }

@@ -21,7 +21,8 @@ struct SamplingOptions {
   int64_t max_passes = 0;   // 0 = no limit
 };
 
-enum class StopReason { kTargetEnded, kDuration, kPasses, kSignal, kSinkFailed };
+// kRequested: a profiling session was stopped by its owner (app/profile_session.h).
+enum class StopReason { kTargetEnded, kDuration, kPasses, kSignal, kSinkFailed, kRequested };
 const char* StopReasonName(StopReason reason);
 
 struct SamplingHooks {

@@ -1,12 +1,10 @@
 // GET /api/v1/colocate?a=&b=: the `kraken colocate --json` document for two stored profiles
-// (ids) or predefined measured workloads (resnet50, mobilenet, bert), built the way the
-// CLI builds it (analysis/colocate/profile_demands.h), and the compiled-in OpenAPI document.
+// (ids) or predefined measured workloads (resnet50, mobilenet, bert), made by the CLI's own
+// path (app/colocate_request.h), and the compiled-in OpenAPI document.
 // POST /api/v1/pack, which takes the cluster in its body, is in pack_route.cc.
-#include "analysis/colocate/colocate.h"
 #include "analysis/colocate/profile_demands.h"
-#include "analysis/colocate/workload_inputs.h"
+#include "app/colocate_request.h"
 #include "model/device_catalog.h"
-#include "report/colocation_output.h"
 #include "server/http_util.h"
 #include "server/openapi_document.h"
 #include "server/server_context.h"
@@ -38,27 +36,19 @@ void HandleColocate(ServerContext& ctx, const httplib::Request& req, httplib::Re
     if (device == nullptr)
       return SendError(res, 400, "bad_request", "unknown device '" + req.get_param_value("device") + "'");
   }
+  ColocateSettings settings;  // the CLI's defaults
+  auto setup = MakeColocateSetup(settings);
+  if (!setup.ok()) return SendStatus(res, setup.status());
+  setup->device = device;
   ProfileDemands demands;
   for (const std::string& ref : {a, b}) {
     Status status = AppendWorkload(ctx, ref, device, &demands);
     if (!status.ok()) return SendStatus(res, status, 422);
   }
   FinishProfileDemands(&demands);
-  if (demands.demands.size() < 2)
-    return SendError(res, 422, "unprocessable",
-                     "colocate needs at least two workloads, the inputs give " +
-                         std::to_string(demands.demands.size()));
-  ColocateOptions options;
-  options.device = device;
-  std::vector<ColocationWorkload> workloads;
-  for (const WorkloadDemand& d : demands.demands)
-    workloads.push_back(BuildColocationWorkload(d, WorkloadSetup{}, options.params));
-  ColocationOutputOptions output;
-  output.notes = demands.notes;
-  std::vector<std::string> device_notes;
-  if (const DeviceSpec* target = ResolveColocationDevice(workloads, device, &device_notes))
-    output.device = target->id + " (" + target->name + ")";
-  SendJson(res, 200, RenderColocationJson(PredictColocation(workloads, options), output));
+  auto document = RenderColocate(demands, settings, *setup, /*json=*/true);
+  if (!document.ok()) return SendStatus(res, document.status(), 422);
+  SendJson(res, 200, std::move(document).value());
 }
 
 }  // namespace

@@ -8,14 +8,10 @@
 namespace kraken::server {
 namespace {
 
+using testing::ParseJson;
+
 using testing::ErrorCode;
 using testing::TestServer;
-
-simdjson::dom::element Parse(simdjson::dom::parser& parser, const std::string& body) {
-  simdjson::dom::element root;
-  EXPECT_EQ(parser.parse(body).get(root), simdjson::SUCCESS) << body;
-  return root;
-}
 
 TEST(LegacyApiTest, HealthNamesTheService) {
   TestServer server;
@@ -23,7 +19,7 @@ TEST(LegacyApiTest, HealthNamesTheService) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
   simdjson::dom::parser parser;
-  auto root = Parse(parser, res->body);
+  auto root = ParseJson(parser, res->body);
   EXPECT_TRUE(bool(root["ok"]));
   EXPECT_EQ(std::string_view(root["service"]), "kraken");
   EXPECT_EQ(res->get_header_value("Access-Control-Allow-Origin"), "*");  // as the legacy service
@@ -39,7 +35,7 @@ TEST(LegacyApiTest, PredefinedProfilesComeFromOrionKernelLists) {
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200);
   simdjson::dom::parser parser;
-  auto root = Parse(parser, res->body);
+  auto root = ParseJson(parser, res->body);
   EXPECT_EQ(int64_t(root["count"]), 5);
   auto resnet = root["profiles"]["resnet50"];
   EXPECT_TRUE(bool(resnet["measured"]));
@@ -69,14 +65,14 @@ TEST(LegacyApiTest, ProfileByIdAndUnknownId) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
   simdjson::dom::parser parser;
-  auto root = Parse(parser, res->body);
+  auto root = ParseJson(parser, res->body);
   EXPECT_EQ(std::string_view(root["workload"]), "mobilenet");
   EXPECT_NEAR(double(root["profile"]["memory_ratio"]), 0.41008812727659183, 1e-9);
   auto missing = client->Get("/profile/nope");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
   EXPECT_EQ(ErrorCode(missing->body), "not_found");
-  EXPECT_FALSE(bool(Parse(parser, missing->body)["ok"]));
+  EXPECT_FALSE(bool(ParseJson(parser, missing->body)["ok"]));
 }
 
 TEST(LegacyApiTest, RegisterClassifiesByArithmeticIntensity) {
@@ -89,7 +85,7 @@ TEST(LegacyApiTest, RegisterClassifiesByArithmeticIntensity) {
   auto got = client->Get("/profile/etl");
   ASSERT_TRUE(got);
   simdjson::dom::parser parser;
-  auto profile = Parse(parser, got->body)["profile"];
+  auto profile = ParseJson(parser, got->body)["profile"];
   EXPECT_EQ(std::string_view(profile["kernel_type"]), "MEMORY_BOUND");  // AI < 10
   EXPECT_EQ(double(profile["arithmetic_intensity"]), 4.5);
   EXPECT_EQ(std::string_view(profile["source"]), "manual");
@@ -117,13 +113,13 @@ TEST(LegacyApiTest, ProfileRequestCopiesThePredefinedModel) {
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200);
   simdjson::dom::parser parser;
-  auto root = Parse(parser, res->body);
+  auto root = ParseJson(parser, res->body);
   EXPECT_EQ(std::string_view(root["workload"]), "job-7");
   EXPECT_EQ(std::string_view(root["note"]), "Used pre-defined profile");
   EXPECT_NEAR(double(root["profile"]["compute_ratio"]), 0.7648183621136447, 1e-9);
   auto unknown = client->Post("/profile", R"({"model":"llama"})", "application/json");
   ASSERT_TRUE(unknown);
-  EXPECT_EQ(std::string_view(Parse(parser, unknown->body)["profile"]["kernel_type"]), "UNKNOWN");
+  EXPECT_EQ(std::string_view(ParseJson(parser, unknown->body)["profile"]["kernel_type"]), "UNKNOWN");
   auto empty = client->Post("/profile", "{}", "application/json");
   ASSERT_TRUE(empty);
   EXPECT_EQ(empty->status, 400);
@@ -136,7 +132,7 @@ TEST(LegacyApiTest, ColocationOfMeasuredWorkloadsUsesTheDemandModel) {
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200) << res->body;
   simdjson::dom::parser parser;
-  auto root = Parse(parser, res->body);
+  auto root = ParseJson(parser, res->body);
   EXPECT_EQ(std::string_view(root["model"]), "measured");
   EXPECT_EQ(std::string_view(root["device"]), "v100-pcie");
   EXPECT_EQ(std::string_view(root["workload_a"]["type"]), "COMPUTE_BOUND");
@@ -150,7 +146,7 @@ TEST(LegacyApiTest, ColocationOfMeasuredWorkloadsUsesTheDemandModel) {
   ASSERT_TRUE(v1);
   ASSERT_EQ(v1->status, 200) << v1->body;
   simdjson::dom::parser parser2;
-  auto doc = Parse(parser2, v1->body);
+  auto doc = ParseJson(parser2, v1->body);
   simdjson::dom::array pairs;
   ASSERT_EQ(doc["pairs"].get(pairs), simdjson::SUCCESS) << v1->body.substr(0, 400);
   EXPECT_NEAR(double(pairs.at(0)["score"]), 0.2314421417, 1e-9);
@@ -163,7 +159,7 @@ TEST(LegacyApiTest, ColocationWithoutMeasurementsUsesTheClassTable) {
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200);
   simdjson::dom::parser parser;
-  auto root = Parse(parser, res->body);
+  auto root = ParseJson(parser, res->body);
   EXPECT_EQ(std::string_view(root["model"]), "class-table");
   EXPECT_EQ(double(root["colocation_score"]), 0.70);  // compute + mixed in the class-pair table
   EXPECT_EQ(std::string_view(root["recommendation"]), "good");

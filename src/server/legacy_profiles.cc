@@ -6,7 +6,7 @@
 
 #include "analysis/colocate/colocate.h"
 #include "analysis/colocate/profile_demands.h"
-#include "analysis/colocate/workload_inputs.h"
+#include "app/colocate_request.h"
 #include "base/json_writer.h"
 #include "importers/builtin_importers.h"
 #include "importers/registry.h"
@@ -61,16 +61,19 @@ std::optional<LegacyColocation> MeasuredColocation(const LegacyProfile& a, const
       !AppendProfileDemands(*b.profile, b.input_name, nullptr, &demands).ok() || demands.demands.size() != 2)
     return std::nullopt;
   FinishProfileDemands(&demands);
-  ColocateOptions options;
-  std::vector<ColocationWorkload> workloads;
-  for (const WorkloadDemand& d : demands.demands)
-    workloads.push_back(BuildColocationWorkload(d, WorkloadSetup{}, options.params));
-  ColocationReport report = PredictColocation(workloads, options);
+  // `kraken colocate A B` with its defaults (app/colocate_request.h), in the legacy shape.
+  ColocateSettings settings;
+  auto setup = MakeColocateSetup(settings);
+  if (!setup.ok()) return std::nullopt;
+  auto inputs = PrepareColocation(demands, settings, *setup);
+  if (!inputs.ok()) return std::nullopt;
+  ColocationReport report = PredictColocation(inputs->workloads, inputs->options);
   if (report.pairs.empty()) return std::nullopt;
   LegacyColocation out;
   out.model = "measured";
   out.notes = demands.notes;
-  const DeviceSpec* device = ResolveColocationDevice(workloads, nullptr, &out.notes);
+  out.notes.insert(out.notes.end(), inputs->device_notes.begin(), inputs->device_notes.end());
+  const DeviceSpec* device = inputs->target;
   const PairScore& pair = report.pairs.front();
   out.score = pair.score;
   out.notes.push_back(pair.explanation);

@@ -2,9 +2,6 @@
 // list with the real multigpu20 pod list, or a prefix of the default one written by the
 // test) gives the document `kraken pack --json` prints for the same files, and bad bodies
 // give one-line JSON errors.
-// GCC 12 reports a false -Wmaybe-uninitialized inside libstdc++'s std::regex automaton
-// (std::function moves) under -O2 with the sanitizers: silenced for this file only.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <gtest/gtest.h>
 
 #include <fstream>

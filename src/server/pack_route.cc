@@ -1,12 +1,12 @@
 // POST /api/v1/pack {"nodes_csv":"...","pods_csv":"...","policy":"FGD,Kraken",...}: the
 // `kraken pack --json` document for a cluster sent in the body (the store holds no node or
 // pod lists). The lists are parsed by the openb loader from memory and the document is
-// made by the CLI's own path (report/pack_request.h), so both answer the same bytes except
+// made by the CLI's own path (app/pack_request.h), so both answer the same bytes except
 // the timings (`wall_seconds`, `seconds`) and the input names (`nodes_csv`, `pods_csv`).
 #include <cmath>
 
 #include "importers/openb/openb_loader.h"
-#include "report/pack_request.h"
+#include "app/pack_request.h"
 #include "server/http_util.h"
 #include "server/json_body.h"
 #include "server/server_context.h"

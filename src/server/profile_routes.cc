@@ -1,13 +1,10 @@
 // /api/v1/profiles, /api/v1/profiles/{id}[/analysis|/disagg|/series]: stored profiles,
 // their summaries and the same documents the CLI prints for them. Shapes: docs/api.md.
-#include "analysis/characterize.h"
 #include "analysis/colocate/profile_demands.h"
-#include "analysis/demand.h"
-#include "analysis/disagg/disagg_analysis.h"
+#include "app/analyze_request.h"
+#include "app/disagg_request.h"
 #include "base/json_writer.h"
 #include "model/metrics.h"
-#include "report/analyze_request.h"
-#include "report/disagg_output.h"
 #include "report/profile_summary.h"
 #include "server/http_util.h"
 #include "server/server_context.h"
@@ -128,21 +125,19 @@ void HandleAnalysis(ServerContext& ctx, int64_t id, const httplib::Request& req,
 }
 
 void HandleDisagg(ServerContext& ctx, int64_t id, httplib::Response& res) {
-  Profile profile;
+  std::vector<Profile> profiles;
   {
     auto store = ctx.store->Acquire();
     if (!store.ok()) return SendStatus(res, store.status());
     auto loaded = (*store)->LoadProfile(id);
     if (!loaded.ok()) return SendStatus(res, loaded.status());
-    profile = std::move(*loaded);
+    profiles.push_back(std::move(*loaded));
   }
-  WorkloadReport report = CharacterizeWorkload(profile);
-  std::vector<disagg::DisaggResult> results;
-  for (const WorkloadDemand& d : DeriveDemands(profile, report))
-    results.push_back(disagg::AnalyzeDisaggregation(profile, report, d));
-  if (results.empty())
+  // The CLI's path with its defaults; the only failure is a profile without a workload.
+  auto document = RenderDisagg(profiles, DisaggSetup{}, /*json=*/true);
+  if (!document.ok())
     return SendError(res, 422, "unprocessable", "profile " + std::to_string(id) + " holds no workload to analyse");
-  SendJson(res, 200, RenderDisaggJson(results, DisaggOutputOptions{}));
+  SendJson(res, 200, std::move(document).value());
 }
 
 void WriteEntity(JsonWriter& json, const SeriesEntity& e) {

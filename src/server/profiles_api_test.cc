@@ -9,10 +9,10 @@
 #include "analysis/characterize.h"
 #include "analysis/demand.h"
 #include "analysis/disagg/disagg_analysis.h"
+#include "app/analyze_request.h"
 #include "base/text.h"
 #include "importers/builtin_importers.h"
 #include "importers/registry.h"
-#include "report/analyze_request.h"
 #include "report/disagg_output.h"
 #include "server/test_server.h"
 #include "store/store.h"
@@ -20,19 +20,15 @@
 namespace kraken::server {
 namespace {
 
+using testing::ParseJson;
+using testing::kTrace;
+using testing::kTraceName;
+
 using testing::ErrorCode;
 using testing::TestServer;
 
 // HTA's ns-resolution ResNet training trace (V100): 4,350 kernels, 1,600 memcpy, 145 memset.
-constexpr char kTrace[] = "kineto/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
-constexpr char kTraceName[] = "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
 constexpr char kCapture[] = "nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt";
-
-simdjson::dom::element Parse(simdjson::dom::parser& parser, const std::string& body) {
-  simdjson::dom::element root;
-  EXPECT_EQ(parser.parse(body).get(root), simdjson::SUCCESS) << body.substr(0, 300);
-  return root;
-}
 
 int64_t UploadTrace(httplib::Client& client) {
   std::string body = kraken::testing::ReadFileOrDie(kraken::testing::DataPath(kTrace));
@@ -41,7 +37,7 @@ int64_t UploadTrace(httplib::Client& client) {
   if (!res) return 0;
   EXPECT_EQ(res->status, 201) << res->body;
   simdjson::dom::parser parser;
-  auto root = Parse(parser, res->body);
+  auto root = ParseJson(parser, res->body);
   EXPECT_EQ(std::string_view(root["format"]), "kineto");
   EXPECT_EQ(std::string_view(root["source"]), kTraceName);
   EXPECT_EQ(int64_t(root["kernels"]), 4350);
@@ -77,7 +73,7 @@ TEST(ProfilesApiTest, UploadedTraceAnalysisIsTheAnalyzeDocument) {
   EXPECT_EQ(res->body, RenderAnalysis(profiles, settings, *options, /*json=*/true));
 
   simdjson::dom::parser parser;
-  auto doc = Parse(parser, res->body);
+  auto doc = ParseJson(parser, res->body);
   // Figures of the file itself (V100, 5 ProfilerSteps, 4,350 kernels).
   auto rank = doc["ranks"].at(0);
   EXPECT_EQ(int64_t(rank["kernels"]["count"]), 4350);
@@ -121,7 +117,7 @@ TEST(ProfilesApiTest, ListAndSummaryOfTheUploadedTrace) {
   ASSERT_TRUE(list);
   ASSERT_EQ(list->status, 200);
   simdjson::dom::parser parser;
-  auto root = Parse(parser, list->body);
+  auto root = ParseJson(parser, list->body);
   EXPECT_EQ(int64_t(root["count"]), 1);
   auto entry = root["profiles"].at(0);
   EXPECT_EQ(int64_t(entry["id"]), id);
@@ -136,7 +132,7 @@ TEST(ProfilesApiTest, ListAndSummaryOfTheUploadedTrace) {
   ASSERT_TRUE(one);
   ASSERT_EQ(one->status, 200);
   simdjson::dom::parser parser2;
-  auto summary = Parse(parser2, one->body);
+  auto summary = ParseJson(parser2, one->body);
   EXPECT_EQ(int64_t(summary["counts"]["kernels"]), 4350);
   EXPECT_EQ(int64_t(summary["counts"]["memory_ops"]), 1745);  // 1,600 memcpy + 145 memset
   EXPECT_EQ(std::string_view(summary["summary"]["format"]), "kineto");
@@ -155,7 +151,7 @@ TEST(ProfilesApiTest, ListedUtilizationOfACaptureCoversEveryPhase) {
   auto list = client->Get("/api/v1/profiles");
   ASSERT_TRUE(list);
   simdjson::dom::parser parser;
-  auto entry = Parse(parser, list->body)["profiles"].at(0);
+  auto entry = ParseJson(parser, list->body)["profiles"].at(0);
   EXPECT_EQ(std::string_view(entry["format"]), "nvidia-smi");
   EXPECT_DOUBLE_EQ(double(entry["gpu_util"]), 0.5);  // idle phase 0 %, load phase 100 %
 }
@@ -213,7 +209,7 @@ TEST(ProfilesApiTest, SeriesClusterAndLiveOfAStoredLiveCapture) {
   ASSERT_TRUE(series);
   ASSERT_EQ(series->status, 200) << series->body;
   simdjson::dom::parser parser;
-  auto root = Parse(parser, series->body);
+  auto root = ParseJson(parser, series->body);
   EXPECT_EQ(std::string_view(root["unit"]), "W");
   // dmon's "pwr" (5 passes, 1 s apart), -q's average power draw and --query-gpu's power.draw.
   simdjson::dom::array all = root["series"];
@@ -228,7 +224,7 @@ TEST(ProfilesApiTest, SeriesClusterAndLiveOfAStoredLiveCapture) {
   ASSERT_TRUE(cluster);
   ASSERT_EQ(cluster->status, 200);
   simdjson::dom::parser parser2;
-  auto c = Parse(parser2, cluster->body);
+  auto c = ParseJson(parser2, cluster->body);
   simdjson::dom::array gpus = c["gpus"];
   ASSERT_EQ(gpus.size(), 1u);
   EXPECT_EQ(std::string_view(gpus.at(0)["gpu_name"]), "NVIDIA H100 80GB HBM3");
@@ -245,7 +241,7 @@ TEST(ProfilesApiTest, SeriesClusterAndLiveOfAStoredLiveCapture) {
   ASSERT_TRUE(StartsWith(received, "event: samples\ndata: ")) << received;
   std::string data = received.substr(21, received.find("\n\n") - 21);
   simdjson::dom::parser parser3;
-  auto event = Parse(parser3, data);
+  auto event = ParseJson(parser3, data);
   EXPECT_EQ(int64_t(event["profile_id"]), id);
   auto first = event["samples"].at(0);
   EXPECT_EQ(std::string_view(first["metric"]), "power_w");
@@ -263,13 +259,13 @@ TEST(ProfilesApiTest, TemporalOfAnUploadedSequenceIsTheTemporalDocument) {
   ASSERT_TRUE(upload);
   ASSERT_EQ(upload->status, 201) << upload->body;
   simdjson::dom::parser parser;
-  int64_t id = int64_t(Parse(parser, upload->body)["id"]);
+  int64_t id = int64_t(ParseJson(parser, upload->body)["id"]);
   auto res = client->Post("/api/v1/temporal",
                           "{\"profile_id\":" + std::to_string(id) + R"(,"series":["0"],"horizon":"1h"})",
                           "application/json");
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200) << res->body;
-  auto series = Parse(parser, res->body)["files"].at(0)["series"].at(0);
+  auto series = ParseJson(parser, res->body)["files"].at(0)["series"].at(0);
   EXPECT_EQ(std::string_view(series["name"]), "philly_node_sequence/active");
   EXPECT_EQ(std::string_view(series["periodicity"]["verdict"]), "no significant period");
   EXPECT_NEAR(double(series["forecast"]["horizons"].at(0)["mase"]), 0.931, 0.005);  // as `kraken temporal` prints
@@ -301,7 +297,7 @@ TEST(ProfilesApiTest, OpenApiDescribesEveryEndpoint) {
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200);
   simdjson::dom::parser parser;
-  auto doc = Parse(parser, res->body);
+  auto doc = ParseJson(parser, res->body);
   EXPECT_EQ(std::string_view(doc["openapi"]), "3.0.3");
   for (const char* path : {"/health", "/profiles", "/profile/{workload_id}", "/profile", "/register", "/colocation",
                            "/api/v1/profiles", "/api/v1/profiles/{id}", "/api/v1/profiles/{id}/analysis",

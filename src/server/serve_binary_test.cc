@@ -17,8 +17,8 @@
 namespace kraken::server {
 namespace {
 
-constexpr char kTrace[] = "kineto/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
-constexpr char kTraceName[] = "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
+using testing::kTrace;
+using testing::kTraceName;
 
 // Standard output of a shell command (the commands redirect their own stderr).
 std::string RunAndCapture(const std::string& command) { return kraken::testing::RunCommand(command).out; }

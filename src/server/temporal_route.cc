@@ -1,8 +1,7 @@
 // POST /api/v1/temporal {"profile_id":N,"series":["active"],"horizon":"1h,24h"}: the
 // `kraken temporal --json` document for the series of a stored profile, selected and
-// analysed the way the CLI does it (analysis/temporal/series_selection.h).
-#include "analysis/temporal/series_selection.h"
-#include "report/temporal_output.h"
+// analysed by the CLI's own path (app/temporal_request.h).
+#include "app/temporal_request.h"
 #include "server/http_util.h"
 #include "server/json_body.h"
 #include "server/server_context.h"
@@ -24,10 +23,10 @@ void HandleTemporal(ServerContext& ctx, const httplib::Request& req, httplib::Re
   if (!selectors.ok()) return SendStatus(res, selectors.status());
   auto horizon_text = body->String("horizon");
   if (!horizon_text.ok()) return SendStatus(res, horizon_text.status());
-  temporal::TemporalOptions options;
-  auto horizons = temporal::ParseHorizons(horizon_text->empty() ? "1h,24h" : *horizon_text);
-  if (!horizons.ok()) return SendStatus(res, horizons.status());
-  options.horizons = *horizons;
+  TemporalSettings settings;
+  if (!horizon_text->empty()) settings.horizons = *horizon_text;
+  auto options = MakeTemporalOptions(settings);
+  if (!options.ok()) return SendStatus(res, options.status());
 
   Profile profile;
   {
@@ -41,18 +40,10 @@ void HandleTemporal(ServerContext& ctx, const httplib::Request& req, httplib::Re
     return SendError(res, 422, "unprocessable", "profile " + std::to_string(static_cast<int64_t>(**id)) +
                                                     " holds no sampled series (format " + profile.metadata.format + ")");
   std::vector<bool> matched(selectors->size(), false);
-  TemporalFile file;
-  file.source = profile.metadata.source;
-  file.format = profile.metadata.format;
-  auto clock = profile.metadata.attributes.find("clock");
-  if (clock != profile.metadata.attributes.end()) file.clock = clock->second;
-  for (size_t i : temporal::SelectSeries(profile, *selectors, &matched)) {
-    file.indices.push_back(i);
-    file.reports.push_back(temporal::AnalyzeTemporal(profile.series[i], options));
-  }
+  TemporalFile file = AnalyzeProfileSeries(profile, *selectors, *options, &matched);
   for (size_t k = 0; k < matched.size(); ++k)
     if (!matched[k]) return SendError(res, 400, "bad_request", "series '" + (*selectors)[k] + "' matches no series");
-  SendJson(res, 200, RenderTemporalJson({file}, options));
+  SendJson(res, 200, RenderTemporalJson({file}, *options));
 }
 
 }  // namespace

@@ -15,6 +15,17 @@
 
 namespace kraken::server::testing {
 
+// The real trace the server tests import, and its file name.
+inline constexpr char kTrace[] = "kineto/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
+inline constexpr char kTraceName[] = "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
+
+// A response body parsed as JSON (a failure names the body's start).
+inline simdjson::dom::element ParseJson(simdjson::dom::parser& parser, const std::string& body) {
+  simdjson::dom::element root;
+  EXPECT_EQ(parser.parse(body).get(root), simdjson::SUCCESS) << body.substr(0, 300);
+  return root;
+}
+
 class TestServer {
  public:
   explicit TestServer(ServeOptions options = {}) {

@@ -12,9 +12,10 @@
 namespace kraken {
 namespace {
 
+using testing::kH100Capture;
+
 constexpr const char* kResnetW0 = "kineto/kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
 constexpr const char* kResnetW4 = "kineto/kineto_tb_plugin/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz";
-constexpr const char* kH100Capture = "nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt";
 constexpr const char* kA100Prom = "dcgm/a100-mig_dcgm-exporter-2.4_nvidia-cloud-native-docs.prom";
 constexpr const char* kVllmDecode = "kineto/tracelens/inference/vllm_decode_full/graph_execution.json.gz";
 

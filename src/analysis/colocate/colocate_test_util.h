@@ -15,6 +15,10 @@
 
 namespace kraken::testing {
 
+// The real H100 nvidia-smi capture: idle, load and MIG phases.
+inline constexpr const char* kH100Capture =
+    "nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt";
+
 // Every demand of one real file (a sampler capture gives one per GPU and phase).
 inline std::vector<WorkloadDemand> DemandsOfFile(const std::string& relative, const char* device_id = nullptr) {
   auto result = ImportFile(BuiltinImporters(), DataPath(relative));

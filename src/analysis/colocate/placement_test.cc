@@ -6,7 +6,7 @@
 namespace kraken {
 namespace {
 
-constexpr const char* kH100Capture = "nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt";
+using testing::kH100Capture;
 
 ColocationWorkload H100Load(const std::string& name) {
   for (WorkloadDemand& d : testing::DemandsOfFile(kH100Capture)) {

@@ -12,11 +12,12 @@
 #include "analysis/temporal/temporal_analysis.h"
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
+#include "analysis/temporal/synthetic_series.h"
 
 namespace kraken::temporal {
 namespace {
 
-constexpr int64_t kMinuteNs = 60'000'000'000;
+using testing::kMinuteNs;
 
 struct Analyzed {
   std::string file;

@@ -10,6 +10,8 @@
 namespace kraken::nvml {
 namespace {
 
+using testing::kMiB;
+
 using testing::CountMetric;
 using testing::FixturePath;
 using testing::OpenReplay;
@@ -17,8 +19,6 @@ using testing::Pick;
 using testing::Series;
 using testing::ValuesOf;
 using testing::WriteTempFile;
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 std::string Fixture(const std::string& name) { return kraken::testing::ReadFileOrDie(FixturePath(name)); }
 

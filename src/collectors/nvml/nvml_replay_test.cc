@@ -11,6 +11,8 @@
 namespace kraken::nvml {
 namespace {
 
+using testing::kMiB;
+
 using testing::CountMetric;
 using testing::FixturePath;
 using testing::OpenReplay;
@@ -19,7 +21,6 @@ using testing::ReplaySeries;
 using testing::Series;
 using testing::ValuesOf;
 
-constexpr double kMiB = 1024.0 * 1024.0;
 constexpr char kMaskedUuid[] = "GPU-00000000-0000-0000-0000-000000000000";
 
 DeviceInfo ImportedDevice(const std::string& capture) {

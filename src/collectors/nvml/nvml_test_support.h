@@ -14,6 +14,8 @@
 
 namespace kraken::nvml::testing {
 
+inline constexpr double kMiB = 1024.0 * 1024.0;
+
 inline std::string FixturePath(const std::string& name) {
   return kraken::testing::SourceDir() + "/tests/fixtures/nvml/" + name;
 }

@@ -2,9 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "importers/registry.h"
+#include "importers/import_testing.h"
 
 namespace kraken {
 namespace {
+
+using testing::ImportCounter;
 
 constexpr char kHeader[] =
     "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
@@ -40,11 +43,6 @@ std::string ErrorOf(const std::string& text, const std::string& format = "") {
   return result.ok() ? "" : result.status().message();
 }
 
-int64_t Counter(const Profile& p, const std::string& name) {
-  auto it = p.import_counters.find(name);
-  return it == p.import_counters.end() ? 0 : it->second;
-}
-
 const KernelCounters& FirstCounters(const Profile& p) {
   static const KernelCounters kNone;
   if (p.kernels.empty() || p.kernels[0].counters_index < 0) return kNone;
@@ -62,7 +60,7 @@ TEST(NcuEdgeCasesTest, ProfLinesAndProgramOutputBeforeTheHeaderAreSkipped) {
   EXPECT_EQ(p.kernels[0].duration_ns, 1500);
   EXPECT_EQ(p.kernels[0].grid, (Dim3{64, 2, 1}));
   EXPECT_EQ(p.kernels[0].block, (Dim3{128, 1, 1}));
-  EXPECT_EQ(Counter(p, "ncu_prologue_lines"), 3);
+  EXPECT_EQ(ImportCounter(p, "ncu_prologue_lines"), 3);
 }
 
 TEST(NcuEdgeCasesTest, ThousandsSeparatorsAutoScaledUnitsAndNotANumber) {
@@ -82,12 +80,12 @@ TEST(NcuEdgeCasesTest, ThousandsSeparatorsAutoScaledUnitsAndNotANumber) {
   EXPECT_EQ(c.sm_clock_hz, 1.41e9);
   EXPECT_EQ(c.dram_clock_hz, 1593e6);
   EXPECT_FALSE(c.sm_throughput_pct.has_value());
-  EXPECT_EQ(Counter(p, "ncu_non_numeric_values"), 2);
+  EXPECT_EQ(ImportCounter(p, "ncu_non_numeric_values"), 2);
 }
 
 TEST(NcuEdgeCasesTest, UnknownUnitIsCountedAndNotStored) {
   Profile p = ImportOk(std::string(kHeader) + Row(0, "dram__bytes.sum", "furlong", "12"));
-  EXPECT_EQ(Counter(p, "ncu_unknown_units"), 1);
+  EXPECT_EQ(ImportCounter(p, "ncu_unknown_units"), 1);
   EXPECT_EQ(p.kernels[0].counters_index, -1);
 }
 
@@ -112,8 +110,8 @@ TEST(NcuEdgeCasesTest, RuleRowsAndShortRowsAreCounted) {
   Profile p = ImportOk(text);
   ASSERT_EQ(p.kernels.size(), 1u);
   EXPECT_EQ(p.kernels[0].duration_ns, 1234);
-  EXPECT_EQ(Counter(p, "ncu_rule_rows"), 1);
-  EXPECT_EQ(Counter(p, "ncu_short_rows"), 1);
+  EXPECT_EQ(ImportCounter(p, "ncu_rule_rows"), 1);
+  EXPECT_EQ(ImportCounter(p, "ncu_short_rows"), 1);
   ASSERT_EQ(p.devices.size(), 1u);
   EXPECT_EQ(p.devices[0].compute_major, 8);
   EXPECT_EQ(p.devices[0].compute_minor, 6);
@@ -125,7 +123,7 @@ TEST(NcuEdgeCasesTest, TruncatedFileKeepsItsCompleteRows) {
   Profile p = ImportOk(text);
   ASSERT_EQ(p.kernels.size(), 1u);
   EXPECT_EQ(p.kernels[0].duration_ns, 10);
-  EXPECT_EQ(Counter(p, "ncu_short_rows"), 1);
+  EXPECT_EQ(ImportCounter(p, "ncu_short_rows"), 1);
 }
 
 TEST(NcuEdgeCasesTest, FileCutInsideAQuoteIsAnError) {
@@ -169,7 +167,7 @@ TEST(NcuEdgeCasesTest, RawPageUsesItsUnitsRow) {
   EXPECT_EQ(p.kernels[0].stream, 13);
   EXPECT_EQ(p.kernel_counters[0].dram_bytes, 1.5e6);
   EXPECT_EQ(p.kernels[1].duration_ns, 0);
-  EXPECT_EQ(Counter(p, "ncu_short_rows"), 1);
+  EXPECT_EQ(ImportCounter(p, "ncu_short_rows"), 1);
   ASSERT_EQ(p.devices.size(), 1u);
   EXPECT_EQ(p.devices[0].index, -1);  // no Device column, no device index attribute
   EXPECT_EQ(p.devices[0].name, "NVIDIA H100");

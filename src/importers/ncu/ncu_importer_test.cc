@@ -7,9 +7,13 @@
 
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
+#include "importers/import_testing.h"
 
 namespace kraken {
 namespace {
+
+using testing::ImportCounter;
+using testing::ImportOne;
 
 constexpr char kA100[] = "ncu/a100-cc8.0_sgemm_nersc-roofline-metrics_details.csv";
 constexpr char kGtx1080Raw[] = "ncu/gtx1080-cc6.1_vectoradd_page-raw_all-metrics.csv";
@@ -26,14 +30,6 @@ constexpr char kGemvName[] =
     "cublasGemvTensorStridedBatched<const __nv_bfloat16>, cublasGemvTensorStridedBatched<__nv_bfloat16>, "
     "float>>(T13)";
 
-Profile ImportOne(const std::string& relative) {
-  auto result = ImportFile(BuiltinImporters(), testing::DataPath(relative));
-  EXPECT_TRUE(result.ok()) << result.status().message();
-  if (!result.ok() || result->empty()) return Profile();
-  EXPECT_EQ(result->size(), 1u);
-  return std::move((*result)[0]);
-}
-
 const KernelCounters& CountersOf(const Profile& p, size_t kernel) {
   static const KernelCounters kNone;
   if (kernel >= p.kernels.size()) return kNone;
@@ -41,11 +37,6 @@ const KernelCounters& CountersOf(const Profile& p, size_t kernel) {
   EXPECT_GE(index, 0);
   if (index < 0 || static_cast<size_t>(index) >= p.kernel_counters.size()) return kNone;
   return p.kernel_counters[static_cast<size_t>(index)];
-}
-
-int64_t Counter(const Profile& p, const std::string& name) {
-  auto it = p.import_counters.find(name);
-  return it == p.import_counters.end() ? 0 : it->second;
 }
 
 TEST(NcuImporterTest, EveryFileInTheFolderImports) {
@@ -64,8 +55,8 @@ TEST(NcuImporterTest, EveryFileInTheFolderImports) {
       EXPECT_EQ(p.metadata.format, "ncu-csv") << path;
       EXPECT_FALSE(p.kernels.empty()) << path;
       for (const Kernel& k : p.kernels) EXPECT_EQ(k.start_ns, 0) << path;
-      EXPECT_EQ(Counter(p, "ncu_unknown_units"), 0) << path;
-      EXPECT_EQ(Counter(p, "ncu_short_rows"), 0) << path;
+      EXPECT_EQ(ImportCounter(p, "ncu_unknown_units"), 0) << path;
+      EXPECT_EQ(ImportCounter(p, "ncu_short_rows"), 0) << path;
     }
     ++files;
   }
@@ -88,7 +79,7 @@ TEST(NcuImporterTest, A100SgemmRooflineMetrics) {
   EXPECT_EQ(p.kernels[0].duration_ns, 6725598880);  // 5,145,083,088.72 / 764,999,991.90
   EXPECT_EQ(p.kernels[1].duration_ns, 6711477280);
   EXPECT_EQ(p.kernels[2].duration_ns, 33477741504);  // 25,610,472,227.46 / 764,999,999.31
-  EXPECT_EQ(Counter(p, "ncu_durations_from_cycles"), 3);
+  EXPECT_EQ(ImportCounter(p, "ncu_durations_from_cycles"), 3);
 
   const KernelCounters& init = CountersOf(p, 0);
   EXPECT_EQ(init.fp32_flops, 2.0 * 838860800);  // fadd 0 + fmul 0 + 2 x ffma 838,860,800
@@ -134,8 +125,8 @@ TEST(NcuImporterTest, Rtx5090GemvDetailsPage) {
   EXPECT_EQ(c.tensor_flops, 0.0);
   EXPECT_DOUBLE_EQ(*c.sm_clock_hz, 1.99e9);
   EXPECT_DOUBLE_EQ(*c.dram_clock_hz, 13.72e9);
-  EXPECT_EQ(Counter(p, "ncu_rule_rows"), 4);
-  EXPECT_EQ(Counter(p, "ncu_non_numeric_values"), 3);  // n/a: flop_count_hp/sp, src_bf16_dst_bf16
+  EXPECT_EQ(ImportCounter(p, "ncu_rule_rows"), 4);
+  EXPECT_EQ(ImportCounter(p, "ncu_non_numeric_values"), 3);  // n/a: flop_count_hp/sp, src_bf16_dst_bf16
   ASSERT_EQ(p.devices.size(), 1u);
   EXPECT_EQ(p.devices[0].compute_major, 12);
   EXPECT_EQ(p.devices[0].compute_minor, 0);
@@ -150,7 +141,7 @@ TEST(NcuImporterTest, Rtx5090GemvMetricsList) {
   EXPECT_DOUBLE_EQ(*c.dram_throughput_pct, 19.66);
   EXPECT_DOUBLE_EQ(*c.sm_throughput_pct, 9.15);
   EXPECT_FALSE(c.memory_throughput_pct.has_value());
-  EXPECT_EQ(Counter(p, "ncu_rule_rows"), 4);
+  EXPECT_EQ(ImportCounter(p, "ncu_rule_rows"), 4);
 }
 
 TEST(NcuImporterTest, CutlassGemmTensorOps) {
@@ -197,7 +188,7 @@ TEST(NcuImporterTest, RooflineSectionPeaks) {
   EXPECT_EQ(p.Name(p.kernels[0].name), kGemvName);
   // The section has no duration; none is made up.
   EXPECT_EQ(p.kernels[0].duration_ns, 0);
-  EXPECT_EQ(Counter(p, "ncu_kernels_without_duration"), 1);
+  EXPECT_EQ(ImportCounter(p, "ncu_kernels_without_duration"), 1);
   const KernelCounters& c = CountersOf(p, 0);
   // "Theoretical Predicated-On FFMA Operations" 43,520 (already 2 x 21,760 FFMA/cycle)
   // x "SM Frequency" 2.15 Ghz.
@@ -208,7 +199,7 @@ TEST(NcuImporterTest, RooflineSectionPeaks) {
   EXPECT_DOUBLE_EQ(*c.sm_clock_hz, 2.15e9);
   EXPECT_DOUBLE_EQ(*c.dram_clock_hz, 13.72e9);
   EXPECT_FALSE(c.fp32_flops.has_value());
-  EXPECT_EQ(Counter(p, "ncu_rule_rows"), 1);
+  EXPECT_EQ(ImportCounter(p, "ncu_rule_rows"), 1);
 }
 
 TEST(NcuImporterTest, Gtx1080RawPageWithUnitsRow) {
@@ -235,7 +226,7 @@ TEST(NcuImporterTest, Gtx1080RawPageWithUnitsRow) {
     EXPECT_DOUBLE_EQ(*c.achieved_occupancy_pct, 28.30);
   }
   // Per kernel: the display name and 7 instanced lists ("32.00; 32.00; ...").
-  EXPECT_EQ(Counter(p, "ncu_non_numeric_values"), 24);
+  EXPECT_EQ(ImportCounter(p, "ncu_non_numeric_values"), 24);
   ASSERT_EQ(p.devices.size(), 1u);
   const DeviceInfo& d = p.devices[0];
   EXPECT_EQ(d.index, 0);

@@ -9,12 +9,15 @@
 
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
+#include "importers/import_testing.h"
 
 namespace kraken {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr int64_t kSecond = 1'000'000'000;
+using testing::SampleValues;
+using testing::kMiB;
+using testing::kSecondNs;
+
 constexpr char kH100[] = "nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt";
 constexpr char kH100Mig[] = "nvidia-smi/capture__linux-x86_64__nvidia-h100-mig__590.48.01.txt";
 constexpr char kH200Mig[] = "nvidia-smi/capture__linux-x86_64__nvidia-h200-mig__590.48.01.txt";
@@ -50,13 +53,6 @@ const Series* Find(const Profile& p, Metric metric, const std::string& source, c
   auto found = FindAll(p, metric, source, phase, pid);
   EXPECT_LE(found.size(), 1u) << source;
   return found.empty() ? nullptr : found[0];
-}
-
-std::vector<double> Values(const Series* s) {
-  std::vector<double> values;
-  if (s != nullptr)
-    for (const Sample& sample : s->samples) values.push_back(sample.value);
-  return values;
 }
 
 size_t CountMetric(const Profile& p, Metric metric) {
@@ -118,18 +114,18 @@ TEST(NvidiaSmiCaptureTest, H100LoadPhaseDmonSamples) {
   Profile p = ImportCapture(kH100);
   const Series* power = Find(p, Metric::kPowerW, "pwr", "load");
   ASSERT_NE(power, nullptr);
-  EXPECT_EQ(Values(power), (std::vector<double>{631, 634, 633, 634, 636}));
+  EXPECT_EQ(SampleValues(power), (std::vector<double>{631, 634, 633, 634, 636}));
   // dmon -c 5 prints no clock: samples sit 1 s apart from 0 (dmon's default interval).
   ASSERT_EQ(power->samples.size(), 5u);
   EXPECT_EQ(power->samples[0].time_ns, 0);
-  EXPECT_EQ(power->samples[4].time_ns, 4 * kSecond);
+  EXPECT_EQ(power->samples[4].time_ns, 4 * kSecondNs);
   EXPECT_EQ(power->entity.gpu_index, 0);
   EXPECT_EQ(power->entity.gpu_name, "NVIDIA H100 80GB HBM3");  // filled in from -L / -q
   EXPECT_EQ(power->entity.pci_bus_id, "00000000:00:09.0");
-  EXPECT_EQ(Values(Find(p, Metric::kPowerW, "pwr", "idle")), (std::vector<double>{69, 69, 69, 69, 69}));
-  EXPECT_EQ(Values(Find(p, Metric::kGpuUtilPct, "sm", "load")), (std::vector<double>{100, 100, 100, 100, 100}));
-  EXPECT_EQ(Values(Find(p, Metric::kMemTempC, "mtemp", "load")), (std::vector<double>{57, 58, 58, 59, 59}));
-  EXPECT_EQ(Values(Find(p, Metric::kSmClockMhz, "pclk", "load")), (std::vector<double>{1980, 1980, 1980, 1980, 1980}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kPowerW, "pwr", "idle")), (std::vector<double>{69, 69, 69, 69, 69}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kGpuUtilPct, "sm", "load")), (std::vector<double>{100, 100, 100, 100, 100}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kMemTempC, "mtemp", "load")), (std::vector<double>{57, 58, 58, 59, 59}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kSmClockMhz, "pclk", "load")), (std::vector<double>{1980, 1980, 1980, 1980, 1980}));
   EXPECT_NE(p.metadata.attributes["dmon_times"].find("1 s"), std::string::npos);
 }
 
@@ -138,8 +134,8 @@ TEST(NvidiaSmiCaptureTest, H100PerProcessSeries) {
   const Series* burn_sm = Find(p, Metric::kProcessSmUtilPct, "sm", "load", 11345);
   ASSERT_NE(burn_sm, nullptr);
   EXPECT_EQ(burn_sm->entity.process_name, "gpu_burn");
-  EXPECT_EQ(Values(burn_sm), (std::vector<double>{99, 99, 99, 99, 99}));
-  EXPECT_EQ(Values(Find(p, Metric::kProcessMemUtilPct, "mem", "load", 11345)),
+  EXPECT_EQ(SampleValues(burn_sm), (std::vector<double>{99, 99, 99, 99, 99}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kProcessMemUtilPct, "mem", "load", 11345)),
             (std::vector<double>{10, 10, 10, 10, 10}));
   // memhog's pmon columns are all "-": no series rather than zeros.
   EXPECT_EQ(Find(p, Metric::kProcessSmUtilPct, "sm", "load", 11327), nullptr);
@@ -151,12 +147,12 @@ TEST(NvidiaSmiCaptureTest, H100PerProcessSeries) {
   ASSERT_EQ(burn_mem->samples.size(), 1u);
   EXPECT_EQ(burn_mem->samples[0].value, 15690 * kMiB);
   EXPECT_EQ(burn_mem->samples[0].time_ns, 1784016773500000000);  // 2026/07/14 08:12:53.500 read as UTC
-  EXPECT_EQ(Values(Find(p, Metric::kProcessUsedMemoryBytes, "used_gpu_memory", "load", 11327)),
+  EXPECT_EQ(SampleValues(Find(p, Metric::kProcessUsedMemoryBytes, "used_gpu_memory", "load", 11327)),
             (std::vector<double>{2566 * kMiB}));
-  EXPECT_EQ(Values(Find(p, Metric::kProcessUsedMemoryBytes, "used_gpu_memory", "load", 11328)),
+  EXPECT_EQ(SampleValues(Find(p, Metric::kProcessUsedMemoryBytes, "used_gpu_memory", "load", 11328)),
             (std::vector<double>{1542 * kMiB}));
   // The -q report of the same phase lists the same processes.
-  EXPECT_EQ(Values(Find(p, Metric::kProcessUsedMemoryBytes, "Processes/Used GPU Memory", "load", 11345)),
+  EXPECT_EQ(SampleValues(Find(p, Metric::kProcessUsedMemoryBytes, "Processes/Used GPU Memory", "load", 11345)),
             (std::vector<double>{15690 * kMiB}));
   EXPECT_EQ(CountMetric(p, Metric::kProcessUsedMemoryBytes), 6u);
 }
@@ -168,15 +164,15 @@ TEST(NvidiaSmiCaptureTest, H100QueryGpuRowsKeepTheirPhase) {
   ASSERT_EQ(used->samples.size(), 1u);
   EXPECT_EQ(used->samples[0].value, 19818 * kMiB);
   EXPECT_EQ(used->samples[0].time_ns, 1784016773353000000);  // 2026/07/14 08:12:53.353
-  EXPECT_EQ(Values(Find(p, Metric::kFbUsedBytes, "memory.used", "idle")), (std::vector<double>{0}));
-  EXPECT_EQ(Values(Find(p, Metric::kPowerW, "power.draw", "load")), (std::vector<double>{631.95}));
-  EXPECT_EQ(Values(Find(p, Metric::kGpuUtilPct, "utilization.gpu", "load")), (std::vector<double>{100}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kFbUsedBytes, "memory.used", "idle")), (std::vector<double>{0}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kPowerW, "power.draw", "load")), (std::vector<double>{631.95}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kGpuUtilPct, "utilization.gpu", "load")), (std::vector<double>{100}));
   // power.draw.average is not a second power_w series while power.draw is there.
   EXPECT_EQ(Find(p, Metric::kPowerW, "power.draw.average", "load"), nullptr);
-  EXPECT_EQ(Values(Find(p, Metric::kOther, "power.draw.instant", "idle")), (std::vector<double>{69.62}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kOther, "power.draw.instant", "idle")), (std::vector<double>{69.62}));
   // -q of the load phase: FB used and the PCIe throughput in KB/s.
-  EXPECT_EQ(Values(Find(p, Metric::kFbUsedBytes, "FB Memory Usage/Used", "load")), (std::vector<double>{19818 * kMiB}));
-  EXPECT_EQ(Values(Find(p, Metric::kPcieTxBytesPerS, "PCI/Tx Throughput", "idle")), (std::vector<double>{352e3}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kFbUsedBytes, "FB Memory Usage/Used", "load")), (std::vector<double>{19818 * kMiB}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kPcieTxBytesPerS, "PCI/Tx Throughput", "idle")), (std::vector<double>{352e3}));
 }
 
 TEST(NvidiaSmiCaptureTest, H100MigInstancesWithProfiles) {
@@ -208,11 +204,11 @@ TEST(NvidiaSmiCaptureTest, H100MigInstancesWithProfiles) {
   ASSERT_NE(burn, nullptr);
   EXPECT_EQ(burn->entity.gpu_instance_id, 2);
   EXPECT_EQ(burn->entity.mig_profile, "3g.40gb");
-  EXPECT_EQ(Values(burn), (std::vector<double>{7484 * kMiB}));
+  EXPECT_EQ(SampleValues(burn), (std::vector<double>{7484 * kMiB}));
   EXPECT_EQ(burn->samples[0].time_ns, 1784019644000000000);  // Tue Jul 14 09:00:44 2026
   // MIG mode: utilization is [N/A] in query-gpu and "-" in dmon, so there is no series.
   EXPECT_EQ(CountMetric(p, Metric::kGpuUtilPct), 0u);
-  EXPECT_EQ(Values(Find(p, Metric::kPowerW, "pwr", "load")), (std::vector<double>{438, 440, 437, 439, 439}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kPowerW, "pwr", "load")), (std::vector<double>{438, 440, 437, 439, 439}));
 }
 
 TEST(NvidiaSmiCaptureTest, H200MigComputeInstancesShareAGpuInstance) {
@@ -235,13 +231,13 @@ TEST(NvidiaSmiCaptureTest, H200MigComputeInstancesShareAGpuInstance) {
   const Series* burn = Find(p, Metric::kProcessUsedMemoryBytes, "Processes/Used GPU Memory", "load", 12267);
   ASSERT_NE(burn, nullptr);
   EXPECT_EQ(burn->entity.mig_profile, "3g.71gb");  // the GPU instance's profile, without "2c."
-  EXPECT_EQ(Values(Find(p, Metric::kProcessUsedMemoryBytes, "used_gpu_memory", "load", 12267)),
+  EXPECT_EQ(SampleValues(Find(p, Metric::kProcessUsedMemoryBytes, "used_gpu_memory", "load", 12267)),
             (std::vector<double>{13526 * kMiB}));
   // --query-accounted-apps: lifetime statistics, kept under their own names.
   const Series* accounted = Find(p, Metric::kOther, "gpu_utilization", "idle", 10550);
   ASSERT_NE(accounted, nullptr);
   EXPECT_EQ(accounted->entity.labels.at("unit"), "%");
-  EXPECT_EQ(Values(accounted), (std::vector<double>{97}));
+  EXPECT_EQ(SampleValues(accounted), (std::vector<double>{97}));
   EXPECT_EQ(accounted->samples[0].time_ns, 1783117321643000000);  // 2026/07/03 22:22:01.643
 }
 
@@ -262,10 +258,10 @@ TEST(NvidiaSmiCaptureTest, L40sHasNoMemoryTemperature) {
   EXPECT_FALSE(d.mig_enabled);
   // GDDR6: dmon's mtemp is "-", -q says N/A, query-gpu says N/A. Absent, not zero.
   EXPECT_EQ(CountMetric(p, Metric::kMemTempC), 0u);
-  EXPECT_EQ(Values(Find(p, Metric::kGpuTempC, "gtemp", "load")), (std::vector<double>{53, 53, 53, 52, 52}));
-  EXPECT_EQ(Values(Find(p, Metric::kEncoderUtilPct, "enc", "load")), (std::vector<double>{67, 59, 63, 59, 67}));
-  EXPECT_EQ(Values(Find(p, Metric::kProcessSmUtilPct, "sm", "load", 20038)), (std::vector<double>{6, 5, 8, 7, 5}));
-  EXPECT_EQ(Values(Find(p, Metric::kProcessUsedMemoryBytes, "used_gpu_memory", "load", 20038)),
+  EXPECT_EQ(SampleValues(Find(p, Metric::kGpuTempC, "gtemp", "load")), (std::vector<double>{53, 53, 53, 52, 52}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kEncoderUtilPct, "enc", "load")), (std::vector<double>{67, 59, 63, 59, 67}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kProcessSmUtilPct, "sm", "load", 20038)), (std::vector<double>{6, 5, 8, 7, 5}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kProcessUsedMemoryBytes, "used_gpu_memory", "load", 20038)),
             (std::vector<double>{681 * kMiB}));
 }
 

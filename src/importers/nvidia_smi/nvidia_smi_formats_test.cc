@@ -7,14 +7,18 @@
 
 #include "importers/builtin_importers.h"
 #include "importers/registry.h"
+#include "importers/import_testing.h"
 
 namespace kraken {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr int64_t kSecond = 1'000'000'000;
+using testing::ImportCounter;
+using testing::SampleValues;
+using testing::kMiB;
+using testing::kSecondNs;
+
 // 2026-07-14 00:00:00 read as UTC.
-constexpr int64_t kJuly14 = 1783987200LL * kSecond;
+constexpr int64_t kJuly14 = 1783987200LL * kSecondNs;
 
 Profile ImportText(const std::string& text) {
   auto result = ImportBuffer(BuiltinImporters(), "inline.txt", text);
@@ -32,23 +36,11 @@ const Series* Find(const Profile& p, Metric metric, int32_t gpu, const std::stri
   return nullptr;
 }
 
-std::vector<double> Values(const Series* s) {
-  std::vector<double> values;
-  if (s != nullptr)
-    for (const Sample& sample : s->samples) values.push_back(sample.value);
-  return values;
-}
-
 std::vector<int64_t> Times(const Series* s) {
   std::vector<int64_t> times;
   if (s != nullptr)
     for (const Sample& sample : s->samples) times.push_back(sample.time_ns);
   return times;
-}
-
-int64_t Counter(const Profile& p, const std::string& name) {
-  auto it = p.import_counters.find(name);
-  return it == p.import_counters.end() ? 0 : it->second;
 }
 
 TEST(NvidiaSmiFormatsTest, QueryGpuLogWithRepeatedHeaderTwoGpusThreeSamples) {
@@ -68,15 +60,15 @@ TEST(NvidiaSmiFormatsTest, QueryGpuLogWithRepeatedHeaderTwoGpusThreeSamples) {
   EXPECT_EQ(p.devices[0].uuid, "GPU-aaaa");
   EXPECT_EQ(p.devices[1].pci_bus_id, "00000000:0F:00.0");
   EXPECT_EQ(p.series.size(), 6u);  // 3 metrics x 2 GPUs
-  EXPECT_EQ(Values(Find(p, Metric::kPowerW, 0)), (std::vector<double>{60.5, 250, 300}));
-  EXPECT_EQ(Values(Find(p, Metric::kPowerW, 1)), (std::vector<double>{61.25, 255, 301}));
-  EXPECT_EQ(Values(Find(p, Metric::kFbUsedBytes, 1)), (std::vector<double>{200 * kMiB, 1200 * kMiB, 2200 * kMiB}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kPowerW, 0)), (std::vector<double>{60.5, 250, 300}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kPowerW, 1)), (std::vector<double>{61.25, 255, 301}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kFbUsedBytes, 1)), (std::vector<double>{200 * kMiB, 1200 * kMiB, 2200 * kMiB}));
   EXPECT_EQ(
       Times(Find(p, Metric::kGpuUtilPct, 1)),
-      (std::vector<int64_t>{kJuly14 + 8 * 3600 * kSecond + 10'000'000, kJuly14 + (8 * 3600 + 1) * kSecond + 10'000'000,
-                            kJuly14 + (8 * 3600 + 2) * kSecond + 10'000'000}));
+      (std::vector<int64_t>{kJuly14 + 8 * 3600 * kSecondNs + 10'000'000, kJuly14 + (8 * 3600 + 1) * kSecondNs + 10'000'000,
+                            kJuly14 + (8 * 3600 + 2) * kSecondNs + 10'000'000}));
   EXPECT_EQ(Find(p, Metric::kGpuUtilPct, 1)->entity.gpu_uuid, "GPU-bbbb");
-  EXPECT_EQ(Counter(p, "nvidia_smi_bad_rows"), 0);
+  EXPECT_EQ(ImportCounter(p, "nvidia_smi_bad_rows"), 0);
 }
 
 TEST(NvidiaSmiFormatsTest, NounitsValuesTakeTheHeaderUnits) {
@@ -84,10 +76,10 @@ TEST(NvidiaSmiFormatsTest, NounitsValuesTakeTheHeaderUnits) {
       "index, memory.used [MiB], power.draw [W], clocks.current.sm [MHz]\n"
       "0, 1024, 75.5, 1410\n"
       "0, 2048, 80.0, 1395\n");
-  EXPECT_EQ(Values(Find(p, Metric::kFbUsedBytes, 0)), (std::vector<double>{1024 * kMiB, 2048 * kMiB}));
-  EXPECT_EQ(Values(Find(p, Metric::kSmClockMhz, 0)), (std::vector<double>{1410, 1395}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kFbUsedBytes, 0)), (std::vector<double>{1024 * kMiB, 2048 * kMiB}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kSmClockMhz, 0)), (std::vector<double>{1410, 1395}));
   // No timestamp column: one sample per repeat of the GPU, a second apart.
-  EXPECT_EQ(Times(Find(p, Metric::kPowerW, 0)), (std::vector<int64_t>{0, kSecond}));
+  EXPECT_EQ(Times(Find(p, Metric::kPowerW, 0)), (std::vector<int64_t>{0, kSecondNs}));
   EXPECT_FALSE(p.metadata.attributes["query_csv_times"].empty());
   EXPECT_EQ(p.metadata.attributes.count("timestamps"), 0u);  // no wall clock was read
 }
@@ -99,7 +91,7 @@ TEST(NvidiaSmiFormatsTest, NoheaderRowsLoggedAroundOneHeader) {
       "timestamp, index, temperature.gpu\n"
       "2026/07/14 08:00:01.000, 3, 41\n"
       "2026/07/14 08:00:02.000, 3, 43\n");
-  EXPECT_EQ(Values(Find(p, Metric::kGpuTempC, 3)), (std::vector<double>{40, 41, 43}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kGpuTempC, 3)), (std::vector<double>{40, 41, 43}));
   ASSERT_EQ(p.devices.size(), 1u);
   EXPECT_EQ(p.devices[0].index, 3);
 }
@@ -113,11 +105,11 @@ TEST(NvidiaSmiFormatsTest, BadRowsAreCountedAndTheRestIsRead) {
       "2026/07/14 25:00:03.000, 0, 13 MiB, 4 %\n"    // impossible clock
       "Unable to determine the device handle for GPU0000:07:00.0: Unknown Error\n"
       "2026/07/14 08:00:04.000, 0, 14 MiB, [Not Supported]\n");  // placeholder: no sample
-  EXPECT_EQ(Counter(p, "nvidia_smi_bad_rows"), 2);
-  EXPECT_EQ(Counter(p, "nvidia_smi_unparsable_values"), 1);
-  EXPECT_EQ(Counter(p, "nvidia_smi_bad_timestamps"), 1);
-  EXPECT_EQ(Values(Find(p, Metric::kFbUsedBytes, 0)), (std::vector<double>{10 * kMiB, 14 * kMiB}));
-  EXPECT_EQ(Values(Find(p, Metric::kGpuUtilPct, 0)), (std::vector<double>{1, 3}));
+  EXPECT_EQ(ImportCounter(p, "nvidia_smi_bad_rows"), 2);
+  EXPECT_EQ(ImportCounter(p, "nvidia_smi_unparsable_values"), 1);
+  EXPECT_EQ(ImportCounter(p, "nvidia_smi_bad_timestamps"), 1);
+  EXPECT_EQ(SampleValues(Find(p, Metric::kFbUsedBytes, 0)), (std::vector<double>{10 * kMiB, 14 * kMiB}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kGpuUtilPct, 0)), (std::vector<double>{1, 3}));
 }
 
 TEST(NvidiaSmiFormatsTest, DmonWithDateAndTimeAndPcieColumns) {
@@ -128,12 +120,12 @@ TEST(NvidiaSmiFormatsTest, DmonWithDateAndTimeAndPcieColumns) {
       " 20260714   08:00:00      1    110     41      -     11      0     40\n"
       " 20260714   08:00:02      0    120     42     60     12    100     20\n"
       " 20260714   08:00:02      1    130     43     70     13      5      6\n");
-  EXPECT_EQ(Values(Find(p, Metric::kPowerW, 1)), (std::vector<double>{110, 130}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kPowerW, 1)), (std::vector<double>{110, 130}));
   EXPECT_EQ(Times(Find(p, Metric::kPowerW, 1)),
-            (std::vector<int64_t>{kJuly14 + 8 * 3600 * kSecond, kJuly14 + (8 * 3600 + 2) * kSecond}));
-  EXPECT_EQ(Values(Find(p, Metric::kGpuUtilPct, 1)), (std::vector<double>{70}));  // "-" is no sample
-  EXPECT_EQ(Values(Find(p, Metric::kPcieRxBytesPerS, 0)), (std::vector<double>{12e6, 100e6}));
-  EXPECT_EQ(Values(Find(p, Metric::kPcieTxBytesPerS, 1)), (std::vector<double>{40e6, 6e6}));
+            (std::vector<int64_t>{kJuly14 + 8 * 3600 * kSecondNs, kJuly14 + (8 * 3600 + 2) * kSecondNs}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kGpuUtilPct, 1)), (std::vector<double>{70}));  // "-" is no sample
+  EXPECT_EQ(SampleValues(Find(p, Metric::kPcieRxBytesPerS, 0)), (std::vector<double>{12e6, 100e6}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kPcieTxBytesPerS, 1)), (std::vector<double>{40e6, 6e6}));
   EXPECT_EQ(p.metadata.attributes["timestamps"], "local time, zone unknown");
   EXPECT_EQ(p.devices.size(), 2u);
 }
@@ -149,11 +141,11 @@ TEST(NvidiaSmiFormatsTest, DmonGarbageRowsAndRepeatedHeader) {
       "# gpu    pwr  gtemp\n"
       "# Idx      W      C\n"
       "    0     71     43\n");
-  EXPECT_EQ(Counter(p, "nvidia_smi_bad_rows"), 2);
-  EXPECT_EQ(Counter(p, "nvidia_smi_unparsable_values"), 1);
-  EXPECT_EQ(Values(Find(p, Metric::kPowerW, 0)), (std::vector<double>{69, 71}));
+  EXPECT_EQ(ImportCounter(p, "nvidia_smi_bad_rows"), 2);
+  EXPECT_EQ(ImportCounter(p, "nvidia_smi_unparsable_values"), 1);
+  EXPECT_EQ(SampleValues(Find(p, Metric::kPowerW, 0)), (std::vector<double>{69, 71}));
   // The garbled row still took its place on the 1 s clock.
-  EXPECT_EQ(Times(Find(p, Metric::kGpuTempC, 0)), (std::vector<int64_t>{0, kSecond, 2 * kSecond}));
+  EXPECT_EQ(Times(Find(p, Metric::kGpuTempC, 0)), (std::vector<int64_t>{0, kSecondNs, 2 * kSecondNs}));
 }
 
 TEST(NvidiaSmiFormatsTest, PmonWithTimeOfDayAndFbColumn) {
@@ -167,10 +159,10 @@ TEST(NvidiaSmiFormatsTest, PmonWithTimeOfDayAndFbColumn) {
   ASSERT_NE(fb, nullptr);
   EXPECT_EQ(fb->entity.pid, 4242);
   EXPECT_EQ(fb->entity.process_name, "python3");
-  EXPECT_EQ(Values(fb), (std::vector<double>{8123 * kMiB, 8125 * kMiB}));
+  EXPECT_EQ(SampleValues(fb), (std::vector<double>{8123 * kMiB, 8125 * kMiB}));
   // Past midnight the clock counts on into the next day.
-  EXPECT_EQ(Times(fb), (std::vector<int64_t>{(23 * 3600 + 59 * 60 + 59) * kSecond, 86400 * kSecond}));
-  EXPECT_EQ(Values(Find(p, Metric::kProcessSmUtilPct, 0)), (std::vector<double>{87, 88}));
+  EXPECT_EQ(Times(fb), (std::vector<int64_t>{(23 * 3600 + 59 * 60 + 59) * kSecondNs, 86400 * kSecondNs}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kProcessSmUtilPct, 0)), (std::vector<double>{87, 88}));
 }
 
 TEST(NvidiaSmiFormatsTest, ReportLogWithTwoGpusAndTwoSnapshots) {
@@ -207,9 +199,9 @@ TEST(NvidiaSmiFormatsTest, ReportLogWithTwoGpusAndTwoSnapshots) {
   EXPECT_EQ(p.devices[0].memory_bytes, static_cast<int64_t>(40960 * kMiB));
   EXPECT_EQ(p.devices[0].driver_version, "535.104.05");
   const Series* used = Find(p, Metric::kFbUsedBytes, 0);
-  EXPECT_EQ(Values(used), (std::vector<double>{100 * kMiB, 300 * kMiB}));
-  EXPECT_EQ(Times(used), (std::vector<int64_t>{kJuly14 + 8 * 3600 * kSecond, kJuly14 + (8 * 3600 + 5) * kSecond}));
-  EXPECT_EQ(Values(Find(p, Metric::kPowerW, 1)), (std::vector<double>{61, 61}));
+  EXPECT_EQ(SampleValues(used), (std::vector<double>{100 * kMiB, 300 * kMiB}));
+  EXPECT_EQ(Times(used), (std::vector<int64_t>{kJuly14 + 8 * 3600 * kSecondNs, kJuly14 + (8 * 3600 + 5) * kSecondNs}));
+  EXPECT_EQ(SampleValues(Find(p, Metric::kPowerW, 1)), (std::vector<double>{61, 61}));
 }
 
 TEST(NvidiaSmiFormatsTest, MaskedUuidsOnDifferentBusesAreTwoGpus) {
@@ -230,13 +222,13 @@ TEST(NvidiaSmiFormatsTest, CaptureWithAnEmptySectionAndDmonInterval) {
                          Banner("load :: topo -m", "nvidia-smi topo -m") + "GPU0\t X \t0-19\n" +
                          Banner("load :: dmon", "nvidia-smi dmon -c 2 -d 5") +
                          "# gpu    pwr\n# Idx      W\n    0    300\n    0    310\n");
-  EXPECT_EQ(Counter(p, "nvidia_smi_empty_sections"), 1);
-  EXPECT_EQ(Counter(p, "nvidia_smi_sections_skipped"), 1);
-  EXPECT_EQ(Counter(p, "nvidia_smi_sections_read"), 1);
+  EXPECT_EQ(ImportCounter(p, "nvidia_smi_empty_sections"), 1);
+  EXPECT_EQ(ImportCounter(p, "nvidia_smi_sections_skipped"), 1);
+  EXPECT_EQ(ImportCounter(p, "nvidia_smi_sections_read"), 1);
   const Series* power = Find(p, Metric::kPowerW, 0);
   ASSERT_NE(power, nullptr);
   EXPECT_EQ(power->entity.labels.at("phase"), "load");
-  EXPECT_EQ(Times(power), (std::vector<int64_t>{0, 5 * kSecond}));  // -d 5 from the banner's command
+  EXPECT_EQ(Times(power), (std::vector<int64_t>{0, 5 * kSecondNs}));  // -d 5 from the banner's command
 }
 
 TEST(NvidiaSmiFormatsTest, CaptureWithNothingUsableIsAnError) {

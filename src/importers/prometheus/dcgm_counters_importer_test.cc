@@ -7,21 +7,17 @@
 
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
+#include "importers/import_testing.h"
 
 namespace kraken {
 namespace {
 
+using testing::ImportCounter;
+using testing::ImportOne;
+
 constexpr char kDefault[] = "dcgm/dcgm-exporter_etc_default-counters.csv";
 constexpr char kDcp[] = "dcgm/dcgm-exporter_etc_dcp-metrics-included.csv";
 constexpr char kOldNames[] = "dcgm/dcgm-exporter_etc_1.x-compatibility-metrics.csv";
-
-Profile ImportOne(const std::string& relative) {
-  auto result = ImportFile(BuiltinImporters(), testing::DataPath(relative));
-  EXPECT_TRUE(result.ok()) << result.status().message();
-  if (!result.ok() || result->empty()) return Profile();
-  EXPECT_EQ(result->size(), 1u);
-  return std::move((*result)[0]);
-}
 
 Result<std::vector<Profile>> ImportCsv(std::string text) {
   ImportOptions options;
@@ -35,20 +31,15 @@ const MetricDeclaration* Find(const Profile& p, std::string_view name) {
   return nullptr;
 }
 
-int64_t Counter(const Profile& p, const std::string& name) {
-  auto it = p.import_counters.find(name);
-  return it == p.import_counters.end() ? 0 : it->second;
-}
-
 const Importer& Counters() { return *BuiltinImporters().FindByName("dcgm-counters"); }
 
 TEST(DcgmCountersImporterTest, DefaultCounters) {
   Profile p = ImportOne(kDefault);
   EXPECT_EQ(p.metadata.format, "dcgm-counters");
   EXPECT_EQ(p.metric_declarations.size(), 26u);
-  EXPECT_EQ(Counter(p, "dcgm_counters_enabled"), 26);
-  EXPECT_EQ(Counter(p, "dcgm_counters_commented_out"), 37);
-  EXPECT_EQ(Counter(p, "dcgm_counters_bad_rows"), 0);
+  EXPECT_EQ(ImportCounter(p, "dcgm_counters_enabled"), 26);
+  EXPECT_EQ(ImportCounter(p, "dcgm_counters_commented_out"), 37);
+  EXPECT_EQ(ImportCounter(p, "dcgm_counters_bad_rows"), 0);
   EXPECT_EQ(p.metadata.attributes["dcgm_names"], "current");
 
   const MetricDeclaration& first = p.metric_declarations.front();
@@ -81,7 +72,7 @@ TEST(DcgmCountersImporterTest, DefaultCounters) {
 TEST(DcgmCountersImporterTest, DcpMetricsIncluded) {
   Profile p = ImportOne(kDcp);
   EXPECT_EQ(p.metric_declarations.size(), 26u);
-  EXPECT_EQ(Counter(p, "dcgm_counters_commented_out"), 33);  // no DCGM_EXP_* block
+  EXPECT_EQ(ImportCounter(p, "dcgm_counters_commented_out"), 33);  // no DCGM_EXP_* block
   EXPECT_EQ(Find(p, "DCGM_FI_PROF_DRAM_ACTIVE")->type, "gauge");
   EXPECT_EQ(Find(p, "DCGM_FI_PROF_PCIE_RX_BYTES")->type, "gauge");
 }
@@ -90,9 +81,9 @@ TEST(DcgmCountersImporterTest, OldCompatibilityNames) {
   Profile p = ImportOne(kOldNames);
   // 22 rows; dcgm_fi_prof_pcie_tx_bytes and _rx_bytes are listed twice.
   EXPECT_EQ(p.metric_declarations.size(), 20u);
-  EXPECT_EQ(Counter(p, "dcgm_counters_duplicate_fields"), 2);
-  EXPECT_EQ(Counter(p, "dcgm_counters_commented_out"), 19);
-  EXPECT_EQ(Counter(p, "dcgm_counters_unknown_fields"), 0);
+  EXPECT_EQ(ImportCounter(p, "dcgm_counters_duplicate_fields"), 2);
+  EXPECT_EQ(ImportCounter(p, "dcgm_counters_commented_out"), 19);
+  EXPECT_EQ(ImportCounter(p, "dcgm_counters_unknown_fields"), 0);
   EXPECT_EQ(p.metadata.attributes["dcgm_names"], "1.x");
   const MetricDeclaration* util = Find(p, "dcgm_gpu_utilization");
   ASSERT_NE(util, nullptr);
@@ -127,10 +118,10 @@ TEST(DcgmCountersImporterTest, InlineEdgeCases) {
   EXPECT_EQ(p.metric_declarations[0].type, "gauge");
   EXPECT_EQ(p.metric_declarations[0].help, "GPU utilization, averaged (in %).");
   EXPECT_EQ(p.metric_declarations[1].help, "Framebuffer, used \"MiB\"");
-  EXPECT_EQ(Counter(p, "dcgm_counters_help_with_commas"), 1);
-  EXPECT_EQ(Counter(p, "dcgm_counters_bad_rows"), 2);
-  EXPECT_EQ(Counter(p, "dcgm_counters_commented_out"), 1);
-  EXPECT_EQ(Counter(p, "dcgm_counters_unknown_fields"), 1);
+  EXPECT_EQ(ImportCounter(p, "dcgm_counters_help_with_commas"), 1);
+  EXPECT_EQ(ImportCounter(p, "dcgm_counters_bad_rows"), 2);
+  EXPECT_EQ(ImportCounter(p, "dcgm_counters_commented_out"), 1);
+  EXPECT_EQ(ImportCounter(p, "dcgm_counters_unknown_fields"), 1);
 }
 
 TEST(DcgmCountersImporterTest, UnusableInputsAreInvalidInput) {

@@ -9,21 +9,17 @@
 
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
+#include "importers/import_testing.h"
 
 namespace kraken {
 namespace {
 
+using testing::ImportCounter;
+using testing::ImportOne;
+using testing::kMiB;
+
 constexpr char kA100Mig[] = "dcgm/a100-mig_dcgm-exporter-2.4_nvidia-cloud-native-docs.prom";
 constexpr char kT4A10g[] = "dcgm/t4-a10g_dcgm-exporter_datadog-integrations-core_fixture.txt";
-constexpr double kMiB = 1048576.0;
-
-Profile ImportOne(const std::string& relative) {
-  auto result = ImportFile(BuiltinImporters(), testing::DataPath(relative));
-  EXPECT_TRUE(result.ok()) << result.status().message();
-  if (!result.ok() || result->empty()) return Profile();
-  EXPECT_EQ(result->size(), 1u);
-  return std::move((*result)[0]);
-}
 
 Result<std::vector<Profile>> ImportText(std::string text) {
   ImportOptions options;
@@ -45,11 +41,6 @@ const Series* FindSeries(const Profile& p, std::string_view name, int32_t gpu_in
   return nullptr;
 }
 
-int64_t Counter(const Profile& p, const std::string& name) {
-  auto it = p.import_counters.find(name);
-  return it == p.import_counters.end() ? 0 : it->second;
-}
-
 const Importer& Prometheus() { return *BuiltinImporters().FindByName("prometheus-text"); }
 
 TEST(PrometheusImporterTest, EveryDcgmCaptureImports) {
@@ -61,7 +52,7 @@ TEST(PrometheusImporterTest, EveryDcgmCaptureImports) {
     ASSERT_TRUE(result.ok()) << result.status().message();
     ASSERT_EQ(result->size(), 1u);
     EXPECT_EQ((*result)[0].metadata.format, "prometheus-text") << path;
-    EXPECT_EQ(Counter((*result)[0], "prometheus_unparsable_lines"), 0) << path;
+    EXPECT_EQ(ImportCounter((*result)[0], "prometheus_unparsable_lines"), 0) << path;
     ++files;
   }
   EXPECT_EQ(files, 2);
@@ -72,7 +63,7 @@ TEST(PrometheusImporterTest, A100MigCapture) {
   EXPECT_EQ(p.metadata.format, "prometheus-text");
   // 17 whole-GPU series and 4 of GPU instance 13, one sample each, no timestamps.
   EXPECT_EQ(p.series.size(), 21u);
-  EXPECT_EQ(Counter(p, "prometheus_samples"), 21);
+  EXPECT_EQ(ImportCounter(p, "prometheus_samples"), 21);
   EXPECT_EQ(p.metadata.attributes["timestamps"], "none");
   EXPECT_EQ(p.metadata.hostname, "ub20-a100-k8s");
   EXPECT_EQ(p.metadata.accelerator_vendor, Vendor::kNvidia);
@@ -133,7 +124,7 @@ TEST(PrometheusImporterTest, A100MigCapture) {
 TEST(PrometheusImporterTest, T4AndA10gFixture) {
   Profile p = ImportOne(kT4A10g);
   EXPECT_EQ(p.series.size(), 38u);
-  EXPECT_EQ(Counter(p, "prometheus_samples"), 38);
+  EXPECT_EQ(ImportCounter(p, "prometheus_samples"), 38);
   ASSERT_EQ(p.metric_declarations.size(), 38u);
   size_t without_help = std::count_if(p.metric_declarations.begin(), p.metric_declarations.end(),
                                       [](const MetricDeclaration& d) { return d.help.empty(); });
@@ -201,8 +192,8 @@ TEST(PrometheusImporterTest, BlankSentinelsAreMissingValuesNotNumbers) {
       "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",UUID=\"GPU-1\"} 41\n"
       "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-1\"} 140737488355328.000000\n"
       "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-1\"} 250.500000\n");
-  EXPECT_EQ(Counter(p, "prometheus_dcgm_blank_values"), 2);
-  EXPECT_EQ(Counter(p, "prometheus_series_without_values"), 1);  // MEMORY_TEMP had only a blank
+  EXPECT_EQ(ImportCounter(p, "prometheus_dcgm_blank_values"), 2);
+  EXPECT_EQ(ImportCounter(p, "prometheus_series_without_values"), 1);  // MEMORY_TEMP had only a blank
   ASSERT_EQ(p.series.size(), 2u);
   EXPECT_EQ(FindSeries(p, "DCGM_FI_DEV_MEMORY_TEMP"), nullptr);
   const Series* power = FindSeries(p, "DCGM_FI_DEV_POWER_USAGE");
@@ -257,7 +248,7 @@ TEST(PrometheusImporterTest, OldNamesLabelsAndNonFiniteValues) {
   const Series* util = FindSeries(p, "dcgm_gpu_utilization");
   ASSERT_EQ(util->samples.size(), 1u);
   EXPECT_EQ(util->samples[0].value, 55);
-  EXPECT_EQ(Counter(p, "prometheus_non_finite_values"), 2);
+  EXPECT_EQ(ImportCounter(p, "prometheus_non_finite_values"), 2);
   const Series* other = FindSeries(p, "node_load1");
   EXPECT_EQ(other->metric, Metric::kOther);
   EXPECT_EQ(other->entity.labels.at("path"), "a\\b\"c\nd");
@@ -273,8 +264,8 @@ TEST(PrometheusImporterTest, BadLinesAreCountedAndTheImportGoesOn) {
       "garbage line here\n"
       "DCGM_FI_DEV_SM_CLOCK{gpu=\"0\",UUID=\"GPU-1\"} 1410 99999999999999999\n"  // ms beyond int64 ns
       "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-");  // truncated last line
-  EXPECT_EQ(Counter(p, "prometheus_unparsable_lines"), 2);
-  EXPECT_EQ(Counter(p, "prometheus_timestamps_out_of_range"), 1);
+  EXPECT_EQ(ImportCounter(p, "prometheus_unparsable_lines"), 2);
+  EXPECT_EQ(ImportCounter(p, "prometheus_timestamps_out_of_range"), 1);
   ASSERT_EQ(p.series.size(), 1u);
   EXPECT_EQ(p.series[0].samples.at(0).value, 12);
 }

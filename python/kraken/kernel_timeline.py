@@ -1,0 +1,142 @@
+"""Kernel timelines for :class:`~kraken.WorkloadProfiler` (metric "kernel_timeline").
+
+NVML samples say how busy a GPU was, not which kernels ran. A kernel timeline comes from
+one of two recorders, tried in this order:
+
+1. **PyTorch** (``"torch" in sys.modules``): ``torch.profiler`` records the block; its
+   Kineto trace is exported to a file and imported by kraken's own Kineto importer.
+2. **kraken's CUPTI tracer**, when this process was started with it
+   (``CUDA_INJECTION64_PATH`` names ``libkraken_cupti.so``, e.g. under ``kraken profile
+   --kernels``): the tracer writes this process's kernels to the file
+   ``KRAKEN_CUPTI_OUTPUT`` names (docs/kernel-capture.md); kraken imports that file.
+
+When neither is possible, a :class:`KernelTimelineWarning` says so and how to enable one,
+and the profile has NVML samples only.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any, List, Optional
+
+#: Where kraken's tracer writes when KRAKEN_CUPTI_OUTPUT is not set (its own default).
+CUPTI_DEFAULT_OUTPUT = "kraken_cupti_%p.json"
+#: The tracer's periodic flush when KRAKEN_CUPTI_FLUSH_MS is not set.
+CUPTI_DEFAULT_FLUSH_MS = 1000
+
+
+class KernelTimelineWarning(UserWarning):
+    """No kernel timeline can be recorded in this process."""
+
+
+class KernelRecorder:
+    """Records kernels while a profiler runs; `stop` returns the trace files to import."""
+
+    #: What recorded the timeline, for the report ("torch.profiler", "cupti").
+    name = ""
+
+    def start(self) -> None:
+        """Starts recording (the profiler's start)."""
+
+    def step(self) -> None:
+        """Marks a step boundary (the profiler's step)."""
+
+    def stop(self, directory: Path) -> List[str]:
+        """Stops recording; the trace files (in kraken-readable formats) to import."""
+        raise NotImplementedError
+
+
+class TorchRecorder(KernelRecorder):
+    """torch.profiler around the block; the Kineto trace goes to ``torch_trace.json``."""
+
+    name = "torch.profiler"
+
+    def __init__(self, torch: Any) -> None:
+        self.torch = torch
+        self.profiler: Any = None
+        self.cuda = bool(torch.cuda.is_available())
+
+    def start(self) -> None:
+        activities = [self.torch.profiler.ProfilerActivity.CPU]
+        if self.cuda:
+            activities.append(self.torch.profiler.ProfilerActivity.CUDA)
+        else:
+            warnings.warn("kernel_timeline: torch.cuda is not available, so torch.profiler records CPU "
+                          "operators only (no GPU kernels)", KernelTimelineWarning, stacklevel=4)
+        self.profiler = self.torch.profiler.profile(activities=activities)
+        self.profiler.start()
+
+    def step(self) -> None:
+        # ProfilerStep#N ranges: kraken's step-time analysis reads them.
+        self.profiler.step()
+
+    def stop(self, directory: Path) -> List[str]:
+        self.profiler.stop()
+        path = directory / "torch_trace.json"
+        self.profiler.export_chrome_trace(str(path))
+        return [str(path)]
+
+
+def cupti_injected(environ: Optional[dict] = None) -> bool:
+    """Whether this process was started with kraken's CUPTI tracer injected."""
+    env = os.environ if environ is None else environ
+    injection = env.get("CUDA_INJECTION64_PATH", "")
+    return os.path.basename(injection).startswith("libkraken_cupti")
+
+
+def cupti_trace_path(pid: int, environ: Optional[dict] = None, cwd: Optional[str] = None) -> str:
+    """The file the tracer writes for process `pid`: KRAKEN_CUPTI_OUTPUT with %p = pid and
+    %h = host name; a folder (existing, or ending in '/') gets kraken_cupti_<pid>.json
+    inside it; relative paths are relative to the working directory."""
+    env = os.environ if environ is None else environ
+    pattern = env.get("KRAKEN_CUPTI_OUTPUT") or CUPTI_DEFAULT_OUTPUT
+    path = pattern.replace("%p", str(pid)).replace("%h", socket.gethostname())
+    base = cwd or os.getcwd()
+    full = path if os.path.isabs(path) else os.path.join(base, path)
+    if path.endswith("/") or os.path.isdir(full):
+        full = os.path.join(full, f"kraken_cupti_{pid}.json")
+    return full
+
+
+class CuptiRecorder(KernelRecorder):
+    """Reads what the injected tracer wrote for this process. The tracer flushes every
+    KRAKEN_CUPTI_FLUSH_MS, so `stop` waits one flush period for the block's last kernels."""
+
+    name = "cupti"
+
+    def __init__(self, environ: Optional[dict] = None) -> None:
+        env = os.environ if environ is None else environ
+        self.path = cupti_trace_path(os.getpid(), env)
+        try:
+            self.flush_s = int(env.get("KRAKEN_CUPTI_FLUSH_MS", CUPTI_DEFAULT_FLUSH_MS)) / 1000.0
+        except ValueError:
+            self.flush_s = CUPTI_DEFAULT_FLUSH_MS / 1000.0
+
+    def stop(self, directory: Path) -> List[str]:
+        time.sleep(self.flush_s + 0.2)
+        if not os.path.exists(self.path):
+            warnings.warn(f"kernel_timeline: the CUPTI tracer wrote no trace at {self.path} (no CUDA work in this "
+                          "process yet?); the profile has NVML samples only", KernelTimelineWarning, stacklevel=4)
+            return []
+        return [self.path]
+
+
+def choose_recorder() -> Optional[KernelRecorder]:
+    """The recorder this process can use, or None after a warning saying how to get one."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        return TorchRecorder(torch)
+    if cupti_injected():
+        return CuptiRecorder()
+    warnings.warn(
+        "kernel_timeline: no kernel timeline can be recorded in this process: PyTorch is not imported and "
+        "the process was not started with kraken's CUPTI tracer. Either import torch before starting the "
+        "profiler (torch.profiler then records the kernels), or start Python with the tracer: "
+        "`kraken profile --kernels -- python SCRIPT` or CUDA_INJECTION64_PATH=/path/to/libkraken_cupti.so "
+        "(docs/kernel-capture.md). This profile has NVML samples only.",
+        KernelTimelineWarning, stacklevel=4)
+    return None

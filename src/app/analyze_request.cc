@@ -1,0 +1,66 @@
+#include "app/analyze_request.h"
+
+#include "analysis/aggregate.h"
+#include "base/text.h"
+#include "model/device_catalog.h"
+#include "report/analysis_output.h"
+
+namespace kraken {
+namespace {
+
+// Per-profile kernel groups are kept whole so that merging across ranks is exact.
+constexpr size_t kAllKernelGroups = 1'000'000;
+
+Status ParseThresholds(const std::string& text, ClassifyOptions* options) {
+  auto parts = Split(text, ',');
+  if (parts.size() != 2) return InvalidInput("--thresholds expects LOW,HIGH (e.g. 10,50), got '" + text + "'");
+  auto low = ParseDouble(parts[0]);
+  auto high = ParseDouble(parts[1]);
+  if (!low || !high || *low < 0 || *high < *low)
+    return InvalidInput("--thresholds expects two numbers LOW <= HIGH, got '" + text + "'");
+  options->fixed_low_ai = *low;
+  options->fixed_high_ai = *high;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<CharacterizeOptions> MakeCharacterizeOptions(const AnalyzeSettings& settings) {
+  CharacterizeOptions options;
+  options.kernels.top_n = kAllKernelGroups;
+  options.timeline.linked_only = settings.linked_only;
+  if (!settings.device.empty()) {
+    options.device = FindDeviceSpec(settings.device);
+    if (options.device == nullptr)
+      return InvalidInput("unknown device '" + settings.device + "' (see `kraken devices` for the catalog)");
+  }
+  if (!settings.thresholds.empty()) KRAKEN_RETURN_IF_ERROR(ParseThresholds(settings.thresholds, &options.kernels.classify));
+  if (settings.window != "trace" && settings.window != "steps")
+    return InvalidInput("--window must be 'trace' or 'steps', got '" + settings.window + "'");
+  return options;
+}
+
+std::string RenderAnalysis(const std::vector<Profile>& profiles, const AnalyzeSettings& settings,
+                           const CharacterizeOptions& options, bool json) {
+  std::vector<AnalyzedProfile> analyzed;
+  analyzed.reserve(profiles.size());
+  for (const Profile& p : profiles) {
+    AnalyzedProfile a;
+    a.profile = &p;
+    a.report = CharacterizeWorkload(p, options);
+    a.series = SummarizeSeries(p);
+    analyzed.push_back(std::move(a));
+  }
+  std::vector<const WorkloadReport*> reports;
+  for (const AnalyzedProfile& a : analyzed) reports.push_back(&a.report);
+  AggregateReport aggregate = Aggregate(reports, kAllKernelGroups);
+
+  AnalysisOutputOptions output;
+  output.steps_window = settings.window == "steps";
+  output.top_n = settings.top;
+  output.thresholds = settings.thresholds;
+  output.device_override = settings.device;
+  return json ? RenderAnalysisJson(analyzed, aggregate, output) : RenderAnalysisText(analyzed, aggregate, output);
+}
+
+}  // namespace kraken

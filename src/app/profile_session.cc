@@ -1,0 +1,190 @@
+#include "app/profile_session.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <set>
+
+#include "app/store_access.h"
+#include "base/atomic_file.h"
+#include "base/duration.h"
+#include "base/json_writer.h"
+#include "report/profile_export.h"
+
+namespace kraken {
+namespace {
+
+TimeNs NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+bool ProcessExists(int64_t pid) { return kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH; }
+
+Status CheckSettings(const SessionSettings& settings) {
+  if (settings.kernel_capture)
+    return Unsupported("kernel capture is not available in this build (the CUPTI tracer is not part of it yet); "
+                       "start the session without kernel_capture");
+  if (settings.samples < 0) return InvalidInput("samples must be >= 0 (0 = until the session is stopped)");
+  for (int64_t pid : settings.pids)
+    if (pid <= 0 || !ProcessExists(pid)) return NotFound("pid " + std::to_string(pid) + ": no such process");
+  return Status::Ok();
+}
+
+std::string DefaultSource(const SessionSettings& settings) {
+  if (!settings.name.empty()) return settings.name;
+  return "pid " + std::to_string(settings.pids.empty() ? static_cast<int64_t>(getpid()) : settings.pids.front());
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ProfilingSession>> ProfilingSession::Start(const SessionSettings& settings) {
+  KRAKEN_RETURN_IF_ERROR(CheckSettings(settings));
+  std::optional<int64_t> interval = ParseDurationNs(settings.interval);
+  if (!interval || *interval <= 0)
+    return InvalidInput("interval: '" + settings.interval + "' is not a duration such as 100ms");
+  KRAKEN_ASSIGN_OR_RETURN(nvml::NvmlSession nvml, nvml::OpenNvmlSession(settings.nvml_library));
+  std::unique_ptr<ProfilingSession> session(new ProfilingSession(settings, *interval, std::move(nvml)));
+  session->sampler_ = std::thread([s = session.get()] { s->SampleUntilStopped(); });
+  return session;
+}
+
+ProfilingSession::ProfilingSession(SessionSettings settings, int64_t interval_ns, nvml::NvmlSession nvml)
+    : settings_(std::move(settings)),
+      interval_ns_(interval_ns),
+      nvml_(std::move(nvml)),
+      tree_(settings_.pids.empty() ? std::set<int64_t>{getpid()}
+                                   : std::set<int64_t>(settings_.pids.begin(), settings_.pids.end()),
+            /*include_roots=*/true) {
+  builder_.profile().metadata = profiling::SampledRunMetadata(DefaultSource(settings_), interval_ns_);
+  builder_.profile().devices = nvml_.sampler->devices();
+  step_start_ns_ = NowNs();
+}
+
+ProfilingSession::~ProfilingSession() {
+  stop_requested_ = true;
+  if (sampler_.joinable()) sampler_.join();
+}
+
+bool ProfilingSession::TargetEnded() const {
+  if (settings_.pids.empty()) return false;  // this process: ends when the session is stopped
+  for (int64_t pid : settings_.pids)
+    if (ProcessExists(pid)) return false;
+  return true;
+}
+
+void ProfilingSession::SampleUntilStopped() {
+  profiling::SamplingHooks hooks;
+  hooks.stop_requested = [this] { return stop_requested_.load(); };
+  hooks.target_ended = [this] { return TargetEnded(); };
+  hooks.on_pass = [this](const SampleBatch& kept, const profiling::PassRecord&) {
+    builder_.Add(kept);
+    return Status::Ok();
+  };
+  profiling::SamplingOptions options{.interval_ns = interval_ns_, .max_passes = settings_.samples};
+  run_ = profiling::RunSampling(*nvml_.sampler, tree_, options, hooks);
+  // The only stop request a session has is its owner's Stop.
+  if (run_.reason == profiling::StopReason::kSignal) run_.reason = profiling::StopReason::kRequested;
+}
+
+Status ProfilingSession::Mark(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopped_) return InvalidInput("the session is stopped: marks go before kraken_session_stop");
+  const TimeNs now = NowNs();
+  if (open_phase_) {
+    open_phase_->end_ns = now;
+    phases_.push_back(std::move(*open_phase_));
+  }
+  open_phase_ = Phase{name, now, now};
+  return Status::Ok();
+}
+
+Status ProfilingSession::Step() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopped_) return InvalidInput("the session is stopped: steps go before kraken_session_stop");
+  const TimeNs now = NowNs();
+  StepAnnotation step;
+  step.step_number = static_cast<int64_t>(steps_.size());
+  step.start_ns = step_start_ns_;
+  step.duration_ns = now - step_start_ns_;
+  steps_.push_back(step);
+  step_start_ns_ = now;
+  return Status::Ok();
+}
+
+void ProfilingSession::FinishMarks(TimeNs stop_ns) {
+  if (open_phase_) {
+    open_phase_->end_ns = stop_ns;
+    phases_.push_back(std::move(*open_phase_));
+    open_phase_.reset();
+  }
+  Profile& profile = builder_.profile();
+  profile.steps = steps_;
+  for (const Phase& phase : phases_) {
+    ProfilerRange range;
+    range.name = profile.strings.Intern(phase.name);
+    range.start_ns = phase.start_ns;
+    range.duration_ns = phase.end_ns - phase.start_ns;
+    profile.profiler_ranges.push_back(std::move(range));
+  }
+}
+
+Status ProfilingSession::SaveProfile(profiling::RunReport* report) {
+  const Profile& profile = builder_.profile();
+  if (settings_.store) {
+    KRAKEN_ASSIGN_OR_RETURN(auto store, OpenStoreForWriting(settings_.db));
+    KRAKEN_ASSIGN_OR_RETURN(report->stored_id, store->SaveProfile(profile));
+    report->stored_db = store->path();
+  }
+  if (!settings_.out.empty()) {
+    JsonWriter json;
+    WriteProfileJson(profile, json);
+    KRAKEN_RETURN_IF_ERROR(WriteFileAtomically(settings_.out, json.Take()));
+    report->stored_file = settings_.out;
+  }
+  return Status::Ok();
+}
+
+Result<std::string> ProfilingSession::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopped_) return InvalidInput("the session was stopped already");
+    stopped_ = true;
+  }
+  stop_requested_ = true;
+  sampler_.join();
+  std::lock_guard<std::mutex> lock(mutex_);
+  FinishMarks(NowNs());
+  finished_ = true;
+
+  profiling::RunReport report;
+  report.attached_pid = settings_.pids.empty() ? getpid() : settings_.pids.front();
+  report.stop_reason = run_.reason;
+  report.devices = nvml_.sampler->devices();
+  report.tree_pids.assign(tree_.ever_members().begin(), tree_.ever_members().end());
+  report.summary = profiling::SummarizeRun(run_.passes, static_cast<double>(interval_ns_) / 1e9);
+  KRAKEN_RETURN_IF_ERROR(SaveProfile(&report));
+  return profiling::RenderRunJson(report);
+}
+
+bool ProfilingSession::stopped() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stopped_;
+}
+
+bool ProfilingSession::finished() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return finished_;
+}
+
+Result<std::string> ProfilingSession::ProfileJson() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!finished_) return InvalidInput("the session is still sampling: stop it first");
+  JsonWriter json;
+  WriteProfileJson(builder_.profile(), json);
+  return json.Take();
+}
+
+}  // namespace kraken
