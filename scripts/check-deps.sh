@@ -72,6 +72,7 @@ fi
 sort -u "$work/used" | while read -r f; do
   [ -e "$f" ] || continue
   is_exempt "$f" && continue
+  is_exempt "$(readlink -f "$f")" && continue
   echo "$f"
 done > "$work/files"
 
