@@ -23,7 +23,7 @@ TEST(KinetoWriterJsonTest, StringsAreValidJsonForStrictReaders) {
   EXPECT_EQ(JsonNumber(1.0 / 0.0), "null");
 }
 
-TraceEvent Kernel(int64_t i) {
+TraceEvent KernelEvent(int64_t i) {
   TraceEvent e;
   e.category = "kernel";
   e.name = "void gemm<float>(float const*, int) \"q\"";
@@ -47,8 +47,8 @@ TEST(KinetoWriterJsonTest, FinishedAndCutTracesAreStrictJson) {
     auto cut = KinetoTraceWriter::Open(dir + "/cut.json", 0, {}, &error);
     ASSERT_NE(cut, nullptr) << error;
     for (int64_t i = 0; i < 100; ++i) {
-      finished->Emit(Kernel(i));
-      cut->Emit(Kernel(i));
+      finished->Emit(KernelEvent(i));
+      cut->Emit(KernelEvent(i));
     }
     ASSERT_TRUE(cut->Flush());  // destroyed without Finish: what a killed process leaves
   }

@@ -13,14 +13,14 @@
 namespace kraken::cupti {
 namespace {
 
-Profile ImportTrace(const std::string& path) {
+Profile ImportWritten(const std::string& path) {
   auto result = ImportFile(BuiltinImporters(), path);
   EXPECT_TRUE(result.ok()) << result.status().message();
   if (!result.ok() || result->size() != 1) return Profile();
   return std::move((*result)[0]);
 }
 
-TraceEvent Kernel(std::string_view name, int64_t start_ns, int64_t duration_ns, int64_t stream, int64_t correlation) {
+TraceEvent KernelEvent(std::string_view name, int64_t start_ns, int64_t duration_ns, int64_t stream, int64_t correlation) {
   TraceEvent e;
   e.category = "kernel";
   e.name = name;
@@ -60,8 +60,8 @@ TEST(KinetoWriterTest, FinishedTraceImportsWithEveryField) {
   const int64_t base = 1'700'000'000'000'000'000;
   auto writer = KinetoTraceWriter::Open(path, base, {{"host_name", JsonString("gpu-node-1")}}, &error);
   ASSERT_NE(writer, nullptr) << error;
-  writer->Emit(Kernel("void gemm<float>(float const*, int) \"quoted\"", base + 1'000'123, 2'500, 7, 41));
-  writer->Emit(Kernel("elementwise", base + 5'000'000, 1'001, 13, 42));
+  writer->Emit(KernelEvent("void gemm<float>(float const*, int) \"quoted\"", base + 1'000'123, 2'500, 7, 41));
+  writer->Emit(KernelEvent("elementwise", base + 5'000'000, 1'001, 13, 42));
   TraceEvent launch;
   launch.category = "cuda_runtime";
   launch.name = "cudaLaunchKernel";
@@ -77,7 +77,7 @@ TEST(KinetoWriterTest, FinishedTraceImportsWithEveryField) {
   ASSERT_TRUE(writer->Finish({{"deviceProperties", "[{\"id\": 0, \"name\": \"H100\", \"numSms\": 132}]"}}));
   EXPECT_EQ(writer->events(), 3);
 
-  Profile p = ImportTrace(path);
+  Profile p = ImportWritten(path);
   ASSERT_EQ(p.kernels.size(), 2u);
   EXPECT_EQ(p.Name(p.kernels[0].name), "void gemm<float>(float const*, int) \"quoted\"");
   EXPECT_EQ(p.kernels[0].start_ns, 1'000'123);
@@ -106,11 +106,11 @@ TEST(KinetoWriterTest, UnfinishedTraceIsAReadablePrefix) {
   {
     auto writer = KinetoTraceWriter::Open(path, 0, {}, &error);
     ASSERT_NE(writer, nullptr) << error;
-    for (int i = 0; i < 100; ++i) writer->Emit(Kernel("k", 1000 * i, 500, 7, i + 1));
+    for (int i = 0; i < 100; ++i) writer->Emit(KernelEvent("k", 1000 * i, 500, 7, i + 1));
     ASSERT_TRUE(writer->Flush());
     // Destroyed without Finish: what a killed process leaves.
   }
-  Profile p = ImportTrace(path);
+  Profile p = ImportWritten(path);
   EXPECT_EQ(p.kernels.size(), 100u);
   EXPECT_EQ(p.import_counters.at("kineto_trace_cut"), 1);
   EXPECT_EQ(p.import_counters.count("kineto_cut_partial_event_bytes"), 0u);
