@@ -14,6 +14,7 @@
 #include "collectors/nvml/nvml_sampler.h"
 #include "profiling/batch_profile.h"
 #include "profiling/child_process.h"
+#include "profiling/kernel_capture.h"
 #include "profiling/run_output.h"
 #include "profiling/sampling_loop.h"
 #include "report/profile_export.h"
@@ -31,6 +32,8 @@ struct ProfileArgs {
   bool no_store = false;
   bool json = false;
   std::string library;
+  bool kernels = false;          // --kernels: the CUPTI tracer in the command (docs/kernel-capture.md)
+  std::string kernel_trace_dir;  // default: <--out>.kernels, else a temporary folder
   std::vector<std::string> command;
 };
 
@@ -76,6 +79,7 @@ int RunProfile(const ProfileArgs& args) {
     return ReportError(InvalidInput("give either --pid N or a command after --, not both"));
   if (args.pid <= 0 && args.command.empty())
     return ReportError(InvalidInput("nothing to profile: kraken profile [options] -- CMD ARGS..., or --pid N"));
+  if (args.kernels && args.pid > 0) return ReportError(InvalidInput(profiling::kKernelsNeedLaunch));
   if (args.pid > 0 && kill(static_cast<pid_t>(args.pid), 0) != 0 && errno == ESRCH)
     return ReportError(NotFound("--pid " + std::to_string(args.pid) + ": no such process"));
 
@@ -87,6 +91,16 @@ int RunProfile(const ProfileArgs& args) {
   auto sinks = OpenSinks(args, metadata, sampler.devices());
   if (!sinks.ok()) return ReportError(sinks.status());
 
+  std::optional<profiling::KernelCaptureSetup> capture;
+  if (args.kernels) {
+    auto prepared = profiling::PrepareKernelCapture(
+        !args.kernel_trace_dir.empty() || args.out.empty() ? args.kernel_trace_dir : args.out + ".kernels");
+    if (!prepared.ok()) {
+      if (sinks->store) (void)sinks->store->Abort(sinks->live_id);
+      return ReportError(prepared.status());
+    }
+    capture = std::move(*prepared);
+  }
   pid_t child = 0;
   if (int signal = profiling::StopSignalReceived(); signal != 0) {
     if (sinks->store) (void)sinks->store->Abort(sinks->live_id);
@@ -129,6 +143,14 @@ int RunProfile(const ProfileArgs& args) {
   report.tree_pids.assign(tree.ever_members().begin(), tree.ever_members().end());
   report.summary = profiling::SummarizeRun(run.passes, static_cast<double>(*interval) / 1e9);
   Status stored = run.sink_status;
+  if (capture) {
+    // The command's processes write the end of their traces as they exit.
+    if (child > 0 && !exit_code) exit_code = profiling::WaitChildExit(child);
+    Profile events;
+    report.kernels = profiling::CollectKernelTraces(*capture, &events);
+    if (stored.ok() && sinks->store) stored = sinks->store->AttachEvents(sinks->live_id, events);
+    if (sinks->file) profiling::AppendTimeline(events, &sinks->file->profile());
+  }
   if (stored.ok() && sinks->store) {
     stored = sinks->store->Commit(sinks->live_id);
     report.stored_db = sinks->store->path();
@@ -175,6 +197,13 @@ void AddProfileCommand(CLI::App& app, CommandList& commands) {
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   cmd->add_option("--nvml-library", args->library,
                   "NVML library to load (default: $KRAKEN_NVML_LIBRARY, else libnvidia-ml.so.1)");
+  auto* kernels = cmd->add_flag("--kernels", args->kernels,
+                                "Also record every kernel, copy and launch of the command's CUDA processes with "
+                                "kraken's CUPTI tracer (not with --pid)");
+  cmd->add_option("--kernel-trace-dir", args->kernel_trace_dir,
+                  "Keep the Kineto traces of --kernels in this folder (default: <--out>.kernels, else removed "
+                  "after they are stored)")
+      ->needs(kernels);
   cmd->add_option("command", args->command, "The command to run and profile, after --");
   commands.push_back({cmd, [args] { return RunProfile(*args); }});
 }

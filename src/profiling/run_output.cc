@@ -1,6 +1,7 @@
 #include "profiling/run_output.h"
 
 #include <cstdio>
+#include <functional>
 
 #include "base/json_writer.h"
 
@@ -38,6 +39,49 @@ void WriteDistribution(JsonWriter& json, std::string_view key, const std::option
   }
   json.BeginObject().Field("samples", d->count).Key("p50").ExactNumber(d->p50).Key("p90").ExactNumber(d->p90);
   json.Key("p99").ExactNumber(d->p99).Key("mean").ExactNumber(d->mean).Key("max").ExactNumber(d->max).EndObject();
+}
+
+void KernelLines(const KernelCaptureSummary& k, const std::function<void(const std::string&)>& line) {
+  if (k.kernels == 0) {
+    line(k.problems.empty() ? "  kernels:        none recorded: " + k.note
+                            : "  kernels:        none recorded; the tracer said why:");
+  } else {
+    line("  kernels:        " + std::to_string(k.kernels) + " kernels, " + std::to_string(k.memory_ops) +
+         " copies/sets, " + std::to_string(k.runtime_calls) + " launching/waiting calls in " +
+         std::to_string(k.files.size()) + " CUDA process" + (k.files.size() == 1 ? "" : "es") +
+         Format("; %.6g s of kernel time", k.kernel_time_s, 0, 0));
+  }
+  for (const std::string& problem : k.problems) line("    " + problem);
+  if (k.cut_traces > 0)
+    line("    " + std::to_string(k.cut_traces) + " trace(s) cut short (their process was killed): kept up to the cut");
+  if (k.dropped_records > 0)
+    line("    " + std::to_string(k.dropped_records) + " activity records dropped by CUPTI (buffers full)");
+  if (k.kept)
+    line("    traces: " + k.trace_dir + " (Kineto format: kraken analyze, Perfetto, HTA)");
+}
+
+void WriteKernelJson(JsonWriter& json, const std::optional<KernelCaptureSummary>& kernels) {
+  json.Key("kernels");
+  if (!kernels) {
+    json.Null();
+    return;
+  }
+  const KernelCaptureSummary& k = *kernels;
+  json.BeginObject().Field("processes", static_cast<int64_t>(k.files.size())).Field("kernels", k.kernels);
+  json.Field("memory_ops", k.memory_ops).Field("runtime_calls", k.runtime_calls);
+  json.Key("kernel_time_s").ExactNumber(k.kernel_time_s);
+  json.Field("cut_traces", k.cut_traces).Field("dropped_records", k.dropped_records);
+  json.Key("trace_dir");
+  k.kept ? json.String(k.trace_dir) : json.Null();
+  json.Key("files").BeginArray();
+  for (const std::string& file : k.files) json.String(k.kept ? file : file.substr(file.rfind('/') + 1));
+  json.EndArray();
+  json.Key("problems").BeginArray();
+  for (const std::string& problem : k.problems) json.String(problem);
+  json.EndArray();
+  json.Key("note");
+  k.note.empty() ? json.Null() : json.String(k.note);
+  json.EndObject();
 }
 
 }  // namespace
@@ -87,6 +131,7 @@ std::string RenderRunText(const RunReport& report) {
   std::string period = s.periodicity_known ? temporal::PeriodVerdictName(s.periodicity) : "unknown";
   if (s.periodicity == temporal::PeriodVerdict::kPeriodic) period += Format(", period %.6g s", s.period_s, 0, 0);
   line("  periodicity:    " + period + " (" + s.periodicity_reason + ")");
+  if (report.kernels) KernelLines(*report.kernels, line);
   if (!report.stored_db.empty())
     line("  stored:         profile " + std::to_string(report.stored_id) + " in " + report.stored_db);
   else if (!report.stored_file.empty())
@@ -135,6 +180,7 @@ std::string RenderRunJson(const RunReport& report) {
   json.Key("periodicity").BeginObject();
   json.Field("verdict", s.periodicity_known ? temporal::PeriodVerdictName(s.periodicity) : "unknown");
   json.Field("reason", s.periodicity_reason).Key("period_s").ExactNumber(s.period_s).EndObject();
+  WriteKernelJson(json, report.kernels);
   json.Key("stored").BeginObject();
   json.Key("db");
   report.stored_db.empty() ? json.Null() : json.String(report.stored_db);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/device.h"
+#include "profiling/kernel_capture.h"
 #include "profiling/run_summary.h"
 #include "profiling/sampling_loop.h"
 
@@ -18,6 +19,8 @@ struct RunReport {
   std::vector<int64_t> tree_pids;    // every pid that was in the tree
   std::vector<DeviceInfo> devices;
   RunSummary summary;
+  // --kernels: what the CUPTI tracer recorded (absent without --kernels).
+  std::optional<KernelCaptureSummary> kernels;
   // Where the profile went: "profile 12 in /x/kraken.db", "/x/run.json", or "" (--no-store).
   std::string stored_db;
   int64_t stored_id = 0;

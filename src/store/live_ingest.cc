@@ -143,6 +143,29 @@ Status ProfileStore::FlushLive(LiveProfile& live, bool all) {
   return Status::Ok();
 }
 
+Status ProfileStore::AttachEvents(int64_t id, const Profile& events) {
+  auto it = live_.find(id);
+  if (it == live_.end()) return NotFound(path() + ": profile " + std::to_string(id) + " is not being ingested here");
+  LiveProfile& live = *it->second;
+  if (live.events_attached)
+    return InvalidInput(path() + ": profile " + std::to_string(id) + " already has its events attached");
+  KRAKEN_ASSIGN_OR_RETURN(WriteTransaction txn, WriteTransaction::Begin(*db_));
+  KRAKEN_RETURN_IF_ERROR(store::WriteEvents(*db_, id, events));
+  KRAKEN_ASSIGN_OR_RETURN(store::Statement attribute,
+                          db_->Prepare("INSERT OR REPLACE INTO profile_attributes VALUES(?, ?, ?)"));
+  for (const auto& [key, value] : events.metadata.attributes)
+    KRAKEN_RETURN_IF_ERROR(attribute.Int(id).Text(key).Text(value).Run());
+  KRAKEN_RETURN_IF_ERROR(txn.Commit());
+  live.events_attached = true;
+  store::ProfileTotals added = store::ComputeTotals(events);
+  live.totals.kernels += added.kernels;
+  live.totals.memory_ops += added.memory_ops;
+  live.totals.cpu_ops += added.cpu_ops;
+  live.totals.runtime_calls += added.runtime_calls;
+  if (added.start_ns) live.totals.Extend(*added.start_ns, *added.end_ns);
+  return Status::Ok();
+}
+
 Status ProfileStore::Commit(int64_t id) {
   auto it = live_.find(id);
   if (it == live_.end()) return NotFound(path() + ": profile " + std::to_string(id) + " is not being ingested here");

@@ -42,6 +42,7 @@ struct LiveProfile {
   std::unordered_map<uint64_t, std::vector<int32_t>> series_by_key;
   std::vector<LiveSeries> series;
   std::vector<LiveBlock> full_blocks;
+  bool events_attached = false;  // AttachEvents ran (its rows use sequence numbers from 0)
 };
 
 // A string that is equal for equal entities (every field, labels included).

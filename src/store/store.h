@@ -128,6 +128,10 @@ class ProfileStore {
   // batched transactions; Commit writes the rest and makes the profile visible.
   Result<int64_t> BeginProfile(const ProfileMetadata& metadata, const std::vector<DeviceInfo>& devices);
   Status AppendBatch(int64_t id, const SampleBatch& batch);
+  // Adds a timeline to a live profile before its Commit, once: kernels, memory ops, CPU ops,
+  // runtime calls, steps, syncs, their strings, import counters and metadata attributes
+  // (`kraken profile --kernels` attaches the traced kernels to the run's NVML samples).
+  Status AttachEvents(int64_t id, const Profile& events);
   Status Commit(int64_t id);
   Status Abort(int64_t id);
 

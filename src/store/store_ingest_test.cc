@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/testing/test_data.h"
+#include "importers/registry.h"
 #include "store/store.h"
 #include "store/store_testing.h"
 #include "store/synthetic_node.h"
@@ -88,6 +89,46 @@ TEST(StoreIngestTest, BegunProfileIsInvisibleUntilCommit) {
     ASSERT_EQ(power.samples[pass].time_ns, PassTime(pass));
     ASSERT_EQ(power.samples[pass].value, SyntheticValue(Metric::kPowerW, 3 * 100 + 6, pass)) << pass;
   }
+}
+
+// `kraken profile --kernels`: a kernel trace (a real Kineto one here) attached to the live
+// profile of the run's samples is stored with them, counted, and attached only once.
+TEST(StoreIngestTest, AttachedEventsAreStoredWithTheSamples) {
+  auto trace = ImportFile(BuiltinImporters(), testing::DataPath("kineto/hta/critical_path/simple_add/"
+                                                                 "benchmark_result_493459_1694039959_trace.json.gz"));
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  Profile events = std::move((*trace)[0]);
+  events.metadata.attributes = {{"kernel_traces", "1"}};
+  std::string path = testing::MakeTempDir("store_attach") + "/kraken.db";
+  auto store = ProfileStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto id = (*store)->BeginProfile(LiveMetadata(), EightH100s());
+  ASSERT_TRUE(id.ok());
+  NodeShape shape;
+  for (uint64_t pass = 0; pass < 10; ++pass)
+    ASSERT_TRUE((*store)->AppendBatch(*id, MakeNodeBatch(shape, pass, PassTime(pass))).ok());
+  ASSERT_TRUE((*store)->AttachEvents(*id, events).ok());
+  Status again = (*store)->AttachEvents(*id, events);
+  EXPECT_EQ(again.code(), StatusCode::kInvalidInput);
+  EXPECT_NE(again.message().find("already has its events attached"), std::string::npos) << again.message();
+  ASSERT_TRUE((*store)->Commit(*id).ok());
+
+  auto info = (*store)->GetProfileInfo(*id);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->kernels, 79);
+  EXPECT_EQ(info->runtime_calls, static_cast<int64_t>(events.runtime_calls.size()));
+  EXPECT_GT(info->samples, 0);
+  auto loaded = (*store)->LoadProfile(*id);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_EQ(loaded->kernels.size(), events.kernels.size());
+  EXPECT_EQ(loaded->Name(loaded->kernels[5].name), events.Name(events.kernels[5].name));
+  EXPECT_EQ(loaded->kernels[5].start_ns, events.kernels[5].start_ns);
+  EXPECT_EQ(loaded->memory_ops.size(), events.memory_ops.size());
+  EXPECT_EQ(loaded->syncs.size(), events.syncs.size());
+  EXPECT_EQ(loaded->metadata.attributes.at("kernel_traces"), "1");
+  EXPECT_EQ(loaded->metadata.attributes.at("driver"), "590.48.01");
+  EXPECT_FALSE(loaded->series.empty());
+  EXPECT_EQ(loaded->devices.size(), 8u);  // the run's NVML devices, not the trace's
 }
 
 TEST(StoreIngestTest, AbortLeavesNoRows) {

@@ -152,12 +152,43 @@ Status JsonStreamWalker::ReadKey(std::string* key) {
   return Status::Ok();
 }
 
+bool JsonStreamWalker::CutHere() {
+  if (!accept_cut_array_) return false;
+  array_was_cut_ = true;
+  cut_partial_bytes_ = len_ - pos_;
+  pos_ = len_;
+  return true;
+}
+
+Status JsonStreamWalker::ReadElement(std::string_view* value, uint64_t* offset, bool* cut) {
+  *cut = false;
+  while (true) {
+    size_t end = 0;
+    Scan scan = FindValueEnd(pos_, &end);
+    if (scan == Scan::kDone) {
+      *value = std::string_view(buffer_.data() + pos_, end - pos_);
+      *offset = buffer_offset_ + pos_;
+      pos_ = end;
+      return Status::Ok();
+    }
+    if (scan == Scan::kError) return ErrorAt("expected a JSON value");
+    if (eof_) {
+      if ((*cut = CutHere())) return Status::Ok();
+      return ErrorAt("unexpected end of input inside a value (truncated file?)");
+    }
+    KRAKEN_RETURN_IF_ERROR(Fill());
+  }
+}
+
 Status JsonStreamWalker::WalkArray(const Callbacks& callbacks) {
   found_array_ = true;
   KRAKEN_RETURN_IF_ERROR(Expect('[', "'['"));
   bool eof = false;
   KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
-  if (eof) return ErrorAt("unexpected end of input inside the event array (truncated file?)");
+  if (eof) {
+    if (CutHere()) return Status::Ok();
+    return ErrorAt("unexpected end of input inside the event array (truncated file?)");
+  }
   if (buffer_[pos_] == ']') {
     ++pos_;
     return Status::Ok();
@@ -165,16 +196,26 @@ Status JsonStreamWalker::WalkArray(const Callbacks& callbacks) {
   while (true) {
     std::string_view element;
     uint64_t offset = 0;
-    KRAKEN_RETURN_IF_ERROR(ReadValue(&element, &offset));
+    bool cut = false;
+    KRAKEN_RETURN_IF_ERROR(ReadElement(&element, &offset, &cut));
+    if (cut) return Status::Ok();
     ++elements_;
     callbacks.on_element(element, offset);
     KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
-    if (eof) return ErrorAt("unexpected end of input inside the event array (truncated file?)");
+    if (eof) {
+      if (CutHere()) return Status::Ok();
+      return ErrorAt("unexpected end of input inside the event array (truncated file?)");
+    }
     char c = buffer_[pos_++];
     if (c == ']') return Status::Ok();
     if (c != ',') {
       --pos_;
       return ErrorAt("expected ',' or ']' after an event");
+    }
+    KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
+    if (eof) {
+      if (CutHere()) return Status::Ok();
+      return ErrorAt("unexpected end of input, expected a value (truncated file?)");
     }
   }
 }
@@ -186,6 +227,7 @@ Status JsonStreamWalker::Walk(const Callbacks& callbacks) {
   if (eof) return InvalidInput("file is empty");
   if (buffer_[pos_] == '[') {
     KRAKEN_RETURN_IF_ERROR(WalkArray(callbacks));
+    if (array_was_cut_) return Status::Ok();
   } else if (buffer_[pos_] == '{') {
     ++pos_;
     KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
@@ -201,6 +243,7 @@ Status JsonStreamWalker::Walk(const Callbacks& callbacks) {
         if (eof) return ErrorAt("unexpected end of input, expected a value (truncated file?)");
         if (key == array_key_ && buffer_[pos_] == '[') {
           KRAKEN_RETURN_IF_ERROR(WalkArray(callbacks));
+          if (array_was_cut_) return Status::Ok();  // the rest of the document was never written
         } else {
           std::string_view value;
           uint64_t offset = 0;

@@ -39,6 +39,17 @@ class JsonStreamWalker {
   uint64_t elements() const { return elements_; }
   bool found_array() const { return found_array_; }
 
+  // For files written incrementally (kraken's CUPTI tracer appends one event at a time):
+  // when the input ends inside the streamed array, the events read so far are kept and
+  // Walk succeeds instead of reporting a truncated file. May be switched on from
+  // on_member, i.e. by a member that comes before the array.
+  void AcceptCutArray(bool accept) { accept_cut_array_ = accept; }
+  // Whether the input ended inside the streamed array (only with AcceptCutArray), and the
+  // bytes of the incomplete last element that were dropped (0 when the cut fell between
+  // two elements).
+  bool array_was_cut() const { return array_was_cut_; }
+  uint64_t cut_partial_bytes() const { return cut_partial_bytes_; }
+
  private:
   enum class Scan { kDone, kNeedMore, kError };
 
@@ -48,6 +59,10 @@ class JsonStreamWalker {
   Status Expect(char c, const char* what);
   Status ReadKey(std::string* key);
   Status ReadValue(std::string_view* value, uint64_t* offset);
+  // ReadValue for an element of the streamed array: at the end of the input it sets *cut
+  // (and drops the partial element) instead of failing, when cut arrays are accepted.
+  Status ReadElement(std::string_view* value, uint64_t* offset, bool* cut);
+  bool CutHere();  // records a cut at pos_ when accepted; false otherwise
   Status WalkArray(const Callbacks& callbacks);
   Scan FindValueEnd(size_t from, size_t* end) const;
   Status ErrorAt(const std::string& what) const;
@@ -62,6 +77,9 @@ class JsonStreamWalker {
   bool eof_ = false;
   uint64_t elements_ = 0;
   bool found_array_ = false;
+  bool accept_cut_array_ = false;
+  bool array_was_cut_ = false;
+  uint64_t cut_partial_bytes_ = 0;
   uint64_t next_progress_ = 0;
 };
 

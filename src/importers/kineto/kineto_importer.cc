@@ -60,6 +60,7 @@ class KinetoImporter final : public Importer {
     JsonStreamWalker::Callbacks callbacks;
     callbacks.on_element = [&](std::string_view event, uint64_t) { events.Parse(event); };
     callbacks.on_member = [&](std::string_view key, std::string_view value) {
+      if (key == kineto::kIncrementalEvents) walker.AcceptCutArray(Trim(value) == "true");
       return ReadMember(key, value, &profile);
     };
     KRAKEN_RETURN_IF_ERROR(walker.Walk(callbacks));
@@ -69,6 +70,12 @@ class KinetoImporter final : public Importer {
     }
     events.Finish();
     profile.import_counters["kineto_events"] = static_cast<int64_t>(walker.elements());
+    if (walker.array_was_cut()) {
+      // An incrementally written trace whose writer was killed: what it wrote is kept.
+      profile.import_counters["kineto_trace_cut"] = 1;
+      if (walker.cut_partial_bytes() > 0)
+        profile.import_counters["kineto_cut_partial_event_bytes"] = static_cast<int64_t>(walker.cut_partial_bytes());
+    }
     profile.metadata.accelerator_vendor = DetectVendor(profile);
     return Status::Ok();
   }

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "base/byte_stream.h"
 #include "base/testing/test_data.h"
+#include "importers/common/json_stream_walker.h"
 #include "importers/registry.h"
 
 namespace kraken {
@@ -188,6 +190,57 @@ TEST(KinetoImporterTest, TruncatedTraceIsAnErrorWithPosition) {
   EXPECT_EQ(result.status().code(), StatusCode::kInvalidInput);
   EXPECT_EQ(result.status().message().rfind("cut.json: byte ", 0), 0u) << result.status().message();
   EXPECT_NE(result.status().message().find("truncated"), std::string::npos);
+}
+
+// An incrementally written trace (kraken's CUPTI tracer) cut anywhere after its event array
+// began: the events complete before the cut are imported and the cut is counted. Built from
+// the real events of a corpus trace, one per line as the tracer writes them. (The events are
+// split with the importer's own walker: a simdjson DOM parser in this test would share
+// inline code with the importer's, which the sanitizer build miscompiles.)
+TEST(KinetoImporterTest, IncrementalTraceCutAnywhereKeepsTheCompleteEvents) {
+  std::string original = testing::ReadFileOrDie(testing::DataPath("kineto/hta/call_stack/backward_thread.json"));
+  std::vector<std::string> events;
+  auto stream = MakeMemoryStream(original);
+  JsonStreamWalker walker(*stream, "traceEvents");
+  JsonStreamWalker::Callbacks callbacks;
+  callbacks.on_element = [&](std::string_view event, uint64_t) { events.emplace_back(event); };
+  callbacks.on_member = [](std::string_view, std::string_view) { return Status::Ok(); };
+  ASSERT_TRUE(walker.Walk(callbacks).ok());
+  std::string text = "{\"schemaVersion\": 1, \"incrementalEvents\": true,\n\"traceEvents\": [\n";
+  std::vector<size_t> event_ends;  // offset one past each event
+  std::vector<bool> is_kernel;
+  for (const std::string& event : events) {
+    if (!event_ends.empty()) text += ",\n";
+    for (char c : event) text.push_back(c == '\n' ? ' ' : c);  // one line per event
+    event_ends.push_back(text.size());
+    is_kernel.push_back(event.find("\"cat\": \"kernel\"") != std::string::npos);
+  }
+  ASSERT_GE(event_ends.size(), 5u);
+  ASSERT_EQ(std::count(is_kernel.begin(), is_kernel.end(), true), 1);  // the CUTLASS kernel
+  const size_t array_start = text.find('[') + 1;
+  text += "\n]}";
+  for (size_t cut = array_start; cut < text.size() - 2; ++cut) {
+    auto result = ImportBuffer(BuiltinImporters(), "cut.json", text.substr(0, cut));
+    ASSERT_TRUE(result.ok()) << "cut at " << cut << ": " << result.status().message();
+    const Profile& p = (*result)[0];
+    size_t complete = static_cast<size_t>(std::upper_bound(event_ends.begin(), event_ends.end(), cut) - event_ends.begin());
+    size_t kernels = static_cast<size_t>(std::count(is_kernel.begin(), is_kernel.begin() + complete, true));
+    EXPECT_EQ(p.import_counters.at("kineto_events"), static_cast<int64_t>(complete)) << cut;
+    EXPECT_EQ(p.kernels.size(), kernels) << cut;
+    EXPECT_EQ(p.import_counters.at("kineto_trace_cut"), 1) << cut;
+    bool partial = complete < event_ends.size() && cut > (complete == 0 ? array_start : event_ends[complete - 1]) + 2;
+    if (partial) {
+      EXPECT_GT(p.import_counters.count("kineto_cut_partial_event_bytes"), 0u) << cut;
+    }
+  }
+  // The whole document: no cut counted; and without the marker a cut stays an error.
+  auto whole = ImportBuffer(BuiltinImporters(), "whole.json", text);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ((*whole)[0].import_counters.count("kineto_trace_cut"), 0u);
+  EXPECT_EQ((*whole)[0].import_counters.at("kineto_events"), static_cast<int64_t>(event_ends.size()));
+  std::string unmarked = text;
+  unmarked.replace(unmarked.find("\"incrementalEvents\": true"), 25, "\"incrementalEvents\":false");
+  EXPECT_FALSE(ImportBuffer(BuiltinImporters(), "cut.json", unmarked.substr(0, event_ends[2])).ok());
 }
 
 TEST(KinetoImporterTest, JsonWithoutTraceEventsIsRejected) {

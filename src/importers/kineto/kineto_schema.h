@@ -12,6 +12,10 @@ inline constexpr std::string_view kTraceEvents = "traceEvents";
 inline constexpr std::string_view kDeviceProperties = "deviceProperties";
 inline constexpr std::string_view kDistributedInfo = "distributedInfo";
 inline constexpr std::string_view kBaseTimeNanoseconds = "baseTimeNanoseconds";
+// Set (true) by writers that append events as they are recorded (kraken's CUPTI tracer,
+// src/collectors/cupti): a file that ends inside "traceEvents" is then a killed writer's
+// readable prefix, not a damaged file. Must come before "traceEvents".
+inline constexpr std::string_view kIncrementalEvents = "incrementalEvents";
 
 // Event categories ("cat").
 inline constexpr std::string_view kCatKernel = "kernel";

@@ -1,0 +1,151 @@
+// `kraken profile --kernels` with the real binary on the NVML replay library. There is no
+// GPU here, so no kernel can be recorded: the tests check that the tracer is injected into
+// the command, that a command which never starts CUDA and one whose CUDA start finds no
+// device (the fake CUDA app does what the driver does with CUDA_INJECTION64_PATH) are both
+// reported plainly, the run still stored, and that --pid is refused.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "base/testing/test_data.h"
+#include "cli/cli_test_support.h"
+
+namespace kraken {
+namespace {
+
+std::string ReplayEnv() {
+  return std::string("KRAKEN_NVML_LIBRARY=") + KRAKEN_NVML_REPLAY_LIBRARY + " KRAKEN_NVML_REPLAY=" +
+         testing::SourceDir() + "/tests/fixtures/nvml/h100.nvml ";
+}
+
+TEST(ProfileKernelsCliTest, PidIsRefusedWithTheReason) {
+  RunResult r = RunKraken("profile --kernels --pid 1 --no-store", ReplayEnv());
+  ExpectOneLineError(r, "--kernels cannot attach to a running process: the CUDA driver loads the kernel tracer");
+}
+
+#ifdef KRAKEN_FAKE_CUDA_APP
+
+simdjson::dom::element ParseJson(simdjson::dom::parser& parser, const std::string& text) {
+  simdjson::dom::element doc;
+  EXPECT_EQ(parser.parse(text).get(doc), simdjson::SUCCESS) << text;
+  return doc;
+}
+
+TEST(ProfileKernelsCliTest, CommandWithoutCudaIsInjectedAndReportedAsSuch) {
+  std::string dir = testing::MakeTempDir("profile_kernels_nocuda");
+  std::string marker = dir + "/env";
+  RunResult r = RunKraken("profile --kernels --json --no-store --interval 50ms --samples 3 -- sh -c "
+                          "'echo \"$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH|$KRAKEN_CUPTI_OUTPUT\" > " +
+                              marker + "'",
+                          ReplayEnv());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string env = testing::ReadFileOrDie(marker);
+  size_t bar = env.find('|');
+  std::string injection = env.substr(0, bar);
+  EXPECT_TRUE(injection.ends_with("/libkraken_cupti.so")) << env;
+  EXPECT_TRUE(std::filesystem::exists(injection)) << env;
+  EXPECT_EQ(env.substr(bar + 1, injection.size()), injection) << env;  // NVTX goes to the same library
+  EXPECT_TRUE(env.ends_with("/kernels_%p.json\n")) << env;
+  std::string trace_dir = env.substr(env.rfind('|') + 1, env.size() - env.rfind('|') - 1 - strlen("/kernels_%p.json\n"));
+  EXPECT_FALSE(std::filesystem::exists(trace_dir)) << "the temporary trace folder was not removed: " << trace_dir;
+
+  simdjson::dom::parser parser;
+  simdjson::dom::element kernels = ParseJson(parser, r.out)["kernels"];
+  EXPECT_EQ(int64_t(kernels["processes"]), 0);
+  EXPECT_EQ(int64_t(kernels["kernels"]), 0);
+  EXPECT_TRUE(kernels["trace_dir"].is_null());
+  EXPECT_EQ(std::string_view(kernels["note"]),
+            "no process of the command initialized CUDA, so the tracer never started (the CUDA driver loads it "
+            "when a process first uses CUDA)");
+}
+
+TEST(ProfileKernelsCliTest, CudaProcessWithoutLibcuptiIsStoredAndSaysWhy) {
+  std::string dir = testing::MakeTempDir("profile_kernels_nolib");
+  std::string db = dir + "/kraken.db";
+  RunResult r = RunKraken("profile --kernels --kernel-trace-dir " + dir + "/traces --db " + db +
+                              " --interval 50ms --samples 3 -- " + KRAKEN_FAKE_CUDA_APP,
+                          ReplayEnv() + "KRAKEN_CUPTI_LIBRARY=/nonexistent/libcupti.so ");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The tracer's own line, from the command's process...
+  EXPECT_NE(r.err.find("kraken-cupti: no kernel trace: KRAKEN_CUPTI_LIBRARY=/nonexistent/libcupti.so could not "
+                       "be loaded"),
+            std::string::npos)
+      << r.err;
+  // ...and kraken's summary, from the trace the process left.
+  EXPECT_NE(r.out.find("  kernels:        none recorded; the tracer said why:\n    kernels_"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(".json: KRAKEN_CUPTI_LIBRARY=/nonexistent/libcupti.so could not be loaded"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("    traces: " + dir + "/traces (Kineto format"), std::string::npos) << r.out;
+  size_t traces = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/traces"))
+    traces += entry.path().filename().string().starts_with("kernels_");
+  EXPECT_EQ(traces, 1u);
+  // The run is stored with what --kernels found.
+  RunResult exported = RunKraken("export 1 --format json --db " + db);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = ParseJson(parser, exported.out);
+  EXPECT_EQ(std::string_view(doc["metadata"]["attributes"]["kernel_traces"]), "1");
+}
+
+TEST(ProfileKernelsCliTest, CudaProcessWithoutDriverSaysWhyWhicheverLibcuptiIsFound) {
+  std::string dir = testing::MakeTempDir("profile_kernels_nodriver");
+  RunResult r = RunKraken("profile --kernels --json --no-store --interval 50ms --samples 3 -- " +
+                              std::string(KRAKEN_FAKE_CUDA_APP),
+                          ReplayEnv() + "KRAKEN_CUPTI_LIBRARY= ");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element kernels = ParseJson(parser, r.out)["kernels"];
+  EXPECT_EQ(int64_t(kernels["processes"]), 1);
+  EXPECT_EQ(int64_t(kernels["kernels"]), 0);
+  // With the toolkit's libcupti (CI, this project's machines): no driver, no CUDA device;
+  // without one: libcupti was not found. Either way the reason is the trace's.
+  std::string_view problem = kernels["problems"].at(0);
+  EXPECT_TRUE(problem.find("no CUDA device") != std::string_view::npos ||
+              problem.find("libcupti was not found") != std::string_view::npos)
+      << problem;
+  EXPECT_EQ(std::string_view(kernels["note"]).rfind("no kernel was recorded: kernels_", 0), 0u);
+}
+
+// The fake libcupti (src/collectors/cupti/fake_cupti.cc) delivers 3000 launches of 1 us
+// each, 2 us apart: they are counted, timed and stored with the run's NVML samples.
+TEST(ProfileKernelsCliTest, RecordedKernelsAreSummarizedAndStoredWithTheRun) {
+  std::string dir = testing::MakeTempDir("profile_kernels_fake");
+  std::string db = dir + "/kraken.db";
+  RunResult r = RunKraken("profile --kernels --json --db " + db + " --interval 50ms --samples 3 -- " +
+                              std::string(KRAKEN_FAKE_CUDA_APP),
+                          ReplayEnv() + "KRAKEN_CUPTI_LIBRARY=" + KRAKEN_CUPTI_FAKE_LIBRARY +
+                              " KRAKEN_FAKE_CUPTI_LAUNCHES=3000 KRAKEN_FAKE_CUPTI_PER_FLUSH=3000 ");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;  // KRAKEN_CUPTI_QUIET: the summary reports instead
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = ParseJson(parser, r.out);
+  simdjson::dom::element kernels = doc["kernels"];
+  EXPECT_EQ(int64_t(kernels["processes"]), 1);
+  EXPECT_EQ(int64_t(kernels["kernels"]), 3000);
+  EXPECT_EQ(int64_t(kernels["runtime_calls"]), 3000);
+  EXPECT_DOUBLE_EQ(double(kernels["kernel_time_s"]), 0.003);
+  EXPECT_EQ(kernels["problems"].get_array().size(), 0u);
+  EXPECT_TRUE(kernels["note"].is_null());
+  int64_t id = doc["stored"]["profile_id"];
+
+  RunResult exported = RunKraken("export " + std::to_string(id) + " --format json --db " + db);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  simdjson::dom::parser export_parser;
+  simdjson::dom::element stored = ParseJson(export_parser, exported.out);
+  EXPECT_EQ(stored["kernels"].get_array().size(), 3000u);
+  EXPECT_FALSE(stored["series"].get_array().size() == 0);  // the NVML samples are there too
+  // Kernel times are Unix time, like the samples': the first kernel falls inside the run.
+  int64_t first_kernel = stored["kernels"].at(0)["start_ns"];
+  int64_t first_sample = stored["series"].at(0)["samples"].at(0).at(0);
+  EXPECT_LT(std::abs(first_kernel - first_sample), int64_t{10'000'000'000});
+}
+
+#endif  // KRAKEN_FAKE_CUDA_APP
+
+}  // namespace
+}  // namespace kraken

@@ -1,0 +1,120 @@
+// Where libcupti is looked for, on a staged file tree (a CUDA toolkit, a virtual
+// environment with PyTorch's nvidia-cuda-cupti wheel, a conda prefix), and the tracer's
+// environment settings.
+#include "collectors/cupti/cupti_locator.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "base/testing/test_data.h"
+#include "collectors/cupti/tracer_config.h"
+
+namespace kraken::cupti {
+namespace {
+
+namespace fs = std::filesystem;
+
+void Touch(const std::string& path) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << "";
+}
+
+struct StagedEnvironment {
+  std::string root = testing::MakeTempDir("cupti_locator");
+  std::map<std::string, std::string> vars;
+  LocatorEnvironment Get() {
+    LocatorEnvironment env = ProcessEnvironment();
+    env.getenv = [this](const char* name) -> const char* {
+      auto it = vars.find(name);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    };
+    env.root = root;
+    return env;
+  }
+};
+
+std::vector<std::string> Paths(const std::vector<CuptiCandidate>& candidates) {
+  std::vector<std::string> paths;
+  for (const CuptiCandidate& c : candidates) paths.push_back(c.path);
+  return paths;
+}
+
+TEST(CuptiLocatorTest, ToolkitThenPythonPackagesThenTheSystemLoader) {
+  StagedEnvironment staged;
+  const std::string& r = staged.root;
+  Touch(r + "/home/cuda-12.8/extras/CUPTI/lib64/libcupti.so.12");
+  Touch(r + "/usr/local/cuda/lib64/libcupti.so");
+  Touch(r + "/usr/local/cuda/lib64/libcupti.so.13");
+  Touch(r + "/venv/lib/python3.12/site-packages/nvidia/cuda_cupti/lib/libcupti.so.12");
+  Touch(r + "/venv/bin/python3");
+  Touch(r + "/opt/conda/lib/python3.11/site-packages/nvidia/cu13/lib/libcupti.so.13");
+  staged.vars["CUDA_HOME"] = r + "/home/cuda-12.8";
+  staged.vars["PATH"] = r + "/venv/bin:/nonexistent/bin";
+  std::vector<std::string> paths = Paths(CuptiCandidates(staged.Get()));
+  std::vector<std::string> expected = {
+      r + "/home/cuda-12.8/extras/CUPTI/lib64/libcupti.so.12",
+      r + "/usr/local/cuda/lib64/libcupti.so",  // one per folder: the unversioned link first
+      r + "/venv/bin/../lib/python3.12/site-packages/nvidia/cuda_cupti/lib/libcupti.so.12",
+      r + "/opt/conda/lib/python3.11/site-packages/nvidia/cu13/lib/libcupti.so.13",
+      "libcupti.so", "libcupti.so.13", "libcupti.so.12", "libcupti.so.11.8"};
+  EXPECT_EQ(paths, expected);
+}
+
+TEST(CuptiLocatorTest, VirtualEnvAndLauncherFoldersAreSearched) {
+  StagedEnvironment staged;
+  const std::string& r = staged.root;
+  Touch(r + "/env/lib/python3.10/site-packages/nvidia/cuda_cupti/lib/libcupti.so.12");
+  Touch(r + "/pkgs/nvidia/cuda_cupti/lib/libcupti.so.12");
+  staged.vars["VIRTUAL_ENV"] = r + "/env";
+  staged.vars["KRAKEN_PYTHON_SITE_PACKAGES"] = r + "/pkgs";
+  std::vector<std::string> paths = Paths(CuptiCandidates(staged.Get()));
+  ASSERT_GE(paths.size(), 2u);
+  EXPECT_EQ(paths[0], r + "/pkgs/nvidia/cuda_cupti/lib/libcupti.so.12");
+  EXPECT_EQ(paths[1], r + "/env/lib/python3.10/site-packages/nvidia/cuda_cupti/lib/libcupti.so.12");
+}
+
+TEST(CuptiLocatorTest, AnExplicitLibraryIsTheOnlyCandidate) {
+  StagedEnvironment staged;
+  Touch(staged.root + "/usr/local/cuda/lib64/libcupti.so");
+  staged.vars["KRAKEN_CUPTI_LIBRARY"] = "/opt/my/libcupti.so.12";
+  std::vector<CuptiCandidate> candidates = CuptiCandidates(staged.Get());
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_EQ(candidates[0].path, "/opt/my/libcupti.so.12");
+  EXPECT_EQ(candidates[0].where, "KRAKEN_CUPTI_LIBRARY");
+}
+
+TEST(TracerConfigTest, SettingsAndBadValues) {
+  std::map<std::string, std::string> vars = {{"KRAKEN_CUPTI_OUTPUT", "/tmp/t_%p_%h.json"},
+                                             {"KRAKEN_CUPTI_API", "everything"},
+                                             {"KRAKEN_CUPTI_BUFFER_MB", "64"},
+                                             {"KRAKEN_CUPTI_FLUSH_MS", "5"},
+                                             {"KRAKEN_CUPTI_NVTX", "0"}};
+  TracerConfig config = ReadTracerConfig([&](const char* name) -> const char* {
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  });
+  EXPECT_EQ(config.output, "/tmp/t_%p_%h.json");
+  EXPECT_EQ(config.api, ApiRecording::kLaunches);
+  EXPECT_EQ(config.buffer_limit_bytes, 64 << 20);
+  EXPECT_EQ(config.flush_interval_ms, 1000);  // 5 ms is below the floor: default kept
+  EXPECT_FALSE(config.nvtx);
+  ASSERT_EQ(config.problems.size(), 2u);
+  EXPECT_EQ(config.problems[0], "KRAKEN_CUPTI_API=everything is not one of launches, all, none; using launches");
+  EXPECT_EQ(config.problems[1], "KRAKEN_CUPTI_FLUSH_MS=5 is not a whole number from 10 to 3600000; using 1000");
+}
+
+TEST(TracerConfigTest, OutputPathPerProcess) {
+  auto no_dirs = [](const std::string&) { return false; };
+  EXPECT_EQ(ResolveOutputPath("/tmp/t_%p_%h.json", 42, "node7", no_dirs), "/tmp/t_42_node7.json");
+  EXPECT_EQ(ResolveOutputPath("traces/", 42, "h", no_dirs), "traces/kraken_cupti_42.json");
+  EXPECT_EQ(ResolveOutputPath("/data/run", 42, "h", [](const std::string& p) { return p == "/data/run"; }),
+            "/data/run/kraken_cupti_42.json");
+  EXPECT_EQ(ResolveOutputPath("fixed.json", 42, "h", no_dirs), "fixed.json");
+  EXPECT_EQ(ResolveOutputPath("100%.json", 42, "h", no_dirs), "100%.json");
+}
+
+}  // namespace
+}  // namespace kraken::cupti

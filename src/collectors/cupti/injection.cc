@@ -1,0 +1,133 @@
+// libkraken_cupti.so's entry points. The CUDA driver calls InitializeInjection() once, when
+// a process first initializes CUDA, because CUDA_INJECTION64_PATH names this library;
+// NVTX calls InitializeInjectionNvtx2() when NVTX_INJECTION64_PATH names it (forwarded to
+// libcupti, which records the ranges). Nothing here may crash, stop or noticeably slow
+// the application: every failure is one line on stderr ("kraken-cupti: ...") and the
+// application goes on untraced. docs/kernel-capture.md describes the settings.
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "collectors/cupti/cupti_functions.h"
+#include "collectors/cupti/injection_setup.h"
+#include "collectors/cupti/signal_chain.h"
+#include "collectors/cupti/trace_session.h"
+
+namespace kraken::cupti {
+namespace {
+
+// Owned for the life of the process and never destroyed: CUPTI may call back into the
+// session while static destructors run at exit.
+std::atomic<TraceSession*> g_session{nullptr};
+pid_t g_owner_pid = 0;
+int64_t g_signal_wait_ms = 0;
+std::once_flag g_load_once;
+LoadedCupti g_cupti;
+std::string g_load_error;
+
+void CUPTIAPI OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  TraceSession* session = g_session.load();
+  if (session != nullptr) return session->RequestBuffer(buffer, size, max_records);
+  *buffer = nullptr;
+  *size = 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI OnBufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid_size) {
+  TraceSession* session = g_session.load();
+  if (session != nullptr) return session->CompleteBuffer(buffer, valid_size);
+  std::free(buffer);
+}
+
+void OnSignal(int, bool terminating) {
+  TraceSession* session = g_session.load();
+  if (session == nullptr || getpid() != g_owner_pid) return;
+  session->RequestFromSignal(terminating);
+  if (terminating) session->WaitFromSignal(g_signal_wait_ms);
+}
+
+void AtExit() {
+  TraceSession* session = g_session.load();
+  // A child forked after CUDA started inherits this handler, not the writer thread.
+  if (session == nullptr || getpid() != g_owner_pid) return;
+  bool written = session->Finish();
+  if (!written) Say("the trace " + session->output_path() + " is incomplete: " + session->write_error());
+  if (session->dropped_records() > 0 || session->buffers_refused() > 0)
+    Say(std::to_string(session->dropped_records()) + " activity records were dropped (buffers full; raise "
+        "KRAKEN_CUPTI_BUFFER_MB) in " + session->output_path());
+}
+
+void LoadOnce() {
+  std::call_once(g_load_once, [] {
+    if (!LoadCupti(ProcessEnvironment(), &g_cupti, &g_load_error)) g_cupti.handle = nullptr;
+  });
+}
+
+void Start() {
+  TracerConfig config = ReadTracerConfig([](const char* name) -> const char* { return std::getenv(name); });
+  for (const std::string& problem : config.problems) Say(problem);
+  LoadOnce();
+  if (g_cupti.handle == nullptr) {
+    std::string path = WriteErrorTrace(config, g_load_error);
+    Say("no kernel trace: " + g_load_error + (path.empty() ? "" : " (" + path + " records why)"));
+    return;
+  }
+  g_owner_pid = getpid();
+  g_signal_wait_ms = config.signal_wait_ms;
+  std::string error;
+  std::unique_ptr<TraceSession> owned = StartSession(g_cupti, config, &error);
+  if (owned == nullptr) {
+    Say("no kernel trace: " + error);
+    return;
+  }
+  TraceSession* session = owned.get();
+  g_session.store(session);
+  const CuptiFunctions& f = g_cupti.functions;
+  if (CUptiResult r = f.RegisterCallbacks(OnBufferRequested, OnBufferCompleted); r != CUPTI_SUCCESS) {
+    error = "CUPTI refused the buffer callbacks: " + f.ErrorText(r);
+  } else {
+    error = EnableActivities(g_cupti, config);
+  }
+  if (!error.empty()) {
+    // Nothing was enabled, so CUPTI hands no buffer to this session any more.
+    g_session.store(nullptr);
+    session->SetError(error);
+    session->Finish();
+    Say("no kernel trace: " + error + " (" + session->output_path() + " records why)");
+    return;
+  }
+  owned.release();  // lives as long as the process (see g_session)
+  std::atexit(AtExit);
+  InstallSignalChain(OnSignal);
+  pthread_atfork(nullptr, nullptr, [] { g_owner_pid = -1; });
+  if (!config.quiet)
+    Say("recording the CUDA activity of pid " + std::to_string(g_owner_pid) + " into " + session->output_path() +
+        " (" + g_cupti.path + ", CUPTI " + std::to_string(g_cupti.version) + ")");
+}
+
+}  // namespace
+}  // namespace kraken::cupti
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  static std::atomic<bool> started{false};
+  if (!started.exchange(true)) kraken::cupti::Start();
+  return 1;  // the driver goes on whatever the tracer's fate
+}
+
+// NVTX's loader calls this in the process's first NVTX call; libcupti then receives the
+// ranges, which become CUPTI_ACTIVITY_KIND_MARKER records once InitializeInjection enabled
+// them. Returns 0 (NVTX stays a no-op) when libcupti is missing or NVTX is turned off.
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+    kraken::cupti::NvtxGetExportTable get_export_table) {
+  using namespace kraken::cupti;
+  const char* nvtx = std::getenv("KRAKEN_CUPTI_NVTX");
+  if (nvtx != nullptr && std::string(nvtx) == "0") return 0;
+  LoadOnce();
+  if (g_cupti.handle == nullptr || g_cupti.functions.InitializeInjectionNvtx2 == nullptr) return 0;
+  return g_cupti.functions.InitializeInjectionNvtx2(get_export_table);
+}

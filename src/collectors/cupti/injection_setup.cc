@@ -1,0 +1,167 @@
+#include "collectors/cupti/injection_setup.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "collectors/cupti/api_names.h"
+
+namespace kraken::cupti {
+namespace {
+
+std::string HostName() {
+  char name[256] = {};
+  return gethostname(name, sizeof(name) - 1) == 0 ? name : "";
+}
+
+// The command line, as the trace's "command" member (cut to stay readable).
+std::string CommandLine() {
+  std::string text;
+  int fd = ::open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buffer[512];
+  ssize_t n = ::read(fd, buffer, sizeof(buffer));
+  ::close(fd);
+  for (ssize_t i = 0; i < n; ++i) text.push_back(buffer[i] == '\0' ? ' ' : buffer[i]);
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+int64_t RealtimeNs() {
+  struct timespec now {};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Why CUPTI could not enable kernel records, in the terms a user can act on.
+std::string KernelRecordsUnavailable(const LoadedCupti& cupti, CUptiResult result) {
+  std::string why = "CUPTI cannot record kernels: " + cupti.functions.ErrorText(result);
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (driver == nullptr) return why + "; no CUDA driver is loaded in this process (no libcuda.so.1): no CUDA device";
+  dlclose(driver);
+  if (result == CUPTI_ERROR_NOT_COMPATIBLE || result == CUPTI_ERROR_CUDA_COMPILER_NOT_COMPATIBLE)
+    return why + "; " + cupti.path + " is newer than the CUDA driver: point KRAKEN_CUPTI_LIBRARY at the libcupti "
+                 "of the CUDA version the driver supports";
+  return why;
+}
+
+// This process's trace file and the header every trace starts with.
+struct TraceFile {
+  std::string path;
+  int64_t base_time_ns = 0;
+  JsonMembers header;
+};
+
+TraceFile PrepareTraceFile(const TracerConfig& config, int64_t realtime_ns, const LoadedCupti* cupti) {
+  TraceFile file;
+  const int64_t pid = getpid();
+  const std::string host = HostName();
+  file.path = ResolveOutputPath(config.output, pid, host, IsDirectory);
+  // Whole seconds: the timestamps stay short and exact in microseconds with 3 decimals.
+  file.base_time_ns = realtime_ns - realtime_ns % 1'000'000'000;
+  file.header = {{"traceName", JsonString(file.path)},
+                 {"host_name", JsonString(host)},
+                 {"pid", JsonInt(pid)},
+                 {"command", JsonString(CommandLine())}};
+  if (cupti != nullptr) {
+    file.header.emplace_back("cupti_version", JsonInt(cupti->version));
+    file.header.emplace_back("kraken_cupti_library", JsonString(cupti->path));
+  }
+  return file;
+}
+
+}  // namespace
+
+std::string WriteErrorTrace(const TracerConfig& config, const std::string& error) {
+  TraceFile file = PrepareTraceFile(config, RealtimeNs(), nullptr);
+  std::string open_error;
+  auto writer = KinetoTraceWriter::Open(file.path, file.base_time_ns, file.header, &open_error);
+  if (writer == nullptr || !writer->Finish({{"kraken_cupti_error", JsonString(error)}})) return "";
+  return file.path;
+}
+
+void Say(const std::string& line) {
+  std::string text = "kraken-cupti: " + line + "\n";
+  ssize_t ignored = ::write(2, text.data(), text.size());
+  (void)ignored;
+}
+
+std::unique_ptr<TraceSession> StartSession(const LoadedCupti& cupti, const TracerConfig& config, std::string* error) {
+  const CuptiFunctions& f = cupti.functions;
+  SessionOptions options;
+  options.config = config;
+  uint64_t cupti_now = 0;
+  const int64_t realtime = RealtimeNs();
+  if (f.GetTimestamp(&cupti_now) != CUPTI_SUCCESS) cupti_now = static_cast<uint64_t>(realtime);
+  // CUPTI's clock to Unix time (on Linux CUPTI's clock is CLOCK_REALTIME already: ~0).
+  options.converter.clock_offset_ns = realtime - static_cast<int64_t>(cupti_now);
+  TraceFile file = PrepareTraceFile(config, realtime, &cupti);
+  options.output_path = file.path;
+  options.base_time_ns = file.base_time_ns;
+  options.header = std::move(file.header);
+  options.converter.api = config.api;
+  options.converter.project_annotations = config.nvtx;
+  if (f.GetCallbackName != nullptr) {
+    auto get_name = f.GetCallbackName;
+    options.converter.api_name_fallback = [get_name](ApiDomain domain, uint32_t cbid) -> std::string {
+      const char* name = nullptr;
+      auto cupti_domain = domain == ApiDomain::kRuntime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+      return get_name(cupti_domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr ? name : "";
+    };
+  }
+  SessionHooks hooks;
+  hooks.next_record = f.GetNextRecord;
+  auto flush = f.FlushAll;
+  hooks.flush_all = [flush](bool forced) { flush(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0); };
+  auto dropped = f.GetNumDroppedRecords;
+  hooks.take_dropped_records = [dropped]() -> uint64_t {
+    size_t count = 0;
+    return dropped(nullptr, 0, &count) == CUPTI_SUCCESS ? count : 0;
+  };
+  auto timestamp = f.GetTimestamp;
+  hooks.now = [timestamp]() -> int64_t {
+    uint64_t now = 0;
+    return timestamp(&now) == CUPTI_SUCCESS ? static_cast<int64_t>(now) : 0;
+  };
+  return TraceSession::Start(std::move(options), std::move(hooks), error);
+}
+
+std::string EnableActivities(const LoadedCupti& cupti, const TracerConfig& config) {
+  const CuptiFunctions& f = cupti.functions;
+  if (f.SetThreadIdType != nullptr) f.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);  // gettid(), as /proc
+  if (CUptiResult r = f.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS)
+    return KernelRecordsUnavailable(cupti, r);
+  // Optional kinds: a libcupti without one still traces kernels.
+  for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+                                  CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_DEVICE,
+                                  CUPTI_ACTIVITY_KIND_CONTEXT})
+    f.Enable(kind);
+  if (config.nvtx) f.Enable(CUPTI_ACTIVITY_KIND_MARKER);
+  if (config.api == ApiRecording::kNone) return "";
+  bool by_id = config.api == ApiRecording::kLaunches && f.EnableRuntimeApi != nullptr && f.EnableDriverApi != nullptr;
+  if (by_id) {
+    // Only the launching and waiting calls: cudaGetDevice & co. cost a record each otherwise.
+    for (const ApiName& api : ApiNameTable(ApiDomain::kRuntime))
+      if (RecordedByDefault(StripVersionSuffix(api.name)) && f.EnableRuntimeApi(api.cbid, 1) != CUPTI_SUCCESS)
+        by_id = false;
+    for (const ApiName& api : ApiNameTable(ApiDomain::kDriver))
+      if (RecordedByDefault(api.name) && f.EnableDriverApi(api.cbid, 1) != CUPTI_SUCCESS) by_id = false;
+  }
+  if (!by_id) {
+    // All calls; the converter keeps the selected ones (KRAKEN_CUPTI_API=launches).
+    f.Enable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    f.Enable(CUPTI_ACTIVITY_KIND_DRIVER);
+  }
+  return "";
+}
+
+}  // namespace kraken::cupti

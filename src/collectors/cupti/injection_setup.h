@@ -1,0 +1,33 @@
+// The steps of starting the tracer in a process, apart from the entry points: the trace
+// session for this process (file name, clock, header) and turning on CUPTI's activity kinds.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "collectors/cupti/cupti_functions.h"
+#include "collectors/cupti/trace_session.h"
+#include "collectors/cupti/tracer_config.h"
+
+namespace kraken::cupti {
+
+// One line on stderr: "kraken-cupti: <line>" (a single write, so lines of several traced
+// processes do not interleave).
+void Say(const std::string& line);
+
+// Creates this process's trace file (KRAKEN_CUPTI_OUTPUT resolved for its pid) and the
+// session writing it, with CUPTI's clock mapped to Unix time.
+std::unique_ptr<TraceSession> StartSession(const LoadedCupti& cupti, const TracerConfig& config, std::string* error);
+
+// For a process the tracer cannot record (no libcupti): a trace without events whose
+// closing member "kraken_cupti_error" says why, so that whoever reads the traces (kraken
+// profile --kernels) can tell. Returns its path, or "" when it cannot be written either.
+std::string WriteErrorTrace(const TracerConfig& config, const std::string& error);
+
+// Enables the activity kinds: kernels (required), copies, sets, synchronizations, devices,
+// contexts, NVTX markers, and the runtime/driver calls selected by config.api (by id when
+// libcupti can, else all and filtered in the converter). "" on success, else why kernels
+// cannot be recorded, with the likely cause (no driver in the process, version mismatch).
+std::string EnableActivities(const LoadedCupti& cupti, const TracerConfig& config);
+
+}  // namespace kraken::cupti

@@ -1,0 +1,243 @@
+// libkraken_cupti.so loaded and started the way the CUDA driver does it (dlopen, then
+// InitializeInjection) in a child process, on a machine without a GPU or driver: the
+// application must go on unharmed, untraced, with one line on stderr saying why.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "base/testing/test_data.h"
+#include "collectors/cupti/cupti_locator.h"
+#include "importers/registry.h"
+
+namespace kraken::cupti {
+namespace {
+
+struct Injected {
+  int exit_code = -1;
+  std::string err;
+  int64_t init_us = -1;
+  int threads_before = -1, threads_after = -1;
+  int nvtx_result = -1;
+};
+
+int ThreadCount() {
+  int count = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++count;
+  return count;
+}
+
+enum class Then { kExit, kWaitForSignals };
+
+// Forks an "application" that sets `env`, loads the tracer and calls InitializeInjection
+// twice (a second call must do nothing), then NVTX's entry point; then it exits 0 normally
+// (running the tracer's exit handler) or waits to be killed. Returns its pid.
+pid_t StartInjected(const std::map<std::string, std::string>& env, const std::string& dir, Then then) {
+  std::string err_path = dir + "/stderr", report_path = dir + "/report";
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+  int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(err, 2);
+  void* library = dlopen(KRAKEN_CUPTI_INJECTION_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) _exit(91);
+  auto initialize = reinterpret_cast<int (*)()>(dlsym(library, "InitializeInjection"));
+  auto nvtx = reinterpret_cast<int (*)(const void* (*)(uint32_t))>(dlsym(library, "InitializeInjectionNvtx2"));
+  if (initialize == nullptr || nvtx == nullptr) _exit(92);
+  int before = ThreadCount();
+  auto start = std::chrono::steady_clock::now();
+  initialize();
+  initialize();
+  auto took = std::chrono::steady_clock::now() - start;
+  int after = ThreadCount();
+  int nvtx_result = nvtx([](uint32_t) -> const void* { return nullptr; });
+  FILE* report = fopen(report_path.c_str(), "w");
+  fprintf(report, "%lld %d %d %d\n",
+          static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(took).count()), before, after,
+          nvtx_result);
+  fclose(report);
+  if (then == Then::kWaitForSignals)
+    while (true) pause();
+  exit(0);
+}
+
+Injected Collect(pid_t pid, const std::string& dir) {
+  Injected r;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.err = testing::ReadFileOrDie(dir + "/stderr");
+  long long init_us = 0;
+  if (FILE* report = fopen((dir + "/report").c_str(), "r")) {
+    EXPECT_EQ(fscanf(report, "%lld %d %d %d", &init_us, &r.threads_before, &r.threads_after, &r.nvtx_result), 4);
+    fclose(report);
+  }
+  r.init_us = init_us;
+  return r;
+}
+
+Injected RunInjected(const std::map<std::string, std::string>& env, const std::string& dir) {
+  return Collect(StartInjected(env, dir, Then::kExit), dir);
+}
+
+// The trace that says why it is empty: the only file in `dir` named kraken_cupti_* or trace_*.
+Profile ImportErrorTrace(const std::string& dir) {
+  std::string trace;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (name.starts_with("kraken_cupti_") || name.starts_with("trace_")) trace = entry.path();
+  }
+  EXPECT_FALSE(trace.empty()) << "no trace in " << dir;
+  if (trace.empty()) return Profile();
+  auto imported = ImportFile(BuiltinImporters(), trace);
+  EXPECT_TRUE(imported.ok()) << imported.status().message();
+  if (!imported.ok()) return Profile();
+  EXPECT_EQ((*imported)[0].import_counters.count("kineto_trace_cut"), 0u);
+  EXPECT_TRUE((*imported)[0].kernels.empty());
+  return std::move((*imported)[0]);
+}
+
+TEST(InjectionTest, WithoutLibcuptiTheApplicationRunsUntracedWithOneLine) {
+  std::string dir = testing::MakeTempDir("injection_nolib");
+  Injected r = RunInjected({{"KRAKEN_CUPTI_LIBRARY", "/nonexistent/libcupti.so.12"},
+                            {"KRAKEN_CUPTI_OUTPUT", dir + "/trace_%p.json"}},
+                           dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.rfind("kraken-cupti: no kernel trace: KRAKEN_CUPTI_LIBRARY=/nonexistent/libcupti.so.12 could "
+                        "not be loaded (/nonexistent/libcupti.so.12: cannot open shared object file",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_NE(r.err.find("records why)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+  EXPECT_EQ(r.threads_after, r.threads_before);
+  EXPECT_LT(r.init_us, 500'000);
+  EXPECT_EQ(r.nvtx_result, 0);  // NVTX stays a no-op without libcupti
+  Profile trace = ImportErrorTrace(dir);
+  EXPECT_NE(trace.metadata.attributes["kraken_cupti_error"].find("could not be loaded"), std::string::npos);
+}
+
+// The toolkit's real libcupti, as the tracer would find it here (CI and the build machines
+// have CUDA under /usr/local/cuda but no driver).
+std::string RealLibcupti() {
+  for (const CuptiCandidate& c : CuptiCandidates(ProcessEnvironment()))
+    if (c.path.find('/') != std::string::npos) return c.path;
+  return "";
+}
+
+TEST(InjectionTest, WithoutDriverTheTraceSaysNoCudaDeviceAndTheApplicationRuns) {
+  std::string libcupti = RealLibcupti();
+  if (libcupti.empty()) GTEST_SKIP() << "no libcupti on this machine (the CUPTI headers came without it)";
+  std::string dir = testing::MakeTempDir("injection_nodriver");
+  Injected r = RunInjected(
+      {{"KRAKEN_CUPTI_LIBRARY", libcupti}, {"KRAKEN_CUPTI_OUTPUT", dir + "/"}, {"KRAKEN_CUPTI_NVTX", "0"}}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.rfind("kraken-cupti: no kernel trace: CUPTI cannot record kernels: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("no CUDA device"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+  EXPECT_EQ(r.threads_after, r.threads_before);  // the writer thread was stopped again
+  EXPECT_LT(r.init_us, 2'000'000);
+  EXPECT_EQ(r.nvtx_result, 0);  // KRAKEN_CUPTI_NVTX=0: NVTX is not handed to libcupti
+  // The trace records why it is empty.
+  Profile trace = ImportErrorTrace(dir);
+  EXPECT_NE(trace.metadata.attributes["kraken_cupti_error"].find("no CUDA driver"), std::string::npos);
+}
+
+// The fake libcupti (fake_cupti.cc) delivers made-up launches through the real protocol:
+// the whole path from InitializeInjection to the closed trace at exit.
+TEST(InjectionTest, EveryLaunchTheLibraryDeliversIsInTheTrace) {
+  std::string dir = testing::MakeTempDir("injection_fake");
+  Injected r = RunInjected({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                            {"KRAKEN_FAKE_CUPTI_LAUNCHES", "5000"},
+                            {"KRAKEN_FAKE_CUPTI_PER_FLUSH", "5000"},
+                            {"KRAKEN_CUPTI_OUTPUT", dir + "/trace_%p.json"}},
+                           dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.rfind("kraken-cupti: recording the CUDA activity of pid ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+  EXPECT_EQ(r.threads_after, r.threads_before + 1);  // the writer
+  std::string trace;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().filename().string().starts_with("trace_")) trace = entry.path();
+  auto imported = ImportFile(BuiltinImporters(), trace);
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  const Profile& p = (*imported)[0];
+  ASSERT_EQ(p.kernels.size(), 5000u);
+  ASSERT_EQ(p.runtime_calls.size(), 5000u);  // cudaLaunchKernel enabled by id
+  for (size_t i = 0; i < p.kernels.size(); ++i) {
+    ASSERT_EQ(p.kernels[i].duration_ns, 1000) << i;
+    ASSERT_EQ(p.kernels[i].start_ns - p.kernels[0].start_ns, static_cast<int64_t>(i) * 2000) << i;
+    ASSERT_EQ(p.runtime_calls[i].correlation_id, p.kernels[i].correlation_id) << i;
+    ASSERT_EQ(p.kernels[i].start_ns - p.runtime_calls[i].end_ns(), 500) << i;  // the launch delay
+  }
+  EXPECT_EQ(p.Name(p.kernels[0].name), "fake_kernel(float*, int)");
+  EXPECT_EQ(p.Name(p.runtime_calls[0].name), "cudaLaunchKernel");
+  EXPECT_EQ(p.kernels[0].blocks_per_sm, 2);  // 264 blocks on 132 SMs
+  ASSERT_EQ(p.devices.size(), 1u);
+  EXPECT_EQ(p.devices[0].sm_count, 132);
+  EXPECT_EQ(p.import_counters.count("kineto_trace_cut"), 0u);
+  // Unix time: the trace's clock is the NVML samples' clock.
+  const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch()).count();
+  EXPECT_LT(std::abs(p.metadata.base_time_ns + p.kernels[0].start_ns - now_ns), int64_t{60'000'000'000});
+}
+
+// Waits until the file of `dir` starting with `prefix` has `bytes`; returns its path.
+std::string WaitForTrace(const std::string& dir, const std::string& prefix, uintmax_t bytes) {
+  for (int i = 0; i < 2000; ++i) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+      if (entry.path().filename().string().starts_with(prefix) && entry.file_size() >= bytes) return entry.path();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ADD_FAILURE() << "no " << prefix << " trace of " << bytes << " bytes in " << dir;
+  return "";
+}
+
+std::map<std::string, std::string> EndlessLaunches(const std::string& dir) {
+  return {{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+          {"KRAKEN_FAKE_CUPTI_LAUNCHES", "-1"},
+          {"KRAKEN_FAKE_CUPTI_PER_FLUSH", "2000"},
+          {"KRAKEN_CUPTI_FLUSH_MS", "10"},
+          {"KRAKEN_CUPTI_OUTPUT", dir + "/trace_%p.json"}};
+}
+
+TEST(InjectionTest, KillNineOfATracedProcessLeavesAReadablePrefix) {
+  std::string dir = testing::MakeTempDir("injection_kill9");
+  pid_t pid = StartInjected(EndlessLaunches(dir), dir, Then::kWaitForSignals);
+  std::string trace = WaitForTrace(dir, "trace_", 1 << 20);
+  kill(pid, SIGKILL);
+  Injected r = Collect(pid, dir);
+  EXPECT_EQ(r.exit_code, 128 + SIGKILL);
+  auto imported = ImportFile(BuiltinImporters(), trace);
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  const Profile& p = (*imported)[0];
+  EXPECT_GE(p.kernels.size(), 1000u);  // 1 MiB of trace holds ~1500 launches
+  for (const Kernel& k : p.kernels) ASSERT_EQ(k.duration_ns, 1000);
+  EXPECT_EQ(p.import_counters.at("kineto_trace_cut"), 1);
+}
+
+TEST(InjectionTest, SigtermClosesTheTraceAndTheProcessStillDiesOfIt) {
+  std::string dir = testing::MakeTempDir("injection_sigterm");
+  pid_t pid = StartInjected(EndlessLaunches(dir), dir, Then::kWaitForSignals);
+  std::string trace = WaitForTrace(dir, "trace_", 1 << 20);
+  kill(pid, SIGTERM);
+  Injected r = Collect(pid, dir);
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+  auto imported = ImportFile(BuiltinImporters(), trace);
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  const Profile& p = (*imported)[0];
+  EXPECT_EQ(p.import_counters.count("kineto_trace_cut"), 0u);
+  EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_kernels"), std::to_string(p.kernels.size()));
+  EXPECT_GE(p.kernels.size(), 1000u);  // 1 MiB of trace holds ~1500 launches
+}
+
+}  // namespace
+}  // namespace kraken::cupti

@@ -1,0 +1,213 @@
+#include "collectors/cupti/trace_session.h"
+
+#include <signal.h>
+#include <time.h>
+
+#include <chrono>
+#include <cstdlib>
+
+namespace kraken::cupti {
+namespace {
+
+// CUPTI requires 8-byte aligned buffers.
+constexpr size_t kBufferAlignment = 8;
+// Buffers kept for reuse; more are freed, so memory follows the peak only briefly.
+constexpr size_t kMaxFreeBuffers = 4;
+// Text written as soon as this much is pending, so a large buffer does not grow a large string.
+constexpr size_t kWriteChunkBytes = 1 << 20;
+// How often the writer looks at signal requests between buffers.
+constexpr auto kPollInterval = std::chrono::milliseconds(50);
+
+// Blocks the asynchronous signals in the calling thread; returns the previous mask. A
+// thread started meanwhile inherits the blocked mask, so the writer never runs the
+// application's (or the tracer's own) SIGINT/SIGTERM handlers.
+sigset_t BlockAsyncSignals() {
+  sigset_t all, previous;
+  sigfillset(&all);
+  for (int synchronous : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) sigdelset(&all, synchronous);
+  pthread_sigmask(SIG_BLOCK, &all, &previous);
+  return previous;
+}
+
+}  // namespace
+
+TraceSession::TraceSession(SessionOptions options, SessionHooks hooks, std::unique_ptr<KinetoTraceWriter> writer)
+    : options_(std::move(options)),
+      hooks_(std::move(hooks)),
+      writer_(std::move(writer)),
+      converter_(writer_.get(), options_.converter) {}
+
+std::unique_ptr<TraceSession> TraceSession::Start(SessionOptions options, SessionHooks hooks, std::string* error) {
+  auto writer = KinetoTraceWriter::Open(options.output_path, options.base_time_ns, options.header, error);
+  if (writer == nullptr) return nullptr;
+  std::unique_ptr<TraceSession> session(new TraceSession(std::move(options), std::move(hooks), std::move(writer)));
+  sigset_t previous = BlockAsyncSignals();
+  try {
+    session->thread_ = std::thread([s = session.get()] { s->WriterLoop(); });
+  } catch (const std::system_error& e) {
+    *error = std::string("cannot start the writer thread: ") + e.what();
+    session->finished_ = true;
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (!session->thread_.joinable()) return nullptr;
+  return session;
+}
+
+TraceSession::~TraceSession() {
+  Finish();
+  for (auto& [buffer, size] : queued_) std::free(buffer);
+  for (uint8_t* buffer : free_buffers_) std::free(buffer);
+}
+
+void TraceSession::RequestBuffer(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *max_records = 0;  // as many as fit
+  const auto bytes = static_cast<size_t>(options_.config.buffer_bytes);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!free_buffers_.empty()) {
+      *buffer = free_buffers_.back();
+      free_buffers_.pop_back();
+      *size = bytes;
+      return;
+    }
+    if (allocated_bytes_ + options_.config.buffer_bytes > options_.config.buffer_limit_bytes) {
+      // CUPTI then drops records and counts them (cuptiActivityGetNumDroppedRecords).
+      buffers_refused_.fetch_add(1);
+      *buffer = nullptr;
+      *size = 0;
+      return;
+    }
+    allocated_bytes_ += options_.config.buffer_bytes;
+  }
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, bytes));
+  *size = *buffer != nullptr ? bytes : 0;
+}
+
+void TraceSession::CompleteBuffer(uint8_t* buffer, size_t valid_size) {
+  if (buffer == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!closed_.load()) {
+      queued_.emplace_back(buffer, valid_size);
+      buffer = nullptr;
+    }
+  }
+  if (buffer != nullptr) {
+    RecycleBuffer(buffer);  // the trace is closed: nothing more is written
+    return;
+  }
+  wake_.notify_one();
+}
+
+void TraceSession::RecycleBuffer(uint8_t* buffer) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_buffers_.size() < kMaxFreeBuffers) {
+      free_buffers_.push_back(buffer);
+      return;
+    }
+    allocated_bytes_ -= options_.config.buffer_bytes;
+  }
+  std::free(buffer);
+}
+
+void TraceSession::ProcessBuffer(uint8_t* buffer, size_t valid_size) {
+  CUpti_Activity* record = nullptr;
+  while (hooks_.next_record(buffer, valid_size, &record) == CUPTI_SUCCESS) {
+    converter_.Convert(*record);
+    if (writer_->pending_bytes() >= kWriteChunkBytes) writer_->Flush();
+  }
+}
+
+void TraceSession::ProcessQueued() {
+  std::vector<std::pair<uint8_t*, size_t>> batch;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    batch.swap(queued_);
+  }
+  for (auto& [buffer, valid_size] : batch) {
+    if (!closed_.load()) ProcessBuffer(buffer, valid_size);
+    RecycleBuffer(buffer);
+  }
+  if (hooks_.take_dropped_records) dropped_records_ += hooks_.take_dropped_records();
+  if (!closed_.load() && writer_->pending_bytes() > 0 && !writer_->Flush()) write_error_ = writer_->error();
+}
+
+void TraceSession::WriterLoop() {
+  using Clock = std::chrono::steady_clock;
+  const auto flush_interval = std::chrono::milliseconds(options_.config.flush_interval_ms);
+  auto next_flush = Clock::now() + flush_interval;
+  while (true) {
+    bool stop = false;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait_for(lock, kPollInterval, [this] { return stop_ || !queued_.empty(); });
+      stop = stop_;
+    }
+    ProcessQueued();
+    if (stop) return;
+    if (int request = signal_request_.exchange(0); request != 0) {
+      if (hooks_.flush_all) hooks_.flush_all(true);
+      ProcessQueued();
+      if (request == 2) CloseTrace();
+      signal_requests_served_.fetch_add(1);
+      if (request == 2) return;  // the process is about to die with the signal
+      continue;
+    }
+    if (Clock::now() >= next_flush) {
+      // Buffers CUPTI holds reach the file at least this often (what a kill -9 loses).
+      if (hooks_.flush_all) hooks_.flush_all(false);
+      ProcessQueued();
+      next_flush = Clock::now() + flush_interval;
+    }
+  }
+}
+
+void TraceSession::CloseTrace() {
+  if (closed_.load()) return;
+  converter_.Finish(hooks_.now ? hooks_.now() : 0);
+  JsonMembers footer = converter_.FooterMembers();
+  footer.emplace_back("kraken_cupti_dropped_records", JsonInt(static_cast<int64_t>(dropped_records_)));
+  footer.emplace_back("kraken_cupti_buffers_refused", JsonInt(static_cast<int64_t>(buffers_refused_.load())));
+  if (!error_.empty()) footer.emplace_back("kraken_cupti_error", JsonString(error_));
+  if (!writer_->Finish(footer) && write_error_.empty()) write_error_ = writer_->error();
+  std::lock_guard<std::mutex> lock(mutex_);  // CompleteBuffer stops queueing from here on
+  closed_.store(true);
+}
+
+bool TraceSession::Finish() {
+  if (finished_.exchange(true)) return write_error_.empty();
+  // CUPTI hands over what it holds (CompleteBuffer queues it), then the writer drains.
+  if (hooks_.flush_all && !closed_.load()) hooks_.flush_all(true);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  ProcessQueued();  // anything queued after the writer's last pass
+  CloseTrace();
+  return write_error_.empty();
+}
+
+void TraceSession::RequestFromSignal(bool final) {
+  if (final) {
+    signal_request_.store(2);
+  } else {
+    int none = 0;
+    signal_request_.compare_exchange_strong(none, 1);
+  }
+  signal_requests_made_.fetch_add(1);
+}
+
+bool TraceSession::WaitFromSignal(int64_t timeout_ms) const {
+  const int target = signal_requests_made_.load();
+  for (int64_t waited = 0; waited < timeout_ms; ++waited) {
+    if (signal_requests_served_.load() >= target || closed_.load()) return true;
+    struct timespec one_ms {0, 1'000'000};
+    nanosleep(&one_ms, nullptr);
+  }
+  return signal_requests_served_.load() >= target;
+}
+
+}  // namespace kraken::cupti

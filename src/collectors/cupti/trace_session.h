@@ -1,0 +1,116 @@
+// One traced process's recording: CUPTI's buffers, the background thread that turns their
+// records into trace events and writes them, and the end of the trace.
+//
+// Threads. CUPTI calls RequestBuffer/CompleteBuffer on application threads (or its own):
+// they only take a buffer from a free list or queue a full one, under a short lock, and
+// never do I/O. The writer thread converts and writes queued buffers, and every flush
+// interval asks CUPTI for the buffers it holds (so a killed process loses at most about
+// that much). Finish (at exit) forces CUPTI's last buffers out, lets the writer drain them
+// and closes the trace. A fatal signal asks the writer to do the same and waits for it a
+// bounded time (RequestFromSignal / WaitFromSignal, async-signal-safe).
+#pragma once
+
+#include <cupti.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collectors/cupti/activity_converter.h"
+#include "collectors/cupti/kineto_writer.h"
+#include "collectors/cupti/tracer_config.h"
+
+namespace kraken::cupti {
+
+// What the session needs from CUPTI: the real functions in the tracer, fakes in tests.
+struct SessionHooks {
+  decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
+  std::function<void(bool forced)> flush_all;           // cuptiActivityFlushAll
+  std::function<uint64_t()> take_dropped_records;       // cuptiActivityGetNumDroppedRecords
+  std::function<int64_t()> now;                         // cuptiGetTimestamp (CUPTI clock)
+};
+
+struct SessionOptions {
+  TracerConfig config;
+  std::string output_path;
+  int64_t base_time_ns = 0;  // baseTimeNanoseconds (Unix time)
+  JsonMembers header;        // extra top-level members written first
+  ConverterOptions converter;
+};
+
+class TraceSession {
+ public:
+  // Creates the trace file, writes its header and starts the writer thread. nullptr with
+  // *error when the file cannot be created.
+  static std::unique_ptr<TraceSession> Start(SessionOptions options, SessionHooks hooks, std::string* error);
+  ~TraceSession();  // Finish() if not done
+  TraceSession(const TraceSession&) = delete;
+  TraceSession& operator=(const TraceSession&) = delete;
+
+  // CUPTI's buffer callbacks.
+  void RequestBuffer(uint8_t** buffer, size_t* size, size_t* max_records);
+  void CompleteBuffer(uint8_t* buffer, size_t valid_size);
+
+  // Written into the trace's closing members as "kraken_cupti_error" (tracing failed after
+  // the file was created, e.g. CUPTI could not enable kernel records).
+  void SetError(std::string error) { error_ = std::move(error); }
+
+  // Forces CUPTI's buffers out, writes everything, closes the trace and stops the thread.
+  // Idempotent; returns false when the trace could not be written completely.
+  bool Finish();
+
+  // From a signal handler: wake the writer to flush what CUPTI holds and write it, and
+  // with `final` also close the trace (the process is about to die). Async-signal-safe.
+  void RequestFromSignal(bool final);
+  // From a signal handler: waits until that request was served, at most `timeout_ms`.
+  bool WaitFromSignal(int64_t timeout_ms) const;
+
+  const std::string& output_path() const { return options_.output_path; }
+  bool finished() const { return finished_.load(); }
+  // For the summary line and tests.
+  const ConversionCounts& counts() const { return converter_.counts(); }
+  uint64_t dropped_records() const { return dropped_records_; }
+  uint64_t buffers_refused() const { return buffers_refused_.load(); }
+  const std::string& write_error() const { return write_error_; }
+
+ private:
+  TraceSession(SessionOptions options, SessionHooks hooks, std::unique_ptr<KinetoTraceWriter> writer);
+  void WriterLoop();
+  void ProcessQueued();       // converts and writes every queued buffer
+  void ProcessBuffer(uint8_t* buffer, size_t valid_size);
+  void RecycleBuffer(uint8_t* buffer);
+  void CloseTrace();          // writer thread or Finish after the join: the footer
+
+  SessionOptions options_;
+  SessionHooks hooks_;
+  std::unique_ptr<KinetoTraceWriter> writer_;
+  ActivityConverter converter_;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<std::pair<uint8_t*, size_t>> queued_;  // full buffers and their valid bytes
+  std::vector<uint8_t*> free_buffers_;
+  int64_t allocated_bytes_ = 0;
+  bool stop_ = false;
+  std::atomic<uint64_t> buffers_refused_{0};
+
+  // Signal requests: 0 none, 1 flush, 2 flush and close; served_ counts served requests.
+  std::atomic<int> signal_request_{0};
+  std::atomic<int> signal_requests_made_{0};
+  std::atomic<int> signal_requests_served_{0};
+
+  std::atomic<bool> finished_{false};
+  std::atomic<bool> closed_{false};  // the footer is written: later buffers are dropped
+  uint64_t dropped_records_ = 0;
+  std::string write_error_;
+  std::string error_;
+  std::thread thread_;
+};
+
+}  // namespace kraken::cupti

@@ -1,0 +1,37 @@
+// The tracer's settings, read from the environment of the traced process (the only way to
+// configure a library the CUDA driver loads): KRAKEN_CUPTI_OUTPUT and friends, see
+// docs/kernel-capture.md. A bad value never stops the application: it is reported in
+// `problems` and the default is used.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kraken::cupti {
+
+enum class ApiRecording { kLaunches, kAll, kNone };
+
+struct TracerConfig {
+  std::string output = "kraken_cupti_%p.json";  // KRAKEN_CUPTI_OUTPUT
+  ApiRecording api = ApiRecording::kLaunches;     // KRAKEN_CUPTI_API=launches|all|none
+  bool nvtx = true;                               // KRAKEN_CUPTI_NVTX=0 turns NVTX ranges off
+  bool quiet = false;                             // KRAKEN_CUPTI_QUIET=1: no start line (errors still)
+  int64_t buffer_bytes = 8 << 20;                 // one CUPTI activity buffer
+  int64_t buffer_limit_bytes = 256 << 20;         // KRAKEN_CUPTI_BUFFER_MB: all buffers in flight
+  int64_t flush_interval_ms = 1000;               // KRAKEN_CUPTI_FLUSH_MS: periodic flush
+  int64_t signal_wait_ms = 3000;                  // KRAKEN_CUPTI_SIGNAL_WAIT_MS: flush budget on a fatal signal
+  std::vector<std::string> problems;              // one line each, for stderr
+};
+
+TracerConfig ReadTracerConfig(const std::function<const char*(const char*)>& getenv);
+
+// The trace file of process `pid`: %p becomes the pid and %h the host name; an output that
+// names a folder (an existing one, or any path ending in '/') gets kraken_cupti_<pid>.json
+// inside it. Several processes (torchrun workers, a PyTorch DataLoader that uses CUDA)
+// therefore each get their own file as long as the pattern has %p or is a folder.
+std::string ResolveOutputPath(const std::string& pattern, int64_t pid, const std::string& host,
+                              const std::function<bool(const std::string&)>& is_directory);
+
+}  // namespace kraken::cupti

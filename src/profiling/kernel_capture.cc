@@ -1,0 +1,196 @@
+#include "profiling/kernel_capture.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include "base/text.h"
+#include "importers/registry.h"
+
+namespace kraken::profiling {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kLibraryName = "libkraken_cupti.so";
+constexpr const char* kTracePrefix = "kernels_";
+
+std::string ExecutableDir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
+// Re-interns a name of `from` into `into`.
+StringId Rename(const Profile& from, StringId id, Profile* into) { return into->strings.Intern(from.Name(id)); }
+
+// Appends the timeline of one trace to `into`, its times shifted by `offset_ns`.
+void MergeTimeline(const Profile& from, int64_t offset_ns, Profile* into) {
+  for (Kernel k : from.kernels) {
+    k.name = Rename(from, k.name, into);
+    k.start_ns += offset_ns;
+    k.counters_index = -1;  // the tracer records no counters or collective args
+    k.collective_index = -1;
+    into->kernels.push_back(k);
+  }
+  for (MemoryOp m : from.memory_ops) {
+    m.name = Rename(from, m.name, into);
+    m.start_ns += offset_ns;
+    into->memory_ops.push_back(m);
+  }
+  for (CpuOp op : from.cpu_ops) {
+    op.name = Rename(from, op.name, into);
+    op.start_ns += offset_ns;
+    into->cpu_ops.push_back(op);
+  }
+  for (RuntimeCall call : from.runtime_calls) {
+    call.name = Rename(from, call.name, into);
+    call.start_ns += offset_ns;
+    into->runtime_calls.push_back(call);
+  }
+  for (StepAnnotation step : from.steps) {
+    step.start_ns += offset_ns;
+    into->steps.push_back(step);
+  }
+  for (SyncEvent sync : from.syncs) {
+    sync.name = Rename(from, sync.name, into);
+    sync.start_ns += offset_ns;
+    into->syncs.push_back(sync);
+  }
+  for (const auto& [name, value] : from.import_counters) into->import_counters[name] += value;
+}
+
+void SortByStart(Profile* p) {
+  auto by_start = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
+  std::stable_sort(p->kernels.begin(), p->kernels.end(), by_start);
+  std::stable_sort(p->memory_ops.begin(), p->memory_ops.end(), by_start);
+  std::stable_sort(p->cpu_ops.begin(), p->cpu_ops.end(), by_start);
+  std::stable_sort(p->runtime_calls.begin(), p->runtime_calls.end(), by_start);
+  std::stable_sort(p->steps.begin(), p->steps.end(), by_start);
+  std::stable_sort(p->syncs.begin(), p->syncs.end(), by_start);
+}
+
+std::vector<std::string> TraceFiles(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && StartsWith(name, kTracePrefix) && name.ends_with(".json"))
+      files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string Attribute(const Profile& p, const std::string& key) {
+  auto it = p.metadata.attributes.find(key);
+  return it == p.metadata.attributes.end() ? "" : it->second;
+}
+
+}  // namespace
+
+Result<std::string> FindInjectionLibrary() {
+  std::error_code ec;
+  if (const char* named = std::getenv("KRAKEN_CUPTI_INJECTION"); named != nullptr && *named != '\0') {
+    if (!fs::is_regular_file(named, ec))
+      return NotFound(std::string("KRAKEN_CUPTI_INJECTION=") + named + ": no such file");
+    return fs::absolute(named, ec).string();
+  }
+  const std::string dir = ExecutableDir();
+  for (const std::string& candidate :
+       {dir + "/" + kLibraryName, dir + "/../lib/kraken/" + kLibraryName, dir + "/../lib/" + kLibraryName}) {
+    if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
+  }
+  return NotFound(std::string("--kernels: ") + kLibraryName + " was not found beside " + dir +
+                  " (this kraken was built without the CUDA toolkit's CUPTI headers?); set "
+                  "KRAKEN_CUPTI_INJECTION=/path/to/libkraken_cupti.so");
+}
+
+Result<KernelCaptureSetup> PrepareKernelCapture(const std::string& trace_dir) {
+  KernelCaptureSetup setup;
+  KRAKEN_ASSIGN_OR_RETURN(setup.injection_library, FindInjectionLibrary());
+  std::error_code ec;
+  if (const char* other = std::getenv("CUDA_INJECTION64_PATH"); other != nullptr && *other != '\0') {
+    if (fs::weakly_canonical(other, ec).string() != setup.injection_library)
+      return InvalidInput(std::string("--kernels: CUDA_INJECTION64_PATH is already set to ") + other +
+                          ": another tool injects itself into CUDA; unset it to record kernels");
+  }
+  if (trace_dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/kraken-kernels-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr)
+      return IoError("--kernels: cannot create a temporary folder " + pattern + ": " + std::strerror(errno));
+    setup.trace_dir = pattern;
+    setup.remove_after_import = true;
+  } else {
+    fs::create_directories(trace_dir, ec);
+    if (ec || !fs::is_directory(trace_dir))
+      return IoError("--kernel-trace-dir " + trace_dir + ": cannot create the folder" +
+                     (ec ? ": " + ec.message() : std::string()));
+    setup.trace_dir = fs::absolute(trace_dir, ec).string();
+  }
+  std::string output = setup.trace_dir + "/" + kTracePrefix + "%p.json";
+  setenv("CUDA_INJECTION64_PATH", setup.injection_library.c_str(), 1);
+  setenv("NVTX_INJECTION64_PATH", setup.injection_library.c_str(), 1);
+  setenv("KRAKEN_CUPTI_OUTPUT", output.c_str(), 1);
+  setenv("KRAKEN_CUPTI_QUIET", "1", 0);
+  return setup;
+}
+
+KernelCaptureSummary CollectKernelTraces(const KernelCaptureSetup& setup, Profile* events) {
+  KernelCaptureSummary summary;
+  summary.trace_dir = setup.trace_dir;
+  summary.kept = !setup.remove_after_import;
+  summary.files = TraceFiles(setup.trace_dir);
+  ImportOptions options;
+  options.forced_format = "kineto";
+  int64_t kernel_ns = 0;
+  for (const std::string& file : summary.files) {
+    auto imported = ImportFile(BuiltinImporters(), file, options);
+    if (!imported.ok()) {
+      summary.problems.push_back(imported.status().message());
+      continue;
+    }
+    for (const Profile& trace : *imported) {
+      std::string name = fs::path(file).filename().string();
+      if (std::string error = Attribute(trace, "kraken_cupti_error"); !error.empty())
+        summary.problems.push_back(name + ": " + error);
+      if (trace.import_counters.count("kineto_trace_cut") > 0) ++summary.cut_traces;
+      if (auto dropped = ParseInt64(Attribute(trace, "kraken_cupti_dropped_records"))) summary.dropped_records += *dropped;
+      for (const Kernel& k : trace.kernels) kernel_ns += k.duration_ns;
+      MergeTimeline(trace, trace.metadata.base_time_ns, events);
+    }
+  }
+  SortByStart(events);
+  summary.kernel_time_s = static_cast<double>(kernel_ns) / 1e9;
+  summary.kernels = static_cast<int64_t>(events->kernels.size());
+  summary.memory_ops = static_cast<int64_t>(events->memory_ops.size());
+  summary.runtime_calls = static_cast<int64_t>(events->runtime_calls.size());
+  events->metadata.attributes["kernel_traces"] = std::to_string(summary.files.size());
+  if (summary.cut_traces > 0) events->metadata.attributes["kernel_traces_cut"] = std::to_string(summary.cut_traces);
+  if (summary.files.empty()) {
+    summary.note = "no process of the command initialized CUDA, so the tracer never started (the CUDA driver "
+                   "loads it when a process first uses CUDA)";
+  } else if (summary.kernels == 0) {
+    summary.note = summary.problems.empty() ? "the command's CUDA processes ran no kernel"
+                                            : "no kernel was recorded: " + summary.problems.front();
+  }
+  if (setup.remove_after_import) {
+    std::error_code ec;
+    fs::remove_all(setup.trace_dir, ec);
+  }
+  return summary;
+}
+
+void AppendTimeline(const Profile& events, Profile* into) {
+  MergeTimeline(events, 0, into);
+  SortByStart(into);
+  for (const auto& [key, value] : events.metadata.attributes) into->metadata.attributes[key] = value;
+}
+
+}  // namespace kraken::profiling

@@ -1,0 +1,66 @@
+// `kraken profile --kernels -- CMD`: the command runs with kraken's CUPTI tracer injected
+// (CUDA_INJECTION64_PATH = libkraken_cupti.so, docs/kernel-capture.md), each of its CUDA
+// processes writes a Kineto trace into one folder, and after the run the traces are
+// imported into one timeline that is stored with the run's NVML samples.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "model/profile.h"
+
+namespace kraken::profiling {
+
+// Why --kernels cannot be used with --pid (exit code 2).
+inline constexpr const char* kKernelsNeedLaunch =
+    "--kernels cannot attach to a running process: the CUDA driver loads the kernel tracer "
+    "(CUDA_INJECTION64_PATH) only when a process starts using CUDA; run the command under "
+    "kraken profile --kernels -- CMD instead";
+
+struct KernelCaptureSetup {
+  std::string injection_library;  // libkraken_cupti.so
+  std::string trace_dir;          // one kernels_<pid>.json per CUDA process
+  bool remove_after_import = false;
+};
+
+// The tracer library: $KRAKEN_CUPTI_INJECTION, else libkraken_cupti.so beside the kraken
+// executable (the build tree, a bundle), else <exe>/../lib/kraken/. NotFound says that this
+// kraken was built without the CUPTI headers when none exists.
+Result<std::string> FindInjectionLibrary();
+
+// Sets the environment the command inherits: CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH
+// (the library), KRAKEN_CUPTI_OUTPUT (<dir>/kernels_%p.json) and KRAKEN_CUPTI_QUIET=1 (the
+// summary reports instead) unless the user set it. `trace_dir` empty: a new temporary
+// folder, removed after the import. Fails, before anything runs, when the library is
+// missing, the folder cannot be created, or CUDA_INJECTION64_PATH already names another
+// injection (two tools cannot both be injected).
+Result<KernelCaptureSetup> PrepareKernelCapture(const std::string& trace_dir);
+
+struct KernelCaptureSummary {
+  std::string trace_dir;       // where the traces were (kept or removed)
+  bool kept = false;
+  std::vector<std::string> files;  // the traces found, one per CUDA process
+  int64_t kernels = 0;
+  int64_t memory_ops = 0;
+  int64_t runtime_calls = 0;
+  double kernel_time_s = 0;    // sum of kernel durations
+  int64_t cut_traces = 0;      // written by a process that was killed (a readable prefix)
+  int64_t dropped_records = 0; // CUPTI's, when its buffers were full
+  // One line per trace that recorded nothing and said why (no CUDA device, old driver...),
+  // or that could not be read.
+  std::vector<std::string> problems;
+  // Why there is no kernel at all, in a sentence; empty when kernels were recorded.
+  std::string note;
+};
+
+// Imports every trace of the folder into `events` (a timeline only: kernels, copies, calls,
+// annotations, syncs; times made absolute Unix ns, as the NVML samples', by adding each
+// trace's baseTimeNanoseconds), summarizes, and removes the folder when the setup says so.
+// Call after the command has ended (its processes write the end of their trace at exit).
+KernelCaptureSummary CollectKernelTraces(const KernelCaptureSetup& setup, Profile* events);
+
+// Appends the timeline of `events` (from CollectKernelTraces) to `into` (the --out profile).
+void AppendTimeline(const Profile& events, Profile* into);
+
+}  // namespace kraken::profiling
