@@ -14,23 +14,26 @@
 #       carry=["dist"], timeout_s=540)
 #   python3 scripts/gpu_validate/ingest.py <files_at>/results.tar.gz    # here, then commit
 #
-# Phases (budgets in seconds of the default 460; each step also has its own limit, every
-# step logs to logs/STEP.log and its status goes into summary.txt; a failed step never
-# stops the run; a step that cannot finish before the deadline is skipped, saying so):
-#   env   ~20   ldd --version, uname, OS release, nvidia-smi, nvcc/ncu/python/torch, kraken
-#   1     150   examples: ResNet-50 training and BERT-base inference (20 steps) under
-#               torch.profiler and kraken.WorkloadProfiler; kernel_mix.cu under
-#               `kraken profile --kernels`; `kraken record-nvml` during phases 1-2;
-#               nvidia-smi -q; ncu --csv with the roofline metrics on kernel_mix's 5 kernels
-#   2     110   agreement: the same ResNet-50 / BERT runs under the CUPTI tracer (NVTX steps)
-#               vs the torch.profiler traces; ncu class vs name class (kernel_mix, ResNet-50)
-#   3      80   overhead: a GEMM loop alone, with `kraken agent` at 100 ms and 10 ms, under
-#               the CUPTI tracer; small kernels under the tracer; NVML call latency
-#   4    rest   co-location: CUPTI profiles of GEMM and elementwise (ResNet/BERT from phase
-#               2), `kraken colocate` predictions for every pair, then measured windows:
-#               each workload alone, each pair at once (time-slicing; MPS when
-#               nvidia-cuda-mps-control exists), with `kraken profile --pid` of each member
-#   pack  25    figures (scripts/gpu_validate/figures.py), results tarball(s), summary.txt
+# Phases, most important first (budgets in seconds of the default 460: a phase ends at its
+# budget, a step at its own limit; every step logs to logs/STEP.log and its status goes into
+# summary.txt; a failed step never stops the run; what cannot finish before the deadline is
+# skipped, saying so). Expected times on an H100 in brackets:
+#   env    40  [15]  ldd --version, uname, OS release, nvidia-smi, nvcc/ncu/python/torch, kraken
+#   1     120  [90]  examples: ResNet-50 training and BERT-base inference (20 steps) under
+#                    torch.profiler and kraken.WorkloadProfiler; kernel_mix.cu under `kraken
+#                    profile --kernels`; `kraken record-nvml` during phases 1-2; nvidia-smi -q;
+#                    ncu --csv with the roofline metrics on kernel_mix's 5 kernels
+#   2      75  [60]  agreement: the same ResNet-50 / BERT steps under the CUPTI tracer (NVTX
+#                    steps) vs the torch.profiler traces; ncu class vs name class (kernel_mix)
+#   3      60  [50]  overhead: a GEMM worker alone, with `kraken agent` at 100 ms and 10 ms;
+#                    NVML call latency; the GEMM loop with the CUPTI tracer injected
+#   4    rest [180]  co-location: CUPTI profiles of GEMM and elementwise (ResNet/BERT from phase
+#                    2), `kraken colocate` predictions for every pair, then measured windows:
+#                    each workload alone, each pair at once (time-slicing; MPS when
+#                    nvidia-cuda-mps-control exists), `kraken profile --pid` of each member
+#   5    rest  [40]  extras if time is left: ncu on a ResNet-50 step (class vs name on real
+#                    framework kernels); the tracer on a loop of small kernels
+#   pack   25   [5]  figures (scripts/gpu_validate/figures.py), results tarball(s), summary.txt
 #
 # Without a GPU (no nvidia-smi listing one) or with --replay it rehearses: NVML answered by
 # libkraken_nvml_replay.so from tests/fixtures/nvml/h100.nvml, CUDA programs replaced by
@@ -55,7 +58,7 @@ while [ $# -gt 0 ]; do
     --budget) budget=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --keep-work) keep_work=1; shift ;;
-    -h|--help) sed -n '2,45p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "gpu-validate: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -113,7 +116,7 @@ if [ "$mode" = replay ]; then
   export KRAKEN_NVML_LIBRARY="$replay_lib" KRAKEN_NVML_REPLAY="$root/tests/fixtures/nvml/h100.nvml"
 fi
 # Window lengths: long enough for p99 on a GPU, short in the rehearsal.
-if [ "$quick" = 1 ]; then coloc_s=1 overhead_s=1; else coloc_s=5 overhead_s=4; fi
+if [ "$quick" = 1 ]; then coloc_s=1 overhead_s=1; else coloc_s=4 overhead_s=3; fi
 
 # --- Steps ---------------------------------------------------------------------------------
 # step NAME LIMIT CMD...: runs CMD (stdout+stderr to logs/NAME.log) under a timeout of
@@ -189,9 +192,10 @@ finish() {
   say ""
   say "== packed ($(($(date +%s) - start_s))s elapsed)"
   cp "$summary" "$out/summary.txt"
-  timeout 20 "$py" "$gv/pack.py" "$res" --out "$out" >> "$out/summary.txt" 2>&1 ||
-    echo "pack.py failed" >> "$out/summary.txt"
-  tail -n 3 "$out/summary.txt"
+  local packed_what
+  packed_what=$(timeout 20 "$py" "$gv/pack.py" "$res" --out "$out" 2>&1) || packed_what="$packed_what
+pack.py failed"
+  echo "$packed_what" | tee -a "$out/summary.txt"
   [ "$keep_work" = 1 ] && echo "work folder kept: $work" || rm -rf "$work"
 }
 trap finish EXIT
@@ -263,7 +267,7 @@ run_if() {
 }
 
 # --- Phase 1: examples ---------------------------------------------------------------------
-phase "phase 1: examples" 150
+phase "phase 1: examples" 120
 ex="$res/examples"
 if [ -z "$(need kraken)" ]; then
   "$kraken" record-nvml --out "$ex/node.nvml" --duration 900s --interval 100ms > "$res/logs/record-nvml.log" 2>&1 &
@@ -303,7 +307,7 @@ else
 fi
 
 # --- Phase 2: agreement --------------------------------------------------------------------
-phase "phase 2: agreement" 110
+phase "phase 2: agreement" 75
 ag="$res/agreement"
 # traced_profile W STEPS: W's steps under `kraken profile --kernels` (NVTX ProfilerStep#i
 # ranges), stored in the co-location store: its kernels are W's co-location profile too.
@@ -312,7 +316,7 @@ traced_profile() {
   if [ "$mode" = gpu ]; then
     run_if "$phase.$w-cupti" 70 "torch kraken cupti" "$into" "$ag/$w.cupti-profile.json" "$kraken" profile --kernels \
       --kernel-trace-dir "$dir" --db "$work/coloc.db" --json -- "$py" "$gv/workloads.py" --workload "$w" \
-      --steps "$steps" --warmup-steps 5 --profiler nvtx --out "$ag/$w.cupti-run.json"
+      --steps "$steps" --warmup-steps 5 --profiler nvtx --quiet --out "$ag/$w.cupti-run.json"
   else  # the stand-in CUDA program, traced through the fake libcupti
     run_if "$phase.$w-cupti" 40 "kraken cupti fake" "$into" "$ag/$w.cupti-profile.json" \
       env KRAKEN_CUPTI_LIBRARY="$fake_cupti" KRAKEN_FAKE_CUPTI_LAUNCHES=2000 "$kraken" profile --kernels \
@@ -329,48 +333,45 @@ for w in resnet50-train bert-infer; do
     skip "p2.$w-compare" "needs both traces (torch.profiler: phase 1, CUPTI: above)"
   fi
 done
-# classes SOURCE_CSV TRACE NAME: kraken's class of each ncu-measured kernel vs its name class.
+# classes SOURCE_CSV TRACE NAME PHASE: kraken's class of each ncu-measured kernel vs its name class.
 classes() {
   local csv=$1 trace=$2 name=$3
   if [ -f "$csv" ] && [ -n "$trace" ] && [ -f "$trace" ]; then
-    step "p2.$name-ncu-analysis" 30 "$into" "$ag/$name.ncu-analysis.json" "$kraken" analyze "$csv" --json --top 1000 &&
-      step "p2.$name-trace-analysis" 30 "$into" "$ag/$name.trace-analysis.json" "$kraken" analyze "$trace" --json --top 1000 &&
-      step "p2.$name-classes" 20 "$py" "$gv/classes.py" "$ag/$name.ncu-analysis.json" "$ag/$name.trace-analysis.json" \
+    step "$4.$name-ncu-analysis" 30 "$into" "$ag/$name.ncu-analysis.json" "$kraken" analyze "$csv" --json --top 1000 &&
+      step "$4.$name-trace-analysis" 30 "$into" "$ag/$name.trace-analysis.json" "$kraken" analyze "$trace" --json --top 1000 &&
+      step "$4.$name-classes" 20 "$py" "$gv/classes.py" "$ag/$name.ncu-analysis.json" "$ag/$name.trace-analysis.json" \
         --out "$ag/$name.classes.json"
   else
-    skip "p2.$name-classes" "needs the ncu CSV and a trace of the same program"
+    skip "$4.$name-classes" "needs the ncu CSV and a trace of the same program"
   fi
 }
-classes "$ex/ncu-kernel-mix.csv" "$(largest "$ex/kernel-mix-traces"/*.json)" kernel-mix
-if [ -f "$(largest "$ag/resnet50-train-cupti"/*.json)" ]; then
-  run_if p2.ncu-resnet50 80 "gpu ncu torch" "$gv/ncu_roofline.sh" "$ncu" "$ag/ncu-resnet50-train" --nvtx-step \
-    -- "$py" "$gv/workloads.py" --workload resnet50-train --steps 1 --warmup-steps 2 --profiler nvtx
-  classes "$ag/ncu-resnet50-train.csv" "$(largest "$ag/resnet50-train-cupti"/*.json)" resnet50-train
-else
-  skip p2.ncu-resnet50 "needs the CUPTI trace of ResNet-50 (its kernel names)"
-fi
+classes "$ex/ncu-kernel-mix.csv" "$(largest "$ex/kernel-mix-traces"/*.json)" kernel-mix p2
 stop_recording
 [ -f "$ex/node.nvml" ] && gzip -f "$ex/node.nvml"
 say "[stopped               ] record-nvml: $(tail -n 1 "$res/logs/record-nvml.log" 2>/dev/null)"
 
 # --- Phase 3: overhead ---------------------------------------------------------------------
-phase "phase 3: overhead" 80
+phase "phase 3: overhead" 60
 ov="$res/overhead"
 if [ "$mode" = gpu ]; then
-  run_if p3.agent-overhead 60 "torch kraken" "$py" "$gv/windows.py" agent-overhead --workload gemm --kraken "$kraken" \
-    --out "$ov/agent" --seconds "$overhead_s" --deadline "$phase_end"
+  run_if p3.agent-overhead 40 "torch kraken" "$py" "$gv/windows.py" agent-overhead --workload gemm --kraken "$kraken" \
+    --out "$ov/agent" --seconds "$overhead_s" --deadline $((phase_end - 20))
 else
   run_if p3.agent-overhead 40 kraken "$py" "$gv/windows.py" agent-overhead --workload gemm --stand-in \
     --kraken "$kraken" --out "$ov/agent" --seconds "$overhead_s" --deadline "$phase_end"
 fi
-mkdir -p "$work/cupti-overhead"
-for w in gemm small-kernels; do
-  run_if "p3.$w-plain" 25 "gpu torch" "$py" "$gv/workloads.py" --workload $w --seconds "$overhead_s" --out "$ov/$w-plain.json"
-  run_if "p3.$w-cupti" 25 "gpu torch cupti" env CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_OUTPUT="$work/cupti-overhead/" \
-    "$py" "$gv/workloads.py" --workload $w --seconds "$overhead_s" --out "$ov/$w-cupti.json"
-done
 step p3.nvml-latency 20 "$py" "$gv/nvml_latency.py" --out "$ov/nvml-latency.json" \
   ${KRAKEN_NVML_LIBRARY:+--library "$KRAKEN_NVML_LIBRARY"}
+mkdir -p "$work/cupti-overhead"
+# tracer_overhead W PHASE: W alone in a plain process, then in one with the tracer injected.
+tracer_overhead() {
+  run_if "$2.$1-plain" 25 "gpu torch" "$py" "$gv/workloads.py" --workload "$1" --seconds "$overhead_s" \
+    --out "$ov/$1-plain.json"
+  run_if "$2.$1-cupti" 25 "gpu torch cupti" env CUDA_INJECTION64_PATH="$cupti_lib" \
+    KRAKEN_CUPTI_OUTPUT="$work/cupti-overhead/" "$py" "$gv/workloads.py" --workload "$1" --seconds "$overhead_s" \
+    --out "$ov/$1-cupti.json"
+}
+tracer_overhead gemm p3
 
 # --- Phase 4: co-location ------------------------------------------------------------------
 phase "phase 4: co-location" "$budget"
@@ -409,4 +410,15 @@ elif [ -z "$mps_control" ]; then
 else
   skip p4.mps "needs torch with CUDA"
 fi
+
+# --- Phase 5: extras, in the time left -----------------------------------------------------
+phase "phase 5: extras (time left)" "$budget"
+if [ -f "$(largest "$ag/resnet50-train-cupti"/*.json)" ]; then
+  run_if p5.ncu-resnet50 80 "gpu ncu torch" "$gv/ncu_roofline.sh" "$ncu" "$ag/ncu-resnet50-train" --nvtx-step \
+    -- "$py" "$gv/workloads.py" --workload resnet50-train --steps 1 --warmup-steps 2 --profiler nvtx
+  classes "$ag/ncu-resnet50-train.csv" "$(largest "$ag/resnet50-train-cupti"/*.json)" resnet50-train p5
+else
+  skip p5.ncu-resnet50 "needs the CUPTI trace of ResNet-50 (its kernel names)"
+fi
+tracer_overhead small-kernels p5
 exit 0

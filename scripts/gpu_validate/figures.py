@@ -83,8 +83,9 @@ def agreement(root: str) -> Dict[str, Any]:
         entry: Dict[str, Any] = {"program": program, "measured": gpu and bool(doc and doc.get("kernels")),
                                  "kernels": []}
         if entry["measured"]:
-            entry["bound_agreement"] = doc.get("bound_agreement")
-            entry["side_agreement"] = doc.get("side_agreement")
+            # "0/0": ncu measured kernels, but none was found by name in the trace.
+            entry["bound_agreement"] = doc.get("bound_agreement") or "0/0"
+            entry["side_agreement"] = doc.get("side_agreement") or "0/0"
             for k in doc["kernels"]:
                 n = k.get("name") or {}
                 entry["kernels"].append({"kernel": k["kernel"], "ncu_bound": k["ncu"]["bound"],
@@ -263,7 +264,9 @@ def render_text(figs: Dict[str, Any]) -> str:
     for r in figs["overhead"]["agent"]:
         extra = ""
         if r["pass_ms_median"] is not None:
-            extra = f", pass {r['pass_ms_median']:.3f} ms median, {r['passes']} passes scraped span"
+            extra = f", pass {r['pass_ms_median']:.3f} ms median"
+            if r["passes"]:
+                extra += f" ({r['passes']:.0f} passes between the first and last scrape)"
         lines.append(f"  {r['window']:28s} {fmt(r['throughput_per_s'])}/s, overhead {pct(r['overhead_pct'])}{extra}")
     lines.append("overhead: CUPTI tracer injected (vs a plain run)")
     for r in figs["overhead"]["cupti"]:

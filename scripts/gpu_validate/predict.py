@@ -25,6 +25,18 @@ from windows import pairs_of  # noqa: E402 - the pair order lives in one place
 WORKLOAD_ORDER = ["gemm", "elementwise", "resnet50-train", "bert-infer"]
 
 
+def json_document(text: str) -> Dict[str, Any]:
+    """The JSON object in `text`; lines a profiled command printed before kraken's document
+    (on the same standard output) are skipped."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        start = text.find("\n{")
+        if start < 0:
+            raise
+        return json.loads(text[start + 1:])
+
+
 def stored_ids(profiles_dir: str) -> Dict[str, int]:
     """workload -> stored profile id, from DIR/<workload>.profile.json."""
     ids: Dict[str, int] = {}
@@ -33,7 +45,7 @@ def stored_ids(profiles_dir: str) -> Dict[str, int]:
             continue
         try:
             with open(os.path.join(profiles_dir, name), encoding="utf-8") as f:
-                stored = (json.load(f).get("stored") or {})
+                stored = (json_document(f.read()).get("stored") or {})
         except (OSError, ValueError):
             continue
         if stored.get("profile_id") is not None:

@@ -71,6 +71,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--kraken-db", default=None, help="kraken store for WorkloadProfiler (default: the CLI's)")
     parser.add_argument("--serve", action="store_true", help="serve measurement windows on stdin")
     parser.add_argument("--device", default="cuda", help="torch device (default cuda)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no report on stdout (under `kraken profile --json`, stdout is kraken's document)")
     args = parser.parse_args(argv)
     if args.seconds is not None and args.seconds <= 0:
         parser.error("--seconds must be positive")
@@ -416,7 +418,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         result = measure(workload, args.seconds, args.steps)
         result["profiler"] = "none"
     result["warmup_steps"] = args.warmup_steps
-    print(format_report(result), flush=True)
+    if not args.quiet:
+        print(format_report(result), flush=True)
     if args.out:
         write_json(args.out, result)
     return 0
