@@ -284,7 +284,9 @@ if [ "$mode" = replay ]; then  # the WorkloadProfiler path on the replayed NVML,
     --profiler kraken --kraken-dir "$ex/cpu-spin-kraken" --kraken-db "$work/kraken.db" --out "$ex/cpu-spin.run.json"
 fi
 kernel_mix="$work/kernel_mix"
-run_if p1.kernel-mix-build 40 nvcc "$nvcc" -O2 -std=c++17 -arch=sm_90 -o "$kernel_mix" "$gv/kernel_mix.cu"
+# Hopper code, and its PTX, which the driver compiles for a newer GPU.
+run_if p1.kernel-mix-build 40 nvcc "$nvcc" -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 \
+  -gencode arch=compute_90,code=compute_90 -o "$kernel_mix" "$gv/kernel_mix.cu"
 if [ -x "$kernel_mix" ] && [ "$mode" = gpu ]; then
   run_if p1.kernel-mix-profile 40 "kraken cupti" "$into" "$ex/kernel-mix.profile.json" "$kraken" profile --kernels \
     --kernel-trace-dir "$ex/kernel-mix-traces" --db "$work/kraken.db" --json -- "$kernel_mix" 20

@@ -9,7 +9,8 @@ second run of the same program whose steps were NVTX ranges named ProfilerStep#i
 to step i when the runtime/driver call that launched it (matched by correlation id) lies
 inside the CPU range ProfilerStep#i. Only steps present in both traces are compared.
 Figures per trace: kernels and their total time (sum of durations) in those steps, also
-per kernel name, and the kernels in the whole trace. The difference is OTHER vs REFERENCE
+per kernel name; as a check that needs no launch records, every kernel that ran on the GPU
+between the first and last of those kernels; and the kernels in the whole trace. The difference is OTHER vs REFERENCE
 in percent.
 
 Plain or gzipped JSON; a trace cut by kill -9 (kraken's tracer declares
@@ -90,18 +91,33 @@ def kernels_by_step(events: List[Dict[str, Any]]) -> Dict[str, Any]:
                 launch_step[corr] = step
                 break
     per_step: Dict[int, List[Tuple[str, float]]] = defaultdict(list)
-    total_kernels = 0
-    total_us = 0.0
+    spans: Dict[int, Tuple[float, float]] = {}
+    kernels: List[Tuple[float, float]] = []
     for e in events:
         if e.get("cat") not in KERNEL_CATS or e.get("ph") != "X":
             continue
-        total_kernels += 1
-        total_us += float(e.get("dur", 0))
+        start, dur = float(e.get("ts", 0)), float(e.get("dur", 0))
+        kernels.append((start, dur))
         corr = correlation_of(e)
         if corr is not None and corr in launch_step:
-            per_step[launch_step[corr]].append((str(e.get("name", "")), float(e.get("dur", 0))))
-    return {"steps": sorted(ranges), "per_step": per_step, "trace_kernels": total_kernels,
-            "trace_kernel_us": total_us}
+            step = launch_step[corr]
+            per_step[step].append((str(e.get("name", "")), dur))
+            low, high = spans.get(step, (start, start + dur))
+            spans[step] = (min(low, start), max(high, start + dur))
+    return {"steps": sorted(ranges), "per_step": per_step, "gpu_spans": spans, "kernels": kernels,
+            "trace_kernels": len(kernels), "trace_kernel_us": sum(d for _, d in kernels)}
+
+
+def kernels_in_gpu_window(side: Dict[str, Any], steps: Sequence[int]) -> Dict[str, Any]:
+    """Every kernel that started on the GPU between the first and the last kernel the steps
+    launched, whether or not its launch call is in the trace (a profiler that misses some
+    launch APIs still records their kernels): a check on the launch-based count."""
+    spans = [side["gpu_spans"][s] for s in steps if s in side["gpu_spans"]]
+    if not spans:
+        return {"kernels": 0, "kernel_time_us": 0.0}
+    low, high = min(s[0] for s in spans), max(s[1] for s in spans)
+    inside = [d for start, d in side["kernels"] if low <= start < high]
+    return {"kernels": len(inside), "kernel_time_us": round(sum(inside), 3)}
 
 
 def summarize(side: Dict[str, Any], steps: Sequence[int]) -> Dict[str, Any]:
@@ -139,6 +155,8 @@ def compare(reference_path: str, other_path: str) -> Dict[str, Any]:
                     "diff_pct": pct_diff(oth["kernels"], ref["kernels"])},
         "kernel_time_us": {"reference": ref["kernel_time_us"], "other": oth["kernel_time_us"],
                            "diff_pct": pct_diff(oth["kernel_time_us"], ref["kernel_time_us"])},
+        "gpu_window": {"reference": kernels_in_gpu_window(reference, steps),
+                       "other": kernels_in_gpu_window(other, steps)},
         "names_with_different_counts": mismatched[:50],
         "reference_summary": {k: v for k, v in ref.items() if k != "by_name"},
         "other_summary": {k: v for k, v in oth.items() if k != "by_name"},

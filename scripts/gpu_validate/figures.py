@@ -76,7 +76,9 @@ def agreement(root: str) -> Dict[str, Any]:
                        kernels_cupti=doc["kernels"]["other"], kernels_diff_pct=doc["kernels"]["diff_pct"],
                        time_torch_us=doc["kernel_time_us"]["reference"], time_cupti_us=doc["kernel_time_us"]["other"],
                        time_diff_pct=doc["kernel_time_us"]["diff_pct"],
-                       names_with_different_counts=len(doc.get("names_with_different_counts") or []))
+                       names_with_different_counts=len(doc.get("names_with_different_counts") or []),
+                       window_kernels_torch=((doc.get("gpu_window") or {}).get("reference") or {}).get("kernels"),
+                       window_kernels_cupti=((doc.get("gpu_window") or {}).get("other") or {}).get("kernels"))
         out["traces"].append(row)
     for program in ("kernel-mix", "resnet50-train"):
         doc = read_json(os.path.join(root, "agreement", f"{program}.classes.json"))
@@ -248,7 +250,8 @@ def render_text(figs: Dict[str, Any]) -> str:
         if r["measured"]:
             lines.append(f"  {r['workload']:15s} {r['steps']} steps: kernels {r['kernels_torch']} vs {r['kernels_cupti']} "
                          f"({pct(r['kernels_diff_pct'])}), kernel time {r['time_torch_us'] / 1e3:.3f} vs "
-                         f"{r['time_cupti_us'] / 1e3:.3f} ms ({pct(r['time_diff_pct'])})")
+                         f"{r['time_cupti_us'] / 1e3:.3f} ms ({pct(r['time_diff_pct'])}); kernels in the steps' GPU "
+                         f"window {r['window_kernels_torch']} vs {r['window_kernels_cupti']}")
         else:
             lines.append(f"  {r['workload']:15s} {NOT_MEASURED}")
     lines.append("agreement: roofline class from ncu metrics vs from the kernel name")

@@ -381,15 +381,18 @@ def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal
             "(docs/kernel-capture.md). Kernels counted in each trace: those whose launch call lies inside",
             "a ProfilerStep range that both traces have (`scripts/gpu_validate/compare_traces.py`).",
             "Target (issue 13): equal count, kernel time within 1 %.", "",
-            "| workload | steps | kernels torch.profiler | kernels CUPTI | diff | kernel time torch (ms) | CUPTI (ms) | diff |",
-            "|---|---|---|---|---|---|---|---|"]
+            "The last column counts every kernel that ran between the first and last kernel of those",
+            "steps, launch record or not (a check on the launch-based count).", "",
+            "| workload | steps | kernels torch.profiler | kernels CUPTI | diff | kernel time torch (ms) | CUPTI (ms) | diff "
+            "| GPU window: torch / CUPTI |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for r in figures["agreement"]["traces"]:
         if r["measured"]:
             out.append(f"| {r['workload']} | {r['steps']} | {r['kernels_torch']} | {r['kernels_cupti']} | "
                        f"{md_pct(r['kernels_diff_pct'])} | {r['time_torch_us'] / 1e3:.3f} | {r['time_cupti_us'] / 1e3:.3f} | "
-                       f"{md_pct(r['time_diff_pct'])} |")
+                       f"{md_pct(r['time_diff_pct'])} | {r.get('window_kernels_torch')} / {r.get('window_kernels_cupti')} |")
         else:
-            out.append(f"| {r['workload']} | {figs_mod.NOT_MEASURED} | | | | | | |")
+            out.append(f"| {r['workload']} | {figs_mod.NOT_MEASURED} | | | | | | | |")
     out += ["", "## Roofline class: Nsight Compute metrics vs kernel names", "",
             "`kraken analyze` of the ncu CSV (classes from hardware counters: roofline or throughput basis)",
             "and of a trace of the same program (the name rules of docs/analysis-classification.md).", ""]

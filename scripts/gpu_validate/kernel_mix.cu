@@ -12,7 +12,8 @@
 //   reduce_sum       sum of 64 Mi floats, shared-memory tree + one atomic per block: memory-bound
 //   tiny_kernel      one block of 32 threads: latency-bound by construction (grid << SMs)
 //
-// Build: nvcc -O2 -std=c++17 -arch=sm_90 -o kernel_mix kernel_mix.cu  (sm_70 or newer: WMMA)
+// Build: nvcc -O2 -std=c++17 -arch=sm_90 -o kernel_mix kernel_mix.cu  (sm_70 or newer: WMMA;
+// scripts/gpu-validate.sh adds compute_90 PTX for newer GPUs)
 // Usage: kernel_mix [ITERATIONS]   (default 20; prints a checksum on stderr, exits 1 on a CUDA error)
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>

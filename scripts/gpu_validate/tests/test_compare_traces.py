@@ -23,6 +23,25 @@ def test_a_trace_agrees_with_itself() -> None:
     assert result["kernels"] == {"reference": 8772, "other": 8772, "diff_pct": 0.0}
     assert result["kernel_time_us"]["diff_pct"] == 0.0
     assert result["names_with_different_counts"] == []
+    # All 8772 kernels ran between the first and last kernel the steps launched.
+    assert result["gpu_window"]["reference"] == result["gpu_window"]["other"]
+    assert result["gpu_window"]["reference"]["kernels"] == 8772
+
+
+def test_a_launch_the_profiler_missed_still_counts_in_the_gpu_window(tmp_path) -> None:
+    doc = load()
+    events = doc["traceEvents"]
+    step7 = next(e for e in events if e.get("name") == "ProfilerStep#7")
+    launch = next(e for e in events if e.get("cat") == "Runtime" and "correlation" in e.get("args", {})
+                  and step7["ts"] <= e["ts"] <= step7["ts"] + step7["dur"]
+                  and any(k.get("cat") == "Kernel" and k["args"].get("correlation") == e["args"]["correlation"]
+                          for k in events))
+    events.remove(launch)  # its kernel has no launch record now
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(doc))
+    result = compare_traces.compare(data_path(TRACE), str(other))
+    assert result["kernels"]["other"] == 8771
+    assert result["gpu_window"]["other"]["kernels"] == 8772
 
 
 def test_a_missing_kernel_and_extra_steps_are_seen(tmp_path) -> None:

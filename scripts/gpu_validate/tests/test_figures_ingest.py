@@ -45,7 +45,8 @@ def gpu_run(tmp_path) -> str:
     write(root, "examples/resnet50-train.pt.trace.json.gz", "not really gzip, copied as is")
     write(root, "agreement/resnet50-train.compare.json", {
         "steps_compared": list(range(20)), "kernels": {"reference": 1000, "other": 1000, "diff_pct": 0.0},
-        "kernel_time_us": {"reference": 2000.0, "other": 2010.0, "diff_pct": 0.5}, "names_with_different_counts": []})
+        "kernel_time_us": {"reference": 2000.0, "other": 2010.0, "diff_pct": 0.5}, "names_with_different_counts": [],
+        "gpu_window": {"reference": {"kernels": 1001}, "other": {"kernels": 1002}}})
     agent = "overhead/agent/"
     write(root, agent + "windows.json", {"stand_in": False, "windows": [
         {"tag": "alone-1", "results": {"gemm": "a1.json"}, "status": "ok"},
@@ -129,7 +130,7 @@ def test_ingest_writes_examples_colocation_and_docs(gpu_run, tmp_path, capsys) -
     assert (dest / "examples" / "colocation" / "predictions" / "gemm+elementwise.json").exists()
     docs = (dest / "docs" / "validation.md").read_text()
     assert "| gemm+elementwise | gemm | 2.000 | 1.600 | -20.00 % | 10.00 -> 30.00 |" in docs
-    assert "| resnet50-train | 20 | 1000 | 1000 | +0.00 % | 2.000 | 2.010 | +0.50 % |" in docs
+    assert "| resnet50-train | 20 | 1000 | 1000 | +0.00 % | 2.000 | 2.010 | +0.50 % | 1001 / 1002 |" in docs
     assert "| nvmlDeviceGetPcieThroughput(TX) | 20.00 | 25.00 | 25 | SUCCESS |" in docs
     assert "mean |error| 15.0 %" in docs and "No GPU run yet" not in docs
     assert "gemm+bert-infer (no time left before the deadline)" in docs
