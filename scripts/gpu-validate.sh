@@ -33,7 +33,7 @@
 #                    nvidia-cuda-mps-control exists), `kraken profile --pid` of each member
 #   5    rest  [40]  extras if time is left: ncu on a ResNet-50 step (class vs name on real
 #                    framework kernels); the tracer on a loop of small kernels
-#   pack   25   [5]  figures (scripts/gpu_validate/figures.py), results tarball(s), summary.txt
+#   pack   30   [5]  figures (scripts/gpu_validate/figures.py), results tarball(s), summary.txt
 #
 # Without a GPU (no nvidia-smi listing one) or with --replay it rehearses: NVML answered by
 # libkraken_nvml_replay.so from tests/fixtures/nvml/h100.nvml, CUDA programs replaced by
@@ -67,7 +67,7 @@ case "$budget" in ''|*[!0-9]*) echo "gpu-validate: --budget takes whole seconds"
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 
 start_s=$(date +%s)
-pack_reserve=25
+pack_reserve=30  # figures, packing and stopping: at most 5 + 10 + 20 s past the last step
 step_deadline=$((start_s + budget - pack_reserve))
 work=$(mktemp -d "${TMPDIR:-/tmp}/kraken-gpu-validate.XXXXXX")
 res="$work/kraken-gpu-validate"
@@ -176,7 +176,7 @@ stop_recording() {
 stop_mps() {
   [ -n "$mps_dir" ] || return 0
   echo quit | CUDA_MPS_PIPE_DIRECTORY="$mps_dir/pipe" CUDA_MPS_LOG_DIRECTORY="$mps_dir/log" \
-    timeout 20 nvidia-cuda-mps-control >/dev/null 2>&1
+    timeout 10 nvidia-cuda-mps-control >/dev/null 2>&1
   mkdir -p "$res/colocation/mps-log" && cp -r "$mps_dir/log/." "$res/colocation/mps-log/" 2>/dev/null
   mps_dir=""
 }
@@ -188,7 +188,7 @@ finish() {
   step_deadline=$((start_s + budget - 8))
   say ""
   say "== figures"
-  timeout 15 "$py" "$gv/figures.py" "$res" --out "$res/figures.json" 2>&1 | tee -a "$summary"
+  timeout 10 "$py" "$gv/figures.py" "$res" --out "$res/figures.json" 2>&1 | tee -a "$summary"
   say ""
   say "== packed ($(($(date +%s) - start_s))s elapsed)"
   cp "$summary" "$out/summary.txt"
@@ -393,14 +393,14 @@ now=$(date +%s)
 ts_end=$global_deadline
 if [ -n "$mps_control" ] && [ "$mode" = gpu ]; then ts_end=$((now + (global_deadline - now) * 55 / 100)); fi
 run_if p4.timeslice $((ts_end - now)) "$coloc_needs" "$py" "$gv/windows.py" colocation --mode timeslice $standin \
-  --kraken "$kraken" --out "$co/timeslice" --seconds "$coloc_s" --deadline "$ts_end"
+  --kraken "$kraken" --out "$co/timeslice" --seconds "$coloc_s" --deadline $((ts_end - 10))
 if [ -n "$mps_control" ] && [ "$mode" = gpu ] && [ $have_torch = 1 ]; then
   mps_dir="$work/mps"
   mkdir -p "$mps_dir/pipe" "$mps_dir/log"
   export CUDA_MPS_PIPE_DIRECTORY="$mps_dir/pipe" CUDA_MPS_LOG_DIRECTORY="$mps_dir/log"
   if step p4.mps-start 15 "$mps_control" -d; then
     run_if p4.mps $(( $(left) - 15 )) "$coloc_needs" "$py" "$gv/windows.py" colocation --mode mps --kraken "$kraken" \
-      --out "$co/mps" --seconds "$coloc_s" --deadline $((global_deadline - 15))
+      --out "$co/mps" --seconds "$coloc_s" --deadline $((global_deadline - 25))
     step p4.mps-servers 10 sh -c "echo get_server_list | \"$mps_control\""
   fi
   stop_mps

@@ -78,4 +78,16 @@ grep -q '| resnet50-train | not measured |' "$dest/docs/validation.md" || fail "
   fail "ingest.py --allow-replay"
 grep -q '^\*\*Rehearsal on the NVML replay' "$dest/examples/replay-rehearsal/README.md" || fail "examples README"
 [ "$(wc -l < "$dest/examples/colocation/pairs.csv")" = 13 ] || fail "pairs.csv: want a header and 12 rows"
-echo "gpu_validate_test: ok: the rehearsal took ${elapsed}s; $(grep -c '^\[ok' "$summary") steps ok, $(grep -c '^\[skipped' "$summary") skipped with their reasons; results.tar.gz $((size / 1024)) KiB; ingest wrote docs/validation.md (not measured)"
+# A budget too short for everything: what does not fit is skipped, saying so, and the
+# results are still packed, within the budget.
+start=$(date +%s)
+rc=0
+"$root/scripts/gpu-validate.sh" --build "$build" --replay --quick --budget 40 --out "$tmp/short" > "$tmp/short.txt" 2>&1 ||
+  rc=$?
+short=$(( $(date +%s) - start ))
+[ "$rc" = 0 ] || { cat "$tmp/short.txt"; fail "gpu-validate.sh --budget 40 exited $rc"; }
+[ "$short" -le 40 ] || fail "gpu-validate.sh --budget 40 took ${short}s"
+grep -q "no time left before the deadline" "$tmp/short/summary.txt" || { cat "$tmp/short/summary.txt"; fail "nothing skipped for time"; }
+[ -s "$tmp/short/results.tar.gz" ] || fail "--budget 40 packed nothing"
+
+echo "gpu_validate_test: ok: --budget 40 ended after ${short}s, packed; the rehearsal took ${elapsed}s; $(grep -c '^\[ok' "$summary") steps ok, $(grep -c '^\[skipped' "$summary") skipped with their reasons; results.tar.gz $((size / 1024)) KiB; ingest wrote docs/validation.md (not measured)"

@@ -369,7 +369,7 @@ def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal
             "(expected on an H100): environment <= 40 s (~15), 1 examples <= 120 s (~90), 2 agreement",
             "<= 75 s (~60), 3 overhead <= 60 s (~50), 4 co-location the rest (~180: time-slicing gets 55 %",
             "of it when MPS can run too), 5 extras (ncu on a ResNet-50 step, the tracer on small kernels)",
-            "whatever is left, packing <= 25 s. Every step has its own limit and logs its status; a step",
+            "whatever is left, packing <= 30 s. Every step has its own limit and logs its status; a step",
             "that fails does not stop the run; what cannot finish before the deadline is skipped, saying",
             "so. The results come back as summary.txt and results.tar.gz (more archives only when one",
             "cannot hold everything; each < 16 MiB). Without a GPU it rehearses on the NVML replay",

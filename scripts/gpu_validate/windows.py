@@ -248,6 +248,12 @@ def start_workers(specs: Sequence[Tuple[str, str]], out_dir: str, stand_in: bool
     return ready
 
 
+def print_skipped(index: Dict[str, Any]) -> None:
+    """One line per skipped window, with why (the step's log, the summary's tail)."""
+    for skipped in index["skipped"]:
+        print(f"window {skipped['tag']}: skipped: {skipped['reason']}", flush=True)
+
+
 def colocation(args: argparse.Namespace) -> int:
     """Solo windows of each workload, then pair windows, then the solos again (drift)."""
     os.makedirs(args.out, exist_ok=True)
@@ -276,6 +282,7 @@ def colocation(args: argparse.Namespace) -> int:
             w.stop()
         write_index(args.out, index)
     measured = sum(1 for e in index["windows"] if e["status"] == "ok")
+    print_skipped(index)
     print(f"{measured} windows measured, {len(index['skipped'])} skipped", flush=True)
     return 0 if measured else 1
 
@@ -391,6 +398,7 @@ def agent_overhead(args: argparse.Namespace) -> int:
         for w in workers.values():
             w.stop()
         write_index(args.out, index)
+    print_skipped(index)
     return 0 if any(e["status"] == "ok" for e in index["windows"]) else 1
 
 
