@@ -199,7 +199,7 @@ def write_examples(root: str, dest: str, info: Dict[str, Any], commands: Dict[st
     lines += ["", "## Commands", "",
               "Each step of the run, as its log recorded it (`$RESULTS` = the run's output folder,",
               "`$WORK` = its scratch folder; paths of the bundle shortened):", "", "```"]
-    lines += [f"{step}: {cmd}" for step, cmd in commands.items() if step.startswith(("p1.", "p2."))]
+    lines += [f"{step}: {cmd}" for step, cmd in commands.items() if step.startswith(("p1.", "p2.", "p5.ncu"))]
     lines += ["```", "", "Analyse them with kraken, e.g. `kraken analyze resnet50-train.pt.trace.json.gz`,",
               "`kraken analyze ncu-kernel-mix.csv`, or replay the node: `KRAKEN_NVML_LIBRARY=.../libkraken_nvml_replay.so",
               "KRAKEN_NVML_REPLAY=node.nvml kraken gpus` (after `gunzip node.nvml.gz`).", ""]

@@ -154,7 +154,7 @@ class Worker:
         return False
 
     def stop(self) -> None:
-        """Asks the worker to quit, then terminates it if it does not."""
+        """Asks the worker to quit, then kills it if it does not; closes its pipes."""
         if self.process is None:
             return
         if self.process.poll() is None:
@@ -165,6 +165,12 @@ class Worker:
             except (subprocess.TimeoutExpired, OSError):
                 self.process.kill()
                 self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
 
     def _why(self, what: str, timeout_s: float) -> str:
         code = None
@@ -179,11 +185,11 @@ class Worker:
 
 def start_profile(kraken: str, pid: int, seconds: float, base: str) -> subprocess.Popen:
     """`kraken profile --pid PID` for one window: NVML every 100 ms, export to BASE.profile.json,
-    the --json summary to BASE.summary.json."""
-    out = open(base + ".summary.json", "w", encoding="utf-8")
-    err = open(base + ".profile.log", "w", encoding="utf-8")
-    return subprocess.Popen([kraken, "profile", "--pid", str(pid), "--duration", f"{seconds:g}s", "--interval",
-                             "100ms", "--out", base + ".profile.json", "--json"], stdout=out, stderr=err)
+    the --json summary to BASE.summary.json (the child keeps the files open, not we)."""
+    with open(base + ".summary.json", "w", encoding="utf-8") as out, \
+            open(base + ".profile.log", "w", encoding="utf-8") as err:
+        return subprocess.Popen([kraken, "profile", "--pid", str(pid), "--duration", f"{seconds:g}s", "--interval",
+                                 "100ms", "--out", base + ".profile.json", "--json"], stdout=out, stderr=err)
 
 
 def run_window(tag: str, members: Sequence[Worker], seconds: float, out_dir: str,
@@ -318,8 +324,8 @@ class Agent:
 
     def start(self, timeout_s: float = 20) -> str:
         """Starts it and waits for its first pass; '' when ready, else why not."""
-        log = open(self.log_path, "w", encoding="utf-8")
-        self.process = subprocess.Popen(self.argv, stdout=log, stderr=log)
+        with open(self.log_path, "w", encoding="utf-8") as log:
+            self.process = subprocess.Popen(self.argv, stdout=log, stderr=log)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline and self.process.poll() is None:
             with open(self.log_path, encoding="utf-8", errors="replace") as f:

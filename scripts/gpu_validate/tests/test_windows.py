@@ -26,8 +26,9 @@ def test_line_reader_times_out_and_reads_whole_lines() -> None:
     assert reader.readline(2) == "one"
     assert reader.readline(0.05) is None  # "tw" so far: not a line yet
     assert reader.readline(2) == "two"
-    assert reader.readline(2) is None  # end of file
+    assert reader.readline(2) is None and reader.eof  # end of file
     child.wait()
+    child.stdout.close()
 
 
 def test_colocation_windows_with_stand_ins(tmp_path) -> None:
