@@ -387,19 +387,23 @@ run_if p4.predictions 60 kraken "$py" "$gv/predict.py" --kraken "$kraken" --db "
   --out "$co/predictions"
 standin=""
 [ "$mode" = gpu ] || standin="--stand-in"
-coloc_needs="torch kraken"; [ "$mode" = gpu ] || coloc_needs=kraken
+# The measured windows need only torch: without a working kraken they still run, without
+# the `kraken profile --pid` of each member.
+coloc_needs=torch; [ "$mode" = gpu ] || coloc_needs=kraken
+profile_members=()
+[ -z "$(need kraken)" ] && profile_members=(--kraken "$kraken")
 # Time-slicing gets the time left, less what MPS needs when it can run.
 now=$(date +%s)
 ts_end=$global_deadline
 if [ -n "$mps_control" ] && [ "$mode" = gpu ]; then ts_end=$((now + (global_deadline - now) * 55 / 100)); fi
 run_if p4.timeslice $((ts_end - now)) "$coloc_needs" "$py" "$gv/windows.py" colocation --mode timeslice $standin \
-  --kraken "$kraken" --out "$co/timeslice" --seconds "$coloc_s" --deadline $((ts_end - 10))
+  "${profile_members[@]}" --out "$co/timeslice" --seconds "$coloc_s" --deadline $((ts_end - 10))
 if [ -n "$mps_control" ] && [ "$mode" = gpu ] && [ $have_torch = 1 ]; then
   mps_dir="$work/mps"
   mkdir -p "$mps_dir/pipe" "$mps_dir/log"
   export CUDA_MPS_PIPE_DIRECTORY="$mps_dir/pipe" CUDA_MPS_LOG_DIRECTORY="$mps_dir/log"
   if step p4.mps-start 15 "$mps_control" -d; then
-    run_if p4.mps $(( $(left) - 15 )) "$coloc_needs" "$py" "$gv/windows.py" colocation --mode mps --kraken "$kraken" \
+    run_if p4.mps $(( $(left) - 15 )) "$coloc_needs" "$py" "$gv/windows.py" colocation --mode mps "${profile_members[@]}" \
       --out "$co/mps" --seconds "$coloc_s" --deadline $((global_deadline - 25))
     step p4.mps-servers 10 sh -c "echo get_server_list | \"$mps_control\""
   fi
