@@ -185,7 +185,6 @@ finish() {
   packed=1
   stop_recording
   stop_mps
-  step_deadline=$((start_s + budget - 8))
   say ""
   say "== figures"
   timeout 10 "$py" "$gv/figures.py" "$res" --out "$res/figures.json" 2>&1 | tee -a "$summary"
