@@ -157,11 +157,12 @@ EOF
 }
 # phase NAME BUDGET: moves the deadline for the steps of a phase (never past the global one).
 phase() {
-  say ""
-  say "== $1 (budget ${2}s, $(($(date +%s) - start_s))s elapsed)"
-  phase_end=$(( $(date +%s) + $2 ))
+  local now; now=$(date +%s)
+  phase_end=$((now + $2))
   [ "$phase_end" -gt "$global_deadline" ] && phase_end=$global_deadline
   step_deadline=$phase_end
+  say ""
+  say "== $1 (budget $((phase_end - now))s, $((now - start_s))s elapsed)"
 }
 global_deadline=$step_deadline
 
