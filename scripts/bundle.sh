@@ -29,6 +29,7 @@ kraken="$build/src/cli/kraken"
 install -m 755 "$kraken" "$top/bin/kraken"
 # kraken's own libraries, where this build made them (the tracer needs CUDA's headers).
 ours=()
+# (The tracer is built beside the kraken binary, where `kraken profile --kernels` looks.)
 for lib in "$build"/src/capi/libkraken.so.0 "$build"/src/cli/libkraken_cupti.so \
            "$build"/src/collectors/nvml/libkraken_nvml_replay.so; do
   [ -f "$lib" ] || continue

@@ -102,5 +102,17 @@ check_dockerfile() {
   [ "$tag" = "$version" ] || fail "the Helm chart runs image tag $tag, deploy/Dockerfile builds $version"
   echo "bundle_test: ok: deploy/Dockerfile adds $added, enters /opt/kraken/$entry; manifests and chart run tag $version"
 }
+# Where the build has the CUPTI tracer, the bundle carries it and its kraken finds it:
+# `profile --kernels` (NVML replayed) runs a command that never starts CUDA and says so.
+if [ -f "$build/src/cli/libkraken_cupti.so" ]; then
+  [ -f "$work/$top/lib/libkraken_cupti.so" ] || fail "the build has libkraken_cupti.so, the bundle's lib/ does not"
+  cp "$root/tests/fixtures/nvml/h100.nvml" "$work/h100.nvml"
+  chroot "$minbase" sh -c "cd $inside && KRAKEN_NVML_LIBRARY=$inside/$top/lib/libkraken_nvml_replay.so \
+    KRAKEN_NVML_REPLAY=h100.nvml $top/bin/kraken profile --kernels --no-store --samples 2 -- true" > "$work/kernels.txt" ||
+    fail "kraken profile --kernels failed in the minimal root"
+  grep -q "no process of the command initialized CUDA" "$work/kernels.txt" ||
+    fail "kraken profile --kernels in the minimal root: $(grep kernels "$work/kernels.txt")"
+  echo "bundle_test: ok: lib/libkraken_cupti.so is in the bundle and its kraken profile --kernels finds it"
+fi
 check_dockerfile
 echo "bundle_test: ok: $(basename "$tarball") is $((size / 1048576)) MiB (target < 60 MiB)"

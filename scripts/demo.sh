@@ -20,7 +20,10 @@ rm -f "$db" "$db-wal" "$db-shm"
 pick_input() {
   example=""
   [ "${KRAKEN_DEMO_INPUT:-}" = replay ] && return
-  example=$(find "$root/examples" -name '*.pt.trace.json*' 2>/dev/null | sort | head -1)
+  # The ResNet-50 training trace when there is one (scripts/gpu-validate.sh records it as
+  # examples/<gpu>/resnet50-train.pt.trace.json.gz), else any recorded PyTorch trace.
+  example=$(find "$root/examples" -name 'resnet50-train.pt.trace.json*' 2>/dev/null | sort | head -1)
+  [ -n "$example" ] || example=$(find "$root/examples" -name '*.pt.trace.json*' 2>/dev/null | sort | head -1)
   if [ -n "$example" ]; then
     what="a recording in examples/: $example"
     return

@@ -84,5 +84,24 @@ TEST(NvmlCliTest, RecordNvmlRecordsThroughTheReplayLibrary) {
   EXPECT_NE(bad.err.find("--interval: 'soon' is not a duration"), std::string::npos) << bad.err;
 }
 
+// A script records "during the runs" without knowing how long they take: SIGTERM ends the
+// recording after the current frame, and the frames so far are written (exit 0).
+TEST(NvmlCliTest, RecordNvmlStopsAtSigtermAndWritesWhatItRecorded) {
+  std::string out = testing::MakeTempDir("nvml_record_stop") + "/stopped.nvml";
+  std::string command = std::string("KRAKEN_NVML_REPLAY=") + Fixture("h100.nvml") + " " + KRAKEN_BINARY_PATH +
+                        " record-nvml --nvml-library " + KRAKEN_NVML_REPLAY_LIBRARY +
+                        " --duration 60s --interval 20ms --out " + out +
+                        " & pid=$!; sleep 1; kill -TERM $pid; wait $pid; echo exit=$?";
+  RunResult r = testing::RunCommand("sh -c '" + command + "'");
+  EXPECT_NE(r.out.find("exit=0"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.err.find(" (stopped by SIGTERM)"), std::string::npos) << r.err;
+  std::string text = testing::ReadFileOrDie(out);
+  EXPECT_NE(text.find("[frame 5]"), std::string::npos);          // about 50 frames in the second
+  EXPECT_EQ(text.find("[frame 2999]"), std::string::npos);       // not the 60 s asked for
+  ::setenv("KRAKEN_NVML_REPLAY", out.c_str(), 1);                // and it replays
+  RunResult gpus = RunKraken(std::string("gpus --nvml-library ") + KRAKEN_NVML_REPLAY_LIBRARY);
+  EXPECT_EQ(gpus.exit_code, 0) << gpus.err;
+}
+
 }  // namespace
 }  // namespace kraken

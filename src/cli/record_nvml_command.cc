@@ -1,6 +1,9 @@
 // `kraken record-nvml`: records an NVML capture (docs/nvml-capture-format.md) from the
 // driver, or through the replay library; or derives one from an nvidia-smi capture.
+#include <signal.h>
+
 #include <cctype>
+#include <csignal>
 #include <cstdio>
 
 #include "cli/cli_common.h"
@@ -21,6 +24,20 @@ struct RecordArgs {
   std::string from_nvidia_smi;
   int copies = 1;
 };
+
+// Set by SIGINT/SIGTERM while recording: the recording ends after the current frame and
+// what was recorded is written (a script can record "during the runs" and stop it then).
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+void OnStopSignal(int signal_number) { g_stop_signal = signal_number; }
+
+void InstallStopHandlers() {
+  struct sigaction action {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
 
 // "10s", "100ms", "250us", "2m" -> µs; nullopt when malformed or not positive.
 std::optional<int64_t> ParseDurationUs(std::string_view text) {
@@ -60,14 +77,17 @@ int RunRecord(const RecordArgs& args) {
     options.frames = args.frames;
     options.info["library"] = (*library)->path();
     options.info["recorded_by"] = std::string("kraken ") + KRAKEN_VERSION_STRING;
+    options.stop_requested = [] { return g_stop_signal != 0; };
+    InstallStopHandlers();
     capture = nvml::RecordCapture(**library, options);
   }
   if (!capture.ok()) return ReportError(capture.status());
   Status status = WriteOutput(args.out, nvml::WriteCapture(*capture));
   if (!status.ok()) return ReportError(status);
   if (args.out != "-")
-    std::fprintf(stderr, "kraken: wrote %zu frames of %zu GPUs to %s\n", capture->frames.size(),
-                 capture->devices.size(), args.out.c_str());
+    std::fprintf(stderr, "kraken: wrote %zu frames of %zu GPUs to %s%s\n", capture->frames.size(),
+                 capture->devices.size(), args.out.c_str(),
+                 g_stop_signal == 0 ? "" : (g_stop_signal == SIGINT ? " (stopped by SIGINT)" : " (stopped by SIGTERM)"));
   return kExitOk;
 }
 

@@ -42,6 +42,7 @@ Result<Capture> RecordCapture(NvmlApi& api, const RecordOptions& options) {
     int64_t due = start + n * options.interval_us;
     int64_t now = NowUs();
     if (options.sleep || now < due) sleep(std::max<int64_t>(0, due - now));
+    if (n > 0 && options.stop_requested && options.stop_requested()) break;
     frame.time_us = static_cast<uint64_t>(std::max<int64_t>(0, NowUs() - start));
     reader.ReadFrame(frame);
     Frame& stored = capture.frames.emplace_back(frame);

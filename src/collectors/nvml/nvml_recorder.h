@@ -21,6 +21,9 @@ struct RecordOptions {
   std::map<std::string, std::string> info;
   // Waits until the next frame is due; replaced in tests to record without sleeping.
   std::function<void(int64_t wait_us)> sleep;
+  // Asked before each frame after the first: true ends the recording early, keeping the
+  // frames so far (record-nvml's SIGINT/SIGTERM).
+  std::function<bool()> stop_requested;
 };
 
 Result<Capture> RecordCapture(NvmlApi& api, const RecordOptions& options);

@@ -88,6 +88,25 @@ TEST(NvmlRecorderTest, ARecordingReplaysLikeTheOriginal) {
             (std::vector<double>{-1, -1, -1, -1, -1, 99, 99, 99, 99, 99}));
 }
 
+// A stop request ends the recording before the next frame; the first frame is always taken.
+TEST(NvmlRecorderTest, AStopRequestKeepsTheFramesRecordedSoFar) {
+  ::setenv("KRAKEN_NVML_REPLAY", FixturePath("h100.nvml").c_str(), 1);
+  auto library = NvmlLibrary::Load(KRAKEN_NVML_REPLAY_LIBRARY);
+  ASSERT_TRUE(library.ok());
+  RecordOptions options;
+  options.frames = 100;
+  options.sleep = [](int64_t) {};
+  int asked = 0;
+  options.stop_requested = [&asked] { return ++asked >= 7; };  // asked before frames 1..7
+  Result<Capture> stopped = RecordCapture(**library, options);
+  ASSERT_TRUE(stopped.ok()) << stopped.status().message();
+  EXPECT_EQ(stopped->frames.size(), 7u);
+  options.stop_requested = [] { return true; };
+  Result<Capture> at_once = RecordCapture(**library, options);
+  ASSERT_TRUE(at_once.ok());
+  EXPECT_EQ(at_once->frames.size(), 1u);
+}
+
 TEST(NvmlRecorderTest, RefusesABadInterval) {
   ::setenv("KRAKEN_NVML_REPLAY", FixturePath("h100.nvml").c_str(), 1);
   auto library = NvmlLibrary::Load(KRAKEN_NVML_REPLAY_LIBRARY);

@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""The figures of a validation run: agreement, overhead, co-location vs prediction.
+
+    figures.py RESULTS_DIR [--out FILE.json]
+
+RESULTS_DIR is the folder scripts/gpu-validate.sh fills (kraken-gpu-validate/ inside its
+tarball). Prints the tables as text (the summary's "figures" section) and writes them as
+JSON. scripts/gpu_validate/ingest.py renders the same figures into docs/validation.md.
+
+Definitions:
+- CUPTI vs torch.profiler: kernels launched inside the ProfilerStep ranges both traces
+  have, and the sum of their durations (compare_traces.py); difference = CUPTI vs torch.
+- Overhead: throughput lost against the run without the tool, (alone / with - 1) x 100;
+  "alone" for the agent is the mean of the windows before and after it in the same worker.
+- Measured slowdown: solo throughput / throughput in the pair (time per unit of work,
+  shared over alone: kraken's definition); the solo figure is the mean of the solo windows
+  before and after the pairs (their difference is printed as drift).
+- Model error: predicted / measured slowdown - 1, per workload of each pair and mode
+  (time-slicing vs kraken's `timeslice`, MPS without a cap vs `mps (no SM cap)`).
+Results of stand-in workers (the replay rehearsal) are "not measured".
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Dict, List, Optional, Sequence
+
+NOT_MEASURED = "not measured"
+
+
+def read_json(path: str) -> Optional[Any]:
+    """The document at `path`, or None when absent or unreadable."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def pct(value: Optional[float]) -> str:
+    return NOT_MEASURED if value is None else f"{value:+.2f} %"
+
+
+def overhead_pct(alone: Optional[float], with_tool: Optional[float]) -> Optional[float]:
+    """Throughput lost to a tool, in percent of the run with it: (alone / with - 1) x 100."""
+    if not alone or not with_tool:
+        return None
+    return (alone / with_tool - 1.0) * 100.0
+
+
+def throughput(result: Optional[Dict[str, Any]]) -> Optional[float]:
+    """A measured (not stand-in) result's throughput per second."""
+    if not result or result.get("stand_in") or not result.get("throughput_per_s"):
+        return None
+    return float(result["throughput_per_s"])
+
+
+# --- Agreement -----------------------------------------------------------------------------
+
+def measured_on_gpu(root: str) -> bool:
+    """Whether the run had a GPU (run.json's mode); a rehearsal measures nothing."""
+    return (read_json(os.path.join(root, "run.json")) or {}).get("mode") == "gpu"
+
+
+def agreement(root: str) -> Dict[str, Any]:
+    """CUPTI vs torch.profiler per workload; ncu vs name classes per program."""
+    out: Dict[str, Any] = {"traces": [], "classes": []}
+    gpu = measured_on_gpu(root)
+    for w in ("resnet50-train", "bert-infer"):
+        doc = read_json(os.path.join(root, "agreement", f"{w}.compare.json"))
+        row: Dict[str, Any] = {"workload": w, "measured": gpu and bool(doc and doc.get("steps_compared"))}
+        if row["measured"]:
+            row.update(steps=len(doc["steps_compared"]), kernels_torch=doc["kernels"]["reference"],
+                       kernels_cupti=doc["kernels"]["other"], kernels_diff_pct=doc["kernels"]["diff_pct"],
+                       time_torch_us=doc["kernel_time_us"]["reference"], time_cupti_us=doc["kernel_time_us"]["other"],
+                       time_diff_pct=doc["kernel_time_us"]["diff_pct"],
+                       names_with_different_counts=len(doc.get("names_with_different_counts") or []),
+                       window_kernels_torch=((doc.get("gpu_window") or {}).get("reference") or {}).get("kernels"),
+                       window_kernels_cupti=((doc.get("gpu_window") or {}).get("other") or {}).get("kernels"))
+        out["traces"].append(row)
+    for program in ("kernel-mix", "resnet50-train"):
+        doc = read_json(os.path.join(root, "agreement", f"{program}.classes.json"))
+        entry: Dict[str, Any] = {"program": program, "measured": gpu and bool(doc and doc.get("kernels")),
+                                 "kernels": []}
+        if entry["measured"]:
+            # "0/0": ncu measured kernels, but none was found by name in the trace.
+            entry["bound_agreement"] = doc.get("bound_agreement") or "0/0"
+            entry["side_agreement"] = doc.get("side_agreement") or "0/0"
+            for k in doc["kernels"]:
+                n = k.get("name") or {}
+                entry["kernels"].append({"kernel": k["kernel"], "ncu_bound": k["ncu"]["bound"],
+                                         "ncu_side": k["ncu"]["side"], "ncu_basis": k["ncu"]["basis"],
+                                         "name_bound": n.get("bound"), "name_side": n.get("side"),
+                                         "name_basis": n.get("basis"), "agrees": k.get("bound_agrees")})
+        out["classes"].append(entry)
+    return out
+
+
+# --- Overhead ------------------------------------------------------------------------------
+
+def agent_overhead(root: str) -> List[Dict[str, Any]]:
+    """One row per agent window: throughput, overhead vs the alone windows, pass time."""
+    index = read_json(os.path.join(root, "overhead", "agent", "windows.json")) or {}
+    folder = os.path.join(root, "overhead", "agent")
+    tp: Dict[str, Optional[float]] = {}
+    for entry in index.get("windows", []):
+        files = list(entry.get("results", {}).values())
+        tp[entry["tag"]] = throughput(read_json(os.path.join(folder, files[0]))) if files else None
+    alone = [v for k, v in tp.items() if k.startswith("alone") and v]
+    baseline = sum(alone) / len(alone) if alone else None
+    rows = []
+    for entry in index.get("windows", []):
+        row: Dict[str, Any] = {"window": entry["tag"], "throughput_per_s": tp.get(entry["tag"]),
+                               "overhead_pct": None, "pass_ms_median": None, "passes": None}
+        if entry["tag"].startswith("agent"):
+            row["overhead_pct"] = overhead_pct(baseline, tp.get(entry["tag"]))
+            scrapes = (entry.get("agent") or {}).get("scrapes") or []
+            durations = sorted(s["kraken_agent_sample_duration_seconds"] * 1e3 for s in scrapes
+                               if "kraken_agent_sample_duration_seconds" in s)
+            if durations and not index.get("stand_in"):
+                row["pass_ms_median"] = durations[len(durations) // 2]
+            counts = [s.get("kraken_agent_samples_total") for s in scrapes if "kraken_agent_samples_total" in s]
+            if len(counts) >= 2 and not index.get("stand_in"):
+                row["passes"] = counts[-1] - counts[0]
+        rows.append(row)
+    if len(alone) == 2:
+        rows.append({"window": "alone-2 vs alone-1 (noise)", "throughput_per_s": None,
+                     "overhead_pct": overhead_pct(tp.get("alone-1"), tp.get("alone-2")),
+                     "pass_ms_median": None, "passes": None})
+    return rows
+
+
+def overhead(root: str) -> Dict[str, Any]:
+    """The agent windows, the CUPTI tracer runs and NVML's per-call latency."""
+    cupti = []
+    for w in ("gemm", "small-kernels"):
+        plain = throughput(read_json(os.path.join(root, "overhead", f"{w}-plain.json")))
+        traced = throughput(read_json(os.path.join(root, "overhead", f"{w}-cupti.json")))
+        cupti.append({"workload": w, "plain_per_s": plain, "cupti_per_s": traced,
+                      "overhead_pct": overhead_pct(plain, traced)})
+    nvml = read_json(os.path.join(root, "overhead", "nvml-latency.json")) or {}
+    functions = {} if not measured_on_gpu(root) else {
+        k: v for k, v in (nvml.get("functions") or {}).items() if not v.get("absent")}
+    return {"agent": agent_overhead(root), "cupti": cupti,
+            "nvml": {"measured": bool(functions), "library": nvml.get("library"), "functions": functions,
+                     "sum_of_medians_us": nvml.get("sum_of_medians_us") if functions else None}}
+
+
+# --- Co-location ---------------------------------------------------------------------------
+
+def window_results(folder: str, index: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
+    """tag -> {member: result document} for the windows that measured."""
+    out: Dict[str, Dict[str, Any]] = {}
+    for entry in index.get("windows", []):
+        if entry.get("status") != "ok":
+            continue
+        out[entry["tag"]] = {m: read_json(os.path.join(folder, f)) for m, f in entry.get("results", {}).items()}
+    return out
+
+
+def predicted(root: str, a: str, b: str, member: str, mode: str) -> Dict[str, Optional[float]]:
+    """kraken's predicted slowdown (and p99 increase) of `member` in pair a+b under `mode`."""
+    doc = read_json(os.path.join(root, "colocation", "predictions", f"{a}+{b}.json"))
+    if not doc:
+        return {"slowdown": None, "p99_increase": None}
+    position = 0 if member == a else 1
+    for m in doc.get("modes", []):
+        if m.get("mode") != mode or (mode == "mps" and any(s != 1 for s in m.get("sm_shares") or [])):
+            continue
+        predictions = m.get("predictions") or []
+        if position < len(predictions):
+            p = predictions[position]
+            latency = p.get("latency") or {}
+            return {"slowdown": p.get("slowdown"), "p99_increase": latency.get("p99_increase")}
+    return {"slowdown": None, "p99_increase": None}
+
+
+def colocation_mode(root: str, mode: str) -> Optional[Dict[str, Any]]:
+    """Solo figures and pair rows of one sharing mode's windows (None when not run)."""
+    folder = os.path.join(root, "colocation", mode)
+    index = read_json(os.path.join(folder, "windows.json"))
+    if not index:
+        return None
+    results = window_results(folder, index)
+    stand_in = bool(index.get("stand_in"))
+    solo: Dict[str, Dict[str, Any]] = {}
+    for w in index.get("workers", {}):
+        first = (results.get(f"solo-{w}") or {}).get(w)
+        second = (results.get(f"solo2-{w}") or {}).get(w)
+        values = [throughput(r) for r in (first, second) if throughput(r)]
+        base = first or second
+        solo[w] = {"throughput_per_s": sum(values) / len(values) if values else None,
+                   "unit": (base or {}).get("unit"),
+                   "drift_pct": overhead_pct(throughput(first), throughput(second)) if len(values) == 2 else None,
+                   "step_ms": None if stand_in or not base else base.get("step_ms")}
+    rows = []
+    model_mode = "timeslice" if mode == "timeslice" else "mps"
+    for entry in index.get("windows", []):
+        members = entry.get("members", [])
+        if len(members) != 2:
+            continue
+        a, b = members
+        for member in members:
+            r = (results.get(entry["tag"]) or {}).get(member)
+            tp_pair, tp_solo = throughput(r), solo.get(member, {}).get("throughput_per_s")
+            measured = tp_solo / tp_pair if tp_pair and tp_solo else None
+            solo_ms = solo.get(member, {}).get("step_ms") or {}
+            pair_ms = (r or {}).get("step_ms") if tp_pair else None
+            pred = predicted(root, a, b, member, model_mode)
+            error = None
+            if measured and pred["slowdown"]:
+                error = (pred["slowdown"] / measured - 1.0) * 100.0
+            rows.append({"pair": entry["tag"], "workload": member, "solo_per_s": tp_solo, "pair_per_s": tp_pair,
+                         "measured_slowdown": measured, "predicted_slowdown": pred["slowdown"],
+                         "error_pct": error, "p50_solo_ms": solo_ms.get("p50"),
+                         "p50_pair_ms": (pair_ms or {}).get("p50"), "p99_solo_ms": solo_ms.get("p99"),
+                         "p99_pair_ms": (pair_ms or {}).get("p99"),
+                         "measured_p99_increase": ((pair_ms or {}).get("p99") / solo_ms["p99"])
+                         if pair_ms and solo_ms.get("p99") else None,
+                         "predicted_p99_increase": pred["p99_increase"]})
+    errors = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None]
+    return {"stand_in": stand_in, "solo": solo, "pairs": rows, "skipped": index.get("skipped", []),
+            "error": {"n": len(errors), "mean_abs_pct": sum(errors) / len(errors) if errors else None,
+                      "max_abs_pct": max(errors) if errors else None}}
+
+
+def colocation(root: str) -> Dict[str, Any]:
+    return {mode: colocation_mode(root, mode) for mode in ("timeslice", "mps")}
+
+
+def all_figures(root: str) -> Dict[str, Any]:
+    """Every figure of the run (see the module docstring)."""
+    run = read_json(os.path.join(root, "run.json")) or {}
+    return {"run": run, "agreement": agreement(root), "overhead": overhead(root), "colocation": colocation(root)}
+
+
+# --- Text ----------------------------------------------------------------------------------
+
+def fmt(value: Optional[float], digits: int = 3) -> str:
+    return NOT_MEASURED if value is None else f"{value:.{digits}f}"
+
+
+def render_text(figs: Dict[str, Any]) -> str:
+    """The tables as plain text for summary.txt and the closing note."""
+    lines: List[str] = []
+    lines.append("agreement: CUPTI tracer vs torch.profiler (kernels launched in the same ProfilerSteps)")
+    for r in figs["agreement"]["traces"]:
+        if r["measured"]:
+            lines.append(f"  {r['workload']:15s} {r['steps']} steps: kernels {r['kernels_torch']} vs {r['kernels_cupti']} "
+                         f"({pct(r['kernels_diff_pct'])}), kernel time {r['time_torch_us'] / 1e3:.3f} vs "
+                         f"{r['time_cupti_us'] / 1e3:.3f} ms ({pct(r['time_diff_pct'])}); kernels in the steps' GPU "
+                         f"window {r['window_kernels_torch']} vs {r['window_kernels_cupti']}")
+        else:
+            lines.append(f"  {r['workload']:15s} {NOT_MEASURED}")
+    lines.append("agreement: roofline class from ncu metrics vs from the kernel name")
+    for c in figs["agreement"]["classes"]:
+        if not c["measured"]:
+            lines.append(f"  {c['program']:15s} {NOT_MEASURED}")
+            continue
+        lines.append(f"  {c['program']:15s} bound agrees {c['bound_agreement']}, side {c['side_agreement']}")
+        for k in c["kernels"]:
+            lines.append(f"    {k['kernel'][:58]:58s} ncu {k['ncu_bound']}/{k['ncu_side']} ({k['ncu_basis']}), "
+                         f"name {k['name_bound']}/{k['name_side']} ({k['name_basis']})")
+    lines.append("overhead: GEMM loop with kraken agent (vs the same worker alone)")
+    for r in figs["overhead"]["agent"]:
+        extra = ""
+        if r["pass_ms_median"] is not None:
+            extra = f", pass {r['pass_ms_median']:.3f} ms median"
+            if r["passes"]:
+                extra += f" ({r['passes']:.0f} passes between the first and last scrape)"
+        lines.append(f"  {r['window']:28s} {fmt(r['throughput_per_s'])}/s, overhead {pct(r['overhead_pct'])}{extra}")
+    lines.append("overhead: CUPTI tracer injected (vs a plain run)")
+    for r in figs["overhead"]["cupti"]:
+        lines.append(f"  {r['workload']:15s} {fmt(r['plain_per_s'])} vs {fmt(r['cupti_per_s'])} per s: "
+                     f"{pct(r['overhead_pct'])}")
+    nvml = figs["overhead"]["nvml"]
+    if nvml["measured"]:
+        slow = sorted(nvml["functions"].items(), key=lambda kv: -kv[1]["median_us"])[:4]
+        lines.append(f"NVML per call (median): sum {nvml['sum_of_medians_us']:.1f} us per GPU and pass; slowest: " +
+                     ", ".join(f"{k} {v['median_us']:.1f} us" for k, v in slow))
+    else:
+        lines.append(f"NVML per call: {NOT_MEASURED} (replayed NVML)")
+    for mode, m in figs["colocation"].items():
+        if m is None:
+            lines.append(f"co-location ({mode}): not run")
+            continue
+        if m["stand_in"]:
+            lines.append(f"co-location ({mode}): {NOT_MEASURED} (stand-in workers: {len(m['pairs'])} pair rows "
+                         f"rehearsed, {len(m['skipped'])} windows skipped)")
+            continue
+        lines.append(f"co-location ({mode}): measured slowdown vs kraken's prediction")
+        for r in m["pairs"]:
+            lines.append(f"  {r['pair']:30s} {r['workload']:15s} measured {fmt(r['measured_slowdown'])} predicted "
+                         f"{fmt(r['predicted_slowdown'])} error {pct(r['error_pct'])}; step p99 "
+                         f"{fmt(r['p99_solo_ms'], 2)} -> {fmt(r['p99_pair_ms'], 2)} ms")
+        e = m["error"]
+        lines.append(f"  model error over {e['n']} workload-pairs: mean |error| {fmt(e['mean_abs_pct'], 1)} %, "
+                     f"max {fmt(e['max_abs_pct'], 1)} %")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results")
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args(argv)
+    figs = all_figures(args.results)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(figs, f, indent=1)
+    print(render_text(figs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

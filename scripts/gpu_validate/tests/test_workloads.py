@@ -1,0 +1,146 @@
+"""workloads.py: argument parsing, reporting, the cpu-spin stand-in, the --serve protocol,
+and (with stand-ins for torch) the profiler paths the GPU run takes."""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import workloads
+from conftest import HELPERS
+
+
+def test_importing_does_not_import_torch() -> None:
+    code = "import sys; sys.path.insert(0, %r); import workloads; print('torch' in sys.modules)" % HELPERS
+    out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, universal_newlines=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_defaults_and_profiler_steps() -> None:
+    args = workloads.parse_args(["--workload", "gemm"])
+    assert (args.seconds, args.steps, args.warmup_steps, args.profiler) == (10.0, None, 5, "none")
+    args = workloads.parse_args(["--workload", "resnet50-train", "--profiler", "nvtx"])
+    assert args.steps == 20 and args.seconds is None
+    args = workloads.parse_args(["--workload", "bert-infer", "--profiler", "torch", "--trace", "t.json.gz",
+                                 "--steps", "7"])
+    assert args.steps == 7 and args.trace == "t.json.gz"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--workload", "nope"], "invalid choice"),
+    (["--workload", "gemm", "--seconds", "0"], "--seconds must be positive"),
+    (["--workload", "gemm", "--steps", "0"], "--steps must be at least 1"),
+    (["--workload", "gemm", "--profiler", "torch"], "needs --trace FILE"),
+    (["--workload", "gemm", "--profiler", "kraken"], "needs --kraken-dir DIR"),
+    (["--workload", "gemm", "--serve", "--profiler", "nvtx"], "takes no --profiler"),
+])
+def test_bad_arguments_exit_2_naming_the_option(argv, message, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        workloads.parse_args(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_percentile_is_numpys_linear_interpolation() -> None:
+    values = [4.0, 1.0, 3.0, 2.0]
+    assert workloads.percentile(values, 50) == 2.5
+    assert workloads.percentile(values, 99) == pytest.approx(3.97)
+    assert workloads.percentile(values, 0) == 1.0 and workloads.percentile(values, 100) == 4.0
+    assert workloads.percentile([7.0], 99) == 7.0
+
+
+def test_summary_and_report() -> None:
+    result = workloads.summarize_steps([0.010, 0.020, 0.030, 0.040], items_per_step=8, unit="images",
+                                       wall_seconds=0.2)
+    assert result["steps"] == 4 and result["steps_per_s"] == pytest.approx(20.0)
+    assert result["throughput_per_s"] == pytest.approx(160.0)
+    assert result["step_ms"]["p50"] == pytest.approx(25.0) and result["step_ms"]["max"] == pytest.approx(40.0)
+    result["workload"] = "resnet50-train"
+    text = workloads.format_report(result)
+    assert text.splitlines()[0] == "throughput: 160 images/s"
+    assert "step p50 25.000 ms" in text
+    empty = workloads.summarize_steps([], 8, "images", 0.0)
+    assert empty["step_ms"] is None and workloads.format_report(empty).startswith("throughput: none")
+
+
+def test_cpu_spin_by_steps_writes_its_result(tmp_path) -> None:
+    out = tmp_path / "r.json"
+    assert workloads.main(["--workload", "cpu-spin", "--steps", "6", "--warmup-steps", "1", "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["steps"] == 6 and result["stand_in"] is True and result["profiler"] == "none"
+    assert len(result["step_times_ms"]) == 6 and result["throughput_per_s"] > 0
+
+
+def test_serve_answers_run_and_quit(tmp_path) -> None:
+    workload = workloads.build_workload("cpu-spin", 1000, "cpu")
+    path = tmp_path / "w.json"
+    stdout = io.StringIO()
+    stdin = io.StringIO(f"bogus\nrun solo-a 0.05 {path}\nquit\nrun never 1 {tmp_path / 'x.json'}\n")
+    assert workloads.serve(workload, stdin, stdout) == 0
+    lines = stdout.getvalue().splitlines()
+    assert lines[0].startswith("ready ") and json.loads(lines[0][6:])["workload"] == "cpu-spin"
+    assert lines[1].startswith("error unknown command") and lines[2] == "done solo-a" and len(lines) == 3
+    result = json.loads(path.read_text())
+    assert result["window"] == "solo-a" and result["steps"] >= 1 and result["wall_s"] >= 0.05
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_gemm_elementwise_small_kernels_steps(fake_torch) -> None:
+    gemm = workloads.build_workload("gemm", None, "cuda")
+    gemm.step()
+    assert fake_torch.count("mm") == 4 and fake_torch[-1] == "sync"
+    assert gemm.items_per_step == pytest.approx(4 * 2 * 8192 ** 3 / 1e12) and gemm.unit == "TFLOP"
+    del fake_torch[:]
+    elementwise = workloads.build_workload("elementwise", None, "cuda")
+    elementwise.step()
+    assert fake_torch.count("mul") == 10 and fake_torch.count("add") == 10
+    assert elementwise.items_per_step == pytest.approx(20 * 8 * (64 << 20) / 1e9)
+    del fake_torch[:]
+    small = workloads.build_workload("small-kernels", 50, "cuda")
+    small.step()
+    assert fake_torch.count("add_") == 50 and fake_torch[-1] == "sync"
+
+
+def test_models_build_on_the_device_deterministically(fake_torch) -> None:
+    import torch
+
+    resnet = workloads.build_workload("resnet50-train", 4, "cuda")
+    assert torch.backends.cudnn.benchmark is False  # same kernels in the CUPTI and torch.profiler runs
+    resnet.step()
+    assert ("resnet50", "to", "cuda") in fake_torch
+    assert fake_torch[-5:] == ["zero_grad", ("resnet50", "forward", []), "backward", "opt-step", "sync"]
+    assert resnet.facts["batch"] == 4 and resnet.facts["device_name"] == "Stand-in GPU"
+    bert = workloads.build_workload("bert-infer", None, "cuda")
+    bert.step()
+    assert ("bert", "half") in fake_torch and ("bert", "forward", ["attention_mask", "input_ids"]) in fake_torch
+    assert bert.items_per_step == 16 and bert.unit == "sequences"
+
+
+def test_torch_profiler_run_writes_a_gzipped_trace(fake_torch, tmp_path) -> None:
+    trace = tmp_path / "sub" / "gemm.pt.trace.json.gz"
+    assert workloads.main(["--workload", "gemm", "--steps", "3", "--warmup-steps", "2", "--profiler", "torch",
+                           "--trace", str(trace), "--out", str(tmp_path / "r.json")]) == 0
+    assert ("profile", ("CPU", "CUDA"), True) in fake_torch
+    with gzip.open(trace, "rt") as f:
+        events = json.load(f)["traceEvents"]
+    assert [e["name"] for e in events] == ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"]
+    assert not os.path.exists(str(trace)[:-3])
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["profiler"] == "torch" and result["steps"] == 3 and result["trace"] == str(trace)
+    assert fake_torch.count("mm") == 4 * (2 + 3)  # warm-up steps, then the profiled ones
+
+
+def test_nvtx_steps_are_named_like_the_profilers(fake_torch, tmp_path) -> None:
+    assert workloads.main(["--workload", "small-kernels", "--batch", "1", "--steps", "3", "--warmup-steps", "1",
+                           "--profiler", "nvtx"]) == 0
+    ranges = [c for c in fake_torch if isinstance(c, tuple) and c[0] in ("push", "pop")]
+    assert ranges == [("push", "ProfilerStep#0"), ("pop",), ("push", "ProfilerStep#1"), ("pop",),
+                      ("push", "ProfilerStep#2"), ("pop",)]
+    # Every kernel of a step is launched inside its range: the warm-up's is before any range.
+    first_push = fake_torch.index(("push", "ProfilerStep#0"))
+    assert fake_torch[:first_push].count("add_") == 1

@@ -1,0 +1,429 @@
+#!/usr/bin/env python3
+"""The GPU validation run's workloads: one CLI, throughput and per-step latencies.
+
+    workloads.py --workload resnet50-train|bert-infer|elementwise|gemm|small-kernels|cpu-spin
+                 [--seconds N | --steps N] [--warmup-steps K] [--out FILE]
+                 [--profiler none|torch|kraken|torch+kraken|nvtx] [--trace FILE] [--kraken-dir DIR]
+    workloads.py --workload W --serve       (a worker: windows run on command, see below)
+
+Every step ends with a device synchronization, so a step's wall time is its latency (a
+training step, an inference request, a batch of elementwise or GEMM kernels). The result
+(stdout, and --out as JSON) is the throughput over the measured window and the step-time
+percentiles (p50/p90/p99, linear interpolation as numpy's default).
+
+Profilers (scripts/gpu-validate.sh phases 1 and 2), each around `--steps` steps after the
+warm-up: `torch`: torch.profiler (CPU + CUDA, memory), the trace written to --trace
+(gzipped when it ends in .gz); `kraken`: kraken.WorkloadProfiler with the kernel timeline
+(report JSON and HTML into --kraken-dir); `torch+kraken`: both, one after the other, in one
+process; `nvtx`: each step inside an NVTX range named ProfilerStep#i, as torch.profiler
+numbers its steps, so that a CUPTI trace of this run compares step for step with the
+torch.profiler trace of another run (docs/kernel-capture.md "Comparing with torch.profiler").
+
+`--serve` (co-location and overhead windows, scripts/gpu_validate/windows.py): the worker
+builds and warms its workload once, prints `ready {json}`, then reads commands on stdin:
+`run TAG SECONDS FILE` measures a window and writes its result to FILE, answering
+`done TAG`; `quit` or end of input exits. One process then serves several windows, so the
+windows of a pair start within a millisecond of each other and no window pays the start-up.
+
+`cpu-spin` is a stand-in without torch (a fixed amount of Python work per step) for the
+replay rehearsal of the script on machines without a GPU; its results say `stand_in`.
+
+Argument parsing and reporting need neither torch nor a GPU (tests: workloads_test.py).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import os
+import shutil
+import sys
+import time
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+#: Workload name -> (what one item is, items per step, needs torch).
+WORKLOADS: Dict[str, Dict[str, Any]] = {
+    "resnet50-train": {"unit": "images", "torch": True},
+    "bert-infer": {"unit": "sequences", "torch": True},
+    "elementwise": {"unit": "GB", "torch": True},
+    "gemm": {"unit": "TFLOP", "torch": True},
+    "small-kernels": {"unit": "kernels", "torch": True},
+    "cpu-spin": {"unit": "spins", "torch": False},
+}
+PROFILERS = ("none", "torch", "kraken", "torch+kraken", "nvtx")
+#: Step times kept in a result file; the percentiles always use every step.
+MAX_STEP_TIMES_KEPT = 5000
+
+
+def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+    """The command line; errors exit with code 2 (argparse) naming the bad option."""
+    parser = argparse.ArgumentParser(prog="workloads.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--workload", required=True, choices=sorted(WORKLOADS))
+    parser.add_argument("--seconds", type=float, default=None, help="measure for this long (default 10)")
+    parser.add_argument("--steps", type=int, default=None, help="measure this many steps (profilers: default 20)")
+    parser.add_argument("--warmup-steps", type=int, default=5, help="steps run before measuring (default 5)")
+    parser.add_argument("--batch", type=int, default=None, help="items per step (default per workload)")
+    parser.add_argument("--out", default=None, help="write the result as JSON to this file")
+    parser.add_argument("--profiler", default="none", choices=PROFILERS)
+    parser.add_argument("--trace", default=None, help="torch.profiler trace file (--profiler torch)")
+    parser.add_argument("--kraken-dir", default=None, help="folder for WorkloadProfiler's report and profile")
+    parser.add_argument("--kraken-db", default=None, help="kraken store for WorkloadProfiler (default: the CLI's)")
+    parser.add_argument("--serve", action="store_true", help="serve measurement windows on stdin")
+    parser.add_argument("--device", default="cuda", help="torch device (default cuda)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no report on stdout (under `kraken profile --json`, stdout is kraken's document)")
+    args = parser.parse_args(argv)
+    if args.seconds is not None and args.seconds <= 0:
+        parser.error("--seconds must be positive")
+    if args.steps is not None and args.steps < 1:
+        parser.error("--steps must be at least 1")
+    if args.warmup_steps < 0:
+        parser.error("--warmup-steps must not be negative")
+    if args.batch is not None and args.batch < 1:
+        parser.error("--batch must be at least 1")
+    if args.profiler in ("torch", "torch+kraken") and not args.trace:
+        parser.error(f"--profiler {args.profiler} needs --trace FILE")
+    if args.profiler in ("kraken", "torch+kraken") and not args.kraken_dir:
+        parser.error(f"--profiler {args.profiler} needs --kraken-dir DIR")
+    if args.serve and args.profiler != "none":
+        parser.error("--serve measures windows only; it takes no --profiler")
+    if args.profiler != "none" and args.steps is None:
+        args.steps = 20
+    if args.steps is None and args.seconds is None:
+        args.seconds = 10.0
+    return args
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100) with linear interpolation between order statistics
+    (numpy.percentile's default); NaN for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * q / 100.0
+    low = int(math.floor(rank))
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def summarize_steps(step_seconds: Sequence[float], items_per_step: float, unit: str,
+                    wall_seconds: float) -> Dict[str, Any]:
+    """Throughput and step-time statistics of one measured window.
+
+    Throughput is items over the window's wall time (steps back to back, so it includes
+    the host time between steps); step times are in milliseconds."""
+    steps = len(step_seconds)
+    ms = [s * 1e3 for s in step_seconds]
+    result: Dict[str, Any] = {
+        "steps": steps,
+        "wall_s": round(wall_seconds, 6),
+        "unit": unit,
+        "items_per_step": items_per_step,
+        "steps_per_s": steps / wall_seconds if wall_seconds > 0 else None,
+        "throughput_per_s": steps * items_per_step / wall_seconds if wall_seconds > 0 else None,
+        "step_ms": None,
+    }
+    if ms:
+        result["step_ms"] = {
+            "p50": percentile(ms, 50), "p90": percentile(ms, 90), "p99": percentile(ms, 99),
+            "mean": sum(ms) / steps, "min": min(ms), "max": max(ms),
+        }
+    result["step_times_ms"] = [round(v, 4) for v in ms[:MAX_STEP_TIMES_KEPT]]
+    return result
+
+
+def format_report(result: Dict[str, Any]) -> str:
+    """Two lines: `throughput: X UNIT/s` (the form `kraken trial --throughput-regex`
+    reads) and the step-time percentiles."""
+    throughput = result.get("throughput_per_s")
+    lines = [f"throughput: {throughput:.6g} {result.get('unit', 'items')}/s" if throughput is not None
+             else "throughput: none (no step finished)"]
+    step = result.get("step_ms")
+    if step:
+        lines.append(f"{result.get('workload', '?')}: {result['steps']} steps in {result['wall_s']:.3f} s, step p50 "
+                     f"{step['p50']:.3f} ms, p90 {step['p90']:.3f} ms, p99 {step['p99']:.3f} ms")
+    return "\n".join(lines)
+
+
+def write_json(path: str, document: Dict[str, Any]) -> None:
+    """Writes atomically (a reader never sees half a file)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as out:
+        json.dump(document, out, indent=1, sort_keys=True)
+        out.write("\n")
+    os.replace(tmp, path)
+
+
+class Workload:
+    """One step function plus what a step is worth."""
+
+    def __init__(self, name: str, step: Callable[[], None], items_per_step: float, unit: str,
+                 facts: Dict[str, Any], stand_in: bool = False) -> None:
+        self.name = name
+        self.step = step
+        self.items_per_step = items_per_step
+        self.unit = unit
+        self.facts = facts
+        self.stand_in = stand_in
+
+
+def build_cpu_spin(batch: Optional[int]) -> Workload:
+    """A fixed amount of pure-Python work per step (no torch, no GPU)."""
+    spins = batch or 20000
+
+    def step() -> None:
+        total = 0
+        for i in range(spins):
+            total += i & 7
+        if total < 0:  # never: keeps the loop from being optimized away by a clever runtime
+            raise RuntimeError("impossible")
+
+    return Workload("cpu-spin", step, float(spins), "spins", {"spins_per_step": spins}, stand_in=True)
+
+
+def build_torch_workload(name: str, batch: Optional[int], device: str) -> Workload:
+    """The torch workloads; imports torch (and torchvision / transformers) only here."""
+    import torch
+
+    sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
+    # Deterministic kernel choice: the CUPTI and torch.profiler runs must launch the same kernels.
+    torch.backends.cudnn.benchmark = False
+    facts: Dict[str, Any] = {"torch": torch.__version__, "device": device}
+    if device.startswith("cuda"):
+        facts["device_name"] = torch.cuda.get_device_name(0)
+    if name == "resnet50-train":
+        import torchvision
+
+        batch = batch or 64
+        model = torchvision.models.resnet50(weights=None).to(device)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        loss_fn = torch.nn.CrossEntropyLoss()
+        images = torch.randn(batch, 3, 224, 224, device=device)
+        labels = torch.randint(0, 1000, (batch,), device=device)
+        facts.update(model="torchvision resnet50, random weights", input="random 3x224x224, fp32", batch=batch)
+
+        def step() -> None:
+            optimizer.zero_grad(set_to_none=True)
+            loss_fn(model(images), labels).backward()
+            optimizer.step()
+            sync()
+
+        return Workload(name, step, float(batch), "images", facts)
+    if name == "bert-infer":
+        from transformers import BertConfig, BertModel
+
+        batch = batch or 16
+        sequence = 128
+        config = BertConfig()  # bert-base-uncased's shape; random weights, nothing downloaded
+        model = BertModel(config).to(device).half().eval()
+        ids = torch.randint(0, config.vocab_size, (batch, sequence), device=device)
+        mask = torch.ones_like(ids)
+        facts.update(model="transformers BertModel(BertConfig()) = bert-base, random weights, fp16",
+                     input=f"random token ids, sequence {sequence}", batch=batch, sequence=sequence)
+
+        def step() -> None:
+            with torch.inference_mode():
+                model(input_ids=ids, attention_mask=mask)
+            sync()
+
+        return Workload(name, step, float(batch), "sequences", facts)
+    if name == "elementwise":
+        elements = (batch or 64) << 20  # batch = Mi elements (fp32)
+        x = torch.randn(elements, device=device)
+        y = torch.empty_like(x)
+        ops = 20
+        facts.update(tensor=f"{elements} fp32 elements", kernels_per_step=ops,
+                     bytes_per_kernel=3 * 4 * elements)
+
+        def step() -> None:
+            for _ in range(ops // 2):
+                torch.mul(x, 1.0001, out=y)
+                torch.add(y, -0.0001, out=x)
+            sync()
+
+        # mul/add read one tensor and write one: 2 x 4 bytes per element per kernel.
+        return Workload(name, step, ops * 2 * 4 * elements / 1e9, "GB", facts)
+    if name == "gemm":
+        n = batch or 8192  # batch = matrix size
+        a = torch.randn(n, n, device=device, dtype=torch.float16)
+        b = torch.randn(n, n, device=device, dtype=torch.float16)
+        c = torch.empty_like(a)
+        per_step = 4
+        facts.update(matrix=f"{n}x{n} fp16", matmuls_per_step=per_step)
+
+        def step() -> None:
+            for _ in range(per_step):
+                torch.mm(a, b, out=c)
+            sync()
+
+        return Workload(name, step, per_step * 2.0 * n ** 3 / 1e12, "TFLOP", facts)
+    if name == "small-kernels":
+        kernels = batch or 200
+        x = torch.zeros(1024, device=device)
+        facts.update(tensor="1024 fp32 elements", kernels_per_step=kernels)
+
+        def step() -> None:
+            for _ in range(kernels):
+                x.add_(1.0)
+            sync()
+
+        return Workload(name, step, float(kernels), "kernels", facts)
+    raise ValueError(f"unknown workload {name}")
+
+
+def build_workload(name: str, batch: Optional[int], device: str) -> Workload:
+    """The workload `name`, built and ready to step."""
+    if name == "cpu-spin":
+        return build_cpu_spin(batch)
+    return build_torch_workload(name, batch, device)
+
+
+def measure(workload: Workload, seconds: Optional[float], steps: Optional[int],
+            on_step: Optional[Callable[[int], None]] = None) -> Dict[str, Any]:
+    """Runs steps back to back until `steps` are done or `seconds` have passed (whichever
+    comes first), timing each; `on_step(i)` runs after step i (profiler step marks)."""
+    durations: List[float] = []
+    start_unix = time.time()
+    start = time.perf_counter()
+    deadline = start + seconds if seconds is not None else math.inf
+    while (steps is None or len(durations) < steps) and time.perf_counter() < deadline:
+        t0 = time.perf_counter()
+        workload.step()
+        durations.append(time.perf_counter() - t0)
+        if on_step is not None:
+            on_step(len(durations) - 1)
+    wall = time.perf_counter() - start
+    result = summarize_steps(durations, workload.items_per_step, workload.unit, wall)
+    result.update(workload=workload.name, start_unix=start_unix, end_unix=start_unix + wall, pid=os.getpid(),
+                  stand_in=workload.stand_in, facts=workload.facts)
+    return result
+
+
+def gzip_file(path: str) -> str:
+    """Compresses `path` into `path`.gz and removes the original."""
+    with open(path, "rb") as src, gzip.open(path + ".gz", "wb", compresslevel=6) as dst:
+        shutil.copyfileobj(src, dst)
+    os.remove(path)
+    return path + ".gz"
+
+
+def run_torch_profiler(workload: Workload, steps: int, trace: str) -> Dict[str, Any]:
+    """`steps` steps under torch.profiler; the Chrome trace goes to `trace`."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    activities = [ProfilerActivity.CPU]
+    if torch.cuda.is_available():
+        activities.append(ProfilerActivity.CUDA)
+    with profile(activities=activities, profile_memory=True) as prof:
+        result = measure(workload, None, steps, on_step=lambda _: prof.step())
+    plain = trace[:-3] if trace.endswith(".gz") else trace
+    os.makedirs(os.path.dirname(os.path.abspath(plain)), exist_ok=True)
+    prof.export_chrome_trace(plain)
+    result["trace"] = gzip_file(plain) if trace.endswith(".gz") else plain
+    result["profiler"] = "torch"
+    return result
+
+
+def run_kraken_profiler(workload: Workload, steps: int, folder: str, db: Optional[str]) -> Dict[str, Any]:
+    """`steps` steps inside kraken.WorkloadProfiler (NVML + the kernel timeline); the
+    report is saved as JSON and HTML in `folder`."""
+    import kraken
+
+    os.makedirs(folder, exist_ok=True)
+    metrics = ["gpu_util", "memory", "pcie_bw", "power", "clocks"]
+    if "torch" in sys.modules:
+        metrics.append("kernel_timeline")
+    profiler = kraken.WorkloadProfiler(workload_name=workload.name, sampling_interval=100, metrics=metrics, db=db,
+                                       out=os.path.join(folder, f"{workload.name}.profile.json"))
+    with profiler:
+        result = measure(workload, None, steps, on_step=lambda _: profiler.step())
+    report = profiler.get_report()
+    result["kraken_report"] = [str(report.save(os.path.join(folder, f"{workload.name}.kraken.json"))),
+                               str(report.save(os.path.join(folder, f"{workload.name}.kraken.html")))]
+    result["kernel_timeline"] = report.kernel_timeline
+    result["profiler"] = "kraken"
+    return result
+
+
+def run_nvtx_steps(workload: Workload, steps: int) -> Dict[str, Any]:
+    """`steps` steps, each in an NVTX range named ProfilerStep#i (torch.profiler's names)."""
+    import torch
+
+    nvtx = torch.cuda.nvtx
+    state = {"open": False}
+
+    def begin(i: int) -> None:
+        nvtx.range_push(f"ProfilerStep#{i}")
+        state["open"] = True
+
+    def end_and_begin(i: int) -> None:
+        nvtx.range_pop()
+        state["open"] = False
+        if i + 1 < steps:
+            begin(i + 1)
+
+    begin(0)
+    result = measure(workload, None, steps, on_step=end_and_begin)
+    if state["open"]:
+        nvtx.range_pop()
+    result["profiler"] = "nvtx"
+    return result
+
+
+def serve(workload: Workload, stdin: Any = None, stdout: Any = None) -> int:
+    """Answers `run TAG SECONDS FILE` / `quit` lines (see the module's docstring)."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    print("ready " + json.dumps({"workload": workload.name, "pid": os.getpid(), "facts": workload.facts}),
+          file=stdout, flush=True)
+    for line in stdin:
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "quit":
+            break
+        if words[0] != "run" or len(words) != 4:
+            print(f"error unknown command: {line.strip()}", file=stdout, flush=True)
+            continue
+        tag, seconds, path = words[1], float(words[2]), words[3]
+        result = measure(workload, seconds, None)
+        result["window"] = tag
+        write_json(path, result)
+        print(f"done {tag}", file=stdout, flush=True)
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Builds the workload, warms it up, measures (or serves), reports."""
+    args = parse_args(argv)
+    workload = build_workload(args.workload, args.batch, args.device)
+    for _ in range(args.warmup_steps):
+        workload.step()
+    if args.serve:
+        return serve(workload)
+    if args.profiler == "torch":
+        result = run_torch_profiler(workload, args.steps, args.trace)
+    elif args.profiler == "kraken":
+        result = run_kraken_profiler(workload, args.steps, args.kraken_dir, args.kraken_db)
+    elif args.profiler == "torch+kraken":
+        result = run_torch_profiler(workload, args.steps, args.trace)
+        result["kraken_run"] = run_kraken_profiler(workload, args.steps, args.kraken_dir, args.kraken_db)
+    elif args.profiler == "nvtx":
+        result = run_nvtx_steps(workload, args.steps)
+    else:
+        result = measure(workload, args.seconds, args.steps)
+        result["profiler"] = "none"
+    result["warmup_steps"] = args.warmup_steps
+    if not args.quiet:
+        print(format_report(result), flush=True)
+    if args.out:
+        write_json(args.out, result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

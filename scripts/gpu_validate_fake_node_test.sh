@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# scripts/gpu-validate.sh on a stand-in GPU node (ctest gpu_validate_fake_node_test): the
+# branches only a GPU run takes, end to end, so that none of them meets a typo first on the
+# GPU. Stand-ins (scripts/gpu_validate/tests/fake_node/): nvidia-smi, ncu (prints real ncu
+# exports of the shared data), nvidia-cuda-mps-control, and torch/torchvision/transformers
+# modules that do no work, whose CUDA start injects kraken's tracer over the fake libcupti;
+# NVML is the replay library. Real: kraken, its tracer, nvcc (when /usr/local/cuda has it),
+# every helper. Expected to fail, for want of a GPU: kernel_mix under `kraken profile
+# --kernels` (no CUDA driver), the CUPTI vs torch.profiler comparisons (the fake libcupti
+# records no NVTX steps) and the ResNet-50 class comparison (the ncu stand-in's kernels are
+# not ResNet-50's). Every other step must pass, the MPS daemon must be started and stopped,
+# and ingest.py must write measured-looking tables from the packed results.
+# Usage: scripts/gpu_validate_fake_node_test.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "${1:?usage: gpu_validate_fake_node_test.sh BUILD_DIR}" && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
+data=${KRAKEN_DATA_DIR:-${KRAKEN_DEFAULT_DATA_DIR:-$root/../shared/data}}
+node="$root/scripts/gpu_validate/tests/fake_node"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "gpu_validate_fake_node_test: FAIL: $*" >&2; [ -f "$tmp/out/summary.txt" ] && cat "$tmp/out/summary.txt" >&2; exit 1; }
+fake_cupti="$build/src/collectors/cupti/libkraken_cupti_fake.so"
+[ -f "$fake_cupti" ] || { echo "gpu_validate_fake_node_test: needs the fake libcupti (a build with the CUPTI tracer)"; exit 1; }
+for f in ncu/a100-cc8.0_sgemm_nersc-roofline-metrics_details.csv ncu/gtx1080-cc6.1_vectoradd_page-raw_all-metrics.csv; do
+  [ -f "$data/$f" ] || fail "shared data file missing: $data/$f (KRAKEN_DATA_DIR)"
+done
+export PYTHON=${PYTHON:-/usr/bin/python3}
+
+rc=0
+env PATH="$node/bin:$PATH" PYTHONPATH="$node/python" KRAKEN_CUPTI_LIBRARY="$fake_cupti" \
+  KRAKEN_NVML_LIBRARY="$build/src/collectors/nvml/libkraken_nvml_replay.so" \
+  KRAKEN_NVML_REPLAY="$root/tests/fixtures/nvml/h100.nvml" \
+  KRAKEN_NCU_DETAILS="$data/ncu/a100-cc8.0_sgemm_nersc-roofline-metrics_details.csv" \
+  KRAKEN_NCU_RAW="$data/ncu/gtx1080-cc6.1_vectoradd_page-raw_all-metrics.csv" \
+  "$root/scripts/gpu-validate.sh" --build "$build" --quick --out "$tmp/out" > "$tmp/stdout.txt" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$tmp/stdout.txt"; fail "gpu-validate.sh exited $rc"; }
+summary="$tmp/out/summary.txt"
+head -1 "$summary" | grep -q 'mode: gpu,' || fail "not in GPU mode"
+
+expected_failures="p1.kernel-mix-profile p2.resnet50-train-compare p2.bert-infer-compare p5.resnet50-train-classes"
+failed=$(sed -n 's/^\[\(failed\|timeout\)[^]]*\] \([^ :]*\).*/\2/p' "$summary" | sort | tr '\n' ' ')
+want=$(echo "$expected_failures" | tr ' ' '\n' | sort | tr '\n' ' ')
+[ "$failed" = "$want" ] || fail "failed steps: '$failed', expected '$want'"
+for step in env.nvidia-smi env.gpu-query env.ncu p1.resnet50-train p1.bert-infer p1.nvidia-smi-q p1.ncu-kernel-mix \
+            p2.resnet50-train-cupti p2.bert-infer-cupti p3.agent-overhead p3.gemm-plain p3.gemm-cupti p3.nvml-latency \
+            p4.gemm-cupti p4.elementwise-cupti p4.predictions p4.timeslice p4.mps-start p4.mps p4.mps-servers \
+            p5.ncu-resnet50 p5.small-kernels-plain p5.small-kernels-cupti; do
+  grep -qE "^\[ok +[0-9.]+s\] $step\$" "$summary" || fail "step $step did not run ok"
+done
+grep -q "co-location (mps): measured slowdown vs kraken's prediction" "$summary" || fail "no MPS figures"
+
+tar -xzf "$tmp/out/results.tar.gz" -C "$tmp"
+res="$tmp/kraken-gpu-validate"
+control=$(tr '\n' ' ' < "$res/colocation/mps-log/control.log")
+[[ "$control" == "start (pipe "*") get_server_list quit " ]] || fail "MPS daemon: $control"
+for f in examples/resnet50-train.pt.trace.json.gz examples/resnet50-train-kraken/resnet50-train.kraken.html \
+         examples/ncu-kernel-mix.csv agreement/resnet50-train.cupti-run.json colocation/predictions/gemm+elementwise.json \
+         colocation/mps/windows.json overhead/gemm-cupti.json; do
+  [ -s "$res/$f" ] || fail "$f missing from the results"
+done
+
+dest="$tmp/repo"
+"$PYTHON" "$root/scripts/gpu_validate/ingest.py" "$tmp/out/results.tar.gz" --dest "$dest" > "$tmp/ingest.txt" ||
+  fail "ingest.py: $(cat "$tmp/ingest.txt")"
+grep -q "| GPU | NVIDIA H100 80GB HBM3 (81559 MiB" "$dest/examples/nvidia-h100-80gb-hbm3/README.md" || fail "examples README"
+[ "$(wc -l < "$dest/examples/colocation/pairs.csv")" = 25 ] || fail "pairs.csv: want a header and 24 rows"
+grep -qE '^Model error over 12 workload-pairs: mean \|error\| [0-9.]+ %' "$dest/docs/validation.md" ||
+  fail "validation.md has no model error"
+echo "gpu_validate_fake_node_test: ok: $(grep -c '^\[ok' "$summary") steps ok, the expected $(echo $expected_failures | wc -w) failed for want of a GPU; ingest wrote examples/nvidia-h100-80gb-hbm3, examples/colocation (24 rows), docs/validation.md"
