@@ -151,6 +151,28 @@ void ActivityConverter::AddBandwidth(uint64_t bytes) {
     event_.AddDouble("memory bandwidth (GB/s)", static_cast<double>(bytes) / static_cast<double>(event_.duration_ns));
 }
 
+TraceEvent& ActivityConverter::BeginGpuWork(std::string_view category, std::string_view name, uint32_t device,
+                                            uint32_t context, uint32_t stream, uint32_t correlation, uint64_t start,
+                                            uint64_t end) {
+  TraceEvent& e = Begin('X', category, name, device, stream, start, end);
+  e.AddInt("device", device);
+  e.AddInt("context", context);
+  e.AddInt("stream", stream);
+  e.AddInt("correlation", correlation);
+  return e;
+}
+
+void ActivityConverter::EmitGpuWork(uint32_t correlation, uint32_t device, uint32_t stream) {
+  // The flow arrow from the launch (its start is on the API call with this correlation).
+  if (correlation != 0) {
+    event_.flow = FlowPhase::kFinish;
+    event_.flow_id = correlation;
+  }
+  if (options_.project_annotations)
+    projector_.AddGpuWork(correlation, device, stream, event_.start_ns, event_.start_ns + event_.duration_ns);
+  sink_->Emit(event_);
+}
+
 void ActivityConverter::Convert(const CUpti_Activity& record) {
   switch (record.kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -185,11 +207,8 @@ void ActivityConverter::ConvertKernel(const CUpti_ActivityKernel10& k) {
   ++counts_.kernels;
   context_device_[k.contextId] = k.deviceId;
   NoteDevice(k.deviceId, k.start);
-  TraceEvent& e = Begin('X', "kernel", KernelName(k.name), k.deviceId, k.streamId, k.start, k.end);
-  e.AddInt("device", k.deviceId);
-  e.AddInt("context", k.contextId);
-  e.AddInt("stream", k.streamId);
-  e.AddInt("correlation", k.correlationId);
+  TraceEvent& e = BeginGpuWork("kernel", KernelName(k.name), k.deviceId, k.contextId, k.streamId,
+                               k.correlationId, k.start, k.end);
   e.AddInt("registers per thread", k.registersPerThread);
   e.AddInt("shared memory", static_cast<int64_t>(k.staticSharedMemory) + k.dynamicSharedMemory);
   e.AddInt("static shared memory", k.staticSharedMemory);
@@ -208,13 +227,7 @@ void ActivityConverter::ConvertKernel(const CUpti_ActivityKernel10& k) {
   e.AddDim3("block", k.blockX, k.blockY, k.blockZ);
   if (k.graphId != 0) e.AddInt("graph id", k.graphId);
   if (k.graphNodeId != 0) e.AddInt("graph node id", static_cast<int64_t>(k.graphNodeId));
-  if (k.correlationId != 0) {
-    e.flow = FlowPhase::kFinish;
-    e.flow_id = k.correlationId;
-  }
-  if (options_.project_annotations)
-    projector_.AddGpuWork(k.correlationId, k.deviceId, k.streamId, e.start_ns, e.start_ns + e.duration_ns);
-  sink_->Emit(e);
+  EmitGpuWork(k.correlationId, k.deviceId, k.streamId);
 }
 
 void ActivityConverter::ConvertMemcpy(const CUpti_ActivityMemcpy6& m) {
@@ -232,22 +245,13 @@ void ActivityConverter::ConvertMemcpy(const CUpti_ActivityMemcpy6& m) {
   scratch_name_ += " -> ";
   scratch_name_ += MemoryKindName(m.dstKind);
   scratch_name_ += ")";
-  TraceEvent& e = Begin('X', "gpu_memcpy", scratch_name_, m.deviceId, m.streamId, m.start, m.end);
-  e.AddInt("device", m.deviceId);
-  e.AddInt("context", m.contextId);
-  e.AddInt("stream", m.streamId);
-  e.AddInt("correlation", m.correlationId);
+  TraceEvent& e = BeginGpuWork("gpu_memcpy", scratch_name_, m.deviceId, m.contextId, m.streamId,
+                               m.correlationId, m.start, m.end);
   e.AddInt("bytes", static_cast<int64_t>(m.bytes));
   AddBandwidth(m.bytes);
   e.AddString("src kind", MemoryKindName(m.srcKind));
   e.AddString("dst kind", MemoryKindName(m.dstKind));
-  if (m.correlationId != 0) {
-    e.flow = FlowPhase::kFinish;
-    e.flow_id = m.correlationId;
-  }
-  if (options_.project_annotations)
-    projector_.AddGpuWork(m.correlationId, m.deviceId, m.streamId, e.start_ns, e.start_ns + e.duration_ns);
-  sink_->Emit(e);
+  EmitGpuWork(m.correlationId, m.deviceId, m.streamId);
 }
 
 void ActivityConverter::ConvertPeerCopy(const CUpti_ActivityMemcpyPtoP4& m) {
@@ -262,22 +266,13 @@ void ActivityConverter::ConvertPeerCopy(const CUpti_ActivityMemcpyPtoP4& m) {
   scratch_name_ += " -> ";
   scratch_name_ += MemoryKindName(m.dstKind);
   scratch_name_ += ")";
-  TraceEvent& e = Begin('X', "gpu_memcpy", scratch_name_, m.deviceId, m.streamId, m.start, m.end);
-  e.AddInt("device", m.deviceId);
-  e.AddInt("context", m.contextId);
-  e.AddInt("stream", m.streamId);
-  e.AddInt("correlation", m.correlationId);
+  TraceEvent& e = BeginGpuWork("gpu_memcpy", scratch_name_, m.deviceId, m.contextId, m.streamId,
+                               m.correlationId, m.start, m.end);
   e.AddInt("bytes", static_cast<int64_t>(m.bytes));
   AddBandwidth(m.bytes);
   e.AddInt("src device", m.srcDeviceId);
   e.AddInt("dst device", m.dstDeviceId);
-  if (m.correlationId != 0) {
-    e.flow = FlowPhase::kFinish;
-    e.flow_id = m.correlationId;
-  }
-  if (options_.project_annotations)
-    projector_.AddGpuWork(m.correlationId, m.deviceId, m.streamId, e.start_ns, e.start_ns + e.duration_ns);
-  sink_->Emit(e);
+  EmitGpuWork(m.correlationId, m.deviceId, m.streamId);
 }
 
 void ActivityConverter::ConvertMemset(const CUpti_ActivityMemset4& m) {
@@ -291,20 +286,11 @@ void ActivityConverter::ConvertMemset(const CUpti_ActivityMemset4& m) {
   scratch_name_ = "Memset (";
   scratch_name_ += MemoryKindName(m.memoryKind);
   scratch_name_ += ")";
-  TraceEvent& e = Begin('X', "gpu_memset", scratch_name_, m.deviceId, m.streamId, m.start, m.end);
-  e.AddInt("device", m.deviceId);
-  e.AddInt("context", m.contextId);
-  e.AddInt("stream", m.streamId);
-  e.AddInt("correlation", m.correlationId);
+  TraceEvent& e = BeginGpuWork("gpu_memset", scratch_name_, m.deviceId, m.contextId, m.streamId,
+                               m.correlationId, m.start, m.end);
   e.AddInt("bytes", static_cast<int64_t>(m.bytes));
   AddBandwidth(m.bytes);
-  if (m.correlationId != 0) {
-    e.flow = FlowPhase::kFinish;
-    e.flow_id = m.correlationId;
-  }
-  if (options_.project_annotations)
-    projector_.AddGpuWork(m.correlationId, m.deviceId, m.streamId, e.start_ns, e.start_ns + e.duration_ns);
-  sink_->Emit(e);
+  EmitGpuWork(m.correlationId, m.deviceId, m.streamId);
 }
 
 void ActivityConverter::ConvertApi(const CUpti_ActivityAPI& api, ApiDomain domain) {

@@ -96,6 +96,11 @@ class ActivityConverter {
   std::string_view KernelName(const char* mangled);
   void NoteDevice(uint32_t device, uint64_t timestamp);
   void AddBandwidth(uint64_t bytes);
+  // A kernel, copy or memset: Begin with the ids every GPU record carries, and its end
+  // (flow from the launch, annotation projection, emit).
+  TraceEvent& BeginGpuWork(std::string_view category, std::string_view name, uint32_t device, uint32_t context,
+                           uint32_t stream, uint32_t correlation, uint64_t start, uint64_t end);
+  void EmitGpuWork(uint32_t correlation, uint32_t device, uint32_t stream);
 
   void ConvertKernel(const CUpti_ActivityKernel10& k);
   void ConvertMemcpy(const CUpti_ActivityMemcpy6& m);
