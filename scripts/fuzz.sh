@@ -19,6 +19,12 @@ while IFS= read -r f; do
   esac
 done < <(find "$data/kineto" "$data/ncu" "$data/nvidia-smi" "$data/dcgm" "$data/orion" -type f -size -400k \
            \( -name '*.json' -o -name '*.json.gz' -o -name '*.csv' -o -name '*.txt' -o -name '*.prom' \))
+# kraken's own export has no file in the shared data: the repo keeps a small synthetic one
+# with every section (fuzz/seeds), so that the kraken-json importer is reached too.
+for f in "$(cd "$(dirname "$0")/.." && pwd)"/fuzz/seeds/*; do
+  i=$((i + 1))
+  cp "$f" "$corpus/seed-$i"
+done
 echo "fuzzing the importers for ${seconds}s with $i seeds"
 "$build/fuzz/kraken_importers_fuzzer" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
   -seed="$seed" -print_final_stats=1 "$corpus"

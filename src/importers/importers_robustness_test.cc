@@ -7,10 +7,15 @@
 
 #include <filesystem>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "base/byte_stream.h"
+#include "base/json_writer.h"
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
+#include "report/profile_export.h"
 
 namespace kraken {
 namespace {
@@ -36,6 +41,13 @@ const char* const kSeeds[] = {
     "helios/earth_vc_sequences/Earth_gpu_number.csv",
     "alibaba-genai-v2026/qps.csv.gz",
     "alibaba-pai-gpu-v2020/mini-batch-time/job_2_norm.csv.gz",
+};
+
+// Real files whose kraken export is damaged too (kraken's own format has no file in
+// shared/data): a timeline with steps and syncs, and a capture with series and MIG.
+const char* const kExportedSeeds[] = {
+    "kineto/hta/critical_path/cuda_event_sync/event_sync_trace.json.gz",
+    "nvidia-smi/capture__linux-x86_64__nvidia-h100-mig__590.48.01.txt",
 };
 
 std::string Decompressed(const std::string& path) {
@@ -86,11 +98,23 @@ std::string Mutate(const std::string& in, std::mt19937_64& rng) {
   return s;
 }
 
+std::string ExportedForRobustness(const std::string& path) {
+  auto profiles = ImportFile(BuiltinImporters(), path);
+  EXPECT_TRUE(profiles.ok() && profiles->size() == 1) << path;
+  if (!profiles.ok() || profiles->empty()) return "";
+  JsonWriter json;
+  WriteProfileJson((*profiles)[0], json);
+  return json.Take();
+}
+
 TEST(ImportersRobustnessTest, DamagedInputsEndInProfilesOrAOneLineError) {
+  std::vector<std::pair<std::string, std::string>> inputs;  // name, undamaged text
+  for (const char* seed : kSeeds) inputs.emplace_back(seed, Decompressed(testing::DataPath(seed)));
+  for (const char* seed : kExportedSeeds)
+    inputs.emplace_back(std::string("export of ") + seed, ExportedForRobustness(testing::DataPath(seed)));
   std::mt19937_64 rng(20261122);
   int errors = 0, imported = 0;
-  for (const char* seed : kSeeds) {
-    std::string original = Decompressed(testing::DataPath(seed));
+  for (const auto& [seed, original] : inputs) {
     ASSERT_FALSE(original.empty()) << seed;
     for (int round = 0; round < 40; ++round) {
       std::string damaged = Mutate(original, rng);

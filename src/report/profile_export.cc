@@ -3,32 +3,10 @@
 #include <charconv>
 #include <cmath>
 
-#include "report/profile_summary.h"
+#include "model/enum_names.h"
 
 namespace kraken {
 namespace {
-
-const char* DirectionName(CopyDirection d) {
-  switch (d) {
-    case CopyDirection::kHostToDevice: return "host_to_device";
-    case CopyDirection::kDeviceToHost: return "device_to_host";
-    case CopyDirection::kDeviceToDevice: return "device_to_device";
-    case CopyDirection::kHostToHost: return "host_to_host";
-    case CopyDirection::kPeerToPeer: return "peer_to_peer";
-    case CopyDirection::kUnknown: break;
-  }
-  return "unknown";
-}
-
-const char* CategoryName(CpuOpCategory c) {
-  switch (c) {
-    case CpuOpCategory::kOperator: return "operator";
-    case CpuOpCategory::kUserAnnotation: return "user_annotation";
-    case CpuOpCategory::kGpuUserAnnotation: return "gpu_user_annotation";
-    case CpuOpCategory::kPythonFunction: return "python_function";
-  }
-  return "operator";
-}
 
 void OptionalNumber(JsonWriter& json, std::string_view key, const std::optional<double>& value) {
   json.Key(key);
@@ -62,15 +40,15 @@ void WriteTimelines(const Profile& p, JsonWriter& json) {
   for (const MemoryOp& m : p.memory_ops) {
     TimedHead(p, m, json);
     json.Field("device", m.device).Field("stream", m.stream).Field("correlation_id", m.correlation_id);
-    json.Field("bytes", m.bytes).Field("kind", m.kind == MemoryOpKind::kMemset ? "memset" : "memcpy");
-    json.Field("direction", DirectionName(m.direction)).Field("pageable_host_memory", m.pageable_host_memory);
+    json.Field("bytes", m.bytes).Field("kind", MemoryOpKindName(m.kind));
+    json.Field("direction", CopyDirectionName(m.direction)).Field("pageable_host_memory", m.pageable_host_memory);
     json.EndObject();
   }
   json.EndArray().Key("cpu_ops").BeginArray();
   for (const CpuOp& c : p.cpu_ops) {
     TimedHead(p, c, json);
     json.Field("pid", c.pid).Field("tid", c.tid).Field("external_id", c.external_id);
-    json.Field("category", CategoryName(c.category)).EndObject();
+    json.Field("category", CpuOpCategoryName(c.category)).EndObject();
   }
   json.EndArray().Key("runtime_calls").BeginArray();
   for (const RuntimeCall& r : p.runtime_calls) {
@@ -226,7 +204,7 @@ void BeginProfileJson(const Profile& p, JsonWriter& json) {
 void WriteSeriesJson(const Series& s, std::span<const Sample> samples, JsonWriter& json) {
   const MetricInfo& info = GetMetricInfo(s.metric);
   json.BeginObject().Field("metric", info.name).Field("unit", info.unit).Field("source_name", s.source_name);
-  json.Key("entity");
+  json.Field("axis", SampleAxisName(s.axis)).Key("entity");
   WriteEntityJson(s.entity, json);
   json.Key("samples").BeginArray();
   for (const Sample& sample : samples) json.BeginArray().Int(sample.time_ns).ExactNumber(sample.value).EndArray();

@@ -5,16 +5,6 @@
 
 namespace kraken {
 
-const char* VendorName(Vendor vendor) {
-  switch (vendor) {
-    case Vendor::kNvidia: return "nvidia";
-    case Vendor::kAmd: return "amd";
-    case Vendor::kMeta: return "meta-mtia";
-    case Vendor::kUnknown: break;
-  }
-  return "unknown";
-}
-
 namespace {
 
 size_t CountSamples(const Profile& profile) {

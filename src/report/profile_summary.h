@@ -6,13 +6,12 @@
 #include <vector>
 
 #include "base/json_writer.h"
+#include "model/enum_names.h"
 #include "model/profile.h"
 
 namespace kraken {
 
 void WriteProfileSummaryJson(const Profile& profile, JsonWriter& json);
 std::string RenderProfileSummaryText(const Profile& profile);
-
-const char* VendorName(Vendor vendor);
 
 }  // namespace kraken

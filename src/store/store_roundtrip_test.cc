@@ -4,7 +4,7 @@
 
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
-#include "store/profile_equality_testing.h"
+#include "model/profile_equality_testing.h"
 #include "store/store.h"
 
 namespace kraken {
@@ -49,7 +49,8 @@ TEST_P(StoreRoundTripTest, SavedProfileLoadsBackEqual) {
     ASSERT_TRUE(id.ok()) << id.status().message();
     auto loaded = (*store)->LoadProfile(*id);
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-    store::testing::ExpectProfilesEqual(original, *loaded);
+    testing::ExpectProfilesEqual(original, *loaded);
+    testing::ExpectSameStringTable(original, *loaded);
 
     auto info = (*store)->GetProfileInfo(*id);
     ASSERT_TRUE(info.ok()) << info.status().message();

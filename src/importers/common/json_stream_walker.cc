@@ -2,6 +2,7 @@
 
 #include "importers/common/json_container_end.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <string>
@@ -31,7 +32,10 @@ const char* SkipStringBody(const char* p, const char* end) {
 }  // namespace
 
 JsonStreamWalker::JsonStreamWalker(ByteStream& stream, std::string_view array_key, ProgressFn progress)
-    : stream_(stream), array_key_(array_key), progress_(std::move(progress)) {}
+    : JsonStreamWalker(stream, std::vector<std::string>{std::string(array_key)}, std::move(progress)) {}
+
+JsonStreamWalker::JsonStreamWalker(ByteStream& stream, std::vector<std::string> array_keys, ProgressFn progress)
+    : stream_(stream), array_keys_(std::move(array_keys)), progress_(std::move(progress)) {}
 
 Status JsonStreamWalker::ErrorAt(const std::string& what) const {
   return InvalidInput("byte " + std::to_string(buffer_offset_ + pos_) + ": " + what);
@@ -241,8 +245,11 @@ Status JsonStreamWalker::Walk(const Callbacks& callbacks) {
         KRAKEN_RETURN_IF_ERROR(Expect(':', "':' after a member name"));
         KRAKEN_RETURN_IF_ERROR(SkipWhitespace(&eof));
         if (eof) return ErrorAt("unexpected end of input, expected a value (truncated file?)");
-        if (key == array_key_ && buffer_[pos_] == '[') {
+        bool streamed = std::find(array_keys_.begin(), array_keys_.end(), key) != array_keys_.end();
+        if (streamed && buffer_[pos_] == '[') {
+          current_array_ = key;
           KRAKEN_RETURN_IF_ERROR(WalkArray(callbacks));
+          current_array_.clear();
           if (array_was_cut_) return Status::Ok();  // the rest of the document was never written
         } else {
           std::string_view value;

@@ -1,12 +1,14 @@
 // Walks a large JSON document without building it in memory: the members of the
-// top-level object are handed over one by one, and the elements of one named array
-// (Chrome-trace "traceEvents") one element at a time. Each piece is then small enough
+// top-level object are handed over one by one, and the elements of named arrays
+// (Chrome-trace "traceEvents"; kraken's export's "kernels", "series", ...) one element
+// at a time. Each piece is then small enough
 // to parse with simdjson on demand, so memory stays bounded by the largest element and
 // the read buffer, not by the file (the approach of Perfetto's JSON tokenizer).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,7 +25,8 @@ inline constexpr size_t kJsonReadPadding = 64;
 class JsonStreamWalker {
  public:
   struct Callbacks {
-    // Each element of the streamed array, with its byte offset in the input.
+    // Each element of a streamed array, with its byte offset in the input
+    // (current_array() names the array).
     std::function<void(std::string_view element, uint64_t offset)> on_element;
     // Each other member of the top-level object, with its raw JSON value.
     std::function<Status(std::string_view key, std::string_view value)> on_member;
@@ -32,12 +35,16 @@ class JsonStreamWalker {
   // `stream`: the decompressed input. `array_key`: the member whose array is streamed;
   // a document that is a bare array is streamed as a whole.
   JsonStreamWalker(ByteStream& stream, std::string_view array_key, ProgressFn progress = {});
+  // Several members whose arrays are streamed, each element to the same on_element.
+  JsonStreamWalker(ByteStream& stream, std::vector<std::string> array_keys, ProgressFn progress = {});
 
   Status Walk(const Callbacks& callbacks);
 
-  // Elements seen in the streamed array (0 when the array was never found).
+  // Elements seen in the streamed arrays (0 when none was found).
   uint64_t elements() const { return elements_; }
   bool found_array() const { return found_array_; }
+  // While on_element runs: the key of the array being streamed ("" for a bare array).
+  std::string_view current_array() const { return current_array_; }
 
   // For files written incrementally (kraken's CUPTI tracer appends one event at a time):
   // when the input ends inside the streamed array, the events read so far are kept and
@@ -68,7 +75,8 @@ class JsonStreamWalker {
   Status ErrorAt(const std::string& what) const;
 
   ByteStream& stream_;
-  std::string_view array_key_;
+  std::vector<std::string> array_keys_;
+  std::string current_array_;
   ProgressFn progress_;
   std::vector<char> buffer_;
   size_t pos_ = 0;
