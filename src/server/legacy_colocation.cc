@@ -3,6 +3,7 @@
 // the legacy service's neutral answer when a workload is UNKNOWN.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "analysis/colocate/colocate.h"
 #include "analysis/colocate/profile_demands.h"
@@ -43,9 +44,10 @@ void SplitByDemand(const LegacyProfile& a, const LegacyProfile& b, LegacyColocat
   int sm_a = static_cast<int>(std::lround(out->sm_total * demand_a / (demand_a + demand_b)));
   out->sm_a = std::clamp(sm_a, std::min(floor_sms, out->sm_total), std::max(0, out->sm_total - floor_sms));
   out->sm_b = out->sm_total - out->sm_a;
+  char demands[64];
+  std::snprintf(demands, sizeof(demands), "%.4g : %.4g", demand_a, demand_b);
   out->notes.push_back("sm_partition: " + std::to_string(out->sm_total) +
-                       " SMs in proportion to SM demand (compute_ratio + mixed_ratio/2): " +
-                       std::to_string(demand_a) + " : " + std::to_string(demand_b));
+                       " SMs in proportion to SM demand (compute_ratio + mixed_ratio/2): " + demands);
 }
 
 // Both measured: the demand-vector model of docs/colocation.md, as `kraken colocate` runs it,

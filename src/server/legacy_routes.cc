@@ -108,9 +108,13 @@ bool ReadRatios(const JsonBody& body, httplib::Response& res, LegacyProfile* pro
                 {"mixed_ratio", &profile->mixed_ratio, 0.34}};
   for (const auto& ratio : ratios) {
     auto value = body.Number(ratio.key);
-    if (!value.ok()) return LegacyError(res, 400, "bad_request", value.status().message()), false;
-    if (*value && !(**value >= 0 && **value <= 1))
-      return LegacyError(res, 400, "bad_request", std::string(ratio.key) + " must be between 0 and 1"), false;
+    std::string error = !value.ok() ? value.status().message()
+                        : *value && !(**value >= 0 && **value <= 1) ? std::string(ratio.key) + " must be between 0 and 1"
+                                                                   : "";
+    if (!error.empty()) {
+      LegacyError(res, 400, "bad_request", error);
+      return false;
+    }
     *ratio.target = value->value_or(ratio.fallback);
   }
   return true;
