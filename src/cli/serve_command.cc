@@ -24,7 +24,24 @@ struct ServeArgs {
   std::string max_body = "256MiB";
   std::string reference_data;
   int threads = 64;
+  std::string legacy_profiles = "legacy";
+  int legacy_sms = 0;
+  std::string device;
 };
+
+// The first of the environment variables that is set and not empty, else nullptr:
+// kraken's own name first, then the legacy service's (PROFILER_HOST, PROFILER_PORT), which
+// deployments of that service already set.
+const char* FirstEnv(const char* kraken_name, const char* legacy_name, const char** which) {
+  for (const char* name : {kraken_name, legacy_name}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value) {
+      *which = name;
+      return value;
+    }
+  }
+  return nullptr;
+}
 
 server::KrakenServer* g_running = nullptr;
 
@@ -46,14 +63,17 @@ Result<std::string> ReadToken(const std::string& path) {
 
 Result<server::ServeOptions> MakeOptions(const ServeArgs& args) {
   server::ServeOptions options;
-  const char* env_host = std::getenv("KRAKEN_HOST");
-  const char* env_port = std::getenv("KRAKEN_PORT");
-  options.host = !args.host.empty() ? args.host : (env_host != nullptr && *env_host ? env_host : "0.0.0.0");
+  const char* host_name = nullptr;
+  const char* port_name = nullptr;
+  const char* env_host = FirstEnv("KRAKEN_HOST", "PROFILER_HOST", &host_name);
+  const char* env_port = FirstEnv("KRAKEN_PORT", "PROFILER_PORT", &port_name);
+  options.host = !args.host.empty() ? args.host : (env_host != nullptr ? env_host : "0.0.0.0");
   if (args.port >= 0) {
     options.port = args.port;
-  } else if (env_port != nullptr && *env_port) {
+  } else if (env_port != nullptr) {
     auto port = ParseInt64(env_port);
-    if (!port || *port < 0 || *port > 65535) return InvalidInput(std::string("KRAKEN_PORT is not a port: ") + env_port);
+    if (!port || *port < 0 || *port > 65535)
+      return InvalidInput(std::string(port_name) + " is not a port: " + env_port);
     options.port = static_cast<int>(*port);
   }
   if (options.port < 0 || options.port > 65535) return InvalidInput("--port must be 0..65535");
@@ -70,6 +90,9 @@ Result<server::ServeOptions> MakeOptions(const ServeArgs& args) {
                                                                     : KRAKEN_DEFAULT_DATA_DIR;
   if (args.threads < 2 || args.threads > 1024) return InvalidInput("--threads must be 2..1024");
   options.threads = args.threads;
+  options.legacy_profiles = args.legacy_profiles;
+  options.legacy_sms = args.legacy_sms;
+  options.device = args.device;
   return options;
 }
 
@@ -97,8 +120,10 @@ int RunServe(const ServeArgs& args) {
 void AddServeCommand(CLI::App& app, CommandList& commands) {
   auto args = std::make_shared<ServeArgs>();
   CLI::App* cmd = app.add_subcommand("serve", "Serve the REST API and the dashboard (docs/api.md)");
-  cmd->add_option("--host", args->host, "Address to listen on (default: $KRAKEN_HOST, else 0.0.0.0)");
-  cmd->add_option("--port", args->port, "Port (default: $KRAKEN_PORT, else 7070; 0 picks a free one)");
+  cmd->add_option("--host", args->host,
+                  "Address to listen on (default: $KRAKEN_HOST, else $PROFILER_HOST, else 0.0.0.0)");
+  cmd->add_option("--port", args->port,
+                  "Port (default: $KRAKEN_PORT, else $PROFILER_PORT, else 7070; 0 picks a free one)");
   AddDbOption(cmd, &args->db);
   cmd->add_option("--token-file", args->token_file,
                   "File holding a bearer token that every write (POST) must carry; default: writes are open");
@@ -109,6 +134,14 @@ void AddServeCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--threads", args->threads,
                   "Request threads: one per open connection (keep-alive clients, live streams)")
       ->capture_default_str();
+  cmd->add_option("--legacy-profiles", args->legacy_profiles,
+                  "What the legacy API's predefined ids serve: 'legacy' (the legacy service's table) or "
+                  "'measured' (kraken's Orion-derived measurements); docs/compat.md")
+      ->capture_default_str();
+  cmd->add_option("--legacy-sms", args->legacy_sms,
+                  "SMs the legacy /colocation sm_partition divides (default: the SMs of --device, else 84)");
+  cmd->add_option("--device", args->device,
+                  "GPU (catalog id, see `kraken devices`) the legacy /colocation predicts for; its SMs are split");
   commands.push_back({cmd, [args] { return RunServe(*args); }});
 }
 

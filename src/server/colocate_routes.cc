@@ -19,7 +19,9 @@ Status AppendWorkload(ServerContext& ctx, const std::string& ref, const DeviceSp
     KRAKEN_ASSIGN_OR_RETURN(Profile profile, store->LoadProfile(*id));
     return AppendProfileDemands(profile, "profile " + ref, device, out);
   }
-  std::optional<LegacyProfile> legacy = ctx.legacy->Find(ref);
+  // kraken's measurements of the predefined models, whichever set the legacy API serves.
+  std::optional<LegacyProfile> legacy = ctx.legacy->MeasuredReference(ref);
+  if (!legacy) legacy = ctx.legacy->Find(ref);
   if (!legacy) return NotFound("no profile '" + ref + "' (a stored id, or resnet50, mobilenet, bert)");
   if (legacy->profile == nullptr)
     return InvalidInput("'" + ref + "' has no measured kernel list (" + legacy->data_source + ")");

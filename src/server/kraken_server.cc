@@ -4,6 +4,7 @@
 
 #include <exception>
 
+#include "model/device_catalog.h"
 #include "server/http_util.h"
 #include "server/server_context.h"
 
@@ -29,6 +30,25 @@ void SendDefaultError(httplib::Response& res) {
   }
 }
 
+// The legacy API's settings from the options; a bad value is a one-line error.
+Result<LegacyConfig> MakeLegacyConfig(const ServeOptions& options) {
+  LegacyConfig config;
+  if (options.legacy_profiles == "measured") config.set = LegacyProfileSet::kMeasured;
+  else if (options.legacy_profiles != "legacy")
+    return InvalidInput("--legacy-profiles must be 'legacy' or 'measured', not '" + options.legacy_profiles + "'");
+  if (!options.device.empty()) {
+    config.device = FindDeviceSpec(options.device);
+    if (config.device == nullptr)
+      return InvalidInput("--device: unknown device '" + options.device + "' (see `kraken devices`)");
+    config.sm_total = config.device->sm_count;
+  }
+  if (options.legacy_sms != 0) {
+    if (options.legacy_sms < 2 || options.legacy_sms > 4096) return InvalidInput("--legacy-sms must be 2..4096");
+    config.sm_total = options.legacy_sms;
+  }
+  return config;
+}
+
 }  // namespace
 
 KrakenServer::~KrakenServer() {
@@ -40,12 +60,14 @@ Result<std::unique_ptr<KrakenServer>> KrakenServer::Create(const ServeOptions& o
   server->ctx_ = std::make_unique<ServerContext>();
   ServerContext& ctx = *server->ctx_;
   ctx.options = options;
+  KRAKEN_ASSIGN_OR_RETURN(LegacyConfig legacy, MakeLegacyConfig(options));
   ctx.store = std::make_unique<StorePool>(options.db_path);
+  ctx.legacy = LegacyProfiles::LoadPredefined(options.reference_data_dir, legacy);
   {
     // Fails now, with the store's message, rather than on the first request.
     KRAKEN_ASSIGN_OR_RETURN(StorePool::Lease lease, ctx.store->Acquire());
+    KRAKEN_RETURN_IF_ERROR(ctx.legacy->LoadRegistered(*lease));
   }
-  ctx.legacy = LegacyProfiles::LoadPredefined(options.reference_data_dir);
 
   server->http_ = std::make_unique<httplib::Server>();
   httplib::Server& http = *server->http_;

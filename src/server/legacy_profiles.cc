@@ -1,113 +1,83 @@
 #include "server/legacy_profiles.h"
 
-#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <mutex>
 
-#include "analysis/colocate/colocate.h"
-#include "analysis/colocate/profile_demands.h"
-#include "app/colocate_request.h"
+#include "analysis/arithmetic_intensity.h"
 #include "base/json_writer.h"
 #include "importers/builtin_importers.h"
 #include "importers/registry.h"
-#include "model/device_catalog.h"
 
 namespace kraken::server {
 namespace {
 
-// The five models the legacy service predefined. Three have real kernel lists in the
-// shared data (Orion's inference passes on a V100); VGG-16 and GPT-2 have none, so they
-// keep the legacy service's hand-written values and say that they are not measured.
-struct PredefinedSpec {
+// The legacy service's predefined table: the five models it knew, with the kernel type and
+// arithmetic intensity it gave each (its clients and their tests rely on these).
+struct LegacyTableEntry {
   const char* id;
-  const char* file;  // under the data folder; null: not measured
+  const char* kernel_type;
+  double arithmetic_intensity;
   const char* description;
-  const char* kernel_type;  // unmeasured only
-  double arithmetic_intensity, compute_ratio, memory_ratio, mixed_ratio;
+  const char* orion_file;  // kraken's measurement of the model, under the data folder; null: none
+  const char* measured_description;
 };
 
-constexpr PredefinedSpec kPredefined[] = {
-    {"resnet50", "orion/resnet50_4_fwd.csv", "ResNet-50, batch 4, inference forward pass (Orion kernel list, V100)",
-     nullptr, 0, 0, 0, 0},
-    {"mobilenet", "orion/mobilenetv2_4_fwd.csv",
-     "MobileNetV2, batch 4, inference forward pass (Orion kernel list, V100)", nullptr, 0, 0, 0, 0},
-    {"bert", "orion/bert_2_fwd.csv", "BERT, batch 2, inference forward pass (Orion kernel list, V100)", nullptr, 0, 0,
-     0, 0},
-    {"vgg16", nullptr, "Deep CNN, heavy Conv2D", "COMPUTE_BOUND", 90.0, 0.75, 0.10, 0.15},
-    {"gpt2", nullptr, "GPT, Attention + LayerNorm", "MIXED", 28.0, 0.40, 0.30, 0.30},
+constexpr LegacyTableEntry kLegacyTable[] = {
+    {"resnet50", "COMPUTE_BOUND", 85.0, "ResNet-50, Conv2D-heavy CNN", "orion/resnet50_4_fwd.csv",
+     "ResNet-50, batch 4, inference forward pass (Orion kernel list, V100)"},
+    {"vgg16", "COMPUTE_BOUND", 90.0, "Deep CNN, heavy Conv2D", nullptr, nullptr},
+    {"bert", "MIXED", 35.0, "BERT, Attention + GEMM", "orion/bert_2_fwd.csv",
+     "BERT, batch 2, inference forward pass (Orion kernel list, V100)"},
+    {"gpt2", "MIXED", 28.0, "GPT, Attention + LayerNorm", nullptr, nullptr},
+    {"mobilenet", "COMPUTE_BOUND", 65.0, "MobileNet, depthwise separable convolutions", "orion/mobilenetv2_4_fwd.csv",
+     "MobileNetV2, batch 4, inference forward pass (Orion kernel list, V100)"},
 };
 
-constexpr const char* kNotMeasured =
-    "not measured: the legacy pooling-workload-profiler's hand-written table (kraken has no trace of this model)";
+constexpr const char* kLegacyTableSource =
+    "legacy table: the pooling-workload-profiler's predefined profile (kernel_type and arithmetic_intensity as it "
+    "defined them, ratios from kraken's class template); not measured by kraken";
 
-// The class-pair table's names for the legacy kernel types.
-std::string WorkClassOf(const std::string& kernel_type) {
-  if (kernel_type == "COMPUTE_BOUND") return "compute";
-  if (kernel_type == "MEMORY_BOUND") return "memory";
-  if (kernel_type == "MIXED") return "mixed";
-  return "unknown";
+LegacyProfile TableProfile(const LegacyTableEntry& entry) {
+  LegacyProfile profile;
+  profile.kernel_type = entry.kernel_type;
+  profile.arithmetic_intensity = entry.arithmetic_intensity;
+  SetClassRatios(&profile);
+  profile.description = entry.description;
+  profile.source = "default";
+  profile.data_source = kLegacyTableSource;
+  return profile;
 }
 
-std::string Recommendation(double score) {
-  if (score > 0.6) return "good";
-  if (score > 0.4) return "moderate";
-  return "poor";
+std::string FormatIntensity(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
 }
 
-// Both measured: the demand-vector model of docs/colocation.md, as `kraken colocate` runs it.
-std::optional<LegacyColocation> MeasuredColocation(const LegacyProfile& a, const LegacyProfile& b) {
-  ProfileDemands demands;
-  if (!AppendProfileDemands(*a.profile, a.input_name, nullptr, &demands).ok() ||
-      !AppendProfileDemands(*b.profile, b.input_name, nullptr, &demands).ok() || demands.demands.size() != 2)
+// kraken's measurement of a table entry: Orion's kernel list; AI from its counters when it
+// has any (Orion's lists have none), else the table's. Absent when the file is unreadable.
+std::optional<LegacyProfile> MeasuredProfile(const LegacyTableEntry& entry, const std::string& data_dir,
+                                             std::string* why_not) {
+  std::string path = (std::filesystem::path(data_dir) / entry.orion_file).string();
+  auto imported = ImportFile(BuiltinImporters(), path);
+  if (!imported.ok() || imported->size() != 1) {
+    *why_not = std::string(entry.orion_file) + " could not be read (" +
+               (imported.ok() ? "no single profile" : imported.status().message()) + ")";
     return std::nullopt;
-  FinishProfileDemands(&demands);
-  // `kraken colocate A B` with its defaults (app/colocate_request.h), in the legacy shape.
-  ColocateSettings settings;
-  auto setup = MakeColocateSetup(settings);
-  if (!setup.ok()) return std::nullopt;
-  auto inputs = PrepareColocation(demands, settings, *setup);
-  if (!inputs.ok()) return std::nullopt;
-  ColocationReport report = PredictColocation(inputs->workloads, inputs->options);
-  if (report.pairs.empty()) return std::nullopt;
-  LegacyColocation out;
-  out.model = "measured";
-  out.notes = demands.notes;
-  out.notes.insert(out.notes.end(), inputs->device_notes.begin(), inputs->device_notes.end());
-  const DeviceSpec* device = inputs->target;
-  const PairScore& pair = report.pairs.front();
-  out.score = pair.score;
-  out.notes.push_back(pair.explanation);
-  if (device != nullptr) {
-    out.device = device->id;
-    if (pair.sm_split.size() == 2) {
-      out.sm_a = static_cast<int>(std::lround(pair.sm_split[0] * device->sm_count));
-      out.sm_b = static_cast<int>(std::lround(pair.sm_split[1] * device->sm_count));
-    } else {
-      out.sm_a = device->sm_count / 2;
-      out.sm_b = device->sm_count - out.sm_a;
-      out.notes.push_back("no MPS split predicted: equal shares");
-    }
   }
-  return out;
-}
-
-LegacyColocation ClassTableColocation(const LegacyProfile& a, const LegacyProfile& b) {
-  LegacyColocation out;
-  out.model = "class-table";
-  out.score = ClassTableScore(WorkClassOf(a.kernel_type), WorkClassOf(b.kernel_type));
-  out.notes.push_back("class-pair table (docs/colocation.md): at least one workload has no measured kernel list; "
-                      "the score depends only on the two kernel types and no slowdown is predicted");
-  if (out.score == 0) out.notes.push_back("a kernel type is UNKNOWN: score 0 (no evidence that sharing is safe)");
-  // The shares of the measured reference lists: Orion's V100.
-  const DeviceSpec* device = FindDeviceSpec("v100-pcie");
-  if (device != nullptr) {
-    out.device = device->id;
-    out.sm_a = device->sm_count / 2;
-    out.sm_b = device->sm_count - out.sm_a;
-    out.notes.push_back("sm_partition: equal shares of the " + device->id + "'s " +
-                        std::to_string(device->sm_count) + " SMs (no split is predicted without measurements)");
-  }
-  return out;
+  auto list = std::make_shared<const Profile>(std::move(imported->front()));
+  LegacyProfile profile = LegacyProfileFromOrion(list);
+  profile.input_name = path;
+  profile.description = entry.measured_description;
+  std::optional<WorkloadIntensity> intensity = MeasureWorkloadIntensity(*list);
+  profile.arithmetic_intensity = intensity ? intensity->arithmetic_intensity() : entry.arithmetic_intensity;
+  profile.data_source = std::string(entry.orion_file) + " (ratios and kernel_type: Orion's kernel labels); " +
+                        (intensity ? "arithmetic_intensity measured from its FLOP and DRAM byte counts"
+                                   : "arithmetic_intensity: the legacy table's " +
+                                         FormatIntensity(entry.arithmetic_intensity) +
+                                         " (the list has no FLOP or byte counts)");
+  return profile;
 }
 
 }  // namespace
@@ -118,11 +88,27 @@ std::string ClassifyArithmeticIntensity(double ai) {
   return "MIXED";
 }
 
+void SetClassRatios(LegacyProfile* p) {
+  // Shares of kernel time per class (compute, memory, mixed). The class itself holds most
+  // of the time and the rest is split between the other two; a MIXED workload has no
+  // majority. UNKNOWN gets the legacy service's registration default.
+  struct Ratios {
+    double compute, memory, mixed;
+  };
+  Ratios r = p->kernel_type == "COMPUTE_BOUND"  ? Ratios{0.75, 0.10, 0.15}
+             : p->kernel_type == "MEMORY_BOUND" ? Ratios{0.10, 0.75, 0.15}
+             : p->kernel_type == "MIXED"        ? Ratios{0.40, 0.30, 0.30}
+                                                : Ratios{0.33, 0.33, 0.34};
+  p->compute_ratio = r.compute;
+  p->memory_ratio = r.memory;
+  p->mixed_ratio = r.mixed;
+}
+
 std::string LegacyProfileJson(const LegacyProfile& p) {
   JsonWriter json(false);
-  json.BeginObject().Field("kernel_type", p.kernel_type).Key("arithmetic_intensity");
-  if (p.arithmetic_intensity) json.Number(*p.arithmetic_intensity);
-  else json.Null();
+  json.BeginObject().Field("kernel_type", p.kernel_type);
+  // Always a number: the legacy clients do float(profile["arithmetic_intensity"]).
+  json.Field("arithmetic_intensity", p.arithmetic_intensity.value_or(0));
   json.Field("compute_ratio", p.compute_ratio).Field("memory_ratio", p.memory_ratio);
   json.Field("mixed_ratio", p.mixed_ratio).Field("description", p.description).Field("source", p.source);
   json.Field("measured", p.measured).Field("data_source", p.data_source).Key("profiled_at");
@@ -132,60 +118,75 @@ std::string LegacyProfileJson(const LegacyProfile& p) {
   return json.Take();
 }
 
-LegacyProfile LegacyProfileFromOrion(std::shared_ptr<const Profile> profile) {
-  LegacyProfile out;
-  double compute = 0, memory = 0, neither = 0;
-  const Profile& p = *profile;
-  // The importer writes one label per kernel, in the same order.
-  for (size_t i = 0; i < p.kernels.size() && i < p.kernel_labels.size(); ++i) {
-    double duration = static_cast<double>(std::max<int64_t>(0, p.kernels[i].duration_ns));
-    const std::string& label = p.kernel_labels[i].label;
-    if (label == "1") compute += duration;
-    else if (label == "0") memory += duration;
-    else neither += duration;
-  }
-  double total = compute + memory + neither;
-  if (total > 0) {
-    out.compute_ratio = compute / total;
-    out.memory_ratio = memory / total;
-    out.mixed_ratio = neither / total;
-    out.kernel_type = out.compute_ratio >= 0.5 ? "COMPUTE_BOUND" : out.memory_ratio >= 0.5 ? "MEMORY_BOUND" : "MIXED";
-  }
-  out.source = "measured";
-  out.measured = total > 0;
-  out.profile = std::move(profile);
-  return out;
+LegacyWorkloadRecord ToWorkloadRecord(const std::string& id, const LegacyProfile& p) {
+  LegacyWorkloadRecord r;
+  r.workload_id = id;
+  r.kernel_type = p.kernel_type;
+  r.arithmetic_intensity = p.arithmetic_intensity;
+  r.compute_ratio = p.compute_ratio;
+  r.memory_ratio = p.memory_ratio;
+  r.mixed_ratio = p.mixed_ratio;
+  r.description = p.description;
+  r.source = p.source;
+  r.measured = p.measured;
+  r.data_source = p.data_source;
+  r.profiled_at = p.profiled_at;
+  r.profile_id = p.stored_profile_id;
+  return r;
 }
 
-std::unique_ptr<LegacyProfiles> LegacyProfiles::LoadPredefined(const std::string& data_dir) {
+LegacyProfile FromWorkloadRecord(const LegacyWorkloadRecord& r) {
+  LegacyProfile p;
+  p.kernel_type = r.kernel_type;
+  p.arithmetic_intensity = r.arithmetic_intensity;
+  p.compute_ratio = r.compute_ratio;
+  p.memory_ratio = r.memory_ratio;
+  p.mixed_ratio = r.mixed_ratio;
+  p.description = r.description;
+  p.source = r.source;
+  p.measured = r.measured;
+  p.data_source = r.data_source;
+  p.profiled_at = r.profiled_at;
+  p.stored_profile_id = r.profile_id;
+  return p;
+}
+
+std::unique_ptr<LegacyProfiles> LegacyProfiles::LoadPredefined(const std::string& data_dir,
+                                                               const LegacyConfig& config) {
   auto registry = std::make_unique<LegacyProfiles>();
-  for (const PredefinedSpec& spec : kPredefined) {
-    LegacyProfile profile;
-    if (spec.file == nullptr) {
-      profile.kernel_type = spec.kernel_type;
-      profile.arithmetic_intensity = spec.arithmetic_intensity;
-      profile.compute_ratio = spec.compute_ratio;
-      profile.memory_ratio = spec.memory_ratio;
-      profile.mixed_ratio = spec.mixed_ratio;
-      profile.source = "default";
-      profile.data_source = kNotMeasured;
-    } else {
-      std::string path = (std::filesystem::path(data_dir) / spec.file).string();
-      auto imported = ImportFile(BuiltinImporters(), path);
-      if (imported.ok() && imported->size() == 1) {
-        profile = LegacyProfileFromOrion(std::make_shared<const Profile>(std::move(imported->front())));
-        profile.data_source = spec.file;
-        profile.input_name = path;
-      } else {
-        profile.data_source = std::string("not measured: ") + spec.file + " could not be read (" +
-                              (imported.ok() ? "no single profile" : imported.status().message()) + ")";
-      }
+  registry->config_ = config;
+  for (const LegacyTableEntry& entry : kLegacyTable) {
+    LegacyProfile profile = TableProfile(entry);
+    std::string why_not = "kraken has no measurement of this model";
+    std::optional<LegacyProfile> measured;
+    if (entry.orion_file != nullptr) measured = MeasuredProfile(entry, data_dir, &why_not);
+    if (measured) registry->measured_[entry.id] = *measured;
+    if (config.set == LegacyProfileSet::kMeasured) {
+      if (measured) profile = *measured;
+      else profile.data_source = std::string(kLegacyTableSource) + " (--legacy-profiles measured: " + why_not + ")";
     }
-    profile.description = spec.description;
-    registry->predefined_[spec.id] = profile;
-    registry->Put(spec.id, profile);
+    registry->predefined_[entry.id] = profile;
+    registry->Put(entry.id, profile);
   }
   return registry;
+}
+
+Status LegacyProfiles::LoadRegistered(ProfileStore& store) {
+  KRAKEN_ASSIGN_OR_RETURN(std::vector<LegacyWorkloadRecord> records, store.ListLegacyWorkloads());
+  for (const LegacyWorkloadRecord& record : records) {
+    LegacyProfile profile = FromWorkloadRecord(record);
+    if (record.profile_id) {
+      // The kernel list feeds the measured co-location model; the figures stand without it
+      // (retention may have deleted the profile since).
+      auto stored = store.LoadProfile(*record.profile_id);
+      if (stored.ok()) {
+        profile.profile = std::make_shared<const Profile>(std::move(*stored));
+        profile.input_name = "profile " + std::to_string(*record.profile_id);
+      }
+    }
+    Put(record.workload_id, std::move(profile));
+  }
+  return Status::Ok();
 }
 
 std::optional<LegacyProfile> LegacyProfiles::Find(const std::string& id) const {
@@ -219,8 +220,14 @@ size_t LegacyProfiles::size() const {
 }
 
 std::optional<LegacyProfile> LegacyProfiles::Predefined(const std::string& model) const {
-  auto it = predefined_.find(model);  // written only while loading
+  auto it = predefined_.find(model);
   if (it == predefined_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<LegacyProfile> LegacyProfiles::MeasuredReference(const std::string& model) const {
+  auto it = measured_.find(model);
+  if (it == measured_.end()) return std::nullopt;
   return it->second;
 }
 
@@ -236,7 +243,7 @@ void LegacyProfiles::Put(const std::string& id, LegacyProfile profile) {
   ++generation_;
 }
 
-Result<LegacyColocation> LegacyProfiles::Colocation(const std::string& a, const std::string& b) const {
+LegacyColocation LegacyProfiles::Colocation(const std::string& a, const std::string& b) const {
   uint64_t generation = 0;
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
@@ -244,19 +251,17 @@ Result<LegacyColocation> LegacyProfiles::Colocation(const std::string& a, const 
     if (it != cache_.end()) return it->second;
     generation = generation_;
   }
+  // An id nobody registered is an UNKNOWN workload, as in the legacy service.
+  LegacyProfile unknown;
   std::optional<LegacyProfile> pa = Find(a);
-  if (!pa) return NotFound("Profile not found: " + a);
   std::optional<LegacyProfile> pb = Find(b);
-  if (!pb) return NotFound("Profile not found: " + b);
-  std::optional<LegacyColocation> result;
-  if (pa->profile != nullptr && pb->profile != nullptr) result = MeasuredColocation(*pa, *pb);
-  if (!result) result = ClassTableColocation(*pa, *pb);
-  result->type_a = pa->kernel_type;
-  result->type_b = pb->kernel_type;
-  result->recommendation = Recommendation(result->score);
+  LegacyColocation result = ColocateLegacyProfiles(pa ? *pa : unknown, pb ? *pb : unknown, config_);
+  for (const auto& [id, found] : {std::pair{&a, pa.has_value()}, std::pair{&b, pb.has_value()}})
+    if (!found) result.notes.push_back("no profile '" + *id + "': UNKNOWN");
   std::lock_guard<std::mutex> lock(cache_mutex_);
-  if (generation == generation_) cache_[{a, b}] = *result;
-  return *result;
+  // Unknown ids are not cached: any string is one, and the cache must stay bounded.
+  if (generation == generation_ && pa && pb) cache_[{a, b}] = result;
+  return result;
 }
 
 }  // namespace kraken::server

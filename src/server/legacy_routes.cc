@@ -1,5 +1,7 @@
 // The scheduler clients' endpoints (pooling-workload-profiler compatible): /health,
-// /profiles, /profile/{id}, POST /profile, POST /register, /colocation. Shapes: docs/api.md.
+// /profiles, /profile/{id}, POST /profile, POST /register, /colocation, each also with a
+// trailing slash as the legacy service accepted. Shapes: docs/api.md, docs/compat.md.
+#include <cmath>
 #include <ctime>
 
 #include "base/json_writer.h"
@@ -63,6 +65,61 @@ std::optional<JsonBody> ReadWrite(const httplib::Request& req, httplib::Response
   return std::move(*body);
 }
 
+// Keeps the profile in the store (so it outlives a restart), then serves it. Nothing is
+// served that was not stored: a store error answers 500 and changes nothing.
+void Keep(httplib::Response& res, ServerContext& ctx, const std::string& id, LegacyProfile profile,
+          const std::string& note = "") {
+  auto store = ctx.store->Acquire();
+  Status saved = store.ok() ? (*store)->PutLegacyWorkload(ToWorkloadRecord(id, profile)) : store.status();
+  if (!saved.ok()) return LegacyError(res, 500, "internal", "cannot keep workload '" + id + "': " + saved.message());
+  std::string json = LegacyProfileJson(profile);
+  ctx.legacy->Put(id, std::move(profile));
+  SendJson(res, 200, WorkloadResponse(id, json, note));
+}
+
+// POST /register with "profile_id": the workload is the measurement a stored profile holds.
+void RegisterStoredProfile(httplib::Response& res, ServerContext& ctx, const std::string& workload, double id_number,
+                           const std::string& description) {
+  if (id_number < 1 || id_number != static_cast<double>(static_cast<int64_t>(id_number)))
+    return LegacyError(res, 400, "bad_request", "profile_id must be a stored profile id (a positive integer)");
+  int64_t id = static_cast<int64_t>(id_number);
+  auto store = ctx.store->Acquire();
+  if (!store.ok()) return LegacyError(res, 500, "internal", store.status().message());
+  auto stored = (*store)->LoadProfile(id);
+  if (!stored.ok()) {
+    bool missing = stored.status().code() == StatusCode::kNotFound;
+    return LegacyError(res, missing ? 404 : 500, missing ? "not_found" : "internal", stored.status().message());
+  }
+  LegacyProfile profile = LegacyProfileFromStored(std::make_shared<const Profile>(std::move(*stored)), id);
+  profile.description = description.empty() ? "measured: stored profile " + std::to_string(id) : description;
+  profile.profiled_at = NowUtc();
+  Keep(res, ctx, workload, std::move(profile));
+}
+
+// Reads the optional ratios; an absent one gets the legacy service's default (0.33, 0.33,
+// 0.34). Returns false after answering 400.
+bool ReadRatios(const JsonBody& body, httplib::Response& res, LegacyProfile* profile) {
+  const struct {
+    const char* key;
+    double* target;
+    double fallback;
+  } ratios[] = {{"compute_ratio", &profile->compute_ratio, 0.33},
+                {"memory_ratio", &profile->memory_ratio, 0.33},
+                {"mixed_ratio", &profile->mixed_ratio, 0.34}};
+  for (const auto& ratio : ratios) {
+    auto value = body.Number(ratio.key);
+    std::string error = !value.ok() ? value.status().message()
+                        : *value && !(**value >= 0 && **value <= 1) ? std::string(ratio.key) + " must be between 0 and 1"
+                                                                   : "";
+    if (!error.empty()) {
+      LegacyError(res, 400, "bad_request", error);
+      return false;
+    }
+    *ratio.target = value->value_or(ratio.fallback);
+  }
+  return true;
+}
+
 void HandleRegister(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
   std::optional<JsonBody> body = ReadWrite(req, res, ctx);
   if (!body) return;
@@ -70,33 +127,27 @@ void HandleRegister(const httplib::Request& req, httplib::Response& res, ServerC
   auto type = body->String("kernel_type");
   auto description = body->String("description");
   auto ai = body->Number("arithmetic_intensity");
-  for (const Status* s : {&id.status(), &type.status(), &description.status(), &ai.status()})
+  auto stored_id = body->Number("profile_id");
+  for (const Status* s : {&id.status(), &type.status(), &description.status(), &ai.status(), &stored_id.status()})
     if (!s->ok()) return LegacyError(res, 400, "bad_request", s->message());
   std::string workload(Trim(*id));
   if (workload.empty()) return LegacyError(res, 400, "bad_request", "workload_id required");
+  if (*stored_id) return RegisterStoredProfile(res, ctx, workload, **stored_id, *description);
+  if (*ai && !(std::isfinite(**ai) && **ai >= 0))
+    return LegacyError(res, 400, "bad_request", "arithmetic_intensity must be a number >= 0");
   LegacyProfile profile;
   profile.arithmetic_intensity = *ai;
   profile.kernel_type = ToUpperAscii(std::string(Trim(*type)));
   if (profile.kernel_type != "COMPUTE_BOUND" && profile.kernel_type != "MEMORY_BOUND" &&
       profile.kernel_type != "MIXED" && profile.kernel_type != "UNKNOWN")
     profile.kernel_type = *ai ? ClassifyArithmeticIntensity(**ai) : "UNKNOWN";
-  const std::pair<const char*, double*> ratios[] = {{"compute_ratio", &profile.compute_ratio},
-                                                    {"memory_ratio", &profile.memory_ratio},
-                                                    {"mixed_ratio", &profile.mixed_ratio}};
-  for (const auto& [key, target] : ratios) {
-    auto value = body->Number(key);
-    if (!value.ok()) return LegacyError(res, 400, "bad_request", value.status().message());
-    if (*value && (**value < 0 || **value > 1))
-      return LegacyError(res, 400, "bad_request", std::string(key) + " must be between 0 and 1");
-    *target = value->value_or(0);
-  }
+  if (!ReadRatios(*body, res, &profile)) return;
   profile.description = *description;
   profile.source = "manual";
-  profile.data_source = "registered by a client (POST /register)";
+  profile.data_source = *ai ? "registered by a client (POST /register)"
+                            : "registered by a client (POST /register) without arithmetic_intensity: 0";
   profile.profiled_at = NowUtc();
-  std::string json = LegacyProfileJson(profile);
-  ctx.legacy->Put(workload, std::move(profile));
-  SendJson(res, 200, WorkloadResponse(workload, json));
+  Keep(res, ctx, workload, std::move(profile));
 }
 
 void HandleProfileRequest(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
@@ -120,27 +171,26 @@ void HandleProfileRequest(const httplib::Request& req, httplib::Response& res, S
     note = "Model not recognized, using default unknown profile";
   }
   profile->profiled_at = NowUtc();
-  std::string json = LegacyProfileJson(*profile);
-  ctx.legacy->Put(workload, std::move(*profile));
-  SendJson(res, 200, WorkloadResponse(workload, json, note));
+  Keep(res, ctx, workload, std::move(*profile), note);
 }
 
 void HandleColocation(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
   std::string a = req.get_param_value("a");
   std::string b = req.get_param_value("b");
   if (a.empty() || b.empty()) return LegacyError(res, 400, "bad_request", "Both 'a' and 'b' parameters required");
-  auto result = ctx.legacy->Colocation(a, b);
-  if (!result.ok()) return LegacyError(res, 404, "not_found", result.status().message());
+  LegacyColocation result = ctx.legacy->Colocation(a, b);
   JsonWriter json(false);
   json.BeginObject().Field("ok", true);
-  json.Key("workload_a").BeginObject().Field("id", a).Field("type", result->type_a).EndObject();
-  json.Key("workload_b").BeginObject().Field("id", b).Field("type", result->type_b).EndObject();
-  json.Field("colocation_score", result->score).Field("recommendation", result->recommendation);
+  json.Key("workload_a").BeginObject().Field("id", a).Field("type", result.type_a).EndObject();
+  json.Key("workload_b").BeginObject().Field("id", b).Field("type", result.type_b).EndObject();
+  json.Field("colocation_score", result.score).Field("recommendation", result.recommendation);
   json.Key("sm_partition").BeginObject();
-  json.Field("workload_a", result->sm_a).Field("workload_b", result->sm_b).EndObject();
-  json.Field("model", result->model).Field("device", result->device);
+  json.Field("workload_a", result.sm_a).Field("workload_b", result.sm_b).EndObject();
+  json.Field("sm_total", result.sm_total).Field("model", result.model).Key("device");
+  if (result.device.empty()) json.Null();
+  else json.String(result.device);
   json.Key("notes").BeginArray();
-  for (const std::string& note : result->notes) json.String(note);
+  for (const std::string& note : result.notes) json.String(note);
   json.EndArray().EndObject();
   SendJson(res, 200, json.Take());
 }
@@ -158,13 +208,13 @@ void AddLegacyRoutes(httplib::Server& server, ServerContext& ctx) {
                    res.set_header("Access-Control-Allow-Methods", "GET,POST,OPTIONS");
                    res.set_header("Access-Control-Allow-Headers", "Content-Type, Authorization");
                  });
-  server.Get("/health", [](const httplib::Request&, httplib::Response& res) {
+  server.Get("/health/?", [](const httplib::Request&, httplib::Response& res) {
     JsonWriter json(false);
     json.BeginObject().Field("ok", true).Field("service", "kraken").Field("version", KRAKEN_VERSION_STRING);
     json.Field("time", NowUtc()).EndObject();
     SendJson(res, 200, json.Take());
   });
-  server.Get("/profiles", [&ctx](const httplib::Request&, httplib::Response& res) {
+  server.Get("/profiles/?", [&ctx](const httplib::Request&, httplib::Response& res) {
     SendJson(res, 200,
              "{\"ok\":true,\"profiles\":" + ctx.legacy->AllJson() + ",\"count\":" +
                  std::to_string(ctx.legacy->size()) + "}");
@@ -175,13 +225,13 @@ void AddLegacyRoutes(httplib::Server& server, ServerContext& ctx) {
     if (json.empty()) return LegacyError(res, 404, "not_found", "Profile not found: " + id);
     SendJson(res, 200, WorkloadResponse(id, json));
   });
-  server.Post("/profile", [&ctx](const httplib::Request& req, httplib::Response& res) {
+  server.Post("/profile/?", [&ctx](const httplib::Request& req, httplib::Response& res) {
     HandleProfileRequest(req, res, ctx);
   });
-  server.Post("/register", [&ctx](const httplib::Request& req, httplib::Response& res) {
+  server.Post("/register/?", [&ctx](const httplib::Request& req, httplib::Response& res) {
     HandleRegister(req, res, ctx);
   });
-  server.Get("/colocation", [&ctx](const httplib::Request& req, httplib::Response& res) {
+  server.Get("/colocation/?", [&ctx](const httplib::Request& req, httplib::Response& res) {
     HandleColocation(req, res, ctx);
   });
 }

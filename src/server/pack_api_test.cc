@@ -24,7 +24,11 @@ constexpr char kMultiGpuPods[] = "alibaba-gpu-v2023/openb_pod_list_multigpu20.cs
 
 // What `kraken ARGS` prints on stdout; the command must succeed.
 std::string RunKraken(const std::string& args) {
-  kraken::testing::CommandResult r = kraken::testing::RunCommand(std::string(KRAKEN_BINARY_PATH) + " " + args);
+  // Appended in place: GCC 12's -Warray-bounds misreads `std::string(...) + " " + args` once
+  // inlined into this unity batch.
+  std::string command = KRAKEN_BINARY_PATH;
+  command.append(" ").append(args);
+  kraken::testing::CommandResult r = kraken::testing::RunCommand(command);
   EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
   return r.out;
 }

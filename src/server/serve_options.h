@@ -16,6 +16,13 @@ struct ServeOptions {
   // Folder of the shared real measurements the predefined legacy profiles come from
   // (orion/*.csv); empty or missing files: those profiles say they are not measured.
   std::string reference_data_dir;
+  // The legacy :7070 API (docs/api.md): "legacy" serves the legacy service's predefined
+  // table, "measured" kraken's measurements of those models. sm_partition divides
+  // legacy_sms SMs (0: the SMs of `device`, else 84); `device` (a catalog id, "" none) is
+  // also the GPU kraken's measured co-location model predicts for.
+  std::string legacy_profiles = "legacy";
+  int legacy_sms = 0;
+  std::string device;
   int threads = 64;  // request threads: one per open connection (keep-alive, /api/v1/live)
   int timeout_s = 10;  // read and write timeout of a request
 };

@@ -130,8 +130,21 @@ CREATE TABLE sample_blocks(id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL, s
 CREATE UNIQUE INDEX sample_blocks_by_series ON sample_blocks(series_id, seq);
 )sql";
 
+// The workloads scheduler clients register through the legacy :7070 API (POST /register,
+// POST /profile), so that they outlive a restart of `kraken serve`. profile_id names the
+// stored profile a measured one was derived from; no foreign key, since retention may
+// delete that profile and the derived figures stay valid.
+constexpr const char* kSchemaV2 = R"sql(
+CREATE TABLE legacy_workloads(workload_id TEXT PRIMARY KEY, kernel_type TEXT NOT NULL,
+  arithmetic_intensity REAL, compute_ratio REAL NOT NULL, memory_ratio REAL NOT NULL,
+  mixed_ratio REAL NOT NULL, description TEXT NOT NULL, source TEXT NOT NULL,
+  measured INTEGER NOT NULL, data_source TEXT NOT NULL, profiled_at TEXT NOT NULL,
+  profile_id INTEGER, updated_ns INTEGER NOT NULL) WITHOUT ROWID;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "profiles, devices, events, series and packed sample blocks", kSchemaV1},
+    {2, "workloads registered through the legacy scheduler API", kSchemaV2},
 };
 
 int64_t NowNs() {

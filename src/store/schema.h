@@ -14,7 +14,7 @@ namespace kraken::store {
 // 'KRKN': lets kraken tell its own database from any other SQLite file.
 inline constexpr int64_t kKrakenApplicationId = 0x4B524B4E;
 // The newest schema this build reads and writes.
-inline constexpr int64_t kSchemaVersion = 1;
+inline constexpr int64_t kSchemaVersion = 2;
 
 // Checks that `db` is a kraken database this build can use and, when `writable`, brings a
 // new or older one up to kSchemaVersion (WAL mode, incremental auto-vacuum on creation).

@@ -113,6 +113,23 @@ struct StoredSeriesStats {
   double mean = 0;
 };
 
+// A workload a scheduler client registered through the legacy :7070 API (docs/api.md),
+// as the server answers it: kept so that it outlives a restart.
+struct LegacyWorkloadRecord {
+  std::string workload_id;
+  std::string kernel_type;  // COMPUTE_BOUND, MEMORY_BOUND, MIXED, UNKNOWN
+  std::optional<double> arithmetic_intensity;  // FLOP/byte; absent: not known
+  double compute_ratio = 0;
+  double memory_ratio = 0;
+  double mixed_ratio = 0;
+  std::string description;
+  std::string source;  // measured, default, manual, unknown
+  bool measured = false;
+  std::string data_source;
+  std::string profiled_at;  // "YYYY-MM-DD HH:MM:SS" UTC, or empty
+  std::optional<int64_t> profile_id;  // the stored profile a measured one came from
+};
+
 class ProfileStore {
  public:
   static Result<std::unique_ptr<ProfileStore>> Open(const std::string& path, const StoreOptions& options = {});
@@ -147,6 +164,11 @@ class ProfileStore {
   Result<int64_t> DeleteOlderThan(std::chrono::nanoseconds age);
   Result<int64_t> DeleteCreatedBefore(TimeNs cutoff_ns);
   Status DeleteProfile(int64_t id);
+
+  // The legacy API's registered workloads (store/legacy_workloads.cc): one row per id, a
+  // later Put of the same id replaces it. List returns them by id.
+  Status PutLegacyWorkload(const LegacyWorkloadRecord& record);
+  Result<std::vector<LegacyWorkloadRecord>> ListLegacyWorkloads();
 
   const std::string& path() const;
   // Incomplete profiles of dead writers deleted when this store was opened.

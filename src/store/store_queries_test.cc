@@ -8,6 +8,7 @@
 
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
+#include "store/schema.h"
 #include "store/store.h"
 #include "store/store_path.h"
 #include "store/store_testing.h"
@@ -184,11 +185,11 @@ TEST(StoreQueriesTest, UnusableFilesAreOneLineErrors) {
   // A newer schema.
   std::string newer = dir + "/newer.db";
   ASSERT_TRUE(ProfileStore::Open(newer).ok());
-  store::testing::QueryText(newer, "PRAGMA user_version = 2");
+  store::testing::QueryText(newer, "PRAGMA user_version = 99");
   auto opened = ProfileStore::Open(newer);
   ASSERT_FALSE(opened.ok());
-  EXPECT_EQ(opened.status().message(),
-            newer + ": schema version 2 was written by a newer kraken; this one reads versions up to 1");
+  EXPECT_EQ(opened.status().message(), newer + ": schema version 99 was written by a newer kraken; this one reads "
+                                               "versions up to " + std::to_string(store::kSchemaVersion));
   // Another application's SQLite file.
   std::string other = dir + "/other.db";
   store::testing::QueryText(other, "CREATE TABLE notes(text)");
