@@ -26,7 +26,9 @@ const std::string kExportTrace =
 const std::string kExportTracePrefix = "worker0.1623143089861.pt.trace.kraken";
 const std::string kExportSmi = "nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt";
 
-size_t ExportCsvLines(const std::string& text) { return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')); }
+size_t ExportCsvLines(const std::string& text) {
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
 
 std::vector<std::string> ExportFilesIn(const std::string& dir) {
   std::vector<std::string> names;
@@ -108,7 +110,8 @@ TEST(ExportCliTest, StoredProfilesKeepTheirSpellingAndNameOneTable) {
   // Several formats of a stored profile: PREFIX.* in the folder given.
   RunResult all = RunKraken("export 1 --format parquet,json --table steps,kernels -o " + dir + "/ --db " + db);
   ASSERT_EQ(all.exit_code, 0) << all.err;
-  for (const char* name : {"profile-1.kraken.json", "profile-1.kraken.steps.parquet", "profile-1.kraken.kernels.parquet"})
+  for (const char* name :
+       {"profile-1.kraken.json", "profile-1.kraken.steps.parquet", "profile-1.kraken.kernels.parquet"})
     EXPECT_TRUE(std::filesystem::exists(dir + "/" + name)) << name;
   EXPECT_FALSE(std::filesystem::exists(dir + "/profile-1.kraken.cpu_ops.parquet"));
 }

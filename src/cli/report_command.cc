@@ -25,7 +25,8 @@ struct ReportArgs {
 
 int RunReport(ReportArgs args) {
   args.inputs.insert(args.inputs.end(), args.named_inputs.begin(), args.named_inputs.end());
-  if (args.inputs.empty()) return ReportError(InvalidInput("nothing to report: give input files or ids, or --input FILE"));
+  if (args.inputs.empty())
+    return ReportError(InvalidInput("nothing to report: give input files or ids, or --input FILE"));
   ReportSettings settings;
   settings.analyze.device = args.device;
   settings.gpu_hour_cost_usd = args.gpu_hour_cost;

@@ -146,7 +146,8 @@ Status Writer::EndRow() {
   if (row_error_.empty() && next_column_ != columns_.size())
     row_error_ = std::to_string(next_column_) + " values for " + std::to_string(columns_.size()) + " columns";
   // A bad row would leave the columns out of step: the writer refuses everything after it.
-  if (!row_error_.empty()) return Status(StatusCode::kInternal, "parquet row " + std::to_string(total_rows_) + ": " + row_error_);
+  if (!row_error_.empty())
+    return Status(StatusCode::kInternal, "parquet row " + std::to_string(total_rows_) + ": " + row_error_);
   next_column_ = 0;
   ++group_rows_;
   ++total_rows_;
