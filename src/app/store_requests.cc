@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "app/export_request.h"
 #include "app/store_access.h"
 #include "base/json_writer.h"
 #include "base/text.h"
 #include "base/text_table.h"
 #include "importers/registry.h"
-#include "report/profile_export.h"
 #include "report/profile_summary.h"
 
 namespace kraken {
@@ -141,35 +141,13 @@ Result<std::string> RenderProfileList(const std::string& db, bool json_output) {
 
 
 Status ExportProfile(ProfileStore& store, int64_t id, const std::string& format, const ChunkWriter& write) {
-  KRAKEN_ASSIGN_OR_RETURN(Profile profile, store.LoadProfile(id, {.samples = false}));
-  KRAKEN_ASSIGN_OR_RETURN(std::vector<StoredSeriesStats> series, store.ListSeries(id));
-  if (series.size() != profile.series.size())
-    return Status(StatusCode::kInternal, "profile " + std::to_string(id) + " changed while being exported");
-  JsonWriter json(false);
-  std::string csv;
-  if (format == "json") {
-    BeginProfileJson(profile, json);
-    KRAKEN_RETURN_IF_ERROR(write(json.Take()));
-  } else {
-    KRAKEN_RETURN_IF_ERROR(write(SeriesCsvHeader()));
-  }
-  for (size_t i = 0; i < series.size(); ++i) {
-    KRAKEN_ASSIGN_OR_RETURN(std::vector<Sample> samples, store.ReadSeriesSamples(series[i].series_id));
-    if (format == "json") {
-      WriteSeriesJson(profile.series[i], samples, json);
-      KRAKEN_RETURN_IF_ERROR(write(json.Take()));
-    } else {
-      csv.clear();
-      AppendSeriesCsv(i, profile.series[i], samples, csv);
-      KRAKEN_RETURN_IF_ERROR(write(csv));
-    }
-  }
-  if (format == "json") {
-    EndProfileJson(json);
-    KRAKEN_RETURN_IF_ERROR(write(json.Take() + "\n"));
-  }
-  return Status::Ok();
+  KRAKEN_ASSIGN_OR_RETURN(std::vector<ExportFormat> formats, ParseExportFormats(format));
+  if (formats.size() != 1) return InvalidInput("one format per document, not '" + format + "'");
+  // The caller keeps the store open for the whole call: a non-owning handle.
+  std::shared_ptr<ProfileStore> borrowed(&store, [](ProfileStore*) {});
+  KRAKEN_ASSIGN_OR_RETURN(StoredExport stored, OpenStoredExport(borrowed, id));
+  // One document: the profile (JSON) or its series' samples (the long CSV it always was).
+  return WriteExportFile(stored.profile, stored.samples, {formats[0], ExportTable::kSamples, ""}, write);
 }
-
 
 }  // namespace kraken

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/export_request.h"
 #include "app/profile_inputs.h"
 #include "base/status.h"
 #include "model/profile.h"
@@ -32,10 +33,10 @@ std::string RenderImportText(const std::vector<Profile>& profiles, const std::st
 // `kraken list`'s document over the store `db` names (no database yet: an empty list).
 Result<std::string> RenderProfileList(const std::string& db, bool json);
 
-// Writes stored profile `id` as `format` ("json": the whole profile, "csv": its series)
-// through `write`, one piece at a time, reading each series' samples only when its turn
-// comes (a day-long capture never has to fit in memory as text).
-using ChunkWriter = std::function<Status(std::string_view chunk)>;
+// Writes stored profile `id` as one document in `format` ("json": the whole profile,
+// "csv"/"parquet": its samples table) through `write`, one piece at a time, reading each
+// series' samples only when its turn comes (a day-long capture never has to fit in memory
+// as text). Every table and several formats at once: app/export_request.h.
 Status ExportProfile(ProfileStore& store, int64_t id, const std::string& format, const ChunkWriter& write);
 
 }  // namespace kraken

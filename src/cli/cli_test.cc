@@ -310,7 +310,7 @@ TEST(CliTest, StoreCommandsImportListShowExportAnalyze) {
   ExpectOneLineError(RunKraken("show 99 --db " + db), "no profile 99");
   ExpectOneLineError(RunKraken("analyze 99 --db " + db), "no profile 99");
   ExpectOneLineError(RunKraken("show one --db " + db), "'one' is not a profile id");
-  ExpectOneLineError(RunKraken("export 1 --format xml --db " + db), "--format must be json or csv");
+  ExpectOneLineError(RunKraken("export 1 --format xml --db " + db), "unknown format 'xml'");
   ExpectOneLineError(RunKraken("list --db " + orion), "not a kraken database");
   ExpectOneLineError(RunKraken("show 1 --db " + dir + "/none.db"), "no profile database here");
   std::string out = dir + "/nothing.json";

@@ -34,6 +34,7 @@ void AddProfileCommand(CLI::App& app, CommandList& commands);
 void AddConfigCommand(CLI::App& app, CommandList& commands);
 void AddAgentCommand(CLI::App& app, CommandList& commands);
 void AddServeCommand(CLI::App& app, CommandList& commands);
+void AddDashboardCommand(CLI::App& app, CommandList& commands);
 void AddExtenderCommand(CLI::App& app, CommandList& commands);
 void AddAnnotateCommand(CLI::App& app, CommandList& commands);
 void AddTrialCommand(CLI::App& app, CommandList& commands);

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   AddConfigCommand(app, commands);
   AddAgentCommand(app, commands);
   AddServeCommand(app, commands);
+  AddDashboardCommand(app, commands);
   AddExtenderCommand(app, commands);
   AddAnnotateCommand(app, commands);
   AddTrialCommand(app, commands);

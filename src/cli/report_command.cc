@@ -1,5 +1,6 @@
-// `kraken report INPUT... [-o report.html]`: one self-contained HTML page (charts, tables
-// and a summary a manager can read first) that opens without network or kraken.
+// `kraken report INPUT... [-o report.html]` (also spelled `kraken report --input FILE
+// --output report.html`): one self-contained HTML page (charts, tables and a summary a
+// manager can read first) that opens without network or kraken.
 #include <cstdio>
 
 #include "app/report_request.h"
@@ -12,6 +13,7 @@ namespace {
 
 struct ReportArgs {
   std::vector<std::string> inputs;
+  std::vector<std::string> named_inputs;  // --input, the KRAKEN spelling
   std::string output = "report.html";
   std::string device;
   double gpu_hour_cost = kDefaultGpuHourCostUsd;
@@ -21,7 +23,10 @@ struct ReportArgs {
   bool data_only = false;
 };
 
-int RunReport(const ReportArgs& args) {
+int RunReport(ReportArgs args) {
+  args.inputs.insert(args.inputs.end(), args.named_inputs.begin(), args.named_inputs.end());
+  if (args.inputs.empty())
+    return ReportError(InvalidInput("nothing to report: give input files or ids, or --input FILE"));
   ReportSettings settings;
   settings.analyze.device = args.device;
   settings.gpu_hour_cost_usd = args.gpu_hour_cost;
@@ -49,8 +54,8 @@ void AddReportCommand(CLI::App& app, CommandList& commands) {
       "report", "Write one self-contained HTML report: summary, savings, GPU timeline, roofline, top kernels, steps");
   cmd->add_option("inputs", args->inputs,
                   "Traces, exports or captures (anything `kraken analyze` reads), or ids of stored profiles (12 or "
-                  "db:12, see `kraken list`)")
-      ->required();
+                  "db:12, see `kraken list`)");
+  cmd->add_option("-i,--input", args->named_inputs, "An input as a flag (may be repeated); the same as an argument");
   cmd->add_option("-o,--output", args->output, "HTML file to write (written whole or not at all; - = standard output)")
       ->capture_default_str();
   cmd->add_option("--device", args->device,

@@ -10,24 +10,12 @@
 #include "cli/cli_common.h"
 #include "app/colocate_request.h"
 #include "cli/commands.h"
+#include "cli/serve_runner.h"
 #include "cli/store_access.h"
 #include "server/kraken_server.h"
 
 namespace kraken::cli {
 namespace {
-
-struct ServeArgs {
-  std::string host;
-  int port = -1;  // -1: KRAKEN_PORT or 7070
-  std::string db;
-  std::string token_file;
-  std::string max_body = "256MiB";
-  std::string reference_data;
-  int threads = 64;
-  std::string legacy_profiles = "legacy";
-  int legacy_sms = 0;
-  std::string device;
-};
 
 // The first of the environment variables that is set and not empty, else nullptr:
 // kraken's own name first, then the legacy service's (PROFILER_HOST, PROFILER_PORT), which
@@ -61,7 +49,9 @@ Result<std::string> ReadToken(const std::string& path) {
   return token;
 }
 
-Result<server::ServeOptions> MakeOptions(const ServeArgs& args) {
+}  // namespace
+
+Result<server::ServeOptions> MakeServeOptions(const ServeArgs& args) {
   server::ServeOptions options;
   const char* host_name = nullptr;
   const char* port_name = nullptr;
@@ -96,16 +86,13 @@ Result<server::ServeOptions> MakeOptions(const ServeArgs& args) {
   return options;
 }
 
-int RunServe(const ServeArgs& args) {
-  auto options = MakeOptions(args);
-  if (!options.ok()) return ReportError(options.status());
-  auto server = server::KrakenServer::Create(*options);
+int RunServer(const server::ServeOptions& options, const std::function<void(const std::string&)>& on_listening) {
+  auto server = server::KrakenServer::Create(options);
   if (!server.ok()) return ReportError(server.status());
   auto port = (*server)->Bind();
   if (!port.ok()) return ReportError(port.status());
-  std::string shown_host = options->host == "0.0.0.0" ? "127.0.0.1" : options->host;
-  std::fprintf(stderr, "kraken serve: listening on http://%s:%d (store %s)\n", shown_host.c_str(), *port,
-               options->db_path.c_str());
+  std::string shown_host = options.host == "0.0.0.0" ? "127.0.0.1" : options.host;
+  on_listening("http://" + shown_host + ":" + std::to_string(*port));
   g_running = server->get();
   std::signal(SIGINT, StopOnSignal);
   std::signal(SIGTERM, StopOnSignal);
@@ -113,6 +100,16 @@ int RunServe(const ServeArgs& args) {
   g_running = nullptr;
   if (!status.ok()) return ReportError(status);
   return kExitOk;
+}
+
+namespace {
+
+int RunServe(const ServeArgs& args) {
+  auto options = MakeServeOptions(args);
+  if (!options.ok()) return ReportError(options.status());
+  return RunServer(*options, [&options](const std::string& url) {
+    std::fprintf(stderr, "kraken serve: listening on %s (store %s)\n", url.c_str(), options->db_path.c_str());
+  });
 }
 
 }  // namespace

@@ -1,8 +1,5 @@
 #include "report/profile_export.h"
 
-#include <charconv>
-#include <cmath>
-
 #include "model/enum_names.h"
 
 namespace kraken {
@@ -115,19 +112,6 @@ void WriteRecords(const Profile& p, JsonWriter& json) {
   json.EndObject();
 }
 
-void AppendCsvField(std::string_view field, std::string& out) {
-  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out += field;
-    return;
-  }
-  out.push_back('"');
-  for (char c : field) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  out.push_back('"');
-}
-
 }  // namespace
 
 void WriteMetadataJson(const ProfileMetadata& md, JsonWriter& json) {
@@ -217,38 +201,6 @@ void WriteProfileJson(const Profile& profile, JsonWriter& json) {
   BeginProfileJson(profile, json);
   for (const Series& s : profile.series) WriteSeriesJson(s, s.samples, json);
   EndProfileJson(json);
-}
-
-std::string SeriesCsvHeader() {
-  return "series,metric,source_name,gpu_index,gpu_uuid,gpu_name,pci_bus_id,gpu_instance_id,mig_profile,pid,"
-         "process_name,hostname,pod,namespace,container,labels,time_ns,value\n";
-}
-
-void AppendSeriesCsv(size_t series_index, const Series& s, std::span<const Sample> samples, std::string& out) {
-  // Everything before time_ns is the same on every row of the series: built once.
-  std::string prefix = std::to_string(series_index) + ",";
-  const SeriesEntity& e = s.entity;
-  std::string labels;
-  for (const auto& [key, value] : e.labels) labels += (labels.empty() ? "" : ";") + key + "=" + value;
-  for (const std::string& field :
-       {std::string(GetMetricInfo(s.metric).name), s.source_name, std::to_string(e.gpu_index), e.gpu_uuid, e.gpu_name,
-        e.pci_bus_id, std::to_string(e.gpu_instance_id), e.mig_profile, std::to_string(e.pid), e.process_name,
-        e.hostname, e.pod, e.namespace_name, e.container, labels}) {
-    AppendCsvField(field, prefix);
-    prefix.push_back(',');
-  }
-  char number[32];
-  for (const Sample& sample : samples) {
-    out += prefix;
-    out += std::to_string(sample.time_ns);
-    out.push_back(',');
-    // NaN and infinities as an empty field, like JSON's null.
-    if (std::isfinite(sample.value)) {
-      auto [end, ec] = std::to_chars(number, number + sizeof(number), sample.value);
-      out.append(number, ec == std::errc() ? end : number);
-    }
-    out.push_back('\n');
-  }
 }
 
 }  // namespace kraken

@@ -1,6 +1,6 @@
-// `kraken export`: a whole profile as JSON (keys in docs/store.md) and metric series as
-// long-format CSV. Both can be written in pieces so that a 24 h capture streams to disk
-// series by series instead of being held as one string.
+// `kraken export --format json`: a whole profile as one JSON document (keys in
+// docs/store.md), written in pieces so that a 24 h capture streams to disk series by series
+// instead of being held as one string. The flat tables (CSV, Parquet): export_tables.h.
 #pragma once
 
 #include <span>
@@ -27,11 +27,5 @@ void WriteDeviceJson(const DeviceInfo& device, JsonWriter& json);
 void WriteEntityJson(const SeriesEntity& entity, JsonWriter& json);
 // "gpu 3 pid 40001 (python3)", "gpu 0 mig 1 (1g.10gb)", "node": for tables.
 std::string DescribeEntity(const SeriesEntity& entity);
-
-// Long-format CSV, one row per sample:
-// series,metric,source_name,gpu_index,gpu_uuid,gpu_name,pci_bus_id,gpu_instance_id,
-// mig_profile,pid,process_name,hostname,pod,namespace,container,labels,time_ns,value
-std::string SeriesCsvHeader();
-void AppendSeriesCsv(size_t series_index, const Series& series, std::span<const Sample> samples, std::string& out);
 
 }  // namespace kraken
