@@ -27,7 +27,7 @@ std::vector<std::string> OptionNames(const CLI::App& app) {
 // named, with the closest real one.
 std::string ExtrasMessage(const CommandList& commands, const std::vector<std::string>& args) {
   for (const kraken::cli::Command& command : commands) {
-    if (!command.app->parsed()) continue;
+    if (!command.app->parsed() || args.size() < 2) continue;
     std::vector<std::string> rest(args.begin() + 2, args.end());
     return kraken::cli::UnknownOptionError(command.app->get_name(), rest, OptionNames(*command.app));
   }
