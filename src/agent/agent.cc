@@ -130,6 +130,7 @@ void Agent::SampleOnce() {
   sampler_.Sample(raw_, all_due ? std::span<const uint8_t>() : std::span<const uint8_t>(due_));
   CopyEnabledMetrics(options_.metrics, raw_, filtered_, &filtered_spare_);
   pod_labels_.Apply(pods, mig_uuids_, filtered_);
+  if (!plans_.empty()) KeepRequestedMetrics(plans_, filtered_, filtered_spare_);
   const SampleBatch* recorded = &filtered_;
   if (!plans_.empty() && MarkOptedOut(plans_, filtered_, opted_out_)) {
     StripOptedOut(opted_out_, filtered_, filtered_spare_);

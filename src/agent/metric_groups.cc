@@ -73,4 +73,20 @@ void CopyEnabledMetrics(const config::MetricGroups& groups, const SampleBatch& i
   }
 }
 
+void KeepRequestedMetrics(const std::vector<DevicePlan>& plans, SampleBatch& batch, BatchSpare& spare) {
+  if (std::none_of(plans.begin(), plans.end(), [](const DevicePlan& p) { return p.metrics.has_value(); })) return;
+  size_t kept = 0;
+  for (size_t i = 0; i < batch.values.size(); ++i) {
+    const SampleBatch::Value& v = batch.values[i];
+    int32_t gpu = v.entity >= 0 && static_cast<size_t>(v.entity) < batch.entities.size()
+                      ? batch.entities[static_cast<size_t>(v.entity)].gpu_index
+                      : -1;
+    bool limited = gpu >= 0 && static_cast<size_t>(gpu) < plans.size() && plans[static_cast<size_t>(gpu)].metrics;
+    if (limited && !MetricEnabled(*plans[static_cast<size_t>(gpu)].metrics, v.metric)) continue;
+    if (kept != i) std::swap(batch.values[kept], batch.values[i]);
+    ++kept;
+  }
+  ResizeKeeping(batch.values, kept, spare.values);
+}
+
 }  // namespace kraken::agent

@@ -18,4 +18,9 @@ bool MetricEnabled(const config::MetricGroups& groups, Metric metric);
 void CopyEnabledMetrics(const config::MetricGroups& groups, const SampleBatch& in, SampleBatch& out,
                         BatchSpare* spare = nullptr);
 
+// Drops the values of the groups a GPU's plan leaves out (its pods' kraken.io/metrics,
+// PlanDevices), entities all kept; dropped entries keep their buffers in `spare`. Nothing
+// to do, and nothing done, when no plan limits its groups.
+void KeepRequestedMetrics(const std::vector<DevicePlan>& plans, SampleBatch& batch, BatchSpare& spare);
+
 }  // namespace kraken::agent

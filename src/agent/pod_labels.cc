@@ -86,7 +86,7 @@ std::shared_ptr<const PodPolicies> PodLabeler::RefreshPolicies(const k8s::GpuPod
     return previous;
   }
   auto policies = std::make_shared<PodPolicies>();
-  int opted_out = 0, own_interval = 0;
+  int opted_out = 0, own_interval = 0, own_metrics = 0;
   std::map<std::string, std::string> noted;
   for (const k8s::NodePod& pod : *pods) {
     std::string note;
@@ -100,13 +100,16 @@ std::shared_ptr<const PodPolicies> PodLabeler::RefreshPolicies(const k8s::GpuPod
     }
     opted_out += policy.disabled;
     own_interval += !policy.disabled && policy.interval_ns > 0;
-    if (policy.disabled || policy.interval_ns > 0) (*policies)[{pod.namespace_name, pod.name}] = policy;
+    own_metrics += !policy.disabled && policy.metrics.has_value();
+    if (policy.any()) (*policies)[{pod.namespace_name, pod.name}] = policy;
   }
   noted_.swap(noted);  // pods that are gone are forgotten
-  std::string state = "ok " + std::to_string(pods->size()) + " " + std::to_string(opted_out) + " " + std::to_string(own_interval);
+  std::string state = "ok " + std::to_string(pods->size()) + " " + std::to_string(opted_out) + " " +
+                      std::to_string(own_interval) + " " + std::to_string(own_metrics);
   if (state != last_pods_state_)
     Log(LogLevel::kInfo, "pod annotations: %s lists %zu pods on this node, %d opted out (kraken.io/profiling: disabled), "
-        "%d with their own kraken.io/profile-interval", options_.pods_source.c_str(), pods->size(), opted_out, own_interval);
+        "%d with their own kraken.io/profile-interval, %d with their own kraken.io/metrics",
+        options_.pods_source.c_str(), pods->size(), opted_out, own_interval, own_metrics);
   last_pods_state_ = state;
   return policies;
 }

@@ -1,6 +1,7 @@
 #include "agent/pod_policy.h"
 
 #include "agent/device_batches.h"
+#include "agent/metric_groups.h"
 
 #include <gtest/gtest.h>
 
@@ -33,6 +34,81 @@ TEST(PodPolicyTest, ReadsOptOutAndClampsTheInterval) {
     EXPECT_EQ(p.interval_ns, 0) << bad;
     EXPECT_NE(note.find("is not a duration"), std::string::npos) << bad;
   }
+}
+
+TEST(PodPolicyTest, TheDesignsKetiKeysAreReadLikeKrakensOwn) {
+  std::string note;
+  PodPolicy p = ReadPodPolicy({{"kraken.keti.ai/profiling", "disabled"}}, kAgent, &note);
+  EXPECT_TRUE(p.disabled);
+  p = ReadPodPolicy({{"kraken.keti.ai/profile-interval", "10ms"}}, kAgent, &note);
+  EXPECT_EQ(p.interval_ns, kAgent);
+  EXPECT_EQ(note, "kraken.keti.ai/profile-interval 10ms is shorter than the agent's --interval: sampled every 100ms");
+  // kraken's spelling wins over the design's.
+  p = ReadPodPolicy({{"kraken.io/profile-interval", "2s"}, {"kraken.keti.ai/profile-interval", "5s"}}, kAgent, &note);
+  EXPECT_EQ(p.interval_ns, 2'000'000'000);
+  // The design's example pod: all three categories (every group), the export format said.
+  p = ReadPodPolicy({{"kraken.keti.ai/profiling", "enabled"},
+                     {"kraken.keti.ai/profile-interval", "100ms"},
+                     {"kraken.keti.ai/metrics", "gpu,memory,network"},
+                     {"kraken.keti.ai/export-format", "json"}},
+                    kAgent, &note);
+  EXPECT_FALSE(p.disabled);
+  EXPECT_EQ(p.interval_ns, kAgent);
+  ASSERT_TRUE(p.metrics.has_value());
+  EXPECT_TRUE(p.metrics->utilization && p.metrics->memory && p.metrics->pcie && p.metrics->nvlink &&
+              p.metrics->profiling && p.metrics->processes);
+  EXPECT_EQ(note,
+            "kraken.keti.ai/export-format json: not acted on: the agent keeps the pod's samples in the store; "
+            "`kraken export` writes them");
+  EXPECT_TRUE(p.any());
+}
+
+TEST(PodPolicyTest, MetricListsNameCategoriesOrKrakensGroups) {
+  std::vector<std::string> unknown;
+  auto gpu = ParseMetricList(" GPU ", &unknown);
+  ASSERT_TRUE(gpu.has_value());
+  EXPECT_TRUE(gpu->utilization && gpu->power && gpu->clocks && gpu->temperature && gpu->profiling);
+  EXPECT_FALSE(gpu->memory || gpu->pcie || gpu->nvlink);
+  auto some = ParseMetricList("memory,nvlink,sm_occupancy", &unknown);
+  ASSERT_TRUE(some.has_value());
+  EXPECT_TRUE(some->memory && some->nvlink);
+  EXPECT_FALSE(some->pcie || some->utilization);
+  EXPECT_EQ(unknown, std::vector<std::string>{"sm_occupancy"});
+  EXPECT_FALSE(ParseMetricList("everything", nullptr).has_value());
+  std::string note;
+  PodPolicy p = ReadPodPolicy({{"kraken.io/metrics", "everything"}}, kAgent, &note);
+  EXPECT_FALSE(p.metrics.has_value());
+  EXPECT_EQ(note,
+            "kraken.io/metrics: 'everything' is not a metric group (gpu, memory, network or kraken's groups); "
+            "kraken.io/metrics names no metric group: all are kept");
+}
+
+TEST(PodPolicyTest, AGpusGroupsAreTheUnionOfItsHolders) {
+  std::vector<DeviceInfo> devices(2);
+  devices[0].uuid = "GPU-whole";
+  devices[1].uuid = "GPU-mig";
+  devices[1].mig_instances.resize(2);
+  devices[1].mig_instances[0].gpu_instance_id = 1;
+  devices[1].mig_instances[1].gpu_instance_id = 2;
+  k8s::MigUuids mig = {{{"GPU-mig", 1}, "MIG-1"}, {{"GPU-mig", 2}, "MIG-2"}};
+  k8s::GpuPodMap map = k8s::GpuPodMap::Build({{"ns", "a", "c", "nvidia.com/gpu", {"GPU-whole"}},
+                                              {"ns", "a", "c", "nvidia.com/mig-1g.10gb", {"MIG-1"}},
+                                              {"ns", "b", "c", "nvidia.com/mig-1g.10gb", {"MIG-2"}}});
+  PodPolicies policies;
+  policies[{"ns", "a"}].metrics = ParseMetricList("memory", nullptr);
+  policies[{"ns", "b"}].metrics = ParseMetricList("network", nullptr);
+  std::vector<DevicePlan> plans = PlanDevices(devices, mig, map, policies, kAgent);
+  ASSERT_EQ(plans.size(), 2u);
+  ASSERT_TRUE(plans[0].metrics.has_value());
+  EXPECT_TRUE(plans[0].metrics->memory);
+  EXPECT_FALSE(plans[0].metrics->pcie);
+  ASSERT_TRUE(plans[1].metrics.has_value());
+  EXPECT_TRUE(plans[1].metrics->memory && plans[1].metrics->pcie && plans[1].metrics->nvlink);
+  EXPECT_FALSE(plans[1].metrics->utilization);
+  // An instance whose pod asks for nothing in particular asks for everything.
+  policies.erase({"ns", "b"});
+  plans = PlanDevices(devices, mig, map, policies, kAgent);
+  EXPECT_FALSE(plans[1].metrics.has_value());
 }
 
 TEST(PodPolicyTest, AGpuIsSampledAtTheShortestIntervalOfItsHolders) {
@@ -137,6 +213,23 @@ TEST(DeviceBatchesTest, AnOptedOutMigInstanceTakesItsEntitiesAndInstancelessProc
   std::vector<uint8_t> opted;
   ASSERT_TRUE(MarkOptedOut(plans, b, opted));
   EXPECT_EQ(opted, (std::vector<uint8_t>{0, 0, 1, 0, 1}));
+}
+
+TEST(DeviceBatchesTest, AGpusRequestedGroupsAreTheOnlyValuesKept) {
+  std::vector<DevicePlan> plans(2);
+  plans[0].metrics = ParseMetricList("network", nullptr);  // GPU 0: no utilization, no power
+  SampleBatch b = TwoGpus();
+  BatchSpare spare;
+  KeepRequestedMetrics(plans, b, spare);
+  ASSERT_EQ(b.entities.size(), 3u);
+  ASSERT_EQ(b.values.size(), 2u);  // GPU 1's two values; GPU 0 had none of pcie/nvlink
+  EXPECT_EQ(b.values[0].entity, 2);
+  EXPECT_EQ(b.values[1].entity, 2);
+  EXPECT_EQ(spare.values.size(), 4u);
+  // No plan narrows its groups: the batch is untouched.
+  SampleBatch all = TwoGpus();
+  KeepRequestedMetrics(std::vector<DevicePlan>(2), all, spare);
+  EXPECT_EQ(all.values.size(), 6u);
 }
 
 TEST(DeviceBatchesTest, TheNewestCopyPerGpuSurvivesPassesThatSkipIt) {

@@ -310,7 +310,7 @@ TEST(ConfigCliTest, PrintShowsEachValueAndWhereItCameFrom) {
     ASSERT_EQ(s["source"].get(source), simdjson::SUCCESS);
     settings[std::string(key)] = {std::string(value), std::string(source)};
   }
-  EXPECT_EQ(settings.size(), 25u);
+  EXPECT_EQ(settings.size(), 26u);
   EXPECT_EQ(settings["agent.node_name"], std::make_pair(std::string(""), std::string("default")));
   EXPECT_EQ(settings["agent.pod_resources_socket"],
             std::make_pair(std::string("/var/lib/kubelet/pod-resources/kubelet.sock"), std::string("default")));

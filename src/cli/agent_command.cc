@@ -40,6 +40,41 @@ std::string StorePath(const std::string& configured) {
   return ResolveDbPath(configured);
 }
 
+// SIGINT/SIGTERM are taken by sigwait, never by a handler; blocked before any thread
+// starts, so that every thread inherits the mask. A scraper that hangs up mid-response
+// must not kill the agent.
+sigset_t BlockStopSignals() {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  return stop_signals;
+}
+
+// sampling.gpu: false (KRAKEN_ENABLE_GPU_PROFILING=false): no NVML is opened and nothing
+// is stored, while /metrics and /healthz still answer, so that a DaemonSet pod on a node
+// kept out of GPU profiling runs instead of failing.
+int RunWithoutGpuSampling(const config::KrakenConfig& c) {
+  sigset_t stop_signals = BlockStopSignals();
+  agent::MetricsServer server([](std::string& out) {
+    out +=
+        "# HELP kraken_agent_gpu_sampling Whether the agent samples GPUs (sampling.gpu, KRAKEN_ENABLE_GPU_PROFILING).\n"
+        "# TYPE kraken_agent_gpu_sampling gauge\n"
+        "kraken_agent_gpu_sampling 0\n";
+  });
+  Status listening = server.Start(c.listen);
+  if (!listening.ok()) return ReportError(listening);
+  Log(LogLevel::kInfo, "serving http://%s:%d/metrics: GPU sampling is off (sampling.gpu: false), no NVML, no store",
+      server.host().c_str(), server.port());
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  Log(LogLevel::kInfo, "%s: stopping", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+  server.Stop();
+  return kExitOk;
+}
+
 int RunAgent(const AgentArgs& args) {
   auto resolved = args.flags.Resolve();
   if (!resolved.ok()) return ReportError(resolved.status());
@@ -51,6 +86,7 @@ int RunAgent(const AgentArgs& args) {
     return ReportError(InvalidInput("agent.analysis_window (" + FormatDurationNs(c.analysis_window_ns) +
                                     ") is longer than agent.ring (" + FormatDurationNs(c.ring_ns) +
                                     "), which holds the passes it analyses: raise agent.ring"));
+  if (!c.gpu_sampling) return RunWithoutGpuSampling(c);
 
   auto session = nvml::OpenNvmlSession(c.nvml_library);
   if (!session.ok()) return ReportError(session.status());
@@ -64,15 +100,7 @@ int RunAgent(const AgentArgs& args) {
     store = std::move(*opened);
   }
 
-  // SIGINT/SIGTERM are taken by sigwait below, never by a handler; blocked before any
-  // thread starts, so that every thread inherits the mask. A scraper that hangs up
-  // mid-response must not kill the agent.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
+  sigset_t stop_signals = BlockStopSignals();
 
   agent::AgentOptions options;
   options.interval_ns = c.interval_ns;

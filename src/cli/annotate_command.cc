@@ -34,6 +34,8 @@ struct AnnotateArgs {
   bool dry_run = false;
   std::string every;  // "" = one pass
   bool no_node_labels = false;
+  // Also write the results under these prefixes (Alnair's ai.centaurus.io).
+  std::vector<std::string> annotation_prefixes;
 };
 
 // What the pooling analysis says about a pod, as annotations. Bound and disagg score
@@ -119,12 +121,14 @@ Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::stri
       scope.node_labels[node] = k8s::NodeGpuLabels(gpus.gpu_class, gpus.gpu_count, gpus.mig_profiles);
   }
   if (args.dry_run) {
-    for (const k8s::PodResult& p : pods) PrintMap(p.namespace_name + "/" + p.pod, k8s::ToAnnotations(p.annotations));
+    for (const k8s::PodResult& p : pods)
+      PrintMap(p.namespace_name + "/" + p.pod,
+               k8s::WithPrefixes(k8s::ToAnnotations(p.annotations), args.annotation_prefixes));
     for (const auto& [node, labels] : scope.node_labels) PrintMap("node/" + node, labels);
     return Status::Ok();
   }
   k8s::KubeClient kube_client(setup.kube);
-  k8s::AnnotationWriter writer(kube_client);
+  k8s::AnnotationWriter writer(kube_client, args.annotation_prefixes);
   k8s::AnnotationStats stats;
   KRAKEN_RETURN_IF_ERROR(writer.AnnotatePass(pods, scope, &stats));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -149,6 +153,11 @@ Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::stri
 int RunAnnotate(const AnnotateArgs& args) {
   if (args.prometheus.empty() || args.namespaces.empty())
     return ReportError(InvalidInput("annotate needs --prometheus URL and --namespace NS"));
+  for (const std::string& prefix : args.annotation_prefixes)
+    if (!k8s::IsAnnotationPrefix(prefix))
+      return ReportError(InvalidInput("--annotation-prefix '" + prefix +
+                                      "' is not a DNS subdomain such as ai.centaurus.io (lowercase letters, digits, "
+                                      "'-' and '.')"));
   PassSetup setup;
   auto range = promql::ParsePromDurationSeconds(args.range);
   if (!range.ok()) return ReportError(range.status().WithContext("--range"));
@@ -213,6 +222,10 @@ void AddAnnotateCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--every", args->every,
                   "Controller mode: a pass every interval (5m, 1h) until SIGINT/SIGTERM; failed passes are "
                   "logged and retried (default: one pass, exit 2 on error)");
+  cmd->add_option("--annotation-prefix", args->annotation_prefixes,
+                  "Also write the results under this prefix, e.g. ai.centaurus.io (Alnair's keys: "
+                  "ai.centaurus.io/workload-type, ...); kraken.io/* are always written (repeat or comma-separate)")
+      ->delimiter(',');
   cmd->add_flag("--no-node-labels", args->no_node_labels,
                 "Do not write the kraken.io/gpu-class, gpu-count and mig-layout node labels");
   commands.push_back({cmd, [args] { return RunAnnotate(*args); }});

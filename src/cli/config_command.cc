@@ -34,6 +34,9 @@ std::string RenderJson(const config::EffectiveConfig& c) {
     json.EndObject();
   }
   json.EndArray();
+  json.Key("warnings").BeginArray();
+  for (const std::string& warning : c.warnings) json.String(warning);
+  json.EndArray();
   json.EndObject();
   return json.Take() + "\n";
 }

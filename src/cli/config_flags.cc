@@ -1,5 +1,7 @@
 #include "cli/config_flags.h"
 
+#include <cstdio>
+
 namespace kraken::cli {
 
 void ConfigFlags::AddConfigFlag(CLI::App* cmd) {
@@ -34,7 +36,11 @@ Result<config::EffectiveConfig> ConfigFlags::Resolve() const {
     if (f.option == nullptr || f.option->count() == 0) continue;
     inputs.flags.push_back({f.key, f.flag, f.fixed_value.empty() ? *f.text : f.fixed_value});
   }
-  return config::ResolveConfig(inputs);
+  Result<config::EffectiveConfig> resolved = config::ResolveConfig(inputs);
+  // Keys of the file kraken does not act on: said, one line each, never silently dropped.
+  if (resolved.ok())
+    for (const std::string& warning : resolved->warnings) std::fprintf(stderr, "kraken: warning: %s\n", warning.c_str());
+  return resolved;
 }
 
 }  // namespace kraken::cli

@@ -24,7 +24,8 @@ class ConfigFlags {
   void AddKeySwitch(CLI::App* cmd, const std::string& flag, const std::string& key, const std::string& value,
                     const std::string& help);
 
-  // Defaults, the file, KRAKEN_* variables of this process, then the flags given.
+  // Defaults, the file, KRAKEN_* variables of this process, then the flags given. Prints
+  // the file's warnings (keys kraken does not act on) on standard error, one line each.
   Result<config::EffectiveConfig> Resolve() const;
 
  private:

@@ -32,6 +32,7 @@ struct MetricGroups {
 struct KrakenConfig {
   int64_t interval_ns = 100'000'000;  // sampling.interval
   std::string nvml_library;           // sampling.nvml_library; "" = KRAKEN_NVML_LIBRARY, else the driver's
+  bool gpu_sampling = true;           // sampling.gpu (KRAKEN_ENABLE_GPU_PROFILING); false: no NVML
   MetricGroups metrics;
   bool store_enabled = true;                             // store.enabled
   std::string store_path;                                // store.path; "" = the default location
@@ -85,14 +86,19 @@ struct EffectiveConfig {
   std::string file;       // the file that was read, "" = none
   ValueSource file_from;  // --config or KRAKEN_CONFIG
   std::map<std::string, ValueSource> sources;  // every key of ConfigKeys()
+  // One line per key of the file that kraken does not act on (the KRAKEN design's keys,
+  // config/design_config.h): "FILE:LINE: profiler.output.formats: not acted on: ...".
+  std::vector<std::string> warnings;
 };
 
 // The variables kraken reads (KRAKEN_CONFIG, KRAKEN_LOG_LEVEL, KRAKEN_STORAGE_PATH,
-// KRAKEN_NVML_LIBRARY) that are set and not empty in this process.
+// KRAKEN_NVML_LIBRARY, KRAKEN_ENABLE_GPU_PROFILING, KRAKEN_METRICS_PORT, NODE_NAME) that
+// are set and not empty in this process.
 std::map<std::string, std::string> ReadEnvironment();
 
 // Defaults, then the file (--config, else KRAKEN_CONFIG), then the environment, then the
-// flags. Errors name where the bad value is: "FILE:LINE: key 'store.retension' is not a
+// flags. The file may hold kraken's keys and the KRAKEN design's (under `profiler:`); a
+// kraken key set by both is an error. Errors name where the bad value is: "FILE:LINE: key 'store.retension' is not a
 // kraken setting", "KRAKEN_LOG_LEVEL: 'loud' is not one of error, warn, info, debug",
 // "--interval: ...".
 Result<EffectiveConfig> ResolveConfig(const ConfigInputs& inputs);

@@ -38,7 +38,13 @@ Status Flatten(const std::string& path, const YAML::Node& map, const std::string
     } else if (value.IsScalar()) {
       out.push_back({key, value.Scalar(), line});
     } else if (value.IsSequence()) {
-      return InvalidInput(where + "key '" + key + "' takes one value, not a list");
+      FileSetting list{key, "", line, true, {}};
+      for (const YAML::Node& item : value) {
+        if (!item.IsScalar()) return InvalidInput(where + "key '" + key + "' takes a list of plain values");
+        list.items.push_back(item.Scalar());
+        list.text += (list.text.empty() ? "" : ",") + item.Scalar();
+      }
+      out.push_back(std::move(list));
     } else {
       return InvalidInput(where + "key '" + key + "' has no value");
     }

@@ -17,10 +17,12 @@ std::string Quoted(std::string_view text) {
 }
 
 Status ParseBool(std::string_view text, bool& out) {
+  // 1/0, yes/no, on/off too: environment variables (KRAKEN_ENABLE_GPU_PROFILING) are often
+  // written that way.
   std::string lower = ToLower(Trim(text));
-  if (lower == "true") {
+  if (lower == "true" || lower == "1" || lower == "yes" || lower == "on") {
     out = true;
-  } else if (lower == "false") {
+  } else if (lower == "false" || lower == "0" || lower == "no" || lower == "off") {
     out = false;
   } else {
     return InvalidInput(Quoted(text) + " is not true or false");
@@ -69,6 +71,10 @@ const std::vector<KeySpec> kKeys = {
        return Status::Ok();
      },
      [](const KrakenConfig& c) { return c.nvml_library; }},
+    {{"sampling.gpu", "KRAKEN_ENABLE_GPU_PROFILING",
+      "sample the GPUs through NVML; false: the agent opens no NVML and serves only its own series"},
+     [](std::string_view t, KrakenConfig& c) -> Status { return ParseBool(t, c.gpu_sampling); },
+     [](const KrakenConfig& c) { return BoolText(c.gpu_sampling); }},
     KRAKEN_METRIC_GROUP_KEY(utilization, "GPU, memory-copy, encoder and decoder utilization"),
     KRAKEN_METRIC_GROUP_KEY(memory, "framebuffer total, used, free, reserved"),
     KRAKEN_METRIC_GROUP_KEY(power, "power draw and the energy counter"),
@@ -143,8 +149,11 @@ const std::vector<KeySpec> kKeys = {
      [](const KrakenConfig& c) { return c.output_format; }},
     {{"log_level", "KRAKEN_LOG_LEVEL", "diagnostics on standard error: error, warn, info, debug (--log-level)"},
      [](std::string_view t, KrakenConfig& c) -> Status {
-       std::string v(Trim(t));
-       if (!ParseLogLevel(v)) return InvalidInput(Quoted(v) + " is not one of error, warn, info, debug");
+       // Any case, and Python's names (the KRAKEN design writes KRAKEN_LOG_LEVEL=INFO).
+       std::string v = ToLower(Trim(t));
+       if (v == "warning") v = "warn";
+       if (v == "critical") v = "error";
+       if (!ParseLogLevel(v)) return InvalidInput(Quoted(Trim(t)) + " is not one of error, warn, info, debug");
        c.log_level = v;
        return Status::Ok();
      },

@@ -99,8 +99,8 @@ bool IsAggregatedOwner(const ObjectRef& owner) {
 }
 
 bool ProfilingDisabled(const std::map<std::string, std::string>& annotations) {
-  auto it = annotations.find(kProfilingKey);
-  return it != annotations.end() && ToLower(Trim(it->second)) == "disabled";
+  std::optional<PodSetting> profiling = FindPodSetting(annotations, kProfilingKey);
+  return profiling && ToLower(Trim(profiling->value)) == "disabled";
 }
 
 Result<ObjectMeta> ParseObjectMeta(std::string_view json, const std::string& namespace_name) {
@@ -185,7 +185,7 @@ Status AnnotationWriter::AnnotatePass(const std::vector<PodResult>& pods, const 
   };
   for (const PodResult& pod : pods) {
     ObjectMeta meta;
-    Result<bool> patched = Apply({"v1", "Pod", pod.namespace_name, pod.pod}, ToAnnotations(pod.annotations), &meta);
+    Result<bool> patched = Apply({"v1", "Pod", pod.namespace_name, pod.pod}, Results(pod.annotations), &meta);
     if (!patched.ok() && patched.status().code() == StatusCode::kNotFound) {
       // In the analysed history, gone from the cluster: nothing to annotate, and no
       // longer a resident anywhere.
@@ -223,7 +223,7 @@ Status AnnotationWriter::AnnotatePass(const std::vector<PodResult>& pods, const 
     if (!body.ok()) return body.status();
     KRAKEN_ASSIGN_OR_RETURN(ObjectMeta meta, ParseObjectMeta(*body, ""));
     std::map<std::string, std::string> desired;
-    if (auto it = by_node.find(node); it != by_node.end()) desired = ToAnnotations(AggregateJob(it->second));
+    if (auto it = by_node.find(node); it != by_node.end()) desired = Results(AggregateJob(it->second));
     auto current = meta.annotations.find(kResidentDemandKey);
     ResidentListUpdate update = UpdateResidentList(
         current == meta.annotations.end() ? std::string_view() : std::string_view(current->second), entries,
@@ -249,7 +249,7 @@ Status AnnotationWriter::AnnotatePass(const std::vector<PodResult>& pods, const 
   }
   for (const auto& [owner, members] : by_owner) {
     if (members.size() < 2 || !IsAggregatedOwner(owner)) continue;
-    KRAKEN_ASSIGN_OR_RETURN(bool patched, Apply(owner, ToAnnotations(AggregateJob(members))));
+    KRAKEN_ASSIGN_OR_RETURN(bool patched, Apply(owner, Results(AggregateJob(members))));
     count(patched);
   }
   return Status::Ok();

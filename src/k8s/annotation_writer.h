@@ -51,8 +51,9 @@ struct PodResult {
 // by anything else (StatefulSet, ReplicaSet, ...) never leads to a forbidden write.
 bool IsAggregatedOwner(const ObjectRef& owner);
 
-// True when the pod's kraken.io/profiling annotation says "disabled" (any case, spaces
-// trimmed). Any other value, or none, means enabled: profiling is opt-out.
+// True when the pod's kraken.io/profiling annotation (or the KRAKEN design's
+// kraken.keti.ai/profiling) says "disabled" (any case, spaces trimmed). Any other value, or
+// none, means enabled: profiling is opt-out.
 bool ProfilingDisabled(const std::map<std::string, std::string>& annotations);
 
 struct AnnotationStats {
@@ -88,7 +89,11 @@ struct PassScope {
 
 class AnnotationWriter {
  public:
-  explicit AnnotationWriter(const KubeClient& client) : client_(client) {}
+  // `mirror_prefixes`: the results (kraken.io/workload-type, ...) are also written under
+  // each of these (WithPrefixes: ai.centaurus.io/workload-type, ...); bookkeeping such as
+  // kraken.io/resident-demand and the node labels stay kraken's alone.
+  explicit AnnotationWriter(const KubeClient& client, std::vector<std::string> mirror_prefixes = {})
+      : client_(client), mirror_prefixes_(std::move(mirror_prefixes)) {}
 
   // GETs the object and PATCHes the annotations of `desired` that differ. Returns true
   // when it patched.
@@ -120,7 +125,12 @@ class AnnotationWriter {
                     AnnotationStats* stats);
 
  private:
+  std::map<std::string, std::string> Results(const WorkloadAnnotations& a) const {
+    return WithPrefixes(ToAnnotations(a), mirror_prefixes_);
+  }
+
   const KubeClient& client_;
+  std::vector<std::string> mirror_prefixes_;
 };
 
 }  // namespace kraken::k8s

@@ -39,6 +39,23 @@ std::optional<std::string> Agreed(const std::vector<WorkloadAnnotations>& pods,
 
 }  // namespace
 
+std::optional<PodSetting> FindPodSetting(const std::map<std::string, std::string>& annotations,
+                                         std::string_view kraken_key) {
+  if (auto it = annotations.find(std::string(kraken_key)); it != annotations.end()) return PodSetting{it->first, it->second};
+  std::string_view name = kraken_key;
+  if (name.substr(0, sizeof(kKrakenPrefix) - 1) != kKrakenPrefix) return std::nullopt;
+  name.remove_prefix(sizeof(kKrakenPrefix) - 1);
+  std::string design_key = kDesignPrefix;
+  design_key.append(name);
+  if (auto it = annotations.find(design_key); it != annotations.end()) return PodSetting{it->first, it->second};
+  return std::nullopt;
+}
+
+bool IsPodSettingKey(std::string_view key) {
+  return key.substr(0, sizeof(kKrakenPrefix) - 1) == kKrakenPrefix ||
+         key.substr(0, sizeof(kDesignPrefix) - 1) == kDesignPrefix;
+}
+
 std::map<std::string, std::string> ToAnnotations(const WorkloadAnnotations& a) {
   std::map<std::string, std::string> out;
   if (a.workload_type) out[kWorkloadTypeKey] = *a.workload_type;
@@ -48,6 +65,35 @@ std::map<std::string, std::string> ToAnnotations(const WorkloadAnnotations& a) {
   if (a.colocation_class) out[kColocationClassKey] = *a.colocation_class;
   if (a.demand) out[kDemandKey] = *a.demand;
   return out;
+}
+
+std::map<std::string, std::string> WithPrefixes(std::map<std::string, std::string> annotations,
+                                                const std::vector<std::string>& prefixes) {
+  const std::string_view kraken_prefix = kKrakenPrefix;
+  std::vector<std::pair<std::string, std::string>> copies;
+  for (const std::string& prefix : prefixes) {
+    if (prefix + "/" == kraken_prefix) continue;
+    for (const auto& [key, value] : annotations)
+      if (std::string_view(key).substr(0, kraken_prefix.size()) == kraken_prefix)
+        copies.emplace_back(prefix + "/" + key.substr(kraken_prefix.size()), value);
+  }
+  for (auto& [key, value] : copies) annotations[key] = std::move(value);
+  return annotations;
+}
+
+bool IsAnnotationPrefix(std::string_view prefix) {
+  if (prefix.empty() || prefix.size() > 253) return false;
+  size_t start = 0;
+  while (start <= prefix.size()) {
+    size_t end = prefix.find('.', start);
+    if (end == std::string_view::npos) end = prefix.size();
+    std::string_view label = prefix.substr(start, end - start);
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') return false;
+    for (char c : label)
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+    start = end + 1;
+  }
+  return true;
 }
 
 WorkloadAnnotations AggregateJob(const std::vector<WorkloadAnnotations>& pods) {

@@ -19,6 +19,27 @@ inline constexpr char kColocationClassKey[] = "kraken.io/colocation-class";
 // Opt-in and sampling interval a user sets on a pod (read, never written, by kraken).
 inline constexpr char kProfilingKey[] = "kraken.io/profiling";               // enabled | disabled
 inline constexpr char kProfileIntervalKey[] = "kraken.io/profile-interval";  // 100ms
+// Which metric groups the agent keeps for the pod's GPUs: "gpu,memory,network" or
+// kraken's group names (agent/pod_policy.h); none: all.
+inline constexpr char kMetricsKey[] = "kraken.io/metrics";
+// The KRAKEN design's export format of the pod's profile: read and reported, not acted on
+// (the agent writes no files; `kraken export` does).
+inline constexpr char kExportFormatKey[] = "kraken.io/export-format";
+// The KRAKEN design spells the pod settings kraken.keti.ai/<name>: read as kraken.io/<name>.
+inline constexpr char kKrakenPrefix[] = "kraken.io/";
+inline constexpr char kDesignPrefix[] = "kraken.keti.ai/";
+
+// A pod setting as found: under which key (the one to name in messages) and its value.
+struct PodSetting {
+  std::string key;
+  std::string value;
+};
+// The value of `kraken_key` (a kraken.io/ key) on the pod, else of its design spelling
+// kraken.keti.ai/<name>; kraken's own spelling wins when a pod has both.
+std::optional<PodSetting> FindPodSetting(const std::map<std::string, std::string>& annotations,
+                                         std::string_view kraken_key);
+// Whether the agent reads an annotation of this key (kraken.io/ and kraken.keti.ai/ ones).
+bool IsPodSettingKey(std::string_view key);
 
 // One workload's results, fields left unset when the analysis had nothing to say.
 struct WorkloadAnnotations {
@@ -38,6 +59,15 @@ struct WorkloadAnnotations {
 // The annotation map: ratios as fixed 3-decimal text ("0.957") so that noise below a
 // tenth of a percent does not cause a write.
 std::map<std::string, std::string> ToAnnotations(const WorkloadAnnotations& a);
+
+// `annotations` (kraken.io/<name> keys) with each also written under every prefix of
+// `prefixes`: "ai.centaurus.io" adds ai.centaurus.io/<name> (Alnair's domain, for clusters
+// whose tools read that). "kraken.io" among them adds nothing.
+std::map<std::string, std::string> WithPrefixes(std::map<std::string, std::string> annotations,
+                                                const std::vector<std::string>& prefixes);
+// An annotation prefix is a DNS subdomain: lowercase letters, digits, '-' and '.', each
+// label starting and ending with a letter or digit, at most 253 characters.
+bool IsAnnotationPrefix(std::string_view prefix);
 
 // The aggregate of a multi-pod job (MPIJob, PyTorchJob): workload type and bound when all
 // pods agree, else "mixed"; the highest gpu-util p95 (the job is as hot as its busiest

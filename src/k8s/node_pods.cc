@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include "base/text.h"
+#include "k8s/annotations.h"
 
 namespace kraken::k8s {
 namespace {
@@ -17,7 +18,7 @@ Status ReadAnnotations(simdjson::ondemand::value value, NodePod& pod) {
   for (auto entry : object) {
     std::string_view key, text;
     if (auto e = entry.unescaped_key().get(key)) return JsonError("annotation key", e);
-    if (!StartsWith(key, "kraken.io/")) continue;
+    if (!IsPodSettingKey(key)) continue;
     std::string key_copy(key);  // the key's buffer is reused by the value
     if (auto e = entry.value().get_string().get(text)) return JsonError("annotation " + key_copy, e);
     pod.annotations[key_copy] = std::string(text);

@@ -17,8 +17,8 @@ namespace kraken::k8s {
 struct NodePod {
   std::string namespace_name;
   std::string name;
-  // Only the "kraken.io/" keys: a pod's other annotations (last-applied configurations of
-  // many kilobytes) are not kept between refreshes.
+  // Only the "kraken.io/" and "kraken.keti.ai/" keys: a pod's other annotations
+  // (last-applied configurations of many kilobytes) are not kept between refreshes.
   std::map<std::string, std::string> annotations;
 };
 
