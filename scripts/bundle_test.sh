@@ -21,8 +21,9 @@ size=$(stat -c %s "$tarball")
 [ "$size" -lt $((60 * 1024 * 1024)) ] || fail "$tarball is $((size / 1048576)) MiB (target < 60 MiB)"
 
 if [ ! -x "$minbase/usr/bin/python3" ]; then
-  mirror=$(sed -n 's/^URIs: *//p; s/^deb \(http[^ ]*\) bookworm .*/\1/p' /etc/apt/sources.list.d/*.sources \
-             /etc/apt/sources.list 2>/dev/null | grep -v security | head -1)
+  # The machine's own Debian mirror (deb822 or one-line sources; either file may be absent).
+  mirror=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
+             sed -n 's/^URIs: *//p; s/^deb \(http[^ ]*\) bookworm .*/\1/p' | grep -v security | head -1 || true)
   echo "bundle_test: creating the minimal Debian root $minbase (once) from ${mirror:=http://deb.debian.org/debian}"
   rm -rf "$minbase.partial"
   mkdir -p "$(dirname "$minbase")"
