@@ -45,6 +45,7 @@ TEST(HostileInputCliTest, StandardOutputWriteErrorExits2) {
     RunResult r = RunKraken(command + " > /dev/full");
     EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
     EXPECT_EQ(r.err.rfind("kraken: error: standard output: write failed", 0), 0u) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
   }
 }
 

@@ -66,9 +66,10 @@ int CheckStandardOutput(int exit_code) {
     failed = true;
     error = errno;
   }
-  if (!failed) return exit_code;
+  // A failed command has said its one line already (often this very write error).
+  if (!failed || exit_code != 0) return exit_code;
   std::fprintf(stderr, "kraken: error: standard output: write failed: %s\n", std::strerror(error));
-  return exit_code == 0 ? kraken::cli::kExitBadInput : exit_code;
+  return kraken::cli::kExitBadInput;
 }
 
 }  // namespace
