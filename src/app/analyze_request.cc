@@ -1,6 +1,7 @@
 #include "app/analyze_request.h"
 
 #include "analysis/aggregate.h"
+#include "base/number_input.h"
 #include "base/text.h"
 #include "model/device_catalog.h"
 #include "report/analysis_output.h"
@@ -14,9 +15,9 @@ constexpr size_t kAllKernelGroups = 1'000'000;
 Status ParseThresholds(const std::string& text, ClassifyOptions* options) {
   auto parts = Split(text, ',');
   if (parts.size() != 2) return InvalidInput("--thresholds expects LOW,HIGH (e.g. 10,50), got '" + text + "'");
-  auto low = ParseDouble(parts[0]);
-  auto high = ParseDouble(parts[1]);
-  if (!low || !high || *low < 0 || *high < *low)
+  auto low = ParseBoundedNumber(parts[0], 0, 1e9);
+  auto high = ParseBoundedNumber(parts[1], 0, 1e9);
+  if (!low || !high || *high < *low)
     return InvalidInput("--thresholds expects two numbers LOW <= HIGH, got '" + text + "'");
   options->fixed_low_ai = *low;
   options->fixed_high_ai = *high;

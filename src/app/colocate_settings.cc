@@ -6,6 +6,7 @@
 #include <map>
 
 #include "analysis/colocate/join.h"
+#include "base/number_input.h"
 #include "base/text.h"
 
 namespace kraken {
@@ -18,8 +19,8 @@ Status ApplyNamedValues(const std::vector<std::string>& flags, const std::string
     if (eq == std::string::npos || eq == 0)
       return InvalidInput(flag_name + " expects NAME=VALUE, got '" + flag + "'");
     std::string name(Trim(std::string_view(flag).substr(0, eq)));
-    auto value = ParseDouble(Trim(std::string_view(flag).substr(eq + 1)));
-    if (!value || !std::isfinite(*value) || *value <= 0)
+    auto value = ParseBoundedNumber(std::string_view(flag).substr(eq + 1), 0, 1e12);
+    if (!value || *value <= 0)
       return InvalidInput(flag_name + " expects a positive number after '=', got '" + flag + "'");
     int match = -1;
     auto index = ParseInt64(name);
@@ -46,7 +47,7 @@ Result<double> ParseByteSize(const std::string& text) {
   while (split < s.size() && (std::isdigit(static_cast<unsigned char>(s[split])) || s[split] == '.' ||
                               s[split] == 'e' || s[split] == 'E' || s[split] == '+'))
     ++split;
-  auto number = ParseDouble(s.substr(0, split));
+  auto number = ParseBoundedNumber(s.substr(0, split), 0, 1e9);
   std::string unit = ToLower(Trim(s.substr(split)));
   static const std::map<std::string, double> kUnits = {
       {"", 1},         {"b", 1},        {"kb", 1e3},     {"mb", 1e6},     {"gb", 1e9},     {"tb", 1e12},
@@ -68,8 +69,8 @@ Result<std::vector<SharingMode>> ParseSharingModes(const std::string& mode) {
 Result<std::vector<double>> ParseSmSplit(const std::string& text, size_t workloads) {
   std::vector<double> shares;
   for (std::string_view part : Split(text, ',')) {
-    auto pct = ParseDouble(Trim(part));
-    if (!pct || !std::isfinite(*pct) || *pct <= 0 || *pct > 100)
+    auto pct = ParseBoundedNumber(part, 0, 100);
+    if (!pct || *pct <= 0)
       return InvalidInput("--sm-split expects percentages in (0, 100] separated by commas, got '" + text + "'");
     shares.push_back(*pct / 100.0);
   }

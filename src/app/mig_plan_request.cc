@@ -6,19 +6,25 @@
 #include "analysis/characterize.h"
 #include "analysis/demand.h"
 #include "base/byte_stream.h"
+#include "base/number_input.h"
 #include "base/text.h"
 #include "report/mig_output.h"
 
 namespace kraken {
 namespace {
 
+// mig-plan's stated input limits (docs/limits.md): a plan of a million workloads is far
+// beyond any cluster, and bounds the memory and time of one plan.
+constexpr size_t kMaxPlanCsvBytes = 256 * 1024 * 1024;
+constexpr size_t kMaxMigWorkloads = 1'000'000;
+
 // "10%", "10" (percent) or "0.1" (a fraction below 1).
 Result<double> ParseHeadroom(const std::string& text) {
   std::string_view t = Trim(text);
   bool percent = EndsWith(t, "%");
   if (percent) t.remove_suffix(1);
-  auto value = ParseDouble(Trim(t));
-  if (!value || *value < 0) return InvalidInput("--headroom expects a percentage such as 10%, got '" + text + "'");
+  auto value = ParseBoundedNumber(t, 0, 1000);
+  if (!value) return InvalidInput("--headroom expects a percentage such as 10% (at most 1000%), got '" + text + "'");
   return percent || *value >= 1 ? *value / 100 : *value;
 }
 
@@ -28,7 +34,10 @@ Result<std::optional<std::vector<mig::MigWorkload>>> ReadPlanCsv(const std::stri
   KRAKEN_ASSIGN_OR_RETURN(std::string head, ReadUpTo(*stream, 4096));
   if (!mig::LooksLikeMigPlanCsv(head)) return std::optional<std::vector<mig::MigWorkload>>();
   std::unique_ptr<ByteStream> all = MakePrefixedStream(head, std::move(stream));
-  KRAKEN_ASSIGN_OR_RETURN(std::string text, ReadAll(*all));
+  KRAKEN_ASSIGN_OR_RETURN(std::string text, ReadUpTo(*all, kMaxPlanCsvBytes + 1));
+  if (text.size() > kMaxPlanCsvBytes)
+    return InvalidInput(path + ": the plan CSV is larger than the limit of " + std::to_string(kMaxPlanCsvBytes) +
+                        " bytes");
   auto parsed = mig::ParseMigPlanCsv(text);
   if (!parsed.ok()) return parsed.status().WithContext(path);
   return std::optional<std::vector<mig::MigWorkload>>(std::move(*parsed));
@@ -80,6 +89,9 @@ Result<std::string> RenderMigPlan(std::vector<mig::MigWorkload> workloads, const
     workloads.push_back(std::move(w));
   }
   if (workloads.empty()) return InvalidInput("no workloads: give files or --workload NAME:GIB:SM_FRACTION");
+  if (workloads.size() > kMaxMigWorkloads)
+    return InvalidInput(std::to_string(workloads.size()) + " workloads: mig-plan plans at most " +
+                        std::to_string(kMaxMigWorkloads));
   mig::MigPlan plan = mig::PlanMig(workloads, *setup.geometry, setup.options);
   return json ? RenderMigPlanJson(plan, workloads, settings.explain)
               : RenderMigPlanText(plan, workloads, settings.explain);

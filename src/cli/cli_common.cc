@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 
 #include "base/atomic_file.h"
 
@@ -58,8 +60,9 @@ ProgressFn MakeProgress(const std::string& path) {
 
 Status WriteOutput(const std::string& path, const std::string& content) {
   if (path == "-" || path.empty()) {
-    std::fwrite(content.data(), 1, content.size(), stdout);
-    std::fflush(stdout);
+    bool written = std::fwrite(content.data(), 1, content.size(), stdout) == content.size();
+    if (!written || std::fflush(stdout) != 0)
+      return IoError(std::string("standard output: write failed: ") + std::strerror(errno));
     return Status::Ok();
   }
   return WriteFileAtomically(path, content);

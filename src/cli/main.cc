@@ -2,8 +2,16 @@
 // from the one list of subcommands and runs the one that was given.
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+
+#include "base/atomic_file.h"
+#include "base/number_input.h"
 
 #include "cli/cli_common.h"
 #include "cli/command_line.h"
@@ -34,6 +42,36 @@ std::string ExtrasMessage(const CommandList& commands, const std::vector<std::st
   return "";
 }
 
+// Every floating-point flag of every command: CLI11 reads "nan", "inf" and 1e999 as
+// doubles, which then pass a "not negative" check (a plan of -2147483648 GPUs). One rule for
+// all of them, so that a flag added later is covered too.
+void RequireFiniteNumbers(CLI::App& app) {
+  static const CLI::Validator kFinite(
+      [](std::string& text) -> std::string {
+        if (kraken::IsNonFiniteNumber(text)) return "must be a finite number, got '" + text + "'";
+        return "";
+      },
+      "");
+  for (CLI::Option* option : app.get_options())
+    if (option->get_type_name() == "FLOAT") option->check(kFinite);
+  for (CLI::App* sub : app.get_subcommands({})) RequireFiniteNumbers(*sub);
+}
+
+// Output that never reached standard output (a full disk, a closed pipe, /dev/full) is a
+// failed run: a command that returned 0 gets kraken's one-line error and exit 2.
+int CheckStandardOutput(int exit_code) {
+  bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  int error = errno;
+  if (std::fclose(stdout) != 0 && !failed) {
+    failed = true;
+    error = errno;
+  }
+  // A failed command has said its one line already (often this very write error).
+  if (!failed || exit_code != 0) return exit_code;
+  std::fprintf(stderr, "kraken: error: standard output: write failed: %s\n", std::strerror(error));
+  return kraken::cli::kExitBadInput;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -42,6 +80,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("kraken ") + KRAKEN_VERSION_STRING);
   app.require_subcommand(1);
   app.fallthrough(false);
+  kraken::InstallTempFileCleanupOnSignals();
 
   CommandList commands;
   AddAnalyzeCommand(app, commands);
@@ -67,6 +106,7 @@ int main(int argc, char** argv) {
   AddExtenderCommand(app, commands);
   AddAnnotateCommand(app, commands);
   AddTrialCommand(app, commands);
+  RequireFiniteNumbers(app);
 
   // The KRAKEN design's DaemonSet: KRAKEN_MODE=daemon and no arguments is the agent.
   const char* mode = std::getenv("KRAKEN_MODE");
@@ -100,6 +140,6 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   for (const Command& command : commands)
-    if (command.app->parsed()) return command.run();
+    if (command.app->parsed()) return CheckStandardOutput(command.run());
   return kExitBadInput;
 }

@@ -1,6 +1,6 @@
 // An output written in pieces (exports of day-long captures) with WriteOutput's promise:
-// the file appears complete (temp file + rename at Finish) or not at all. "-" or "" is
-// standard output.
+// a regular file appears complete (AtomicOutput: temp file + rename at Finish) or not at
+// all; a device or fifo is written in place. "-" or "" is standard output.
 #pragma once
 
 #include <cstdio>
@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/atomic_file.h"
 #include "base/status.h"
 
 namespace kraken::cli {
@@ -15,7 +16,6 @@ namespace kraken::cli {
 class OutputFile {
  public:
   static Result<std::unique_ptr<OutputFile>> Open(const std::string& path);
-  ~OutputFile();  // an unfinished file is removed
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
@@ -23,12 +23,8 @@ class OutputFile {
   Status Finish();
 
  private:
-  OutputFile(std::string path, std::string temp, FILE* file)
-      : path_(std::move(path)), temp_(std::move(temp)), file_(file) {}
-  std::string path_;
-  std::string temp_;  // empty for standard output
-  FILE* file_;
-  bool finished_ = false;
+  explicit OutputFile(std::unique_ptr<AtomicOutput> file) : file_(std::move(file)) {}
+  std::unique_ptr<AtomicOutput> file_;  // null for standard output
 };
 
 }  // namespace kraken::cli

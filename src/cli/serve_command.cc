@@ -6,6 +6,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/small_file.h"
 #include "base/text.h"
 #include "cli/cli_common.h"
 #include "app/colocate_request.h"
@@ -40,11 +41,9 @@ void StopOnSignal(int) {
 }
 
 Result<std::string> ReadToken(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return NotFound(path + ": cannot read the token file");
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string token(Trim(text.str()));
+  // A bearer token is a line; 64 KiB bounds a mistaken path such as /dev/zero.
+  KRAKEN_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path, 64 * kKiB, "the token file"));
+  std::string token(Trim(text));
   if (token.empty()) return InvalidInput(path + ": the token file is empty");
   return token;
 }

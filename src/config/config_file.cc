@@ -11,6 +11,8 @@
 #include <map>
 #include <sstream>
 
+#include "base/small_file.h"
+
 namespace kraken::config {
 namespace {
 
@@ -68,12 +70,12 @@ Result<std::vector<FileSetting>> ParseConfigText(const std::string& path, const 
   return out;
 }
 
+// A config file is a few dozen lines; 1 MiB is generous and bounds a mistaken path.
+constexpr size_t kMaxConfigFileBytes = 1 * kMiB;
+
 Result<std::vector<FileSetting>> ReadConfigFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(path + ": cannot read the config file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseConfigText(path, text.str());
+  KRAKEN_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path, kMaxConfigFileBytes, "the config file"));
+  return ParseConfigText(path, text);
 }
 
 }  // namespace kraken::config

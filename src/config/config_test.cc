@@ -122,7 +122,7 @@ TEST(ConfigTest, EnvironmentAndFlagErrorsNameTheirSource) {
   missing.config_flag = "/nonexistent/kraken.yaml";
   auto no_file = ResolveConfig(missing);
   ASSERT_FALSE(no_file.ok());
-  EXPECT_EQ(no_file.status().message(), "/nonexistent/kraken.yaml: cannot read the config file");
+  EXPECT_EQ(no_file.status().message(), "/nonexistent/kraken.yaml: cannot read the config file: No such file or directory");
 }
 
 TEST(ConfigTest, AnEmptyFileIsAllDefaults) {

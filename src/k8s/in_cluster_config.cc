@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/small_file.h"
 #include "base/text.h"
 
 namespace kraken::k8s {
@@ -16,12 +17,11 @@ std::optional<std::string> GetEnv(const std::string& name) {
   return std::string(value);
 }
 
-std::optional<std::string> ReadSmallFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return std::string(Trim(text.str()));
+// The service account's token and CA: small files; 1 MiB bounds a mistaken mount.
+std::optional<std::string> ReadServiceAccountFile(const std::string& path) {
+  Result<std::string> text = ReadSmallFile(path, 1 * kMiB, "the service account file");
+  if (!text.ok()) return std::nullopt;
+  return std::string(Trim(*text));
 }
 
 }  // namespace
@@ -43,11 +43,11 @@ Result<KubeConfig> LoadInClusterConfig(const std::string& dir, const EnvLookup& 
   if (!port_number || *port_number < 1 || *port_number > 65535)
     return InvalidInput("KUBERNETES_SERVICE_PORT '" + *port + "' is not a port number");
   config.port = static_cast<int>(*port_number);
-  std::optional<std::string> token = ReadSmallFile(dir + "/token");
+  std::optional<std::string> token = ReadServiceAccountFile(dir + "/token");
   if (!token || token->empty())
     return NotFound(dir + "/token: no service account token (is automountServiceAccountToken off?)");
   config.token = *token;
-  config.namespace_name = ReadSmallFile(dir + "/namespace").value_or("");
+  config.namespace_name = ReadServiceAccountFile(dir + "/namespace").value_or("");
   std::error_code ec;
   if (std::filesystem::exists(dir + "/ca.crt", ec)) config.ca_file = dir + "/ca.crt";
   return config;
@@ -67,11 +67,9 @@ Result<KubeConfig> KubeConfigFromFlags(const std::string& kube_api, const std::s
   config.host = std::string(url.substr(0, colon));
   config.port = static_cast<int>(*port);
   if (!token_file.empty()) {
-    std::ifstream in(token_file);
-    if (!in) return NotFound("--token-file " + token_file + ": cannot read");
-    std::ostringstream text;
-    text << in.rdbuf();
-    config.token = std::string(Trim(text.str()));
+    Result<std::string> text = ReadSmallFile(token_file, 64 * kKiB, "the token file");
+    if (!text.ok()) return text.status().WithContext("--token-file");
+    config.token = std::string(Trim(*text));
   }
   return config;
 }

@@ -170,6 +170,18 @@ Status ApplyMigration(SqliteDb& db, const Migration& migration) {
   return txn.Commit();
 }
 
+// Before writing into an existing store: a damaged one refuses here with one line instead
+// of taking the import and failing (or not) later. quick_check skips the index-content
+// cross-check of integrity_check, which keeps it near the cost of reading the file once.
+Status CheckIntegrity(SqliteDb& db) {
+  KRAKEN_ASSIGN_OR_RETURN(Statement check, db.Prepare("PRAGMA quick_check(1)"));
+  auto row = check.Step();
+  if (!row.ok()) return InvalidInput(db.path() + ": the store is damaged (" + sqlite3_errmsg(db.handle()) + ")");
+  std::string verdict = *row ? check.ColumnText(0) : "no answer";
+  if (verdict != "ok") return InvalidInput(db.path() + ": the store is damaged (quick_check: " + verdict + ")");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status PrepareSchema(SqliteDb& db, bool writable) {
@@ -186,6 +198,7 @@ Status PrepareSchema(SqliteDb& db, bool writable) {
     return InvalidInput(db.path() + ": schema version " + std::to_string(version) +
                         " was written by a newer kraken; this one reads versions up to " +
                         std::to_string(kSchemaVersion));
+  if (writable && !is_new) KRAKEN_RETURN_IF_ERROR(CheckIntegrity(db));
   if (version == kSchemaVersion) return Status::Ok();
   if (!writable) {
     if (is_new) return InvalidInput(db.path() + ": not a kraken database (empty)");

@@ -7,6 +7,11 @@ namespace kraken::store {
 
 Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path, bool read_only, int busy_timeout_ms) {
   if (read_only && !std::filesystem::exists(path)) return NotFound(path + ": no kraken database here");
+  // A device or fifo is no database, and SQLite would leave a journal beside it.
+  std::error_code ec;
+  std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    return InvalidInput(path + ": the store must be a regular file");
   sqlite3* db = nullptr;
   int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
               SQLITE_OPEN_NOMUTEX;

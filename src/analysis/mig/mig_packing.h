@@ -2,7 +2,8 @@
 // there are matters, so the search runs over count vectors: the fewest GPUs for counts c
 // is 1 + the fewest for c - k, over every combination k that fits one GPU
 // (FeasibleProfileCounts) with k <= c. Memoised, this is exact; inputs whose state space
-// is too large fall back to first-fit decreasing and say so.
+// is too large, or that have more than kMaxExactPackItems items, fall back to first-fit
+// decreasing and say so.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,10 @@ struct PackResult {
   int64_t states = 0; // count vectors the exact search visited
   std::vector<PackedGpu> gpus;
 };
+
+// Above this many items the exact search is not tried (its recursion depth grows with the
+// number of GPUs): first-fit decreasing, reported as not exact.
+inline constexpr size_t kMaxExactPackItems = 2048;
 
 // `item_profiles[i]` is the profile index of item i.
 PackResult PackMinGpus(const MigGeometry& geometry, const std::vector<int>& item_profiles,

@@ -163,5 +163,24 @@ TEST(MigPackingTest, LargeInputsFallBackToFirstFitDecreasing) {
   EXPECT_EQ(exact.gpus.size(), 13u);
 }
 
+// 60,000 instances: the exact search's recursion (one level per GPU) overflowed the stack;
+// first fit, resumed per profile, packs them in well under a second.
+TEST(MigPackingTest, HugeInputsFallBackToFirstFitWithoutDeepRecursion) {
+  const MigGeometry& g = H100();
+  std::vector<int> items(60000, k1g);
+  for (size_t i = 0; i < items.size(); i += 3) items[i] = k3g;
+  PackResult result = PackMinGpus(g, items);
+  EXPECT_FALSE(result.exact);
+  size_t placed = 0;
+  for (const PackedGpu& gpu : result.gpus) {
+    EXPECT_TRUE(IsValidLayout(g, gpu.layout));
+    placed += gpu.items.size();
+  }
+  EXPECT_EQ(placed, items.size());
+  // 20,000 3g (two fill a GPU's memory, and no 1g fits beside them) and 40,000 1g
+  // (seven to a GPU): first-fit decreasing reaches the bound.
+  EXPECT_EQ(result.gpus.size(), 10000u + (40000u + 6) / 7);
+}
+
 }  // namespace
 }  // namespace kraken::mig

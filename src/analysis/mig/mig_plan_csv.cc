@@ -3,6 +3,7 @@
 
 #include "analysis/mig/mig_plan.h"
 #include "base/csv_reader.h"
+#include "base/number_input.h"
 #include "base/text.h"
 #include "base/text_table.h"
 
@@ -10,12 +11,14 @@ namespace kraken::mig {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// Far above any GPU's memory, small enough that a count of GPUs derived from it fits an int.
+constexpr double kMaxMemoryGiB = 1e6;
 
 std::string Where(size_t line) { return "line " + std::to_string(line) + ": "; }
 
 Result<double> Number(const std::string& text, const char* column, double low, double high, size_t line) {
-  auto value = ParseDouble(Trim(text));
-  if (!value || *value < low || *value > high)
+  auto value = ParseBoundedNumber(text, low, high);
+  if (!value)
     return InvalidInput(Where(line) + column + " must be a number in [" + FormatFixed(low, 0) + ", " + FormatFixed(high, 0) +
                         "], got '" + text + "'");
   return *value;
@@ -61,7 +64,7 @@ Result<std::vector<MigWorkload>> ParseMigPlanCsv(std::string_view text) {
     };
     std::string name = get("name");
     if (name.empty()) return InvalidInput(Where(line) + "empty name");
-    KRAKEN_ASSIGN_OR_RETURN(double memory, Number(get("memory_gib"), "memory_gib", 0, 1e6, line));
+    KRAKEN_ASSIGN_OR_RETURN(double memory, Number(get("memory_gib"), "memory_gib", 0, kMaxMemoryGiB, line));
     KRAKEN_ASSIGN_OR_RETURN(double sm, Number(get("sm_fraction"), "sm_fraction", 0, 1, line));
     MigWorkload w = Workload(name, memory, sm, "plan CSV line " + std::to_string(line));
     if (std::string type = ToLower(get("type")); !type.empty()) w.workload_type = type;
@@ -87,10 +90,12 @@ Result<MigWorkload> ParseMigWorkloadFlag(std::string_view text) {
   auto parts = Split(text, ':');
   if (parts.size() != 3 || Trim(parts[0]).empty())
     return InvalidInput("--workload expects NAME:MEMORY_GIB:SM_FRACTION (e.g. bert:12:0.25), got '" + std::string(text) + "'");
-  auto memory = ParseDouble(Trim(parts[1]));
-  auto sm = ParseDouble(Trim(parts[2]));
-  if (!memory || *memory < 0) return InvalidInput("--workload memory '" + std::string(parts[1]) + "' is not a number of GiB");
-  if (!sm || *sm < 0 || *sm > 1)
+  auto memory = ParseBoundedNumber(parts[1], 0, kMaxMemoryGiB);
+  auto sm = ParseBoundedNumber(parts[2], 0, 1);
+  if (!memory)
+    return InvalidInput("--workload memory '" + std::string(parts[1]) + "' is not a number of GiB in [0, " +
+                        FormatFixed(kMaxMemoryGiB, 0) + "]");
+  if (!sm)
     return InvalidInput("--workload SM fraction '" + std::string(parts[2]) + "' is not a number in [0, 1]");
   return Workload(std::string(Trim(parts[0])), *memory, *sm, "--workload " + std::string(text));
 }

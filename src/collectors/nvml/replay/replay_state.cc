@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/small_file.h"
 #include "collectors/nvml/capture_format.h"
 
 namespace kraken::nvml::replay {
@@ -50,14 +51,14 @@ nvmlReturn_t ReplayState::Load() {
     last_error_ = "KRAKEN_NVML_REPLAY is not set: it must name the NVML capture to replay";
     return NVML_ERROR_DRIVER_NOT_LOADED;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    last_error_ = std::string(path) + ": cannot read the NVML capture";
+  // A capture is a text file of frames; 1 GiB is hours of a large node and bounds an
+  // endless stream named by mistake.
+  Result<std::string> text = ReadSmallFile(path, 1024 * kMiB, "the NVML capture");
+  if (!text.ok()) {
+    last_error_ = text.status().message();
     return NVML_ERROR_DRIVER_NOT_LOADED;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  Result<Capture> parsed = ParseCapture(text.str());
+  Result<Capture> parsed = ParseCapture(*text);
   if (!parsed.ok()) {
     last_error_ = std::string(path) + ": " + parsed.status().message();
     return NVML_ERROR_UNKNOWN;
