@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "agent/agent.h"
+#include "agent/agent_test_support.h"
 #include "base/testing/test_data.h"
 #include "base/text.h"
 #include "k8s/fake_pod_api.h"
@@ -54,26 +55,10 @@ TEST(AgentDesignPodsTest, KetiAnnotationsOptOutSpaceAndNarrowTheSampling) {
                          {"ml", "plain", {}}});
   k8s::KubeClient client(api.Config());
 
-  AgentOptions options;
-  options.interval_ns = 100'000'000;
-  options.ring_ns = 10'000'000'000;
-  options.analysis_window_ns = 10'000'000'000;
-  options.analysis_interval_ns = 1'000'000'000;
-  options.hostname = "replay-node";
-  options.pods.list = [socket] { return k8s::ListPodDevices(socket); };
-  options.pods.source = socket;
-  options.pods.list_pods = [&client] { return k8s::ListNodePods(client, "node-k"); };
-  options.pods.pods_source = "the API server (node node-k)";
-  options.pods.agent_interval_ns = options.interval_ns;
-  Agent agent(options, *session->sampler, store->get());
-  auto started = std::chrono::steady_clock::now();
-  ASSERT_TRUE(agent.Start().ok());
-  while (agent.samples_total() < 20 || std::chrono::steady_clock::now() - started < std::chrono::milliseconds(2300))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  std::string text;
-  agent.RenderMetrics(text);
-  ASSERT_TRUE(agent.Stop().ok());
-  int64_t passes = agent.samples_total();
+  auto run = testing::RunPodAwareAgent(*session->sampler, store->get(), socket, client, "node-k");
+  const std::string& text = run.metrics;
+  const int64_t passes = run.passes;
+  const Agent& agent = *run.agent;
   kubelet.Stop();
 
   // GPU 2: opted out, as kraken.io/profiling: disabled would: no pod labels, no analysis.

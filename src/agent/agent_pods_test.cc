@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "agent/agent.h"
+#include "agent/agent_test_support.h"
 #include "base/testing/test_data.h"
 #include "base/text.h"
 #include "k8s/fake_pod_api.h"
@@ -56,26 +57,10 @@ TEST(AgentPodsTest, OptedOutGpusLeaveLabelsAnalysisAndStoreAndPodIntervalsSpaceT
                          {"kube-system", "coredns", {}}});
   k8s::KubeClient client(api.Config());
 
-  AgentOptions options;
-  options.interval_ns = 100'000'000;
-  options.ring_ns = 10'000'000'000;
-  options.analysis_window_ns = 10'000'000'000;
-  options.analysis_interval_ns = 1'000'000'000;
-  options.hostname = "replay-node";
-  options.pods.list = [socket] { return k8s::ListPodDevices(socket); };
-  options.pods.source = socket;
-  options.pods.list_pods = [&client] { return k8s::ListNodePods(client, "node-a"); };
-  options.pods.pods_source = "the API server (node node-a)";
-  options.pods.agent_interval_ns = options.interval_ns;
-  Agent agent(options, *session->sampler, store->get());
-  auto started = std::chrono::steady_clock::now();
-  ASSERT_TRUE(agent.Start().ok());
-  while (agent.samples_total() < 20 || std::chrono::steady_clock::now() - started < std::chrono::milliseconds(2300))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  std::string text;
-  agent.RenderMetrics(text);
-  ASSERT_TRUE(agent.Stop().ok());
-  int64_t passes = agent.samples_total();
+  auto run = testing::RunPodAwareAgent(*session->sampler, store->get(), socket, client, "node-a");
+  const std::string& text = run.metrics;
+  const int64_t passes = run.passes;
+  const Agent& agent = *run.agent;
   kubelet.Stop();
 
   // The LIST, exactly (one per refresh; the test's refresh is the default 10 s: one).
