@@ -2,15 +2,20 @@
 
 #include <httplib.h>
 
+#include <atomic>
+#include <chrono>
+
 #include "base/log.h"
 #include "config/config.h"
 #include "exporter/exposition.h"
+#include "server/http_hardening.h"
 
 namespace kraken::agent {
 
 struct MetricsServer::Impl {
   httplib::Server server;
   RenderFn render;
+  std::atomic<bool> listen_returned{false};
 };
 
 MetricsServer::MetricsServer(RenderFn render) : impl_(std::make_unique<Impl>()) {
@@ -22,13 +27,17 @@ MetricsServer::MetricsServer(RenderFn render) : impl_(std::make_unique<Impl>()) 
   // Without TCP_NODELAY a keep-alive scrape's last segment waits for the client's delayed
   // ACK (~40 ms): measured 138 scrapes/s with wrk, see docs/agent.md.
   impl_->server.set_tcp_nodelay(true);
-  // httplib's default also sets SO_REUSEPORT, with which a second agent binds the same port
-  // and silently takes half the scrapes (found by AgentCliTest); SO_REUSEADDR alone still
-  // allows a restart while old connections sit in TIME_WAIT.
-  impl_->server.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
+  // No route takes a body: any is refused before a byte of it is read (a 2.5 GB POST to
+  // /metrics was once read whole), and a second agent cannot share the port (the shared
+  // hardening sets SO_REUSEADDR without SO_REUSEPORT).
+  server::HttpHardening hardening;
+  hardening.max_body_bytes = 0;
+  hardening.send_error = [](const httplib::Request&, httplib::Response& res, int status, std::string_view,
+                            std::string_view message) {
+    res.status = status;
+    res.set_content(std::string(message) + "\n", "text/plain");
+  };
+  server::ApplyHttpHardening(impl_->server, std::move(hardening));
   impl_->server.Get("/metrics", [impl](const httplib::Request&, httplib::Response& response) {
     // One buffer per handler thread: its capacity is kept from scrape to scrape.
     thread_local std::string text;
@@ -52,13 +61,21 @@ Status MetricsServer::Start(const std::string& listen) {
     port_ = impl_->server.bind_to_port(address.host, address.port) ? address.port : 0;
   }
   if (port_ == 0)
-    return IoError("cannot listen on " + listen + " (address in use or not local?)");
-  thread_ = std::thread([this] { impl_->server.listen_after_bind(); });
+    return IoError(address.port == 0 ? "cannot listen on " + listen + " (address not local?)"
+                                     : server::ListenFailureReason(address.host, address.port));
+  thread_ = std::thread([this] {
+    impl_->server.listen_after_bind();
+    impl_->listen_returned = true;
+  });
   return Status::Ok();
 }
 
 void MetricsServer::Stop() {
   if (!thread_.joinable()) return;
+  // httplib's stop() does nothing before the accept loop runs, which would then never end:
+  // a Stop() right after Start() waits for it first.
+  while (!impl_->server.is_running() && !impl_->listen_returned)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   impl_->server.stop();
   thread_.join();
 }

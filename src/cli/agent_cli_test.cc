@@ -219,7 +219,8 @@ TEST(AgentCliTest, AnAddressInUseIsAnErrorBeforeAnythingIsStored) {
                                 "--nvml-library", KRAKEN_NVML_REPLAY_LIBRARY},
                                dir + "/log");
   EXPECT_EQ(second.Stop(0, 30s), 2);
-  EXPECT_EQ(second.Log(), "kraken: error: cannot listen on " + listen + " (address in use or not local?)\n");
+  EXPECT_EQ(second.Log(),
+            "kraken: error: cannot listen on " + listen + ": the port is already in use by another process\n");
   testing::ChildProcess list({KRAKEN_BINARY_PATH, "list", "--db", dir + "/kraken.db"}, dir + "/list");
   EXPECT_EQ(list.Stop(0, 30s), 0);
   EXPECT_EQ(list.Log().find("live"), std::string::npos) << list.Log();

@@ -70,6 +70,7 @@ Result<server::ServeOptions> MakeServeOptions(const ServeArgs& args) {
   if (!args.token_file.empty()) {
     KRAKEN_ASSIGN_OR_RETURN(options.token, ReadToken(args.token_file));
   }
+  options.allow_open_writes = args.allow_open_writes;
   KRAKEN_ASSIGN_OR_RETURN(double max_body, ParseByteSize(args.max_body));
   if (max_body < 1 || max_body > 1e12) return InvalidInput("--max-body must be between 1 byte and 1 TB");
   options.max_body_bytes = static_cast<int64_t>(max_body);
@@ -122,7 +123,10 @@ void AddServeCommand(CLI::App& app, CommandList& commands) {
                   "Port (default: $KRAKEN_PORT, else $PROFILER_PORT, else 7070; 0 picks a free one)");
   AddDbOption(cmd, &args->db);
   cmd->add_option("--token-file", args->token_file,
-                  "File holding a bearer token that every write (POST) must carry; default: writes are open");
+                  "File holding a bearer token that every POST must carry; without one, writes to the store "
+                  "are refused unless --host is a loopback address or --allow-open-writes is given");
+  cmd->add_flag("--allow-open-writes", args->allow_open_writes,
+                "Accept store writes without --token-file even when listening on a non-loopback address");
   cmd->add_option("--max-body", args->max_body, "Largest request body, e.g. 256MiB, 1GB")->capture_default_str();
   cmd->add_option("--reference-data", args->reference_data,
                   "Folder of the real measurements the predefined legacy profiles come from (default: "

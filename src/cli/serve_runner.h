@@ -15,6 +15,7 @@ struct ServeArgs {
   int port = -1;     // -1: $KRAKEN_PORT, else $PROFILER_PORT, else 7070
   std::string db;
   std::string token_file;
+  bool allow_open_writes = false;  // store writes without a token on a non-loopback address
   std::string max_body = "256MiB";
   std::string reference_data;
   int threads = 64;

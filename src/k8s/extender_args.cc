@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "base/text.h"
 #include "k8s/annotations.h"
@@ -145,7 +146,9 @@ Status ReadPodSpec(simdjson::ondemand::object spec, int64_t* gpus) {
           (limits ? limit : request) = n;
         }
       }
-      *gpus += std::max<int64_t>(0, limit >= 0 ? limit : request);
+      // Saturates: a wrapped sum once turned two huge asks into "1 GPU" and admitted the pod.
+      int64_t asked = std::max<int64_t>(0, limit >= 0 ? limit : request);
+      *gpus = asked > std::numeric_limits<int64_t>::max() - *gpus ? std::numeric_limits<int64_t>::max() : *gpus + asked;
     }
   }
   return Status::Ok();
@@ -184,6 +187,12 @@ Status ReadObject(simdjson::ondemand::object object, const ObjectSink& sink) {
   return Status::Ok();
 }
 
+// Checked as nodes arrive, so an oversized request stops before it is all parsed.
+Status CheckNodeCount(const ExtenderRequest& request) {
+  if (request.nodes.size() <= kMaxExtenderNodes) return Status::Ok();
+  return InvalidInput("ExtenderArgs: more than " + std::to_string(kMaxExtenderNodes) + " nodes");
+}
+
 Status ReadNodeList(simdjson::ondemand::value nodes_value, ExtenderRequest* request) {
   simdjson::ondemand::object list;
   if (auto e = nodes_value.get_object().get(list)) return JsonError("nodes", e);
@@ -211,6 +220,7 @@ Status ReadNodeList(simdjson::ondemand::value nodes_value, ExtenderRequest* requ
       KRAKEN_RETURN_IF_ERROR(ReadObject(node_object, sink));
       if (node.name.empty()) return InvalidInput("ExtenderArgs: a node has no metadata.name");
       request->nodes.push_back(std::move(node));
+      KRAKEN_RETURN_IF_ERROR(CheckNodeCount(*request));
     }
   }
   return Status::Ok();
@@ -250,6 +260,7 @@ Result<ExtenderRequest> ParseExtenderArgs(std::string_view json) {
         ExtenderNode node;
         node.name = std::string(name);
         request.nodes.push_back(std::move(node));
+        KRAKEN_RETURN_IF_ERROR(CheckNodeCount(request));
       }
     } else if (key == "nodes") {
       simdjson::ondemand::value nodes_value;

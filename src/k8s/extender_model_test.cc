@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "analysis/colocate/colocate.h"
 #include "analysis/colocate/workload_inputs.h"
@@ -238,6 +239,31 @@ TEST(ExtenderModelTest, WholeGpuRequestsUnknownVersionsAndFallbacks) {
   EXPECT_EQ(d[0].score, kNeutralScore);
   EXPECT_EQ(d[0].reason,
             "pod has no kraken.io/demand and no kraken annotations: passes with the neutral score 50");
+}
+
+// Two containers asking 2^62 GPUs each once summed to a negative count, read as "at
+// least 1", and the impossible pod was admitted on a one-GPU node.
+TEST(ExtenderModelTest, SummedGpuRequestsSaturateInsteadOfWrapping) {
+  const std::string huge = "4611686018427387904";  // 2^62: two of them overflow int64
+  std::string pod = Pod(R"("kraken.io/demand":")" + std::string(kPodDemand) + R"(")");
+  const std::string sidecar = R"({"name":"sidecar","image":"envoy"})";
+  pod.replace(pod.find(sidecar), sidecar.size(),
+              R"({"name":"second","resources":{"limits":{"nvidia.com/gpu":")" + huge + R"("}}})");
+  pod.replace(pod.find(R"("nvidia.com/gpu":"1")"), 20, R"("nvidia.com/gpu":")" + huge + R"(")");
+  auto request = ParseExtenderArgs(Args(pod, {NodeWithResidents("one-gpu", kMemoryBound, "mps", 1, 1)}));
+  ASSERT_TRUE(request.ok()) << request.status().message();
+  EXPECT_EQ(request->pod_gpu_request, std::numeric_limits<int64_t>::max());
+  std::vector<NodeDecision> d = DecideNodes(*request);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_FALSE(d[0].fits) << d[0].reason;
+}
+
+TEST(ExtenderModelTest, RequestsOverTheNodeLimitAreRefused) {
+  std::string names;
+  for (size_t i = 0; i <= kMaxExtenderNodes; ++i) names += (i == 0 ? "\"n" : ",\"n") + std::to_string(i) + "\"";
+  auto request = ParseExtenderArgs(R"({"pod":)" + DemandPod() + R"(,"nodenames":[)" + names + "]}");
+  ASSERT_FALSE(request.ok());
+  EXPECT_NE(request.status().message().find("more than 15000 nodes"), std::string::npos) << request.status().message();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <csignal>
 
 #include "base/json_writer.h"
+#include "server/http_hardening.h"
 
 namespace kraken::k8s {
 namespace {
@@ -45,11 +46,26 @@ void AddExtenderRoutes(httplib::Server& server, const ExtenderServerOptions& opt
              [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
 }
 
+void HardenExtenderServer(httplib::Server& server, const std::string& host) {
+  // kube-scheduler sends neither a token nor compressed or chunked bodies: the shared
+  // hardening bounds the body and keeps a second extender off the port.
+  server::HttpHardening hardening;
+  hardening.host = host;
+  hardening.max_body_bytes = kMaxExtenderBodyBytes;
+  hardening.send_error = [](const httplib::Request&, httplib::Response& res, int status, std::string_view,
+                            std::string_view message) {
+    SendError(res, std::string(message));
+    res.status = status;
+  };
+  server::ApplyHttpHardening(server, std::move(hardening));
+}
+
 Status ServeExtender(const std::string& host, int port, const ExtenderServerOptions& options,
                      const std::function<void()>& on_listening) {
   httplib::Server server;
+  HardenExtenderServer(server, host);
   AddExtenderRoutes(server, options);
-  if (!server.bind_to_port(host, port)) return IoError("cannot listen on " + host + ":" + std::to_string(port));
+  if (!server.bind_to_port(host, port)) return IoError(server::ListenFailureReason(host, port));
   g_server = &server;
   std::signal(SIGINT, StopOnSignal);
   std::signal(SIGTERM, StopOnSignal);

@@ -33,6 +33,11 @@ inline void AddExtenderRoutes(httplib::Server& server, const std::string& prefix
   AddExtenderRoutes(server, options);
 }
 
+// The shared HTTP hardening (server/http_hardening.h) for an extender listening on `host`:
+// bodies up to kMaxExtenderBodyBytes with a Content-Length, no Content-Encoding, the port
+// not shared with another process.
+void HardenExtenderServer(httplib::Server& server, const std::string& host);
+
 // Listens on host:port and serves the routes until SIGINT or SIGTERM; `on_listening` is
 // called once the port is bound. IoError when the port cannot be bound.
 Status ServeExtender(const std::string& host, int port, const ExtenderServerOptions& options,

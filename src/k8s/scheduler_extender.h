@@ -50,6 +50,12 @@ struct ExtenderRequest {
   bool by_name = false;  // the scheduler sent "nodenames" (nodeCacheCapable: true)
 };
 
+// Most nodes one request may carry (Kubernetes supports clusters of up to 5,000 nodes); a
+// request with more is refused rather than scored for seconds.
+inline constexpr size_t kMaxExtenderNodes = 15000;
+// Largest ExtenderArgs body the server reads (full Node objects run to ~10 KB each).
+inline constexpr int64_t kMaxExtenderBodyBytes = int64_t{160} << 20;
+
 Result<ExtenderRequest> ParseExtenderArgs(std::string_view json);
 
 struct NodeDecision {

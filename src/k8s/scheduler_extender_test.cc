@@ -170,5 +170,43 @@ TEST(SchedulerExtenderTest, DecisionLogKeepsTheReplyProtocolExact) {
       << log[0];
 }
 
+// The hardened server ServeExtender runs: compressed, chunked and oversized bodies are
+// refused before they are read; a normal filter call still answers.
+TEST(SchedulerExtenderTest, HardenedServerRefusesAbusiveBodies) {
+  httplib::Server server;
+  HardenExtenderServer(server, "127.0.0.1");
+  AddExtenderRoutes(server, "/kraken");
+  int port = server.bind_to_any_port("127.0.0.1");
+  std::thread thread([&] { server.listen_after_bind(); });
+  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  httplib::Client client("127.0.0.1", port);
+  auto gzip = client.Post("/kraken/filter", {{"Content-Encoding", "gzip"}}, "x", "application/json");
+  ASSERT_TRUE(gzip);
+  EXPECT_EQ(gzip->status, 415) << gzip->body;
+  EXPECT_NE(gzip->body.find("Content-Encoding"), std::string::npos) << gzip->body;
+  // Announced bigger than the limit: 413 before the body is read.
+  httplib::Headers big = {{"Content-Length", std::to_string(kMaxExtenderBodyBytes + 1)}};
+  auto huge = client.Get("/kraken/healthz", big);
+  ASSERT_TRUE(huge);
+  EXPECT_EQ(huge->status, 413) << huge->body;
+  // Chunked (a content provider without a length).
+  auto chunked = client.Post(
+      "/kraken/filter",
+      [](size_t, httplib::DataSink& sink) {
+        sink.write("{}", 2);
+        sink.done();
+        return true;
+      },
+      "application/json");
+  ASSERT_TRUE(chunked);
+  EXPECT_EQ(chunked->status, 411) << chunked->body;
+  auto ok = client.Post("/kraken/filter", R"({"pod":)" + std::string(kPod) + R"(,"nodenames":["gpu-a"]})",
+                        "application/json");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200) << ok->body;
+  server.stop();
+  thread.join();
+}
+
 }  // namespace
 }  // namespace kraken::k8s

@@ -4,6 +4,7 @@
 
 #include "base/json_writer.h"
 #include "base/text.h"
+#include "server/http_hardening.h"
 
 namespace kraken::server {
 
@@ -35,18 +36,7 @@ void SendStatus(httplib::Response& res, const Status& status, int bad_input_stat
   }
 }
 
-bool Authorized(const httplib::Request& req, const std::string& token) {
-  if (token.empty()) return true;
-  std::string header = req.get_header_value("Authorization");
-  constexpr std::string_view kBearer = "Bearer ";
-  if (!StartsWith(header, kBearer)) return false;
-  std::string_view given = std::string_view(header).substr(kBearer.size());
-  // Compares every byte whatever the first difference, so the time says nothing about it.
-  unsigned char diff = given.size() == token.size() ? 0 : 1;
-  for (size_t i = 0; i < token.size(); ++i)
-    diff |= static_cast<unsigned char>(token[i] ^ (i < given.size() ? given[i] : 0));
-  return diff == 0;
-}
+bool Authorized(const httplib::Request& req, const std::string& token) { return BearerTokenMatches(req, token); }
 
 std::optional<int64_t> ParsePositiveId(std::string_view text) {
   if (text.empty() || text.size() > 18) return std::nullopt;

@@ -4,7 +4,9 @@
 
 #include <exception>
 
+#include "base/text.h"
 #include "model/device_catalog.h"
+#include "server/http_hardening.h"
 #include "server/http_util.h"
 #include "server/server_context.h"
 
@@ -49,6 +51,24 @@ Result<LegacyConfig> MakeLegacyConfig(const ServeOptions& options) {
   return config;
 }
 
+// Every POST carries the token when one is set; the store writes (uploads, the legacy
+// /profile and /register) are refused on an open non-loopback server; only uploads stream.
+HttpHardening ServeHardening(const ServeOptions& options) {
+  HttpHardening h;
+  h.token = options.token;
+  h.host = options.host;
+  h.allow_open_writes = options.allow_open_writes;
+  h.store_write_paths = {"/api/v1/profiles", "/profile", "/register"};
+  h.max_body_bytes = options.max_body_bytes;
+  h.streaming_body_paths = {"/api/v1/profiles"};
+  h.send_error = [](const httplib::Request& req, httplib::Response& res, int status, std::string_view code,
+                    std::string_view message) {
+    // The legacy service's clients read "ok": false.
+    SendError(res, status, code, message, /*legacy=*/!StartsWith(req.path, "/api/"));
+  };
+  return h;
+}
+
 }  // namespace
 
 KrakenServer::~KrakenServer() {
@@ -81,8 +101,7 @@ Result<std::unique_ptr<KrakenServer>> KrakenServer::Create(const ServeOptions& o
   http.set_keep_alive_max_count(10000);
   http.set_read_timeout(options.timeout_s, 0);
   http.set_write_timeout(options.timeout_s, 0);
-  // Uploads enforce the limit while streaming; this bounds every other body.
-  http.set_payload_max_length(static_cast<size_t>(options.max_body_bytes));
+  ApplyHttpHardening(http, ServeHardening(options));
   http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) SendDefaultError(res);
   });
@@ -108,8 +127,7 @@ Result<int> KrakenServer::Bind() {
     return port;
   }
   if (!http_->bind_to_port(ctx_->options.host, port))
-    return IoError("cannot listen on " + ctx_->options.host + ":" + std::to_string(port) +
-                   " (in use, or a privileged port?)");
+    return IoError(ListenFailureReason(ctx_->options.host, port));
   return port;
 }
 

@@ -112,8 +112,16 @@ std::string LiveEvent(ServerContext& ctx) {
 }
 
 void HandleLive(ServerContext& ctx, httplib::Response& res) {
+  const int budget = LiveStreamBudget(ctx.options);
+  if (ctx.live_streams.fetch_add(1) >= budget) {
+    ctx.live_streams.fetch_sub(1);
+    res.set_header("Retry-After", "5");
+    return SendError(res, 503, "unavailable",
+                     "already " + std::to_string(budget) + " live streams open (a quarter of --threads); retry later");
+  }
   res.set_header("Cache-Control", "no-cache");
-  res.set_chunked_content_provider("text/event-stream", [&ctx](size_t, httplib::DataSink& sink) {
+  res.set_chunked_content_provider(
+      "text/event-stream", [&ctx](size_t, httplib::DataSink& sink) {
     if (ctx.stopping) return false;
     std::string event = LiveEvent(ctx);
     if (!sink.write(event.data(), event.size())) return false;
@@ -124,7 +132,9 @@ void HandleLive(ServerContext& ctx, httplib::Response& res) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return true;
-  });
+  },
+      // Runs when the response is destroyed, however the stream ended.
+      [&ctx](bool) { ctx.live_streams.fetch_sub(1); });
 }
 
 }  // namespace

@@ -93,5 +93,16 @@ TEST(ServeBinaryTest, BadFlagsAreOneLineErrors) {
   EXPECT_NE(out.find("rc=2"), std::string::npos) << out;
 }
 
+// Without SO_REUSEPORT the second instance cannot bind, so requests never alternate
+// between two servers: it stops at once with one line and exit 2.
+TEST(ServeBinaryTest, ASecondServeOnATakenPortExits2) {
+  testing::TestServer first;
+  std::string dir = kraken::testing::MakeTempDir("serve-taken");
+  std::string out = RunAndCapture("timeout 20 " + std::string(KRAKEN_BINARY_PATH) + " serve --host 127.0.0.1 --port " +
+                                  std::to_string(first.port()) + " --db " + dir + "/kraken.db 2>&1; echo rc=$?");
+  EXPECT_EQ(out, "kraken: error: cannot listen on 127.0.0.1:" + std::to_string(first.port()) +
+                     ": the port is already in use by another process\nrc=2\n");
+}
+
 }  // namespace
 }  // namespace kraken::server

@@ -10,8 +10,10 @@ struct ServeOptions {
   std::string host = "0.0.0.0";
   int port = 7070;  // 0: any free port (tests)
   std::string db_path;  // the profile store (docs/store.md); created when missing
-  // Bearer token every write must carry; empty: writes are open.
+  // Bearer token every POST must carry; empty: none (then store writes are refused on a
+  // non-loopback host unless allow_open_writes).
   std::string token;
+  bool allow_open_writes = false;
   int64_t max_body_bytes = int64_t{256} << 20;
   // Folder of the shared real measurements the predefined legacy profiles come from
   // (orion/*.csv); empty or missing files: those profiles say they are not measured.

@@ -4,6 +4,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 
@@ -20,7 +21,12 @@ struct ServerContext {
   std::unique_ptr<LegacyProfiles> legacy;
   ProfileFactsCache facts;
   std::atomic<bool> stopping{false};  // ends the /api/v1/live streams
+  std::atomic<int> live_streams{0};   // open /api/v1/live streams (LiveStreamBudget)
 };
+
+// Most /api/v1/live streams open at once: a quarter of the request threads, so streams
+// (each holds its thread for as long as it is open) never leave /health unanswered.
+inline int LiveStreamBudget(const ServeOptions& options) { return std::max(1, options.threads / 4); }
 
 // Each file registers its routes.
 void AddLegacyRoutes(httplib::Server& server, ServerContext& ctx);

@@ -28,8 +28,9 @@ inline simdjson::dom::element ParseJson(simdjson::dom::parser& parser, const std
 
 class TestServer {
  public:
-  explicit TestServer(ServeOptions options = {}) {
-    options.host = "127.0.0.1";
+  // `keep_host`: listen on options.host (e.g. 0.0.0.0, still reached over loopback).
+  explicit TestServer(ServeOptions options = {}, bool keep_host = false) {
+    if (!keep_host) options.host = "127.0.0.1";
     options.port = 0;
     if (options.db_path.empty()) options.db_path = kraken::testing::MakeTempDir("serve") + "/kraken.db";
     if (options.reference_data_dir.empty()) options.reference_data_dir = kraken::testing::DataDir();
