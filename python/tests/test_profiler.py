@@ -37,8 +37,8 @@ CPU_WORKLOAD = textwrap.dedent("""
     profiler = WorkloadProfiler(workload_name="cpu-loop", sampling_interval=50, max_samples=10,
                                 metrics=["gpu_util", "memory"], store=False)
     with profiler:
-        child = subprocess.Popen(["sleep", "2"])
-        deadline = time.monotonic() + 1.0      # longer than 10 passes x 50 ms
+        child = subprocess.Popen(["sleep", "5"])
+        deadline = time.monotonic() + 3.0      # 6 x the 10 passes x 50 ms: room for a loaded machine
         total = 0
         while time.monotonic() < deadline:     # a CPU workload, one step per iteration
             total += sum(i * i for i in range(2000))
@@ -61,7 +61,7 @@ def run_child(code: str) -> Dict[str, Any]:
 def test_a_with_block_gives_the_figures_of_kraken_profile_on_the_same_capture(replay) -> None:
     replay("h100.nvml", "11345:self/0,11327:self/0/0")
     cli = kraken_json("profile", "--no-store", "--interval", "50ms", "--samples", "10", "--", "sh", "-c",
-                      "sleep 1; exit 3", exit_code=3)
+                      "sleep 2; exit 3", exit_code=3)
     replay("h100.nvml", "")  # the child sets its own map
     python = run_child(CPU_WORKLOAD)
     assert measured(python) == measured(cli)
@@ -79,7 +79,7 @@ def test_a_with_block_gives_the_figures_of_kraken_profile_on_the_same_capture(re
 
 def test_mig_run_has_exact_memory_and_unknown_utilization(replay) -> None:
     replay("h100-mig.nvml", "21198:self/0")
-    cli = kraken_json("profile", "--no-store", "--interval", "50ms", "--samples", "10", "--", "sh", "-c", "sleep 1")
+    cli = kraken_json("profile", "--no-store", "--interval", "50ms", "--samples", "10", "--", "sh", "-c", "sleep 2")
     replay("h100-mig.nvml", "")
     python = run_child(CPU_WORKLOAD.replace('f"11345:{os.getpid()},11327:self/0"', 'f"21198:{os.getpid()}"'))
     assert measured(python) == measured(cli)
