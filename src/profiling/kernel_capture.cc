@@ -38,29 +38,21 @@ void MergeTimeline(const Profile& from, int64_t offset_ns, Profile* into) {
     k.collective_index = -1;
     into->kernels.push_back(k);
   }
-  for (MemoryOp m : from.memory_ops) {
-    m.name = Rename(from, m.name, into);
-    m.start_ns += offset_ns;
-    into->memory_ops.push_back(m);
-  }
-  for (CpuOp op : from.cpu_ops) {
-    op.name = Rename(from, op.name, into);
-    op.start_ns += offset_ns;
-    into->cpu_ops.push_back(op);
-  }
-  for (RuntimeCall call : from.runtime_calls) {
-    call.name = Rename(from, call.name, into);
-    call.start_ns += offset_ns;
-    into->runtime_calls.push_back(call);
-  }
+  // Named records: their name re-interned, their start shifted.
+  auto merge_named = [&](const auto& records, auto& out) {
+    for (auto record : records) {
+      record.name = Rename(from, record.name, into);
+      record.start_ns += offset_ns;
+      out.push_back(record);
+    }
+  };
+  merge_named(from.memory_ops, into->memory_ops);
+  merge_named(from.cpu_ops, into->cpu_ops);
+  merge_named(from.runtime_calls, into->runtime_calls);
+  merge_named(from.syncs, into->syncs);
   for (StepAnnotation step : from.steps) {
     step.start_ns += offset_ns;
     into->steps.push_back(step);
-  }
-  for (SyncEvent sync : from.syncs) {
-    sync.name = Rename(from, sync.name, into);
-    sync.start_ns += offset_ns;
-    into->syncs.push_back(sync);
   }
   for (const auto& [name, value] : from.import_counters) into->import_counters[name] += value;
 }

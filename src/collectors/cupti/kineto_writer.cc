@@ -163,17 +163,21 @@ void KinetoTraceWriter::AppendArgs(const TraceEvent& event) {
   pending_.push_back('}');
 }
 
-void KinetoTraceWriter::AppendFlow(const TraceEvent& event) {
-  pending_ += "\n,{\"ph\":\"";
-  pending_.push_back(event.flow == FlowPhase::kStart ? 's' : 'f');
-  pending_ += "\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":";
-  AppendInt(pending_, event.flow_id);
+void KinetoTraceWriter::AppendPlace(const TraceEvent& event) {
   pending_ += ",\"pid\":";
   AppendInt(pending_, event.pid);
   pending_ += ",\"tid\":";
   AppendInt(pending_, event.tid);
   pending_ += ",\"ts\":";
   AppendMicros(pending_, event.start_ns - base_time_ns_);
+}
+
+void KinetoTraceWriter::AppendFlow(const TraceEvent& event) {
+  pending_ += "\n,{\"ph\":\"";
+  pending_.push_back(event.flow == FlowPhase::kStart ? 's' : 'f');
+  pending_ += "\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":";
+  AppendInt(pending_, event.flow_id);
+  AppendPlace(event);
   if (event.flow == FlowPhase::kFinish) pending_ += ",\"bp\":\"e\"";
   pending_.push_back('}');
 }
@@ -189,12 +193,7 @@ void KinetoTraceWriter::Emit(const TraceEvent& event) {
   AppendJsonString(pending_, event.category);
   pending_ += ",\"name\":";
   AppendJsonString(pending_, event.name);
-  pending_ += ",\"pid\":";
-  AppendInt(pending_, event.pid);
-  pending_ += ",\"tid\":";
-  AppendInt(pending_, event.tid);
-  pending_ += ",\"ts\":";
-  AppendMicros(pending_, event.start_ns - base_time_ns_);
+  AppendPlace(event);
   if (event.phase == 'X') {
     pending_ += ",\"dur\":";
     AppendMicros(pending_, event.duration_ns);

@@ -60,6 +60,8 @@ class KinetoTraceWriter final : public TraceEventSink {
  private:
   KinetoTraceWriter(int fd, int64_t base_time_ns) : fd_(fd), base_time_ns_(base_time_ns) {}
   void AppendArgs(const TraceEvent& event);
+  // ,"pid":..,"tid":..,"ts":.. of an event and of its flow arrow.
+  void AppendPlace(const TraceEvent& event);
   void AppendFlow(const TraceEvent& event);
   bool WriteAll(std::string_view text);
 
