@@ -2,6 +2,7 @@
 
 #include "base/tar_reader.h"
 #include "base/text.h"
+#include "model/time_base.h"
 
 namespace kraken {
 
@@ -92,8 +93,15 @@ Status ImportOne(const ImporterRegistry& registry, const std::string& name,
   input.head = *head;
   input.stream = MakePrefixedStream(*head, std::move(stream));
   input.progress = options.progress;
+  size_t before = sink.profiles().size();
   Status status = importer->Import(input, sink);
   if (!status.ok()) return status.WithContext(name);
+  // One clock per profile: an importer that could not place every sample on one base
+  // fails the input rather than store an axis that spans 56 years.
+  for (size_t i = before; i < sink.profiles().size(); ++i) {
+    Result<TimeBase> base = ProfileTimeBase(sink.profiles()[i]);
+    if (!base.ok()) return base.status().WithContext(name);
+  }
   return Status::Ok();
 }
 

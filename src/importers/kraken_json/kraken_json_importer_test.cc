@@ -269,3 +269,26 @@ TEST(KrakenJsonImporterTest, RefusesWhatIsNotAnExportWithTheBytePosition) {
 
 }  // namespace
 }  // namespace kraken
+
+namespace kraken {
+namespace {
+
+// One clock per profile (model/time_base.h): an export whose utilization is on the epoch
+// clock and whose power counts from 0 is refused whole, naming both series, rather than
+// stored as a 56-year axis.
+TEST(KrakenJsonImporterTest, RefusesAProfileThatMixesEpochAndRelativeClocks) {
+  std::string message = KrakenJsonImportError("mixed.json", R"({"kraken_profile_version": 1,
+  "series": [
+    {"metric": "gpu_util_pct", "source_name": "utilization.gpu", "axis": "time_ns", "entity": {"gpu_index": 0},
+     "samples": [[1784016758696000000, 100]]},
+    {"metric": "power_w", "source_name": "pwr", "axis": "time_ns", "entity": {"gpu_index": 0},
+     "samples": [[0, 631], [1000000000, 634]]}
+  ]})");
+  EXPECT_EQ(message.rfind("mixed.json: mixed time bases: ", 0), 0u) << message;
+  EXPECT_NE(message.find("'utilization.gpu' of gpu 0"), std::string::npos) << message;
+  EXPECT_NE(message.find("'pwr' of gpu 0"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace kraken

@@ -131,6 +131,7 @@ class MonitorReader {
         if (last_time_of_day_ && *of_day + kNsPerDay / 2 < *last_time_of_day_) days_ += 1;
         last_time_of_day_ = *of_day;
         builder_.SetAttribute(is_pmon_ ? "pmon_times" : "dmon_times", "-o T: time of day, no date");
+        builder_.NoteTimeOfDay();
       }
       return base + days_ * kNsPerDay + *of_day;
     }

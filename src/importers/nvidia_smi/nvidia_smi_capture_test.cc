@@ -115,10 +115,13 @@ TEST(NvidiaSmiCaptureTest, H100LoadPhaseDmonSamples) {
   const Series* power = Find(p, Metric::kPowerW, "pwr", "load");
   ASSERT_NE(power, nullptr);
   EXPECT_EQ(SampleValues(power), (std::vector<double>{631, 634, 633, 634, 636}));
-  // dmon -c 5 prints no clock: samples sit 1 s apart from 0 (dmon's default interval).
+  // dmon -c 5 prints no clock: samples sit 1 s apart (dmon's default interval) from the
+  // load phase's last timestamp (--query-compute-apps at 08:12:53.500), on the capture's
+  // one epoch clock.
   ASSERT_EQ(power->samples.size(), 5u);
-  EXPECT_EQ(power->samples[0].time_ns, 0);
-  EXPECT_EQ(power->samples[4].time_ns, 4 * kSecondNs);
+  EXPECT_EQ(power->samples[0].time_ns, 1'784'016'773'500'000'000);
+  EXPECT_EQ(power->samples[4].time_ns, 1'784'016'773'500'000'000 + 4 * kSecondNs);
+  EXPECT_EQ(p.metadata.attributes["time_base"].substr(0, 6), "epoch:");
   EXPECT_EQ(power->entity.gpu_index, 0);
   EXPECT_EQ(power->entity.gpu_name, "NVIDIA H100 80GB HBM3");  // filled in from -L / -q
   EXPECT_EQ(power->entity.pci_bus_id, "00000000:00:09.0");

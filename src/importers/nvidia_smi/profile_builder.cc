@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "base/text.h"
+#include "model/time_base.h"
 
 namespace kraken::nvidia_smi {
 namespace {
@@ -131,7 +133,53 @@ size_t ProfileBuilder::SeriesFor(Metric metric, std::string_view source_name, co
   return it->second;
 }
 
+// A capture runs its commands one after another: --query-gpu rows carry a wall-clock
+// timestamp, dmon/pmon without -o T only a sample number (n x interval from 0). Left as they
+// are, one profile holds points at 1.78e18 ns and at 0..4e9 ns: a 56-year axis and a
+// 495,560-hour duration. Each clockless sample is placed on its phase's clock, starting at
+// that phase's last timestamped sample (the commands of a phase ran after the query that
+// printed it); a phase without one takes the capture's last timestamp. -o T rows (a time of
+// day without a date) are placed on the day of that anchor. Without any wall clock in the
+// file, every sample stays relative.
+int64_t ProfileBuilder::AnchorRelativeSamples() {
+  std::map<std::string, TimeNs> last_epoch_by_phase;
+  std::optional<TimeNs> last_epoch;
+  auto phase_of = [](const Series& s) {
+    auto it = s.entity.labels.find("phase");
+    return it == s.entity.labels.end() ? std::string() : it->second;
+  };
+  for (const Series& s : profile_->series) {
+    for (const Sample& sample : s.samples) {
+      if (TimeBaseOf(sample.time_ns) != TimeBase::kEpoch) continue;
+      TimeNs& phase_last = last_epoch_by_phase[phase_of(s)];
+      phase_last = std::max(phase_last, sample.time_ns);
+      last_epoch = std::max(last_epoch.value_or(sample.time_ns), sample.time_ns);
+    }
+  }
+  if (!last_epoch) return 0;
+  constexpr TimeNs kDayNs = 86'400LL * 1'000'000'000LL;
+  int64_t moved = 0;
+  for (Series& s : profile_->series) {
+    std::string phase = phase_of(s);
+    auto found = last_epoch_by_phase.find(phase);
+    TimeNs anchor = found == last_epoch_by_phase.end() ? *last_epoch : found->second;
+    if (time_of_day_phases_.count(phase)) anchor -= anchor % kDayNs;
+    for (Sample& sample : s.samples) {
+      if (TimeBaseOf(sample.time_ns) == TimeBase::kEpoch) continue;
+      sample.time_ns += anchor;
+      ++moved;
+    }
+  }
+  return moved;
+}
+
 void ProfileBuilder::Finish() {
+  if (int64_t moved = AnchorRelativeSamples(); moved > 0) {
+    Count("nvidia_smi_samples_anchored", moved);
+    SetAttribute("time_base",
+                 "epoch: samples without a timestamp (dmon/pmon without -o T, CSV without a timestamp column) "
+                 "start at the last timestamped sample of their capture phase");
+  }
   // -q prints no index; it lists GPUs in NVML index order, which is what the other commands
   // number them by. Only used when no command gave the index and it is still free.
   for (Gpu& gpu : gpus_) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -62,6 +63,9 @@ class ProfileBuilder {
   // clock, per phase and command, so two such sections of one phase do not overlap.
   TimeNs& RelativeClock(const std::string& key) { return relative_clocks_[key]; }
 
+  // The current phase's dmon/pmon rows carry a time of day without a date (-o T).
+  void NoteTimeOfDay() { time_of_day_phases_.insert(phase_); }
+
   void Count(const std::string& counter, int64_t n = 1) { profile_->import_counters[counter] += n; }
   void SetAttribute(const std::string& key, std::string value) {
     profile_->metadata.attributes[key] = std::move(value);
@@ -81,6 +85,9 @@ class ProfileBuilder {
   int FindGpu(const GpuRef& ref) const;
   // The slot of the GPU `ref` names, created when new, with its identity filled in.
   size_t GpuSlot(const GpuRef& ref);
+  // Puts samples without a wall clock on the epoch clock of their phase's timestamped
+  // samples (see the .cc); returns how many it moved.
+  int64_t AnchorRelativeSamples();
   static std::string SeriesKey(Metric metric, std::string_view source_name, const SeriesEntity& entity);
 
   Profile* profile_;
@@ -88,6 +95,7 @@ class ProfileBuilder {
   std::vector<Gpu> gpus_;
   std::unordered_map<std::string, size_t> series_index_;
   std::map<std::string, TimeNs> relative_clocks_;
+  std::set<std::string> time_of_day_phases_;
 };
 
 // PCI bus ids as nvidia-smi prints them ("00000000:00:09.0"); sysfs-style "0000:00:09.0"
