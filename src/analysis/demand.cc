@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "analysis/distribution.h"
@@ -177,29 +178,52 @@ void FillMigInstance(const Profile& profile, int32_t gpu, int32_t gpu_instance, 
   }
 }
 
-// Series of one GPU (or MIG instance) in one phase of a capture.
-using EntityKey = std::tuple<int32_t, std::string, int32_t, std::string>;
+// Series of one GPU (or MIG instance) of one host, one pod's when the source names pods, in
+// one phase of a capture. The pod and host are part of it: a per-pod trace (the GenAI
+// trace's 143 serving pods, with no GPU index) is 143 workloads, not one "gpu -1".
+struct EntityKey {
+  int32_t gpu = -1;
+  std::string uuid;
+  int32_t instance = -1;
+  std::string phase;
+  std::string hostname;
+  std::string pod;  // "namespace/pod", "pod" or ""
+  auto operator<=>(const EntityKey&) const = default;
+};
 
 EntityKey KeyOf(const SeriesEntity& e) {
   auto phase = e.labels.find("phase");
-  return {e.gpu_index, e.gpu_uuid, e.gpu_instance_id, phase == e.labels.end() ? "" : phase->second};
+  std::string pod = e.pod.empty() || e.namespace_name.empty() ? e.pod : e.namespace_name + "/" + e.pod;
+  return {e.gpu_index, e.gpu_uuid, e.gpu_instance_id, phase == e.labels.end() ? "" : phase->second, e.hostname,
+          std::move(pod)};
+}
+
+// The host is named only where the profile spans several (a merged multi-node scrape).
+std::string SampledWorkloadName(const Profile& profile, const EntityKey& key, bool name_host) {
+  std::string name = profile.metadata.source;
+  if (name_host && !key.hostname.empty()) name += " " + key.hostname;
+  if (!key.pod.empty()) name += " pod " + key.pod;
+  if (key.gpu >= 0 || key.pod.empty()) name += " gpu " + std::to_string(key.gpu);
+  if (key.instance >= 0) name += " MIG " + std::to_string(key.instance);
+  if (!key.phase.empty()) name += " [" + key.phase + "]";
+  return name;
 }
 
 std::vector<WorkloadDemand> FromSamples(const Profile& profile) {
   std::map<EntityKey, std::vector<const Series*>> by_entity;
   for (const Series& s : profile.series)
     if (s.entity.pid < 0 && !s.samples.empty()) by_entity[KeyOf(s.entity)].push_back(&s);
+  std::set<std::string> hosts;
+  for (const auto& entry : by_entity) hosts.insert(entry.first.hostname);
   std::vector<WorkloadDemand> out;
   for (const auto& [key, series] : by_entity) {
     WorkloadDemand d;
     d.source_kind = "samples";
-    const auto& [gpu, uuid, instance, phase] = key;
+    const int32_t gpu = key.gpu, instance = key.instance;
     d.gpu_index = gpu;
     d.gpu_instance_id = instance;
-    d.phase = phase;
-    d.name = profile.metadata.source + " gpu " + std::to_string(gpu);
-    if (instance >= 0) d.name += " MIG " + std::to_string(instance);
-    if (!phase.empty()) d.name += " [" + phase + "]";
+    d.phase = key.phase;
+    d.name = SampledWorkloadName(profile, key, hosts.size() > 1);
     auto values = [](const Series* s, double scale) {
       std::vector<double> v;
       for (const Sample& sample : s->samples) v.push_back(sample.value * scale);

@@ -12,9 +12,7 @@
 #include "report/profile_summary.h"
 
 namespace kraken {
-namespace {
 
-// "8x NVIDIA H100 80GB HBM3", "2x A100, 1x T4".
 std::string DescribeDevices(const std::vector<std::string>& names) {
   std::vector<std::pair<std::string, int>> counts;
   for (const std::string& name : names) {
@@ -24,9 +22,11 @@ std::string DescribeDevices(const std::vector<std::string>& names) {
   }
   std::string text;
   for (const auto& [name, n] : counts)
-    text += (text.empty() ? "" : ", ") + std::to_string(n) + "x " + (name.empty() ? "unnamed" : name);
-  return text.empty() ? "-" : text;
+    text += (text.empty() ? "" : ", ") + std::to_string(n) + "x " + (name.empty() ? "unnamed device" : name);
+  return text;
 }
+
+namespace {
 
 std::string DescribeDuration(const StoredProfileInfo& info) {
   if (!info.start_ns || !info.end_ns) return "-";
@@ -42,7 +42,7 @@ void WriteInfoJson(const StoredProfileInfo& info, JsonWriter& json) {
   json.Field("created", FormatUtc(info.created_ns)).Field("kind", info.kind).Field("format", info.format);
   json.Field("source", info.source).Field("hostname", info.hostname).Key("devices").BeginArray();
   for (const std::string& name : info.device_names) json.String(name);
-  json.EndArray().Key("counts").BeginObject().Field("kernels", info.kernels).Field("memory_ops", info.memory_ops);
+  json.EndArray().Field("device_summary", DescribeDevices(info.device_names)).Key("counts").BeginObject().Field("kernels", info.kernels).Field("memory_ops", info.memory_ops);
   json.Field("cpu_ops", info.cpu_ops).Field("runtime_calls", info.runtime_calls).Field("series", info.series);
   json.Field("samples", info.samples).EndObject();
   json.Key("start_ns");
@@ -130,10 +130,12 @@ Result<std::string> RenderProfileList(const std::string& db, bool json_output) {
                      A::kLeft});
     table.SetMaxWidth(4, 32);
     table.SetMaxWidth(9, 60);
-    for (const StoredProfileInfo& info : profiles)
+    for (const StoredProfileInfo& info : profiles) {
+      std::string devices = DescribeDevices(info.device_names);
       table.AddRow({std::to_string(info.id), FormatUtc(info.created_ns), info.kind, info.format,
-                    DescribeDevices(info.device_names), std::to_string(info.kernels), std::to_string(info.series),
+                    devices.empty() ? "-" : devices, std::to_string(info.kernels), std::to_string(info.series),
                     std::to_string(info.samples), DescribeDuration(info), info.source});
+    }
     out = path + ": " + std::to_string(profiles.size()) + " profile(s)\n" + table.Render();
   }
   return out;

@@ -30,6 +30,11 @@ std::string RenderImportJson(const std::vector<Profile>& profiles, const std::st
 std::string RenderImportText(const std::vector<Profile>& profiles, const std::string& stored_db,
                              const std::vector<int64_t>& ids);
 
+// A profile's devices counted by name, in first-seen order: "8x NVIDIA H100 80GB HBM3",
+// "2x A100-SXM4-40GB, 1x unnamed device"; "" when it has none. The one spelling `kraken
+// list` and the dashboard's workload list (device_summary of /api/v1/profiles) show.
+std::string DescribeDevices(const std::vector<std::string>& names);
+
 // `kraken list`'s document over the store `db` names (no database yet: an empty list).
 Result<std::string> RenderProfileList(const std::string& db, bool json);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <utility>
 
 #include "base/json_writer.h"
 
@@ -55,6 +57,117 @@ bool Plottable(const Series& s) { return s.axis == SampleAxis::kTimeNs && !s.sam
 constexpr TimeNs kEpochFloorNs = 100'000'000'000'000'000;
 bool OnUnixClock(const Series& s) { return s.samples.front().time_ns >= kEpochFloorNs; }
 
+// Above this many series of one metric in a panel, the panel draws their envelope instead
+// (one mean line and the min/max over all of them per time bucket): 143 GenAI pods as 143
+// lines of 600 points took the browser 14.8 s and showed nothing a reader could tell apart.
+constexpr size_t kMaxLinesPerMetric = 16;
+
+// One reduced line: per bucket its mean time, mean, min and max value.
+struct Buckets {
+  std::vector<double> t_s, mean, lo, hi;
+  void Add(double t_sum, double v_sum, double v_min, double v_max, size_t n) {
+    t_s.push_back(t_sum / static_cast<double>(n));
+    mean.push_back(v_sum / static_cast<double>(n));
+    lo.push_back(v_min);
+    hi.push_back(v_max);
+  }
+};
+
+// Bucket means over equal runs of samples: keeps the shape and the level of the series;
+// min and max keep its spikes.
+Buckets ReduceByCount(const Series& s, TimeNs start, double scale, size_t max_points) {
+  Buckets out;
+  const size_t n = s.samples.size();
+  const size_t per_bucket = (n + max_points - 1) / max_points;
+  for (size_t i = 0; i < n; i += per_bucket) {
+    const size_t end = std::min(n, i + per_bucket);
+    double t_sum = 0, v_sum = 0, v_min = std::numeric_limits<double>::infinity(), v_max = -v_min;
+    for (size_t j = i; j < end; ++j) {
+      double v = s.samples[j].value * scale;
+      t_sum += static_cast<double>(s.samples[j].time_ns - start) / 1e9;
+      v_sum += v;
+      v_min = std::min(v_min, v);
+      v_max = std::max(v_max, v);
+    }
+    out.Add(t_sum, v_sum, v_min, v_max, end - i);
+  }
+  return out;
+}
+
+// Many series on one time grid of `max_points` equal buckets: per bucket the mean over
+// every sample of every series in it, and their min and max.
+Buckets ReduceEnvelope(const std::vector<const Series*>& members, TimeNs start, double scale, size_t max_points) {
+  TimeNs first = std::numeric_limits<TimeNs>::max(), last = std::numeric_limits<TimeNs>::min();
+  for (const Series* s : members) {
+    first = std::min(first, s->samples.front().time_ns);
+    last = std::max(last, s->samples.back().time_ns);
+  }
+  const double width = std::max(1.0, static_cast<double>(last - first) / static_cast<double>(max_points));
+  struct Acc {
+    double t_sum = 0, v_sum = 0, lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    size_t n = 0;
+  };
+  std::vector<Acc> acc(max_points);
+  for (const Series* s : members)
+    for (const Sample& sample : s->samples) {
+      size_t b = std::min(max_points - 1, static_cast<size_t>(static_cast<double>(sample.time_ns - first) / width));
+      double v = sample.value * scale;
+      Acc& a = acc[b];
+      a.t_sum += static_cast<double>(sample.time_ns - start) / 1e9;
+      a.v_sum += v;
+      a.lo = std::min(a.lo, v);
+      a.hi = std::max(a.hi, v);
+      ++a.n;
+    }
+  Buckets out;
+  for (const Acc& a : acc)
+    if (a.n > 0) out.Add(a.t_sum, a.v_sum, a.lo, a.hi, a.n);
+  return out;
+}
+
+void WriteNumbers(JsonWriter& json, std::string_view key, const std::vector<double>& values) {
+  json.Key(key).BeginArray();
+  for (double x : values) json.Number(x);
+  json.EndArray();
+}
+
+void WriteLine(JsonWriter& json, const std::string& name, Metric metric, uint64_t samples, size_t series_count,
+               bool unix_clock, const Buckets& b) {
+  json.BeginObject().Field("name", name).Field("metric", GetMetricInfo(metric).name);
+  json.Field("samples", samples).Field("series_count", static_cast<uint64_t>(series_count));
+  json.Field("clock", unix_clock ? "unix" : "relative");
+  WriteNumbers(json, "t_s", b.t_s);
+  WriteNumbers(json, "v", b.mean);
+  WriteNumbers(json, "min", b.lo);
+  WriteNumbers(json, "max", b.hi);
+  json.EndObject();
+}
+
+// The panel's lines: each series reduced on its own, or, for a metric with more than
+// kMaxLinesPerMetric series on one clock, their envelope as one line.
+void WritePanelSeries(JsonWriter& json, const PanelSpec& panel, const std::vector<const Series*>& members,
+                      TimeNs unix_start, TimeNs relative_start, size_t max_points) {
+  std::map<std::pair<Metric, bool>, std::vector<const Series*>> groups;
+  for (const Series* s : members) groups[{s->metric, OnUnixClock(*s)}].push_back(s);
+  for (const Series* s : members) {
+    const bool unix_clock = OnUnixClock(*s);
+    const std::vector<const Series*>& group = groups[{s->metric, unix_clock}];
+    const TimeNs start = unix_clock ? unix_start : relative_start;
+    if (group.size() <= kMaxLinesPerMetric) {
+      WriteLine(json, SeriesName(*s), s->metric, s->samples.size(), 1, unix_clock,
+                ReduceByCount(*s, start, panel.scale, max_points));
+      continue;
+    }
+    if (group.front() != s) continue;  // the envelope is written once, at its first member
+    uint64_t samples = 0;
+    for (const Series* m : group) samples += m->samples.size();
+    std::string name = std::to_string(group.size()) + " series " + std::string(GetMetricInfo(s->metric).name) +
+                       (s->source_name.empty() ? "" : " (" + s->source_name + ")") + ": mean, min, max";
+    WriteLine(json, name, s->metric, samples, group.size(), unix_clock,
+              ReduceEnvelope(group, start, panel.scale, max_points));
+  }
+}
+
 }  // namespace
 
 std::string RenderSeriesTimelineJson(const std::vector<Profile>& profiles, size_t max_points) {
@@ -85,32 +198,7 @@ std::string RenderSeriesTimelineJson(const std::vector<Profile>& profiles, size_
     if (members.empty()) continue;
     json.BeginObject().Field("id", panel.id).Field("title", panel.title).Field("unit", panel.unit);
     json.Key("series").BeginArray();
-    for (const Series* s : members) {
-      json.BeginObject().Field("name", SeriesName(*s)).Field("metric", GetMetricInfo(s->metric).name);
-      json.Field("samples", static_cast<uint64_t>(s->samples.size()));
-      const bool unix_clock = OnUnixClock(*s);
-      const TimeNs start = unix_clock ? unix_start : relative_start;
-      json.Field("clock", unix_clock ? "unix" : "relative");
-      // Bucket means over equal runs of samples: keeps the shape and the level of the series.
-      const size_t n = s->samples.size();
-      const size_t per_bucket = (n + max_points - 1) / max_points;
-      std::vector<double> t_s, v;
-      for (size_t i = 0; i < n; i += per_bucket) {
-        const size_t end = std::min(n, i + per_bucket);
-        double t_sum = 0, v_sum = 0;
-        for (size_t j = i; j < end; ++j) {
-          t_sum += static_cast<double>(s->samples[j].time_ns - start) / 1e9;
-          v_sum += s->samples[j].value * panel.scale;
-        }
-        t_s.push_back(t_sum / static_cast<double>(end - i));
-        v.push_back(v_sum / static_cast<double>(end - i));
-      }
-      json.Key("t_s").BeginArray();
-      for (double t : t_s) json.Number(t);
-      json.EndArray().Key("v").BeginArray();
-      for (double x : v) json.Number(x);
-      json.EndArray().EndObject();
-    }
+    WritePanelSeries(json, panel, members, unix_start, relative_start, max_points);
     json.EndArray().EndObject();
   }
   json.EndArray().EndObject();
