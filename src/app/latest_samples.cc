@@ -1,6 +1,6 @@
-#include "server/latest_samples.h"
+#include "app/latest_samples.h"
 
-namespace kraken::server {
+namespace kraken {
 
 Result<std::vector<LatestSample>> ReadLatestSamples(ProfileStore& store, int64_t profile_id) {
   KRAKEN_ASSIGN_OR_RETURN(std::vector<StoredSeriesStats> stats, store.ListSeries(profile_id));
@@ -32,4 +32,4 @@ Result<std::optional<StoredProfileInfo>> NewestLiveProfile(ProfileStore& store) 
   return newest;
 }
 
-}  // namespace kraken::server
+}  // namespace kraken

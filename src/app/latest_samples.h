@@ -11,7 +11,7 @@
 #include "model/metrics.h"
 #include "store/store.h"
 
-namespace kraken::server {
+namespace kraken {
 
 struct LatestSample {
   SeriesEntity entity;
@@ -27,4 +27,4 @@ Result<std::vector<LatestSample>> ReadLatestSamples(ProfileStore& store, int64_t
 // The newest stored profile of kind "live", if any.
 Result<std::optional<StoredProfileInfo>> NewestLiveProfile(ProfileStore& store);
 
-}  // namespace kraken::server
+}  // namespace kraken

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/serve_runner.h"
 #include "cli/store_access.h"
+#include "server/agent_ring_source.h"
 #include "server/kraken_server.h"
 
 namespace kraken::cli {
@@ -83,6 +84,11 @@ Result<server::ServeOptions> MakeServeOptions(const ServeArgs& args) {
   options.legacy_profiles = args.legacy_profiles;
   options.legacy_sms = args.legacy_sms;
   options.device = args.device;
+  if (!args.agent.empty()) {
+    KRAKEN_ASSIGN_OR_RETURN(server::AgentAddress agent, server::ParseAgentUrl(args.agent));
+    options.agent_host = agent.host;
+    options.agent_port = agent.port;
+  }
   return options;
 }
 
@@ -142,6 +148,9 @@ void AddServeCommand(CLI::App& app, CommandList& commands) {
                   "SMs the legacy /colocation sm_partition divides (default: the SMs of --device, else 84)");
   cmd->add_option("--device", args->device,
                   "GPU (catalog id, see `kraken devices`) the legacy /colocation predicts for; its SMs are split");
+  cmd->add_option("--agent", args->agent,
+                  "http://HOST:PORT of a running `kraken agent`: the live view streams its in-memory ring "
+                  "(samples from its first pass, before any commit) instead of the store's newest live profile");
   commands.push_back({cmd, [args] { return RunServe(*args); }});
 }
 

@@ -22,6 +22,7 @@ struct ServeArgs {
   std::string legacy_profiles = "legacy";  // the legacy API's predefined ids: legacy | measured
   int legacy_sms = 0;                      // 0: the SMs of `device`, else 84
   std::string device;
+  std::string agent;  // http://HOST:PORT of a `kraken agent` whose ring the live view streams
 };
 
 // The flags and environment checked (messages name the flag or variable).

@@ -5,12 +5,14 @@
 #include "base/json_writer.h"
 #include "base/text.h"
 #include "server/http_hardening.h"
+#include "server/response_compression.h"
 
 namespace kraken::server {
 
 void SendJson(httplib::Response& res, int status, std::string body) {
   res.status = status;
-  res.set_content(std::move(body), kJsonType);
+  const char* type = JsonTypeFor(body.size());
+  res.set_content(std::move(body), type);
 }
 
 void SendError(httplib::Response& res, int status, std::string_view code, std::string_view message, bool legacy) {

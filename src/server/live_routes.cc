@@ -1,85 +1,35 @@
-// GET /api/v1/cluster (the latest figures per GPU of every stored live profile, and the
-// GPUs idle enough to pool) and GET /api/v1/live (server-sent events, 1 Hz, with the
-// latest samples of the newest live profile). Shapes: docs/api.md.
+// GET /api/v1/cluster (one row per GPU over every stored live profile, a GPU x time
+// heatmap and the GPUs idle enough to pool: app/cluster_view.h) and GET /api/v1/live
+// (server-sent events, 1 Hz, with the latest samples of the newest live profile).
+// Shapes: docs/api.md.
 #include <chrono>
 #include <map>
+#include <memory>
 #include <thread>
 
+#include "app/cluster_view.h"
+#include "app/latest_samples.h"
 #include "base/json_writer.h"
+#include "server/agent_ring_source.h"
 #include "server/http_util.h"
-#include "server/latest_samples.h"
 #include "server/server_context.h"
 
 namespace kraken::server {
 namespace {
 
-// Below this mean utilization a GPU's work could share a GPU with another's (the
-// threshold docs/packing.md's idle-GPU figures use); ?threshold_pct= changes it.
-constexpr int64_t kDefaultPoolingThresholdPct = 30;
-
-struct GpuRow {
-  int64_t profile_id = 0;
-  SeriesEntity entity;
-  int64_t time_ns = 0;
-  std::map<Metric, double> latest;
-  std::optional<double> mean_util;
-};
-
-void WriteLatest(JsonWriter& json, const GpuRow& row, Metric metric) {
-  json.Key(GetMetricInfo(metric).name);
-  auto it = row.latest.find(metric);
-  if (it == row.latest.end()) json.Null();
-  else json.Number(it->second);
-}
-
 void HandleCluster(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
-  auto threshold = IntParam(req, "threshold_pct", kDefaultPoolingThresholdPct, 0, 100);
+  ClusterViewSettings settings;
+  auto threshold = IntParam(req, "threshold_pct", settings.threshold_pct, 0, 100);
   if (!threshold.ok()) return SendStatus(res, threshold.status());
+  auto bins = IntParam(req, "bins", static_cast<int64_t>(settings.bins), 1, static_cast<int64_t>(kMaxClusterBins));
+  if (!bins.ok()) return SendStatus(res, bins.status());
+  settings.threshold_pct = *threshold;
+  settings.bins = static_cast<size_t>(*bins);
   auto store = ctx.store->Acquire();
   if (!store.ok()) return SendStatus(res, store.status());
-  auto infos = (*store)->ListProfiles();
-  if (!infos.ok()) return SendStatus(res, infos.status());
-  std::vector<GpuRow> rows;
-  for (const StoredProfileInfo& info : *infos) {
-    if (info.kind != "live") continue;
-    auto samples = ReadLatestSamples(**store, info.id);
-    if (!samples.ok()) continue;  // deleted meanwhile
-    std::map<std::pair<int32_t, int32_t>, GpuRow> by_gpu;
-    for (const LatestSample& s : *samples) {
-      GpuRow& row = by_gpu[{s.entity.gpu_index, s.entity.gpu_instance_id}];
-      row.profile_id = info.id;
-      row.entity = s.entity;
-      row.time_ns = std::max<int64_t>(row.time_ns, s.time_ns);
-      row.latest[s.metric] = s.value;
-      if (s.metric == Metric::kGpuUtilPct) row.mean_util = s.mean;
-    }
-    for (auto& [key, row] : by_gpu) rows.push_back(std::move(row));
-  }
-  JsonWriter json(false);
-  json.BeginObject().Key("gpus").BeginArray();
-  for (const GpuRow& row : rows) {
-    json.BeginObject().Field("profile_id", row.profile_id).Field("hostname", row.entity.hostname);
-    json.Field("gpu_index", row.entity.gpu_index).Field("gpu_instance_id", row.entity.gpu_instance_id);
-    json.Field("gpu_uuid", row.entity.gpu_uuid).Field("gpu_name", row.entity.gpu_name);
-    json.Field("time_ns", row.time_ns);
-    for (Metric m : {Metric::kGpuUtilPct, Metric::kFbUsedBytes, Metric::kPowerW}) WriteLatest(json, row, m);
-    json.Key("mean_gpu_util_pct");
-    if (row.mean_util) json.Number(*row.mean_util);
-    else json.Null();
-    json.EndObject();
-  }
-  json.EndArray().Key("pooling_candidates").BeginArray();
-  for (const GpuRow& row : rows) {
-    if (!row.mean_util || *row.mean_util >= static_cast<double>(*threshold)) continue;
-    json.BeginObject().Field("profile_id", row.profile_id).Field("gpu_index", row.entity.gpu_index);
-    json.Field("mean_gpu_util_pct", *row.mean_util);
-    char reason[160];
-    std::snprintf(reason, sizeof(reason), "mean utilization %.1f %% < %lld %%: its work could share a GPU",
-                  *row.mean_util, static_cast<long long>(*threshold));
-    json.Field("reason", reason).EndObject();
-  }
-  json.EndArray().Field("threshold_pct", *threshold).EndObject();
-  SendJson(res, 200, json.Take());
+  auto document = RenderClusterView(**store, settings);
+  if (!document.ok()) return SendStatus(res, document.status());
+  SendJson(res, 200, std::move(document).value());
 }
 
 // One "samples" event: the newest live profile's latest values, or an empty list.
@@ -96,6 +46,7 @@ std::string LiveEvent(ServerContext& ctx) {
   json.Key("profile_id");
   if (live) json.Int(live->id);
   else json.Null();
+  json.Field("source", "store");
   int64_t newest_ns = 0;
   for (const LatestSample& s : samples) newest_ns = std::max<int64_t>(newest_ns, s.time_ns);
   json.Key("time_ns");
@@ -120,10 +71,16 @@ void HandleLive(ServerContext& ctx, httplib::Response& res) {
                      "already " + std::to_string(budget) + " live streams open (a quarter of --threads); retry later");
   }
   res.set_header("Cache-Control", "no-cache");
+  // With --agent, each stream follows the agent's ring from its own position.
+  auto since_ns = std::make_shared<int64_t>(0);
   res.set_chunked_content_provider(
-      "text/event-stream", [&ctx](size_t, httplib::DataSink& sink) {
+      "text/event-stream", [&ctx, since_ns](size_t, httplib::DataSink& sink) {
     if (ctx.stopping) return false;
-    std::string event = LiveEvent(ctx);
+    std::string event = ctx.options.agent_host.empty()
+                            ? LiveEvent(ctx)
+                            : "event: samples\ndata: " +
+                                  AgentRingEvent({ctx.options.agent_host, ctx.options.agent_port}, since_ns.get()) +
+                                  "\n\n";
     if (!sink.write(event.data(), event.size())) return false;
     // The next event a second later; checks every 100 ms whether the server stops or the
     // client went away, so neither waits on a sleeping stream.

@@ -1,8 +1,10 @@
-// /api/v1/profiles, /api/v1/profiles/{id}[/analysis|/disagg|/series]: stored profiles,
+// /api/v1/profiles, /api/v1/profiles/{id}[/analysis|/disagg|/report|/series]: stored profiles,
 // their summaries and the same documents the CLI prints for them. Shapes: docs/api.md.
 #include "analysis/colocate/profile_demands.h"
 #include "app/analyze_request.h"
 #include "app/disagg_request.h"
+#include "app/report_request.h"
+#include "app/store_requests.h"
 #include "base/json_writer.h"
 #include "model/metrics.h"
 #include "report/profile_summary.h"
@@ -36,7 +38,7 @@ void WriteListingFields(JsonWriter& json, const StoredProfileInfo& info, const P
   json.Field("created", Rfc3339Utc(info.created_ns)).Field("created_ns", info.created_ns);
   json.Field("hostname", info.hostname).Key("devices").BeginArray();
   for (const std::string& name : info.device_names) json.String(name);
-  json.EndArray().Field("workload_type", facts.workload_type).Key("bound");
+  json.EndArray().Field("device_summary", DescribeDevices(info.device_names)).Field("workload_type", facts.workload_type).Key("bound");
   if (facts.bound) json.String(*facts.bound);
   else json.Null();
   WriteOptional(json, "gpu_util", facts.gpu_util);
@@ -140,6 +142,29 @@ void HandleDisagg(ServerContext& ctx, int64_t id, httplib::Response& res) {
   SendJson(res, 200, std::move(document).value());
 }
 
+// The data document `kraken report --data-only` writes for this one profile: the workload
+// page draws it, so its summary (idle %, unused memory, savings) is the report's, figure
+// for figure, and its series are already reduced to bucketed panels server-side.
+void HandleReport(ServerContext& ctx, int64_t id, const httplib::Request& req, httplib::Response& res) {
+  ReportSettings settings;
+  settings.analyze.device = req.get_param_value("device");
+  std::vector<Profile> profiles;
+  {
+    auto store = ctx.store->Acquire();
+    if (!store.ok()) return SendStatus(res, store.status());
+    auto info = (*store)->GetProfileInfo(id);
+    if (!info.ok()) return SendStatus(res, info.status());
+    auto loaded = (*store)->LoadProfile(id);
+    if (!loaded.ok()) return SendStatus(res, loaded.status());
+    settings.title = WorkloadStem(info->source);
+    settings.inputs = {info->source};
+    profiles.push_back(std::move(*loaded));
+  }
+  auto document = RenderReportData(profiles, settings);
+  if (!document.ok()) return SendStatus(res, document.status());
+  SendJson(res, 200, std::move(document).value());
+}
+
 void WriteEntity(JsonWriter& json, const SeriesEntity& e) {
   json.Key("entity").BeginObject().Field("gpu_index", e.gpu_index).Field("gpu_uuid", e.gpu_uuid);
   json.Field("gpu_name", e.gpu_name).Field("gpu_instance_id", e.gpu_instance_id).Field("pid", e.pid);
@@ -198,6 +223,9 @@ void AddProfileRoutes(httplib::Server& server, ServerContext& ctx) {
   });
   server.Get(std::string(kIdPattern) + "/disagg", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (auto id = PathId(req, res)) HandleDisagg(ctx, *id, res);
+  });
+  server.Get(std::string(kIdPattern) + "/report", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (auto id = PathId(req, res)) HandleReport(ctx, *id, req, res);
   });
   server.Get(std::string(kIdPattern) + "/series", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (auto id = PathId(req, res)) HandleSeries(ctx, *id, req, res);

@@ -211,14 +211,18 @@ TEST(ProfilesApiTest, SeriesClusterAndLiveOfAStoredLiveCapture) {
   simdjson::dom::parser parser;
   auto root = ParseJson(parser, series->body);
   EXPECT_EQ(std::string_view(root["unit"]), "W");
-  // dmon's "pwr" (5 passes, 1 s apart), -q's average power draw and --query-gpu's power.draw.
+  // dmon's "pwr" (5 passes, 1 s apart), -q's average power draw and --query-gpu's power.draw,
+  // in time order on the capture's one clock: -q (08:12:53), power.draw (08:12:53.353),
+  // then dmon from the load phase's last timestamp (08:12:53.500) on.
   simdjson::dom::array all = root["series"];
   ASSERT_EQ(all.size(), 3u);
-  EXPECT_EQ(std::string_view(all.at(0)["source_name"]), "pwr");
+  EXPECT_EQ(std::string_view(all.at(0)["source_name"]), "GPU Power Readings/Average Power Draw");
+  EXPECT_EQ(std::string_view(all.at(2)["source_name"]), "pwr");
   std::vector<double> means;
-  for (auto point : simdjson::dom::array(all.at(0)["points"])) means.push_back(double(point["mean"]));
+  for (auto point : simdjson::dom::array(all.at(2)["points"])) means.push_back(double(point["mean"]));
   EXPECT_EQ(means, (std::vector<double>{631, 634, 633, 634, 636}));
-  EXPECT_EQ(double(all.at(2)["points"].at(0)["mean"]), 631.95);
+  EXPECT_EQ(int64_t(all.at(2)["points"].at(0)["t_ns"]), 1'784'016'773'500'000'000);
+  EXPECT_EQ(double(all.at(1)["points"].at(0)["mean"]), 631.95);
 
   auto cluster = client->Get("/api/v1/cluster");
   ASSERT_TRUE(cluster);
@@ -243,10 +247,17 @@ TEST(ProfilesApiTest, SeriesClusterAndLiveOfAStoredLiveCapture) {
   simdjson::dom::parser parser3;
   auto event = ParseJson(parser3, data);
   EXPECT_EQ(int64_t(event["profile_id"]), id);
-  auto first = event["samples"].at(0);
-  EXPECT_EQ(std::string_view(first["metric"]), "power_w");
-  EXPECT_EQ(double(first["value"]), 636);  // dmon's last "pwr" pass
-  EXPECT_EQ(int64_t(first["time_ns"]), 4'000'000'000);
+  EXPECT_EQ(std::string_view(event["source"]), "store");
+  // dmon's last "pwr" pass, 4 s after the load phase's last timestamp; the newest sample.
+  EXPECT_EQ(int64_t(event["time_ns"]), 1'784'016'777'500'000'000);
+  bool saw_dmon_power = false;
+  for (auto sample : simdjson::dom::array(event["samples"])) {
+    if (int64_t(sample["time_ns"]) != 1'784'016'777'500'000'000 || std::string_view(sample["metric"]) != "power_w")
+      continue;
+    EXPECT_EQ(double(sample["value"]), 636);
+    saw_dmon_power = true;
+  }
+  EXPECT_TRUE(saw_dmon_power) << data;
 }
 
 // Helios' Philly node sequence (105,644 one-minute samples of active and total servers).
@@ -301,7 +312,7 @@ TEST(ProfilesApiTest, OpenApiDescribesEveryEndpoint) {
   EXPECT_EQ(std::string_view(doc["openapi"]), "3.0.3");
   for (const char* path : {"/health", "/profiles", "/profile/{workload_id}", "/profile", "/register", "/colocation",
                            "/api/v1/profiles", "/api/v1/profiles/{id}", "/api/v1/profiles/{id}/analysis",
-                           "/api/v1/profiles/{id}/disagg", "/api/v1/profiles/{id}/series", "/api/v1/colocate",
+                           "/api/v1/profiles/{id}/disagg", "/api/v1/profiles/{id}/report", "/api/v1/profiles/{id}/series", "/api/v1/colocate",
                            "/api/v1/pack", "/api/v1/temporal", "/api/v1/cluster", "/api/v1/live",
                            "/api/v1/openapi.json", "/", "/assets/{path}"}) {
     simdjson::dom::element entry;
@@ -321,6 +332,15 @@ TEST(ProfilesApiTest, DashboardIsServedFromTheBinary) {
   ASSERT_TRUE(script);
   EXPECT_EQ(script->status, 200);
   EXPECT_GT(script->body.size(), 0u);
+  // A browser accepts br: the bundle comes gzipped once by kraken (the library's own Brotli
+  // at its highest quality took 2.2 s per page load), never compressed twice.
+  auto browser = client->Get("/assets/app.js", httplib::Headers{{"Accept-Encoding", "gzip, deflate, br"}});
+  ASSERT_TRUE(browser);
+  EXPECT_EQ(browser->status, 200);
+  EXPECT_EQ(browser->get_header_value_count("Content-Encoding"), 1u);
+  EXPECT_EQ(browser->get_header_value("Content-Encoding"), "gzip");
+  EXPECT_EQ(browser->get_header_value("Content-Type"), "application/javascript; charset=utf-8");
+  EXPECT_EQ(browser->body, script->body);  // the client inflated it
   auto missing = client->Get("/assets/nope.js");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);

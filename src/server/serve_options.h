@@ -27,6 +27,10 @@ struct ServeOptions {
   std::string device;
   int threads = 64;  // request threads: one per open connection (keep-alive, /api/v1/live)
   int timeout_s = 10;  // read and write timeout of a request
+  // `--agent http://HOST:PORT`: the live view streams the agent's in-memory ring from there
+  // (agent_ring_source.h) instead of the store's newest committed live profile.
+  std::string agent_host;  // empty: no agent
+  int agent_port = 0;
 };
 
 }  // namespace kraken::server
