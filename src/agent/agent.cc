@@ -251,6 +251,11 @@ void Agent::RenderMetrics(std::string& out) const {
   exporter::RenderWorkloadWindow(analyses_, input, out);
 }
 
+void Agent::RenderRing(int64_t since_ns, std::string& out) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  RenderRingJson(ring_, since_ns, kMaxRingPassesServed, options_.hostname, committed_profiles_.load(), out);
+}
+
 size_t Agent::ring_size() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return ring_.size();

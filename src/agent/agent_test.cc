@@ -1,12 +1,16 @@
 #include "agent/agent.h"
 
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <simdjson.h>
 
 #include <chrono>
+#include <set>
 #include <cstdlib>
 #include <thread>
 
 #include "agent/metric_groups.h"
+#include "agent/metrics_server.h"
 #include "agent/sample_ring.h"
 #include "base/testing/test_data.h"
 #include "base/text.h"
@@ -194,6 +198,77 @@ TEST(AgentTest, TheWindowAnalysisRunsPerIntervalNotPerPass) {
     }
   }
   EXPECT_EQ(lines, 1);
+}
+
+}  // namespace
+}  // namespace kraken::agent
+
+namespace kraken::agent {
+namespace {
+
+// The live view's source before the first commit (docs/agent.md): GET /api/v1/ring of the
+// agent's HTTP server over loopback answers the ring's passes, 8 replayed GPUs each, while
+// the store has nothing committed yet; since_ns leaves out what a client already has.
+TEST(AgentTest, TheRingIsServedOverHttpBeforeAnyCommit) {
+  ::setenv("KRAKEN_NVML_REPLAY", (testing::SourceDir() + "/tests/fixtures/nvml/h100x8.nvml").c_str(), 1);
+  nvml::NvmlSamplerOptions sampler_options;
+  sampler_options.proc_root = "";
+  auto session = nvml::OpenNvmlSession(KRAKEN_NVML_REPLAY_LIBRARY, sampler_options);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  std::string db = testing::MakeTempDir("agent_ring") + "/kraken.db";
+  auto store = ProfileStore::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  AgentOptions options;
+  options.interval_ns = 100'000'000;
+  options.hostname = "replay-node";
+  Agent agent(options, *session->sampler, store->get());
+  MetricsServer server([&agent](std::string& out) { agent.RenderMetrics(out); },
+                       [&agent](int64_t since_ns, std::string& out) { agent.RenderRing(since_ns, out); });
+  ASSERT_TRUE(server.Start("127.0.0.1:0").ok());
+  ASSERT_TRUE(agent.Start().ok());
+  while (agent.ring_size() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+
+  httplib::Client client("127.0.0.1", server.port());
+  auto ring = client.Get("/api/v1/ring");
+  ASSERT_TRUE(ring);
+  ASSERT_EQ(ring->status, 200) << ring->body;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(ring->body);
+  EXPECT_EQ(std::string_view(doc["hostname"].get_string().value()), "replay-node");
+  EXPECT_EQ(doc["committed_profiles"].get_int64().value(), 0);
+  simdjson::dom::array passes = doc["passes"];
+  ASSERT_GE(passes.size(), 3u);
+  int64_t newest = 0, previous = 0;
+  for (simdjson::dom::element pass : passes) {
+    newest = pass["time_ns"].get_int64().value();
+    EXPECT_GT(newest, previous);  // oldest first
+    previous = newest;
+    std::set<int64_t> gpus;
+    size_t power = 0;
+    for (simdjson::dom::element s : pass["samples"].get_array()) {
+      gpus.insert(s["gpu_index"].get_int64().value());
+      if (std::string_view(s["metric"].get_string().value()) == "power_w") {
+        ++power;
+        EXPECT_EQ(s["value"].get_double().value(), 69);  // frame 0 of the replayed capture
+      }
+    }
+    EXPECT_EQ(gpus.size(), 8u);
+    EXPECT_EQ(power, 8u);
+  }
+  auto listed = (*store)->ListProfiles();
+  ASSERT_TRUE(listed.ok());
+  EXPECT_TRUE(listed->empty());  // nothing committed: the store's readers see no profile
+
+  auto after = client.Get("/api/v1/ring?since_ns=" + std::to_string(newest));
+  ASSERT_TRUE(after);
+  simdjson::dom::parser parser2;
+  for (simdjson::dom::element pass : parser2.parse(after->body)["passes"].get_array())
+    EXPECT_GT(pass["time_ns"].get_int64().value(), newest);
+  auto bad = client.Get("/api/v1/ring?since_ns=soon");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  server.Stop();
+  ASSERT_TRUE(agent.Stop().ok());
 }
 
 }  // namespace

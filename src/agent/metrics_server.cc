@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "base/log.h"
+#include "base/text.h"
 #include "config/config.h"
 #include "exporter/exposition.h"
 #include "server/http_hardening.h"
@@ -15,11 +16,13 @@ namespace kraken::agent {
 struct MetricsServer::Impl {
   httplib::Server server;
   RenderFn render;
+  RingFn ring;
   std::atomic<bool> listen_returned{false};
 };
 
-MetricsServer::MetricsServer(RenderFn render) : impl_(std::make_unique<Impl>()) {
+MetricsServer::MetricsServer(RenderFn render, RingFn ring) : impl_(std::make_unique<Impl>()) {
   impl_->render = std::move(render);
+  impl_->ring = std::move(ring);
   Impl* impl = impl_.get();
   // A few handler threads are plenty for a scraper or two and keep the agent's memory small
   // (httplib's default is one per core).
@@ -43,6 +46,24 @@ MetricsServer::MetricsServer(RenderFn render) : impl_(std::make_unique<Impl>()) 
     thread_local std::string text;
     impl->render(text);
     response.set_content(text, exporter::kExpositionContentType);
+  });
+  impl_->server.Get("/api/v1/ring", [impl](const httplib::Request& request, httplib::Response& response) {
+    if (!impl->ring) {
+      response.status = 404;
+      return response.set_content("this agent serves no ring\n", "text/plain");
+    }
+    int64_t since_ns = 0;
+    if (request.has_param("since_ns")) {
+      auto parsed = ParseInt64(request.get_param_value("since_ns"));
+      if (!parsed) {
+        response.status = 400;
+        return response.set_content("since_ns must be an integer (Unix ns)\n", "text/plain");
+      }
+      since_ns = *parsed;
+    }
+    std::string json;
+    impl->ring(since_ns, json);
+    response.set_content(json, "application/json");
   });
   impl_->server.Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     response.set_content("ok\n", "text/plain");

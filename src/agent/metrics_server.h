@@ -1,8 +1,11 @@
 // The agent's HTTP endpoint (cpp-httplib): GET /metrics (Prometheus text exposition of
-// the newest pass) and GET /healthz ("ok"). Everything else is 404. Listens on its own
+// the newest pass), GET /healthz ("ok") and GET /api/v1/ring?since_ns=T (the in-memory
+// ring's passes newer than T as JSON: what `kraken serve --agent URL` streams to the
+// dashboard's live view before the agent's first commit). Everything else is 404. Listens on its own
 // thread pool until Stop().
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -15,7 +18,9 @@ namespace kraken::agent {
 class MetricsServer {
  public:
   using RenderFn = std::function<void(std::string& out)>;
-  explicit MetricsServer(RenderFn render);
+  // Writes the ring's passes with time_ns > since_ns as JSON into `out`.
+  using RingFn = std::function<void(int64_t since_ns, std::string& out)>;
+  explicit MetricsServer(RenderFn render, RingFn ring = {});
   ~MetricsServer();
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/json_writer.h"
+
 namespace kraken::agent {
 
 SampleRing::SampleRing(size_t capacity) : slots_(std::max<size_t>(capacity, 1)) {}
@@ -35,6 +37,29 @@ void SampleRing::Push(const SampleBatch& batch) {
 const SampleBatch& SampleRing::FromNewest(size_t i) const {
   size_t n = slots_.size();
   return slots_[(next_ + n - 1 - (i % n)) % n];
+}
+
+void RenderRingJson(const SampleRing& ring, int64_t since_ns, size_t max_passes, const std::string& hostname,
+                    int64_t committed_profiles, std::string& out) {
+  size_t newer = 0;
+  while (newer < ring.size() && newer < max_passes && ring.FromNewest(newer).time_ns > since_ns) ++newer;
+  JsonWriter json(false);
+  json.BeginObject().Field("hostname", hostname).Field("committed_profiles", committed_profiles);
+  json.Key("passes").BeginArray();
+  for (size_t i = newer; i-- > 0;) {
+    const SampleBatch& pass = ring.FromNewest(i);
+    json.BeginObject().Field("time_ns", pass.time_ns).Key("samples").BeginArray();
+    for (const SampleBatch::Value& v : pass.values) {
+      if (v.metric == Metric::kOther || v.entity < 0 || static_cast<size_t>(v.entity) >= pass.entities.size()) continue;
+      const SeriesEntity& e = pass.entities[static_cast<size_t>(v.entity)];
+      if (e.pid >= 0) continue;
+      json.BeginObject().Field("gpu_index", e.gpu_index).Field("gpu_instance_id", e.gpu_instance_id);
+      json.Field("metric", GetMetricInfo(v.metric).name).Field("value", v.value).EndObject();
+    }
+    json.EndArray().EndObject();
+  }
+  json.EndArray().EndObject();
+  out = json.Take();
 }
 
 size_t RingCapacity(int64_t ring_ns, int64_t interval_ns) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "model/sample_batch.h"
@@ -27,6 +29,13 @@ class SampleRing {
   size_t next_ = 0;  // slot the next Push writes
   size_t size_ = 0;
 };
+
+// The ring's passes with time_ns > since_ns, oldest first, the newest `max_passes` of them,
+// as JSON: {"hostname", "committed_profiles", "passes": [{"time_ns", "samples": [{"gpu_index",
+// "gpu_instance_id", "metric", "value"}]}]}. GPU- and MIG-level canonical metrics only (no
+// per-process values). Serves `kraken serve --agent`'s live view.
+void RenderRingJson(const SampleRing& ring, int64_t since_ns, size_t max_passes, const std::string& hostname,
+                    int64_t committed_profiles, std::string& out);
 
 // How many passes `ring_ns` holds at `interval_ns` (at least 1, at most 100000).
 size_t RingCapacity(int64_t ring_ns, int64_t interval_ns);

@@ -137,7 +137,8 @@ int RunAgent(const AgentArgs& args) {
   if (!session->library->is_replay()) options.pods.proc_root = "/proc";
   agent::Agent agent(options, *session->sampler, store.get());
   // The address first: an address in use is an error before anything is stored.
-  agent::MetricsServer server([&agent](std::string& out) { agent.RenderMetrics(out); });
+  agent::MetricsServer server([&agent](std::string& out) { agent.RenderMetrics(out); },
+                              [&agent](int64_t since_ns, std::string& out) { agent.RenderRing(since_ns, out); });
   Status listening = server.Start(c.listen);
   if (!listening.ok()) return ReportError(listening);
   if (!annotations_off.empty())
