@@ -3,8 +3,6 @@
 // {analyze, disagg, series} document `kraken report` inlines. Adapting to an API change
 // means editing this file only.
 
-const DEFAULT_GPU_HOUR_COST_USD = 2.5; // kraken report's default (docs/report.md)
-
 async function getJson(path) {
   const response = await fetch(path, { headers: { Accept: 'application/json' } });
   let body = null;
@@ -30,64 +28,14 @@ export async function listWorkloads() {
   }));
 }
 
-// The sampled metrics the workload page draws, as report panels.
-const SERIES_PANELS = [
-  { id: 'utilization', title: 'GPU utilization', unit: '%', metrics: ['gpu_util_pct', 'mem_copy_util_pct'], scale: 1 },
-  { id: 'memory', title: 'Memory used', unit: 'GiB', metrics: ['fb_used_bytes', 'memory_used_bytes'], scale: 1 / 2 ** 30 },
-  { id: 'power', title: 'Power', unit: 'W', metrics: ['power_w'], scale: 1 },
-  { id: 'pcie', title: 'PCIe throughput', unit: 'MB/s', metrics: ['pcie_tx_bytes_per_s', 'pcie_rx_bytes_per_s'], scale: 1e-6 },
-];
-
-async function loadSeriesPanels(id) {
-  const panels = [];
-  let start = null;
-  const answers = [];
-  for (const panel of SERIES_PANELS) {
-    for (const metric of panel.metrics) {
-      let body;
-      try {
-        body = await getJson(`/api/v1/profiles/${id}/series?metric=${metric}&max_points=600`);
-      } catch {
-        continue; // a metric the server does not know: nothing to draw
-      }
-      for (const s of body.series || []) {
-        for (const p of s.points || []) if (start === null || p.t_ns < start) start = p.t_ns;
-        answers.push({ panel, metric, s });
-      }
-    }
-  }
-  for (const panel of SERIES_PANELS) {
-    const series = answers.filter((a) => a.panel === panel).map(({ metric, s }) => ({
-      name: `${s.entity && s.entity.gpu_index >= 0 ? `GPU ${s.entity.gpu_index} ` : ''}${metric}`,
-      metric,
-      samples: (s.points || []).reduce((n, p) => n + (p.count || 1), 0),
-      t_s: (s.points || []).map((p) => (p.t_ns - start) / 1e9),
-      v: (s.points || []).map((p) => p.mean * panel.scale),
-    }));
-    if (series.length) panels.push({ id: panel.id, title: panel.title, unit: panel.unit, series });
-  }
-  return { start_unix_s: start === null ? null : start / 1e9, panels };
-}
-
-// One workload as the report document: {title, analyze, disagg, series, ...}.
+// One workload as the report document: {title, inputs, device_memory_bytes, analyze,
+// disagg, series}. The server renders it with `kraken report`'s own code path, so the
+// summary's figures (idle %, unused memory, savings) are the report's, and the sampled
+// series arrive already reduced to at most 600 min/max/mean buckets per line (a metric
+// with many series, such as 143 pods, as one envelope line).
 export async function loadWorkload(id) {
-  const [info, analyze, disagg, series] = await Promise.all([
-    getJson(`/api/v1/profiles/${id}`),
-    getJson(`/api/v1/profiles/${id}/analysis`),
-    getJson(`/api/v1/profiles/${id}/disagg`).catch(() => null),
-    loadSeriesPanels(id),
-  ]);
-  return {
-    kind: 'kraken-workload',
-    title: info.name || `profile ${id}`,
-    inputs: [info.source],
-    gpu_hour_cost_usd: DEFAULT_GPU_HOUR_COST_USD,
-    gpu_hour_cost_source: 'kraken report default',
-    device_memory_bytes: [],
-    analyze,
-    disagg,
-    series,
-  };
+  const doc = await getJson(`/api/v1/profiles/${id}/report`);
+  return { ...doc, kind: 'kraken-workload' };
 }
 
 export function colocate(a, b) {

@@ -36,15 +36,24 @@ const axisName = (name) => ({ name, nameLocation: 'middle', nameGap: 32 });
 
 // One panel of the GPU timeline: lines over time (seconds from the start).
 export function timelinePanel(container, panel) {
-  const series = panel.series.map((s) => ({
-    name: s.name,
-    type: 'line',
-    // A series of a few samples (one nvidia-smi -q snapshot) would be invisible as a bare line.
-    showSymbol: s.t_s.length < 20,
-    sampling: 'lttb',
-    data: s.t_s.map((t, i) => [t, s.v[i]]),
-  }));
-  return makeChart(container, {
+  const series = [];
+  for (const s of panel.series) {
+    series.push({
+      name: s.name,
+      type: 'line',
+      // A series of a few samples (one nvidia-smi -q snapshot) would be invisible as a bare line.
+      showSymbol: s.t_s.length < 20,
+      data: s.t_s.map((t, i) => [t, s.v[i]]),
+    });
+    // An envelope of many series (one line for 143 pods): their min and max per bucket too.
+    if (s.series_count > 1 && s.min && s.max) {
+      for (const [edge, values] of [['min', s.min], ['max', s.max]]) {
+        series.push({ name: `${s.name.replace(/: mean, min, max$/, '')} (${edge})`, type: 'line', showSymbol: false,
+          lineStyle: { width: 1, type: 'dashed' }, data: s.t_s.map((t, i) => [t, values[i]]) });
+      }
+    }
+  }
+  const chart = makeChart(container, {
     title: { text: `${panel.title} (${panel.unit})`, left: 0, textStyle: { fontSize: 13 } },
     tooltip: { trigger: 'axis', valueFormatter: (v) => fmt(v, 2) },
     legend: { top: 0, right: 0, type: 'scroll', width: '60%' },
@@ -53,6 +62,12 @@ export function timelinePanel(container, panel) {
     yAxis: { type: 'value', min: panel.min ?? null, max: panel.max ?? null },
     series,
   }, 220, 'series');
+  // The drawn time axis, for the browser tests (a capture of 19 s must not span 56 years).
+  const [lo, hi] = chart.getModel().getComponent('xAxis', 0).axis.scale.getExtent();
+  chart.getDom().setAttribute('data-x-min', String(lo));
+  chart.getDom().setAttribute('data-x-max', String(hi));
+  chart.getDom().setAttribute('data-panel', panel.id || '');
+  return chart;
 }
 
 // Roofline: kernels at (FLOP/byte, FLOP/s) under the device's two roofs, log-log.

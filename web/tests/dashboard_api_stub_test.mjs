@@ -47,19 +47,24 @@ function seriesAnswer(id, metric) {
   return { profile_id: Number(id), metric, unit: '', series };
 }
 
-// The capture's clockless dmon samples (sm %, power), replayed one per second as "live".
-const dmon = profiles[2].report.series.panels.flatMap((p) => p.series).filter((s) => s.clock === 'relative');
-const smUtil = dmon.find((s) => s.metric === 'gpu_util_pct');
-const power = dmon.find((s) => s.metric === 'power_w');
+// The capture's dmon samples (sm %, power), replayed one per second as "live".
+const dmon = profiles[2].report.series.panels.flatMap((p) => p.series);
+const smUtil = dmon.find((s) => s.metric === 'gpu_util_pct' && s.name.endsWith('(sm)'));
+const power = dmon.find((s) => s.metric === 'power_w' && s.name.endsWith('(pwr)'));
 const lastValue = (metric) => {
   const s = profiles[2].report.series.panels.flatMap((p) => p.series).filter((x) => x.metric === metric && x.clock === 'unix').pop();
   return s ? s.v[s.v.length - 1] : null;
 };
+// /api/v1/cluster's shape (app/cluster_view.h): one row per GPU and a GPU x time heatmap,
+// here the capture's query-gpu utilization as the one GPU's row.
+const utilLine = profiles[2].report.series.panels.flatMap((p) => p.series).find((s) => s.metric === 'gpu_util_pct');
 const clusterAnswer = {
   threshold_pct: 30,
-  gpus: [{ profile_id: 2, hostname: 'capture', gpu_index: 0, gpu_uuid: '', gpu_name: 'NVIDIA H100 80GB HBM3', time_ns: 0,
+  gpus: [{ profile_id: 2, profiles: 1, hostname: 'capture', gpu_index: 0, gpu_uuid: '', gpu_name: 'NVIDIA H100 80GB HBM3', time_ns: 0,
     gpu_util_pct: lastValue('gpu_util_pct'), gpu_instance_id: -1, fb_used_bytes: lastValue('fb_used_bytes') * 2 ** 30, power_w: lastValue('power_w'),
     mean_gpu_util_pct: JSON.parse(profiles[2].analysis).ranks[0].series.find((s) => s.metric === 'gpu_util_pct').mean }],
+  heatmap: { metric: 'gpu_util_pct', start_ns: Math.round(profiles[2].report.series.start_unix_s * 1e9), bin_ns: 1e9,
+    bins: utilLine.v.length, rows: [{ gpu: 0, values: utilLine.v }] },
   pooling_candidates: [],
 };
 
@@ -75,7 +80,7 @@ const server = http.createServer((req, res) => {
   if (p === '/api/v1/profiles') {
     return send(JSON.stringify({ count: 2, profiles: Object.entries(profiles).map(([id, x]) => {
       const a = JSON.parse(x.analysis);
-      return { id: Number(id), name: x.name, kind: 'import', source: x.file, format: x.format, devices: [], workload_type: a.workload.type,
+      return { id: Number(id), name: x.name, kind: 'import', source: x.file, format: x.format, devices: [], device_summary: '', workload_type: a.workload.type,
         bound: a.workload.bound, gpu_util: null, disagg_score: null };
     }) }));
   }
@@ -85,6 +90,7 @@ const server = http.createServer((req, res) => {
     if (!m[2]) return send(JSON.stringify({ id: Number(m[1]), name: x.name, source: x.file, format: x.format }));
     if (m[2] === '/analysis') return send(x.analysis);
     if (m[2] === '/disagg') return send(x.disagg);
+    if (m[2] === '/report') return send(JSON.stringify(x.report));
     if (m[2] === '/series') return send(JSON.stringify(seriesAnswer(m[1], url.searchParams.get('metric'))));
   }
   if (p === '/api/v1/colocate') return send(colocation);
@@ -141,7 +147,7 @@ try {
   });
   await visit(browser, '#/workload/2', 'workload_sampled', async (page) => {
     const series = (await chartStats(page)).filter((s) => s.chart === 'series' && s.inked > 300);
-    check(series.length === 4, `utilization, memory, power and PCIe charts drawn from /series (${series.length})`);
+    check(series.length === 4, `utilization, memory, power and PCIe charts drawn from /report (${series.length})`);
   });
   const colo = JSON.parse(colocation);
   await visit(browser, '#/colocate?a=1&b=2', 'colocate', async (page) => {

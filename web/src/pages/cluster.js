@@ -1,33 +1,47 @@
-// #/cluster : per-GPU utilization heatmap of the live profiles and the pooling candidates.
+// #/cluster : one row per GPU over every live profile the agents committed, a GPU x time
+// utilization heatmap, and the pooling candidates.
 import * as api from '../api.js';
 import { utilizationHeatmap } from '../charts.js';
 import { bytes, el, fmt, pct, table } from '../format.js';
+
+const label = (g) => `${g.hostname || 'host'} GPU ${g.gpu_index}${g.gpu_instance_id >= 0 ? ` MIG ${g.gpu_instance_id}` : ''}`;
+
+// "08:12" for a bin's start (UTC, as the agent stamps its samples); the date when the span
+// crosses days.
+function binLabels(heat) {
+  const days = heat.bins * heat.bin_ns > 86400e9;
+  return Array.from({ length: heat.bins }, (_, i) => {
+    const iso = new Date((heat.start_ns + i * heat.bin_ns) / 1e6).toISOString();
+    return days ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(11, 19);
+  });
+}
 
 export async function clusterPage(container) {
   const doc = await api.cluster();
   container.append(el('h1', {}, 'Cluster'));
   const gpus = doc.gpus || [];
   if (!gpus.length) {
-    container.append(el('p', { class: 'muted' }, 'No live profile stored yet (`kraken record-nvml --db PATH`).'));
+    container.append(el('p', { class: 'muted' }, 'No live profile stored yet (`kraken agent --db PATH` or `kraken record-nvml --db PATH`).'));
     return;
   }
-  const label = (g) => `${g.hostname || 'host'} GPU ${g.gpu_index}${g.gpu_instance_id >= 0 ? ` MIG ${g.gpu_instance_id}` : ''}`;
-  // Two columns the API gives per GPU: the latest sample and the whole-profile mean.
-  const heat = {
-    title: 'GPU utilization (%) per GPU: latest sample and profile mean',
-    columns: ['latest', 'mean'],
-    rows: gpus.map((g) => ({ label: label(g), values: [g.gpu_util_pct, g.mean_gpu_util_pct] })),
-  };
-  const box = el('section', { class: 'panel', 'data-section': 'heatmap' });
+  const heat = doc.heatmap || { rows: [], bins: 0 };
+  const box = el('section', { class: 'panel', 'data-section': 'heatmap', 'data-gpus': String(gpus.length), 'data-bins': String(heat.bins) });
   container.append(box);
-  utilizationHeatmap(box, heat);
-  box.append(table(['GPU', 'name', 'utilization', 'mean utilization', 'memory used', 'power'],
-    gpus.map((g) => [label(g), g.gpu_name || '', pct(g.gpu_util_pct), pct(g.mean_gpu_util_pct), bytes(g.fb_used_bytes ?? g.memory_used_bytes), `${fmt(g.power_w, 0)} W`])));
+  utilizationHeatmap(box, {
+    title: `GPU utilization (%) per GPU over time (${heat.bins} bins of ${fmt(heat.bin_ns / 1e9, 1)} s, UTC)`,
+    columns: binLabels(heat),
+    rows: heat.rows.map((r) => ({ label: label(gpus[r.gpu]), values: r.values })),
+  });
+  const t = table(['GPU', 'name', 'profiles', 'utilization (latest)', 'mean utilization', 'memory used', 'power'],
+    gpus.map((g) => [label(g), g.gpu_name || '', String(g.profiles), pct(g.gpu_util_pct), pct(g.mean_gpu_util_pct),
+      bytes(g.fb_used_bytes), g.power_w === null ? '—' : `${fmt(g.power_w, 0)} W`]));
+  t.setAttribute('data-table', 'gpus');
+  box.append(t);
   const candidates = doc.pooling_candidates || [];
   const c = el('section', { class: 'panel', 'data-section': 'candidates' },
     el('h2', {}, `Pooling candidates (mean utilization < ${fmt(doc.threshold_pct, 0)} %)`));
-  c.append(candidates.length ? table(['profile', 'GPU', 'mean utilization', 'why'],
-    candidates.map((x) => [String(x.profile_id), String(x.gpu_index), pct(x.mean_gpu_util_pct), x.reason]))
+  c.append(candidates.length ? table(['GPU', 'mean utilization', 'why'],
+    candidates.map((x) => [label(x), pct(x.mean_gpu_util_pct), x.reason]))
     : el('p', { class: 'muted' }, 'None: every GPU is busy enough.'));
   container.append(c);
 }

@@ -1,4 +1,5 @@
-// #/live : the newest live profile's samples, one event per second from the server's SSE stream.
+// #/live : one event per second from the server's SSE stream: the agent's in-memory ring
+// (`kraken serve --agent URL`) or else the store's newest live profile.
 import * as api from '../api.js';
 import { liveChart } from '../charts.js';
 import { el } from '../format.js';
@@ -21,9 +22,16 @@ export function livePage(container) {
   let events = 0;
   source = api.subscribeLive((msg) => {
     events += 1;
-    status.textContent = msg.profile_id === null ? `No live profile in the store (${events} events).`
-      : `Profile ${msg.profile_id}: ${events} events.`;
+    if (msg.source === 'agent') {
+      status.textContent = msg.error ? `${msg.error} (${events} events).`
+        : `Agent ${msg.agent} ring: ${events} events, ${msg.committed_profiles} profiles committed so far.`;
+    } else {
+      status.textContent = msg.profile_id === null ? `No live profile in the store (${events} events).`
+        : `Profile ${msg.profile_id}: ${events} events.`;
+    }
     status.setAttribute('data-events', String(events));
+    status.setAttribute('data-source', msg.source || 'store');
+    status.setAttribute('data-samples', String((msg.samples || []).length));
     const byMetric = {};
     for (const s of msg.samples || []) (byMetric[s.metric] ||= {})[`GPU ${s.gpu_index}${s.gpu_instance_id >= 0 ? ` MIG ${s.gpu_instance_id}` : ''}`] = s.value;
     for (const [metric, values] of Object.entries(byMetric)) {

@@ -12,7 +12,7 @@ export async function workloadsPage(container) {
   const t = table(['id', 'name', 'format', 'devices', 'class', 'bound', 'GPU utilization', 'disagg score'],
     rows.map((w) => [
       String(w.id), el('a', { href: `#/workload/${w.id}` }, w.name || w.source || `profile ${w.id}`), w.format || '',
-      (w.devices || []).join(', '), badge(w.workload_type), badge(w.bound), pct(w.gpu_util_pct),
+      w.device_summary || '—', badge(w.workload_type), badge(w.bound), pct(w.gpu_util_pct),
       w.disagg_score === null || w.disagg_score === undefined ? '—' : fmt(w.disagg_score, 2),
     ]));
   t.setAttribute('data-table', 'workloads');
