@@ -149,11 +149,14 @@ void HandleReport(ServerContext& ctx, int64_t id, const httplib::Request& req, h
   ReportSettings settings;
   settings.analyze.device = req.get_param_value("device");
   std::vector<Profile> profiles;
+  ReportCache::Key key;
   {
     auto store = ctx.store->Acquire();
     if (!store.ok()) return SendStatus(res, store.status());
     auto info = (*store)->GetProfileInfo(id);
     if (!info.ok()) return SendStatus(res, info.status());
+    key = {id, info->created_ns, settings.analyze.device};
+    if (std::optional<std::string> cached = ctx.reports.Find(key)) return SendJson(res, 200, std::move(*cached));
     auto loaded = (*store)->LoadProfile(id);
     if (!loaded.ok()) return SendStatus(res, loaded.status());
     settings.title = WorkloadStem(info->source);
@@ -162,6 +165,7 @@ void HandleReport(ServerContext& ctx, int64_t id, const httplib::Request& req, h
   }
   auto document = RenderReportData(profiles, settings);
   if (!document.ok()) return SendStatus(res, document.status());
+  ctx.reports.Put(key, *document);
   SendJson(res, 200, std::move(document).value());
 }
 

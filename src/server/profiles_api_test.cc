@@ -156,6 +156,44 @@ TEST(ProfilesApiTest, ListedUtilizationOfACaptureCoversEveryPhase) {
   EXPECT_DOUBLE_EQ(double(entry["gpu_util"]), 0.5);  // idle phase 0 %, load phase 100 %
 }
 
+// The workload page's document: the capture's device memory (the "—" the page once showed
+// where the report said 75.7 % never used), its one clock, the list's device summary, and
+// the same bytes again from the server's cache.
+TEST(ProfilesApiTest, ReportOfAStoredCaptureIsTheReportDocument) {
+  TestServer server;
+  auto client = server.Client();
+  std::string body = kraken::testing::ReadFileOrDie(kraken::testing::DataPath(kCapture));
+  auto res = client->Post("/api/v1/profiles?name=h100.txt", body, "text/plain");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 201) << res->body;
+  auto list = client->Get("/api/v1/profiles");
+  ASSERT_TRUE(list);
+  simdjson::dom::parser parser;
+  auto entry = ParseJson(parser, list->body)["profiles"].at(0);
+  EXPECT_EQ(std::string_view(entry["device_summary"]), "1x NVIDIA H100 80GB HBM3");
+  std::string path = "/api/v1/profiles/" + std::to_string(int64_t(entry["id"])) + "/report";
+  auto report = client->Get(path);
+  ASSERT_TRUE(report);
+  ASSERT_EQ(report->status, 200) << report->body;
+  simdjson::dom::parser parser2;
+  auto doc = ParseJson(parser2, report->body);
+  EXPECT_EQ(std::string_view(doc["kind"]), "kraken-report");
+  int64_t device_bytes = int64_t(doc["device_memory_bytes"].at(0));
+  EXPECT_GT(device_bytes, 80'000'000'000);
+  double fb_max = 0;
+  for (auto s : simdjson::dom::array(doc["analyze"]["ranks"].at(0)["series"]))
+    if (std::string_view(s["metric"]) == "fb_used_bytes") fb_max = std::max(fb_max, double(s["max"]));
+  // What the summary shows as "device memory never used".
+  EXPECT_NEAR(100 * (1 - fb_max / static_cast<double>(device_bytes)), 75.7, 0.05);
+  EXPECT_DOUBLE_EQ(double(doc["series"]["start_unix_s"]), 1'784'016'758.0);
+  auto again = client->Get(path);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->body, report->body);
+  auto missing = client->Get("/api/v1/profiles/999/report");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+}
+
 TEST(ProfilesApiTest, DisaggIsTheDisaggDocument) {
   TestServer server;
   auto client = server.Client();

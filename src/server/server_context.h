@@ -10,6 +10,7 @@
 
 #include "server/legacy_profiles.h"
 #include "server/profile_facts.h"
+#include "server/report_cache.h"
 #include "server/serve_options.h"
 #include "server/store_pool.h"
 
@@ -20,6 +21,7 @@ struct ServerContext {
   std::unique_ptr<StorePool> store;
   std::unique_ptr<LegacyProfiles> legacy;
   ProfileFactsCache facts;
+  ReportCache reports;
   std::atomic<bool> stopping{false};  // ends the /api/v1/live streams
   std::atomic<int> live_streams{0};   // open /api/v1/live streams (LiveStreamBudget)
 };
