@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "app/cluster_view.h"
 #include "app/colocate_request.h"
 #include "app/disagg_request.h"
 #include "app/mig_plan_request.h"
@@ -183,6 +184,70 @@ TEST(DashboardInputsTest, DeviceSummaryCountsNamesAndNamesTheUnnamed) {
   EXPECT_EQ(DescribeDevices(eight), "8x NVIDIA H100 80GB HBM3");
   EXPECT_EQ(DescribeDevices({"", "", "Tesla T4", ""}), "3x unnamed device, 1x Tesla T4");
   EXPECT_EQ(DescribeDevices({}), "");
+}
+
+}  // namespace
+}  // namespace kraken
+
+namespace kraken {
+namespace {
+
+// The H100 capture's load phase stored as live profiles, the way an agent commits them:
+// twice, as two consecutive commits of the same GPU (the second an hour later).
+void StoreLoadPhaseAsLive(ProfileStore& store, const Profile& p, TimeNs shift_ns) {
+  std::map<TimeNs, SampleBatch> passes;
+  for (const Series& s : p.series) {
+    auto phase = s.entity.labels.find("phase");
+    if (s.metric == Metric::kOther || s.entity.pid >= 0 || phase == s.entity.labels.end() || phase->second != "load")
+      continue;
+    for (const Sample& sample : s.samples) {
+      SampleBatch& batch = passes[sample.time_ns + shift_ns];
+      batch.time_ns = sample.time_ns + shift_ns;
+      batch.entities.push_back(s.entity);
+      batch.values.push_back({s.metric, static_cast<int32_t>(batch.entities.size() - 1), sample.value, s.source_name});
+    }
+  }
+  auto id = store.BeginProfile(p.metadata, p.devices);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  for (const auto& [time, batch] : passes) ASSERT_TRUE(store.AppendBatch(*id, batch).ok());
+  ASSERT_TRUE(store.Commit(*id).ok());
+}
+
+TEST(DashboardInputsTest, ClusterIsOneRowPerGpuOverEveryCommittedProfile) {
+  std::vector<Profile> profiles = ImportReal(kH100Capture);
+  ASSERT_EQ(profiles.size(), 1u);
+  std::string db = testing::MakeTempDir("dashboard_inputs_cluster") + "/profiles.db";
+  auto store = ProfileStore::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  constexpr TimeNs kHourNs = 3'600'000'000'000;
+  StoreLoadPhaseAsLive(**store, profiles[0], 0);
+  StoreLoadPhaseAsLive(**store, profiles[0], kHourNs);
+  ClusterViewSettings settings;
+  settings.bins = 10;
+  auto document = RenderClusterView(**store, settings);
+  ASSERT_TRUE(document.ok()) << document.status().message();
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(*document);
+  simdjson::dom::array gpus = doc["gpus"];
+  ASSERT_EQ(gpus.size(), 1u);  // one GPU, however many profiles hold it
+  simdjson::dom::element gpu = gpus.at(0);
+  EXPECT_EQ(gpu["profiles"].get_int64().value(), 2);
+  EXPECT_EQ(gpu["profile_id"].get_int64().value(), 2);  // the newest holds its newest sample
+  EXPECT_EQ(std::string_view(gpu["gpu_name"].get_string().value()), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(gpu["gpu_util_pct"].get_double().value(), 100);
+  EXPECT_EQ(gpu["mean_gpu_util_pct"].get_double().value(), 100);  // load: -q, query-gpu and dmon all 100 %
+  simdjson::dom::element heat = doc["heatmap"];
+  EXPECT_EQ(heat["bins"].get_int64().value(), 10);
+  // From the load phase's first sample (-q at 08:12:53) to the second commit's last one.
+  EXPECT_EQ(heat["start_ns"].get_int64().value(), kCaptureCollectedNs + 15'000'000'000);
+  TimeNs span = kHourNs + 4'500'000'000;
+  EXPECT_EQ(heat["bin_ns"].get_int64().value(), span / 10 + 1);
+  simdjson::dom::array values = heat["rows"].at(0)["values"];
+  ASSERT_EQ(values.size(), 10u);
+  EXPECT_EQ(values.at(0).get_double().value(), 100);  // the first commit
+  EXPECT_EQ(values.at(9).get_double().value(), 100);  // the second
+  for (size_t b = 1; b < 9; ++b) EXPECT_TRUE(values.at(b).is_null()) << b;  // the hour between
+  EXPECT_FALSE(RenderClusterView(**store, ClusterViewSettings{30, 0}).ok());
 }
 
 }  // namespace

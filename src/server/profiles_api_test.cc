@@ -387,3 +387,42 @@ TEST(ProfilesApiTest, DashboardIsServedFromTheBinary) {
 
 }  // namespace
 }  // namespace kraken::server
+
+namespace kraken::server {
+namespace {
+
+// `serve --agent URL` whose agent is gone: each event says so in one line, with no samples,
+// and the stream goes on (the agent may come back).
+TEST(ProfilesApiTest, LiveFromAnAgentThatDoesNotAnswerSaysSo) {
+  // A port that was free a moment ago: bound by a server that is then stopped.
+  int dead_port = 0;
+  {
+    TestServer gone;
+    dead_port = gone.port();
+  }
+  ServeOptions options;
+  options.agent_host = "127.0.0.1";
+  options.agent_port = dead_port;
+  TestServer server(options);
+  std::string received;
+  int events = 0;
+  auto live = server.Client()->Get("/api/v1/live", [&](const char* data, size_t size) {
+    received.append(data, size);
+    events = 0;
+    for (size_t at = received.find("\n\n"); at != std::string::npos; at = received.find("\n\n", at + 2)) ++events;
+    return events < 2;
+  });
+  ASSERT_TRUE(StartsWith(received, "event: samples\ndata: ")) << received;
+  std::string data = received.substr(21, received.find("\n\n") - 21);
+  simdjson::dom::parser parser;
+  auto event = ParseJson(parser, data);
+  EXPECT_EQ(std::string_view(event["source"]), "agent");
+  EXPECT_TRUE(event["profile_id"].is_null());
+  EXPECT_EQ(simdjson::dom::array(event["samples"]).size(), 0u);
+  std::string_view error = event["error"];
+  EXPECT_EQ(error.rfind("agent http://127.0.0.1:" + std::to_string(dead_port) + " did not answer", 0), 0u) << error;
+  EXPECT_EQ(events, 2);
+}
+
+}  // namespace
+}  // namespace kraken::server
