@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "analysis/timeline.h"
 #include "base/text.h"
 
 namespace kraken {

@@ -16,7 +16,7 @@
 #include <span>
 #include <string_view>
 
-#include "analysis/classify.h"
+#include "analysis/boundness.h"
 
 namespace kraken {
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "analysis/intervals.h"
+#include "analysis/timeline_breakdown.h"
 #include "model/profile.h"
 
 namespace kraken {
@@ -35,22 +36,6 @@ struct TimelineOptions {
   // (include_unlinked_kernels=False; it links through the ac2g flow, kraken by the id).
   // kraken keeps them by default: graph-replayed and warm-up kernels are real GPU work.
   bool linked_only = false;
-};
-
-struct TimelineBreakdown {
-  Interval window;  // the span measured
-  TimeNs total_ns = 0;
-  TimeNs busy_ns = 0;
-  TimeNs idle_ns = 0;
-  TimeNs compute_ns = 0;
-  TimeNs comm_ns = 0;
-  TimeNs exposed_comm_ns = 0;
-  TimeNs memcpy_ns = 0;
-  TimeNs exposed_memcpy_ns = 0;
-  int64_t gpu_events = 0;  // events that contributed (after clipping to the window)
-
-  double idle_pct() const { return total_ns > 0 ? 100.0 * static_cast<double>(idle_ns) / total_ns : 0; }
-  double pct(TimeNs part) const { return total_ns > 0 ? 100.0 * static_cast<double>(part) / total_ns : 0; }
 };
 
 struct StreamTimeline {
