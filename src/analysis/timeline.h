@@ -5,7 +5,9 @@
 // Definitions (they match TraceLens' GPU timeline, see docs/analysis-timeline.md):
 //   GPU events     kernels, memcpy and memset (Kineto cat kernel/gpu_memcpy/gpu_memset and
 //                  the legacy Kernel/Memcpy/Memset; MTIA device ops and DMA).
-//   communication  kernels whose name contains nccl, rccl or cross_device_reduce (any case)
+//   communication  kernels that are communication by name family, collective args, the
+//                  launching CPU op or stream use (communication.h); by name alone these
+//                  are the kernels named nccl, rccl, cross_device_reduce, multimem, ...
 //   memcpy         memcpy events, and ROCm's own copy kernels (MEMORY_COPY_*,
 //                  __amd_rocclr_copyBuffer*) that older ROCm records as kernels
 //   compute        every other GPU event, memset included
@@ -25,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/communication.h"
 #include "analysis/intervals.h"
 #include "analysis/timeline_breakdown.h"
 #include "model/profile.h"
@@ -74,10 +77,6 @@ struct RankTimeline {
   // absent without steps or when no step launched a GPU event.
   std::optional<TimelineBreakdown> steps_total;
 };
-
-// True for NCCL/RCCL and custom all-reduce kernels (name contains nccl, rccl or
-// cross_device_reduce, case-insensitive).
-bool IsCommunicationKernelName(std::string_view name);
 
 RankTimeline AnalyzeTimeline(const Profile& profile, const TimelineOptions& options = {});
 
