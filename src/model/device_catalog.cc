@@ -28,7 +28,7 @@ constexpr int64_t GiB = int64_t{1} << 30;
 //  [B200]  NVIDIA HGX B200 (8 GPUs, 1000 W each), https://www.nvidia.com/en-us/data-center/hgx/ and
 //         https://www.nvidia.com/en-us/data-center/dgx-b200/: per GPU 180 GB HBM3e at 8 TB/s
 //         (1,440 GB, 64 TB/s per 8); tensor figures printed sparse, dense = half (FP16/BF16
-//         2.25 PF, FP8 4.5 PF, TF32 1.1 PF); FP64/FP64 tensor 37 TF. FP32 vector 80 TF
+//         2.25 PF, FP8 and INT8 4.5 PF, TF32 1.125 PF); FP64/FP64 tensor 37 TF. FP32 vector 80 TF
 //         (Blackwell technical brief, as tabulated at https://glennklockwood.com/garden/processors/B200).
 //         148 SMs and the boost clocks (B200 1980 MHz, GB200 2112 MHz) are not on NVIDIA's
 //         pages; they are taken from https://hmc-tech.com/gpus/nvidia-b200-vs-nvidia-gb200.
@@ -65,7 +65,7 @@ const std::array<DeviceSpec, 22> kCatalog = {{
      "NVIDIA H100 datasheet (dense = sparse/2); PB-11133-001 bandwidth", 1755},
     {"h200-sxm", "NVIDIA H200 SXM 141GB", Vendor::kNvidia, 132, 141 * GiB, 4800 * G, 34 * T, 67 * T, 67 * T,
      494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T, 1978.9 * T, "HBM3e", "NVIDIA H200 datasheet", 1980},
-    {"b200", "NVIDIA B200 180GB", Vendor::kNvidia, 148, 180 * GiB, 8000 * G, 37 * T, 37 * T, 80 * T, 1100 * T,
+    {"b200", "NVIDIA B200 180GB", Vendor::kNvidia, 148, 180 * GiB, 8000 * G, 37 * T, 37 * T, 80 * T, 1125 * T,
      2250 * T, 2250 * T, 4500 * T, 4500 * T, "HBM3e", "NVIDIA HGX B200 specifications (dense = sparse/2)", 1980},
     {"gb200", "NVIDIA GB200 (Blackwell GPU) 186GB", Vendor::kNvidia, 148, 186 * GiB, 8000 * G, 45 * T, 45 * T,
      90 * T, 1250 * T, 2500 * T, 2500 * T, 5000 * T, 5000 * T, "HBM3e",
