@@ -49,7 +49,9 @@ WorkloadReport CharacterizeWorkload(const Profile& profile, const CharacterizeOp
 
   report.timeline = AnalyzeTimeline(profile, options.timeline);
   report.tb_plugin = ComputeTbPluginOverview(profile);
-  report.kernels = SummarizeKernels(profile, report.device_spec, report.sm_count, options.kernels);
+  KernelSummaryOptions kernel_options = options.kernels;
+  if (options.kernels_over_steps && report.timeline.steps_total) kernel_options.window = report.timeline.steps_total->window;
+  report.kernels = SummarizeKernels(profile, report.device_spec, report.sm_count, kernel_options);
   report.launches = ComputeLaunchStats(profile, options.launches);
   std::vector<double> steps;
   for (const StepAnnotation& s : profile.steps) steps.push_back(static_cast<double>(s.duration_ns));
@@ -57,6 +59,9 @@ WorkloadReport CharacterizeWorkload(const Profile& profile, const CharacterizeOp
   report.workload_type = ClassifyWorkloadType(profile);
   report.peak_allocated_bytes = PeakOf(profile, Metric::kAllocatorAllocatedBytes);
   report.peak_reserved_bytes = PeakOf(profile, Metric::kAllocatorReservedBytes);
+  TraceInsightsOptions insight_options = options.insights;
+  insight_options.idle.linked_only = options.timeline.linked_only;
+  report.insights = AnalyzeTraceInsights(profile, report.timeline, insight_options);
   report.diagnoses = Diagnose(profile, report);
   return report;
 }

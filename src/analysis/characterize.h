@@ -12,6 +12,7 @@
 #include "analysis/launch_stats.h"
 #include "analysis/tb_plugin_overview.h"
 #include "analysis/timeline.h"
+#include "analysis/trace_insights.h"
 #include "analysis/workload_type.h"
 #include "model/profile.h"
 
@@ -31,6 +32,9 @@ struct CharacterizeOptions {
   TimelineOptions timeline;
   KernelSummaryOptions kernels;
   LaunchStatsOptions launches;
+  // --window steps: the kernel table covers the kernels that start in the stepped span.
+  bool kernels_over_steps = false;
+  TraceInsightsOptions insights;
 };
 
 struct WorkloadReport {
@@ -46,6 +50,7 @@ struct WorkloadReport {
   std::optional<double> peak_allocated_bytes;  // framework allocator, when recorded
   std::optional<double> peak_reserved_bytes;
   std::vector<Diagnosis> diagnoses;
+  TraceInsights insights;  // idle causes, launch queues, bandwidth, overlap, memory, ...
 
   // The breakdown diagnoses and summaries use: over the steps when there are steps,
   // else over the whole trace.

@@ -30,15 +30,14 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/boundness.h"
 #include "model/device.h"
 #include "model/trace_events.h"
 
 namespace kraken {
 
-enum class Boundness { kCompute, kMemory, kLatency, kMixed, kUnknown };
 enum class ClassificationBasis { kRoofline, kThroughput, kNameHeuristic, kFixedThresholds, kNone };
 
-const char* BoundnessName(Boundness bound);                      // "compute", "memory", ...
 const char* ClassificationBasisName(ClassificationBasis basis);  // "roofline", ...
 
 struct ClassifyOptions {

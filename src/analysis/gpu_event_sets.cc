@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "analysis/communication.h"
 #include "base/text.h"
 
 namespace kraken {
@@ -28,18 +29,7 @@ TimeNs EndOf(TimeNs start_ns, TimeNs duration_ns) {
   return start_ns + duration_ns;
 }
 
-GpuEventClass KernelClass(std::string_view name) {
-  if (IsCommunicationKernelName(name)) return GpuEventClass::kCommunication;
-  if (IsRocmCopyKernelName(name)) return GpuEventClass::kMemcpy;
-  return GpuEventClass::kCompute;
-}
-
 }  // namespace
-
-bool IsCommunicationKernelName(std::string_view name) {
-  return ContainsIgnoreCase(name, "nccl") || ContainsIgnoreCase(name, "rccl") ||
-         ContainsIgnoreCase(name, "cross_device_reduce");
-}
 
 std::vector<int64_t> RuntimeCorrelationIds(const Profile& profile) {
   std::vector<int64_t> ids;
@@ -59,17 +49,22 @@ std::vector<GpuEvent> CollectGpuEvents(const Profile& profile, bool linked_only)
     return !linked_only || std::binary_search(linked_ids.begin(), linked_ids.end(), correlation_id);
   };
 
-  // Kernel names repeat; classify each distinct name once (-1 = not yet classified).
-  std::vector<int8_t> class_of_name(profile.strings.size(), -1);
+  const CommunicationKernels communication = ClassifyCommunication(profile);
+  // Kernel names repeat; look each distinct name up once (-1 = not yet looked up).
+  std::vector<int8_t> rocm_copy_name(profile.strings.size(), -1);
   std::vector<GpuEvent> events;
   events.reserve(profile.kernels.size() + profile.memory_ops.size());
-  for (const Kernel& k : profile.kernels) {
+  for (size_t i = 0; i < profile.kernels.size(); ++i) {
+    const Kernel& k = profile.kernels[i];
     if (!keep(k.correlation_id)) continue;
-    GpuEventClass event_class = GpuEventClass::kCompute;
-    if (k.name < class_of_name.size()) {
-      if (class_of_name[k.name] < 0) class_of_name[k.name] = static_cast<int8_t>(KernelClass(profile.Name(k.name)));
-      event_class = static_cast<GpuEventClass>(class_of_name[k.name]);
+    bool rocm_copy = false;
+    if (k.name < rocm_copy_name.size()) {
+      if (rocm_copy_name[k.name] < 0) rocm_copy_name[k.name] = IsRocmCopyKernelName(profile.Name(k.name)) ? 1 : 0;
+      rocm_copy = rocm_copy_name[k.name] == 1;
     }
+    GpuEventClass event_class = communication.is_communication(i) ? GpuEventClass::kCommunication
+                                : rocm_copy                        ? GpuEventClass::kMemcpy
+                                                                   : GpuEventClass::kCompute;
     events.push_back({k.start_ns, EndOf(k.start_ns, k.duration_ns), k.stream, k.correlation_id,
                       k.device, event_class});
   }

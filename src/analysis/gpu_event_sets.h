@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/intervals.h"
-#include "analysis/timeline.h"
+#include "analysis/timeline_breakdown.h"
 #include "model/profile.h"
 
 namespace kraken {

@@ -3,7 +3,8 @@
 //
 // A rule is a lower-case pattern, the class the family usually has, and why. Rules are
 // tried in table order and the first match wins, so the table reads top-down:
-//   1. communication (NCCL/RCCL): bound by the interconnect, never classified;
+//   1. communication (NCCL/RCCL, custom and NVLS all-reduce: communication.h): bound by
+//      the interconnect, never classified;
 //   2. wrappers whose name says what they are whatever functor they carry (PyTorch's
 //      elementwise_kernel/reduce_kernel, Triton Inductor's poi/red/per prefixes);
 //   3. memory-bound members of compute-looking families (gemv, depthwise conv, ...);
@@ -16,7 +17,7 @@
 #include <span>
 #include <string_view>
 
-#include "analysis/classify.h"
+#include "analysis/boundness.h"
 
 namespace kraken {
 

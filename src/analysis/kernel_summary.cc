@@ -86,6 +86,7 @@ KernelSummary SummarizeKernels(const Profile& profile, const DeviceSpec* spec, i
   std::unordered_map<StringId, bool> tensor_cache;
 
   for (const Kernel& k : profile.kernels) {
+    if (options.window && (k.start_ns < options.window->start_ns || k.start_ns > options.window->end_ns)) continue;
     ++summary.kernel_count;
     summary.kernel_time_ns += k.duration_ns;
     const KernelCounters* counters =

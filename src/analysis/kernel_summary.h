@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/classify.h"
+#include "analysis/intervals.h"
 #include "model/device.h"
 #include "model/profile.h"
 
@@ -56,6 +58,8 @@ struct KernelSummary {
 struct KernelSummaryOptions {
   size_t top_n = 10;
   ClassifyOptions classify;
+  // Only kernels that start inside [start, end] (--window steps); all when absent.
+  std::optional<Interval> window;
 };
 
 // True when a kernel name shows it runs on tensor cores (NVIDIA HMMA/IMMA/WGMMA names,

@@ -5,7 +5,9 @@
 // Definitions (they match TraceLens' GPU timeline, see docs/analysis-timeline.md):
 //   GPU events     kernels, memcpy and memset (Kineto cat kernel/gpu_memcpy/gpu_memset and
 //                  the legacy Kernel/Memcpy/Memset; MTIA device ops and DMA).
-//   communication  kernels whose name contains nccl, rccl or cross_device_reduce (any case)
+//   communication  kernels that are communication by name family, collective args, the
+//                  launching CPU op or stream use (communication.h); by name alone these
+//                  are the kernels named nccl, rccl, cross_device_reduce, multimem, ...
 //   memcpy         memcpy events, and ROCm's own copy kernels (MEMORY_COPY_*,
 //                  __amd_rocclr_copyBuffer*) that older ROCm records as kernels
 //   compute        every other GPU event, memset included
@@ -25,7 +27,9 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/communication.h"
 #include "analysis/intervals.h"
+#include "analysis/timeline_breakdown.h"
 #include "model/profile.h"
 
 namespace kraken {
@@ -35,22 +39,6 @@ struct TimelineOptions {
   // (include_unlinked_kernels=False; it links through the ac2g flow, kraken by the id).
   // kraken keeps them by default: graph-replayed and warm-up kernels are real GPU work.
   bool linked_only = false;
-};
-
-struct TimelineBreakdown {
-  Interval window;  // the span measured
-  TimeNs total_ns = 0;
-  TimeNs busy_ns = 0;
-  TimeNs idle_ns = 0;
-  TimeNs compute_ns = 0;
-  TimeNs comm_ns = 0;
-  TimeNs exposed_comm_ns = 0;
-  TimeNs memcpy_ns = 0;
-  TimeNs exposed_memcpy_ns = 0;
-  int64_t gpu_events = 0;  // events that contributed (after clipping to the window)
-
-  double idle_pct() const { return total_ns > 0 ? 100.0 * static_cast<double>(idle_ns) / total_ns : 0; }
-  double pct(TimeNs part) const { return total_ns > 0 ? 100.0 * static_cast<double>(part) / total_ns : 0; }
 };
 
 struct StreamTimeline {
@@ -89,10 +77,6 @@ struct RankTimeline {
   // absent without steps or when no step launched a GPU event.
   std::optional<TimelineBreakdown> steps_total;
 };
-
-// True for NCCL/RCCL and custom all-reduce kernels (name contains nccl, rccl or
-// cross_device_reduce, case-insensitive).
-bool IsCommunicationKernelName(std::string_view name);
 
 RankTimeline AnalyzeTimeline(const Profile& profile, const TimelineOptions& options = {});
 

@@ -66,7 +66,7 @@ TEST(TimelineTest, CommunicationKernelNames) {
   EXPECT_TRUE(IsCommunicationKernelName("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"));
   EXPECT_TRUE(IsCommunicationKernelName("void vllm::cross_device_reduce_1stage<float, 8>(...)"));
   EXPECT_TRUE(IsCommunicationKernelName("NCCL_ALLGATHER"));
-  EXPECT_FALSE(IsCommunicationKernelName("multimem_all_reduce_kernel"));  // not named nccl
+  EXPECT_TRUE(IsCommunicationKernelName("multimem_all_reduce_kernel"));  // NVLS, not named nccl (issue 17)
   EXPECT_FALSE(IsCommunicationKernelName("volta_sgemm_128x64_nn"));
   EXPECT_FALSE(IsCommunicationKernelName(""));
 }

@@ -38,6 +38,7 @@ Result<CharacterizeOptions> MakeCharacterizeOptions(const AnalyzeSettings& setti
   if (!settings.thresholds.empty()) KRAKEN_RETURN_IF_ERROR(ParseThresholds(settings.thresholds, &options.kernels.classify));
   if (settings.window != "trace" && settings.window != "steps")
     return InvalidInput("--window must be 'trace' or 'steps', got '" + settings.window + "'");
+  options.kernels_over_steps = settings.window == "steps";
   return options;
 }
 

@@ -17,7 +17,7 @@
 
 #include "base/testing/test_data.h"
 #include "base/text.h"
-#include "importers/prometheus/exposition_parser.h"
+#include "importers/common/exposition_parser.h"
 
 namespace kraken::testing {
 namespace {

@@ -1,13 +1,13 @@
 // Which canonical metrics the agent exports, under which dcgm-exporter name, type and
 // HELP text. Names, types and units come from the DCGM catalog the importers use
-// (importers/prometheus/dcgm_metric_catalog.h), so that kraken reads back exactly what it
+// (model/dcgm_metric_catalog.h), so that kraken reads back exactly what it
 // writes; HELP texts are dcgm-exporter's own where its counters CSVs have one.
 #pragma once
 
 #include <span>
 #include <string_view>
 
-#include "importers/prometheus/dcgm_metric_catalog.h"
+#include "model/dcgm_metric_catalog.h"
 #include "model/metrics.h"
 
 namespace kraken::exporter {

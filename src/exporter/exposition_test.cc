@@ -8,7 +8,7 @@
 #include "base/testing/test_data.h"
 #include "base/text.h"
 #include "exporter/exported_metrics.h"
-#include "importers/prometheus/exposition_parser.h"
+#include "importers/common/exposition_parser.h"
 #include "importers/registry.h"
 
 namespace kraken::exporter {

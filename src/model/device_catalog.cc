@@ -25,9 +25,25 @@ constexpr int64_t GiB = int64_t{1} << 30;
 //  [MI200] AMD Instinct MI250/MI250X/MI210 datasheets; MI250/MI250X are two GCDs that the
 //         runtime shows as two devices, so the per-device figures are half the card's.
 //  [MI300X] AMD Instinct MI300X datasheet.
+//  [B200]  NVIDIA HGX B200 (8 GPUs, 1000 W each), https://www.nvidia.com/en-us/data-center/hgx/ and
+//         https://www.nvidia.com/en-us/data-center/dgx-b200/: per GPU 180 GB HBM3e at 8 TB/s
+//         (1,440 GB, 64 TB/s per 8); tensor figures printed sparse, dense = half (FP16/BF16
+//         2.25 PF, FP8 and INT8 4.5 PF, TF32 1.125 PF); FP64/FP64 tensor 37 TF. FP32 vector 80 TF
+//         (Blackwell technical brief, as tabulated at https://glennklockwood.com/garden/processors/B200).
+//         148 SMs and the boost clocks (B200 1980 MHz, GB200 2112 MHz) are not on NVIDIA's
+//         pages; they are taken from https://hmc-tech.com/gpus/nvidia-b200-vs-nvidia-gb200.
+//  [GB200] NVIDIA GB200 NVL72, https://www.nvidia.com/en-us/data-center/gb200-nvl72/: per GPU
+//         (the rack's figures / 72) 186 GB HBM3e at 8 TB/s, FP64/FP64 tensor 45 TF, TF32 1.25 PF,
+//         FP16/BF16 2.5 PF, FP8 5 PF dense (rack figures printed sparse); FP32 vector 90 TF
+//         (the same technical brief). The same 148-SM die as B200 at 1200 W.
+//  [MI355X] AMD Instinct MI355X, https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html
+//         and https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html (256 CUs, 288 GB
+//         HBM3E, 8 TB/s, 2400 MHz peak engine clock): FP64 vector and matrix 78.6 TF, FP32
+//         157.3 TF, FP16/BF16 2.5 PF and FP8/INT8 5 PF dense (256 CUs x 8,192 FP8 FLOP per
+//         clock x 2.4 GHz). CDNA 4 has no TF32 matrix type, so that peak is 0.
 // The last figure is the boost clock in MHz at which those peaks hold (same sources).
 // FP64 is 0 where the datasheet publishes none (L4, L40S, T4, A10 list no FP64 figure).
-const std::array<DeviceSpec, 19> kCatalog = {{
+const std::array<DeviceSpec, 22> kCatalog = {{
     {"v100-sxm2", "NVIDIA V100 SXM2", Vendor::kNvidia, 80, 32 * GiB, 900 * G, 7.8 * T, 0, 15.7 * T, 0,
      125 * T, 0, 0, 0, "HBM2", "NVIDIA Tesla V100 datasheet", 1530},
     {"v100-pcie", "NVIDIA V100 PCIe", Vendor::kNvidia, 80, 32 * GiB, 900 * G, 7 * T, 0, 14 * T, 0,
@@ -49,6 +65,11 @@ const std::array<DeviceSpec, 19> kCatalog = {{
      "NVIDIA H100 datasheet (dense = sparse/2); PB-11133-001 bandwidth", 1755},
     {"h200-sxm", "NVIDIA H200 SXM 141GB", Vendor::kNvidia, 132, 141 * GiB, 4800 * G, 34 * T, 67 * T, 67 * T,
      494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T, 1978.9 * T, "HBM3e", "NVIDIA H200 datasheet", 1980},
+    {"b200", "NVIDIA B200 180GB", Vendor::kNvidia, 148, 180 * GiB, 8000 * G, 37 * T, 37 * T, 80 * T, 1125 * T,
+     2250 * T, 2250 * T, 4500 * T, 4500 * T, "HBM3e", "NVIDIA HGX B200 specifications (dense = sparse/2)", 1980},
+    {"gb200", "NVIDIA GB200 (Blackwell GPU) 186GB", Vendor::kNvidia, 148, 186 * GiB, 8000 * G, 45 * T, 45 * T,
+     90 * T, 1250 * T, 2500 * T, 2500 * T, 5000 * T, 5000 * T, "HBM3e",
+     "NVIDIA GB200 NVL72 specifications / 72 (dense = sparse/2)", 2112},
     {"l4", "NVIDIA L4", Vendor::kNvidia, 58, 24 * GiB, 300 * G, 0, 0, 30.3 * T, 60 * T, 121 * T, 121 * T,
      242.5 * T, 242.5 * T, "GDDR6", "NVIDIA L4 datasheet (dense = sparse/2)", 2040},
     {"l40s", "NVIDIA L40S", Vendor::kNvidia, 142, 48 * GiB, 864 * G, 0, 0, 91.6 * T, 183 * T, 362.05 * T,
@@ -69,6 +90,8 @@ const std::array<DeviceSpec, 19> kCatalog = {{
      653.7 * T, 1307.4 * T, 1307.4 * T, 2614.9 * T, 2614.9 * T, "HBM3", "AMD Instinct MI300X datasheet", 2100},
     {"mi300a", "AMD Instinct MI300A", Vendor::kAmd, 228, 128 * GiB, 5300 * G, 61.3 * T, 122.6 * T, 122.6 * T,
      490.3 * T, 980.6 * T, 980.6 * T, 1961.2 * T, 1961.2 * T, "HBM3", "AMD Instinct MI300A datasheet", 2100},
+    {"mi355x", "AMD Instinct MI355X", Vendor::kAmd, 256, 288 * GiB, 8000 * G, 78.6 * T, 78.6 * T, 157.3 * T, 0,
+     2516.6 * T, 2516.6 * T, 5033.2 * T, 5033.2 * T, "HBM3E", "AMD Instinct MI355X specifications", 2400},
 }};
 
 const DeviceSpec* ById(std::string_view id) {
@@ -100,6 +123,9 @@ const DeviceSpec* MatchDeviceSpec(std::string_view reported_name, int64_t memory
   // NVL parts (H100 NVL, H200 NVL) have their own clocks and are not in the catalog.
   if (HasToken(n, "nvl")) return nullptr;
   if (n.find("h200") != std::string::npos) return ById("h200-sxm");
+  // Grace Blackwell reports "NVIDIA GB200"; check it before the plain B200.
+  if (HasToken(n, "gb200")) return ById("gb200");
+  if (HasToken(n, "b200")) return ById("b200");
   if (n.find("h100") != std::string::npos) return ById(pcie ? "h100-pcie" : "h100-sxm");
   if (n.find("a100") != std::string::npos) {
     bool is80 = n.find("80gb") != std::string::npos ||
@@ -113,6 +139,7 @@ const DeviceSpec* MatchDeviceSpec(std::string_view reported_name, int64_t memory
   if (HasToken(n, "l4")) return ById("l4");
   if (HasToken(n, "t4")) return ById("t4");
   if (HasToken(n, "a10")) return ById("a10");
+  if (n.find("mi355x") != std::string::npos) return ById("mi355x");
   if (n.find("mi300x") != std::string::npos) return ById("mi300x");
   if (n.find("mi300a") != std::string::npos) return ById("mi300a");
   if (n.find("mi250x") != std::string::npos) return ById("mi250x-gcd");

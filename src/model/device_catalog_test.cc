@@ -29,6 +29,20 @@ TEST(DeviceCatalogTest, RecognisesNamesAsToolsPrintThem) {
   EXPECT_EQ(Match("AMD Instinct MI250X"), "mi250x-gcd");
 }
 
+TEST(DeviceCatalogTest, MatchesBlackwellAndCdna4Names) {
+  EXPECT_EQ(Match("NVIDIA B200"), "b200");
+  EXPECT_EQ(Match("NVIDIA GB200"), "gb200");  // not the plain B200 inside it
+  EXPECT_EQ(Match("AMD Instinct MI355X"), "mi355x");
+  const DeviceSpec* b200 = FindDeviceSpec("b200");
+  ASSERT_NE(b200, nullptr);
+  EXPECT_DOUBLE_EQ(b200->bf16_tensor_flops_per_s, 2250e12);  // dense: half the printed sparse 4.5 PF
+  EXPECT_NEAR(b200->ridge_tensor16(), 281.25, 0.01);           // 2.25 PF / 8 TB/s
+  const DeviceSpec* mi355x = FindDeviceSpec("mi355x");
+  ASSERT_NE(mi355x, nullptr);
+  EXPECT_EQ(mi355x->sm_count, 256);
+  EXPECT_EQ(mi355x->tf32_tensor_flops_per_s, 0);  // CDNA 4 has no TF32 matrix type
+}
+
 TEST(DeviceCatalogTest, RefusesToGuessAmbiguousOrUnknownNames) {
   EXPECT_EQ(Match("AMD Radeon Graphics"), "none");  // MI210 or one MI250 GCD
   EXPECT_EQ(Match("NVIDIA A10G"), "none");          // not A10: different part

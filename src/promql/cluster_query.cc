@@ -3,7 +3,7 @@
 #include <chrono>
 #include <set>
 
-#include "importers/prometheus/dcgm_metric_catalog.h"
+#include "model/dcgm_metric_catalog.h"
 
 namespace kraken::promql {
 namespace {

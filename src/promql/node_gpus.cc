@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "importers/prometheus/dcgm_entity.h"
+#include "importers/common/dcgm_entity.h"
 #include "model/device_catalog.h"
 
 namespace kraken::promql {

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "base/text.h"
-#include "importers/prometheus/dcgm_entity.h"
-#include "importers/prometheus/dcgm_metric_catalog.h"
+#include "importers/common/dcgm_entity.h"
+#include "model/dcgm_metric_catalog.h"
 
 namespace kraken::promql {
 namespace {

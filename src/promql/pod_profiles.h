@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "importers/prometheus/exposition_parser.h"
+#include "importers/common/exposition_parser.h"
 #include "model/profile.h"
 #include "promql/prometheus_client.h"
 

@@ -5,7 +5,7 @@
 
 #include "base/testing/test_data.h"
 #include "base/text.h"
-#include "importers/prometheus/dcgm_entity.h"
+#include "importers/common/dcgm_entity.h"
 #include "model/device_catalog.h"
 #include "promql/cluster_query.h"
 #include "promql/node_gpus.h"

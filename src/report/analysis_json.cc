@@ -2,6 +2,7 @@
 #include "model/metrics.h"
 #include "report/analysis_output.h"
 #include "report/profile_summary.h"
+#include "report/trace_insights_output.h"
 
 namespace kraken {
 namespace {
@@ -219,6 +220,7 @@ void WriteProfile(JsonWriter& json, const AnalyzedProfile& a, const AnalysisOutp
   }
   json.EndArray();
 
+  WriteTraceInsightsJson(json, r.insights);
   json.Key("diagnoses").BeginArray();
   for (const Diagnosis& d : r.diagnoses) WriteDiagnosis(json, d, nullptr);
   json.EndArray();

@@ -5,6 +5,7 @@
 #include "model/metrics.h"
 #include "report/analysis_output.h"
 #include "report/profile_summary.h"
+#include "report/trace_insights_output.h"
 
 namespace kraken {
 namespace {
@@ -128,6 +129,7 @@ void RenderProfile(std::string& out, const AnalyzedProfile& a, const AnalysisOut
            std::to_string(r.kernels.distinct_names) + " distinct, " + Ms(r.kernels.kernel_time_ns) + " ms)\n" +
            KernelTable(r.kernels.top, options.top_n);
   }
+  if (std::string insights = RenderTraceInsightsText(r.insights); !insights.empty()) out += "\n" + insights;
   if (!a.series.empty()) {
     TextTable table({"metric", "source field", "entity", "samples", "mean", "p50", "p95", "max", "unit"},
                     {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight,

@@ -96,6 +96,15 @@ async function runCase(browser, c) {
       'no roofline without FLOP counts, and the page says why');
   }
 
+  // Idle breakdown table: one row per rank with streams, at kraken's host-wait figure.
+  const idleRanks = (analyze.ranks || []).filter((r) => r.idle_breakdown && r.idle_breakdown.streams.length);
+  const idleRows = await page.$$eval('table[data-table="idle-breakdown"] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  check(idleRows.length === idleRanks.length, `idle-breakdown table has ${idleRanks.length} rows (got ${idleRows.length})`);
+  idleRanks.forEach((r, i) => {
+    const shown = idleRows[i] ? Number(idleRows[i][2].replace(/[^0-9.]/g, '')) : NaN;
+    check(near(shown, r.idle_breakdown.rank.host_wait_us / 1000, 1e-3), `idle-breakdown host wait of row ${i} is ${r.idle_breakdown.rank.host_wait_us} us (shown ${idleRows[i] && idleRows[i][2]})`);
+  });
+
   // Top kernels table = kraken's top kernels, in order.
   const top = (analyze.kernels && analyze.kernels.top) || [];
   if (top.length) {

@@ -267,13 +267,13 @@ DisaggResult AnalyzeDisaggregation(const Profile& profile, const WorkloadReport&
   }
   r.sections.push_back({"network", network});
 
-  r.temporal = AnalyzeTemporal(demand.busy_bins, demand.bin_s);
+  r.temporal = temporal::AnalyzeStability(demand.busy_bins, demand.bin_s);
   r.temporal_part = r.temporal.predictability;
   Explanation temporal;
   if (r.temporal.measured) {
-    temporal = ExplainTemporal(r.temporal, demand.gpu_busy.basis);
+    temporal = temporal::ExplainStability(r.temporal, demand.gpu_busy.basis);
   } else {
-    temporal.Assume(std::to_string(r.temporal.bins) + " busy bins (fewer than " + std::to_string(kMinTemporalBins) +
+    temporal.Assume(std::to_string(r.temporal.bins) + " busy bins (fewer than " + std::to_string(temporal::kMinTemporalBins) +
                     "): temporal stability not measured");
   }
   r.sections.push_back({"temporal", temporal});

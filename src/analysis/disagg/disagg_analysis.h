@@ -15,13 +15,15 @@
 #include "analysis/disagg/decoupling.h"
 #include "analysis/disagg/network_model.h"
 #include "analysis/disagg/remote_link.h"
-#include "analysis/disagg/temporal.h"
+#include "analysis/temporal/stability.h"
 #include "analysis/explanation.h"
 #include "analysis/mig/gpu_need.h"
 #include "model/profile.h"
 #include "model/workload_demand.h"
 
 namespace kraken::disagg {
+
+using temporal::TemporalStability;
 
 struct DisaggOptions {
   std::vector<RemoteLink> links;     // the first is scored; empty = DefaultRemoteLinks()

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/disagg/temporal.h"
+#include "analysis/temporal/stability.h"
 #include "base/text.h"
 #include "base/text_table.h"
 #include "model/device_catalog.h"
@@ -108,7 +108,7 @@ MigWorkload MigWorkloadFromDemand(const WorkloadDemand& d) {
   w.need = EstimateGpuNeed(d);
   w.communication_share = d.communication_share;
   if (d.nvlink_bytes_per_s.measured) w.nvlink_bytes_per_s = d.nvlink_bytes_per_s.mean;
-  disagg::TemporalStability t = disagg::AnalyzeTemporal(d.busy_bins, d.bin_s);
+  temporal::TemporalStability t = temporal::AnalyzeStability(d.busy_bins, d.bin_s);
   if (t.measured) w.burst_ratio = t.burst_ratio;
   return w;
 }

@@ -22,7 +22,7 @@
 #include "importers/builtin_importers.h"
 #include "importers/common/civil_time.h"
 #include "importers/common/series_collector.h"
-#include "importers/prometheus/line_reader.h"
+#include "importers/common/line_reader.h"
 
 namespace kraken {
 namespace {

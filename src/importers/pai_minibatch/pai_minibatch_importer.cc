@@ -17,7 +17,7 @@
 #include "base/text.h"
 #include "importers/builtin_importers.h"
 #include "importers/common/series_collector.h"
-#include "importers/prometheus/line_reader.h"
+#include "importers/common/line_reader.h"
 
 namespace kraken {
 namespace {

@@ -20,10 +20,10 @@
 
 #include "base/text.h"
 #include "importers/builtin_importers.h"
-#include "importers/prometheus/dcgm_entity.h"
-#include "importers/prometheus/dcgm_metric_catalog.h"
-#include "importers/prometheus/exposition_parser.h"
-#include "importers/prometheus/line_reader.h"
+#include "importers/common/dcgm_entity.h"
+#include "model/dcgm_metric_catalog.h"
+#include "importers/common/exposition_parser.h"
+#include "importers/common/line_reader.h"
 
 namespace kraken {
 namespace {

@@ -1,12 +1,14 @@
 // The exposition line grammar on small inline lines: every construct of format 0.0.4
 // that exporters write, and the broken lines a truncated or corrupted file holds.
-#include "importers/prometheus/exposition_parser.h"
+#include "importers/common/exposition_parser.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <initializer_list>
 #include <string>
+
+#include "model/dcgm_metric_catalog.h"
 
 namespace kraken::prometheus {
 namespace {

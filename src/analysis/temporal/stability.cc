@@ -1,13 +1,13 @@
-#include "analysis/disagg/temporal.h"
+#include "analysis/temporal/stability.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "analysis/distribution.h"
 
-namespace kraken::disagg {
+namespace kraken::temporal {
 
-TemporalStability AnalyzeTemporal(const std::vector<double>& bins, double bin_s) {
+TemporalStability AnalyzeStability(const std::vector<double>& bins, double bin_s) {
   TemporalStability t;
   t.bins = static_cast<int64_t>(bins.size());
   t.bin_s = bin_s;
@@ -54,7 +54,7 @@ TemporalStability AnalyzeTemporal(const std::vector<double>& bins, double bin_s)
   return t;
 }
 
-Explanation ExplainTemporal(const TemporalStability& t, const std::string& basis) {
+Explanation ExplainStability(const TemporalStability& t, const std::string& basis) {
   Explanation e;
   e.Input("busy bins", static_cast<double>(t.bins), "", basis);
   e.Input("bin width", t.bin_s, "s", basis);
@@ -71,4 +71,4 @@ Explanation ExplainTemporal(const TemporalStability& t, const std::string& basis
   return e;
 }
 
-}  // namespace kraken::disagg
+}  // namespace kraken::temporal

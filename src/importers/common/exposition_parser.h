@@ -48,8 +48,4 @@ bool IsLabelName(std::string_view name);
 // +Inf, -Inf in any letter case.
 std::optional<double> ParseSampleValue(std::string_view text);
 
-// True when `text` is written as an integer (optional sign, digits only): DCGM prints
-// its int64 fields this way and its fp64 fields with a decimal point.
-bool IsIntegerLiteral(std::string_view text);
-
 }  // namespace kraken::prometheus

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "importers/prometheus/exposition_parser.h"
+#include "importers/common/exposition_parser.h"
 #include "model/device.h"
 #include "model/series.h"
 

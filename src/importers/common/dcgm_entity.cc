@@ -1,4 +1,4 @@
-#include "importers/prometheus/dcgm_entity.h"
+#include "importers/common/dcgm_entity.h"
 
 #include <cmath>
 #include <limits>

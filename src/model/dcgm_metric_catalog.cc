@@ -1,9 +1,8 @@
-#include "importers/prometheus/dcgm_metric_catalog.h"
+#include "model/dcgm_metric_catalog.h"
 
 #include <charconv>
 
 #include "base/text.h"
-#include "importers/prometheus/exposition_parser.h"
 
 namespace kraken::prometheus {
 namespace {
@@ -88,6 +87,14 @@ const DcgmMetricEntry* FindDcgmMetric(std::string_view name) {
 }
 
 bool IsDcgmMetricName(std::string_view name) { return StartsWith(name, "DCGM_") || StartsWith(name, "dcgm_"); }
+
+bool IsIntegerLiteral(std::string_view text) {
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) text.remove_prefix(1);
+  if (text.empty()) return false;
+  for (char c : text)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
 
 bool IsDcgmBlank(std::string_view value_text, double value) {
   if (!IsIntegerLiteral(value_text)) return value >= kDcgmFp64Blank;

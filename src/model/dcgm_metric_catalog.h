@@ -43,4 +43,8 @@ inline constexpr double kDcgmFp64Blank = 140737488355328.0;          // 2^47
 // integer energy counter above 2^47 mJ stays a number.
 bool IsDcgmBlank(std::string_view value_text, double value);
 
+// True when `text` is written as an integer (optional sign, digits only): DCGM prints
+// its int64 fields this way and its fp64 fields with a decimal point.
+bool IsIntegerLiteral(std::string_view text);
+
 }  // namespace kraken::prometheus

@@ -1,5 +1,5 @@
 // The dcgm-exporter name catalog: current and 1.x names, units, blank sentinels.
-#include "importers/prometheus/dcgm_metric_catalog.h"
+#include "model/dcgm_metric_catalog.h"
 
 #include <gtest/gtest.h>
 

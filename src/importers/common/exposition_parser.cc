@@ -1,6 +1,7 @@
-#include "importers/prometheus/exposition_parser.h"
+#include "importers/common/exposition_parser.h"
 
 #include "base/text.h"
+#include "model/dcgm_metric_catalog.h"
 
 namespace kraken::prometheus {
 namespace {
@@ -229,14 +230,6 @@ std::optional<double> ParseSampleValue(std::string_view text) {
   // ParseDouble drops one leading '+'; a second sign after it is not a number.
   if (text.size() >= 2 && text[0] == '+' && (text[1] == '+' || text[1] == '-')) return std::nullopt;
   return ParseDouble(text);
-}
-
-bool IsIntegerLiteral(std::string_view text) {
-  if (!text.empty() && (text[0] == '+' || text[0] == '-')) text.remove_prefix(1);
-  if (text.empty()) return false;
-  for (char c : text)
-    if (!IsDigit(c)) return false;
-  return true;
 }
 
 void ParseExpositionLine(std::string_view line, ExpositionLine* out) {

@@ -1,4 +1,4 @@
-// Temporal stability of a demand series (GPU busy per bin): how much it varies and
+// Temporal stability of a demand series (used by the disaggregation and MIG advice) (GPU busy per bin): how much it varies and
 // whether it repeats. Steady or periodic demand is predictable, so a pool can reserve
 // for it or interleave it with others; erratic demand is not.
 #pragma once
@@ -9,7 +9,7 @@
 
 #include "analysis/explanation.h"
 
-namespace kraken::disagg {
+namespace kraken::temporal {
 
 struct TemporalStability {
   bool measured = false;  // needs kMinBins bins
@@ -32,8 +32,8 @@ struct TemporalStability {
 
 inline constexpr int64_t kMinTemporalBins = 8;
 
-TemporalStability AnalyzeTemporal(const std::vector<double>& bins, double bin_s);
+TemporalStability AnalyzeStability(const std::vector<double>& bins, double bin_s);
 
-Explanation ExplainTemporal(const TemporalStability& t, const std::string& basis);
+Explanation ExplainStability(const TemporalStability& t, const std::string& basis);
 
-}  // namespace kraken::disagg
+}  // namespace kraken::temporal

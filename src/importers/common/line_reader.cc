@@ -1,4 +1,4 @@
-#include "importers/prometheus/line_reader.h"
+#include "importers/common/line_reader.h"
 
 namespace kraken::prometheus {
 namespace {

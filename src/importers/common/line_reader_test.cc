@@ -1,5 +1,5 @@
 // LineReader: line numbers, unterminated last lines, chunk boundaries, overlong lines.
-#include "importers/prometheus/line_reader.h"
+#include "importers/common/line_reader.h"
 
 #include <gtest/gtest.h>
 
