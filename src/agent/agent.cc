@@ -8,6 +8,7 @@
 #include "agent/metric_groups.h"
 #include "agent/workload_window.h"
 #include "base/log.h"
+#include "exporter/pod_share_exposition.h"
 #include "exporter/workload_exposition.h"
 
 namespace kraken::agent {
@@ -249,6 +250,7 @@ void Agent::RenderMetrics(std::string& out) const {
   input.agent = &stats_;
   exporter::RenderExposition(input, out);
   exporter::RenderWorkloadWindow(analyses_, input, out);
+  exporter::RenderPodGpuShares(input, out);
 }
 
 size_t Agent::ring_size() const {

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "importers/prometheus/dcgm_metric_catalog.h"
+#include "importers/prometheus/pod_share_catalog.h"
 
 namespace kraken::promql {
 namespace {
@@ -35,6 +36,10 @@ std::string DcgmMetricNameRegex() {
     names.insert(entry.field);
     if (!entry.legacy_name.empty()) names.insert(entry.legacy_name);
   }
+  // kraken's agent's per-pod shares of shared GPUs (pod_share_catalog.h) stand for the same metrics.
+  for (const prometheus::PodShareMetric& share : prometheus::PodShareMetrics())
+    for (Metric m : kWantedMetrics)
+      if (share.metric == m) names.insert(share.name);
   std::string regex;
   for (std::string_view n : names) {
     if (!regex.empty()) regex += '|';
