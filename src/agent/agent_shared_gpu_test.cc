@@ -19,8 +19,11 @@
 #include "agent/agent.h"
 #include "agent/agent_test_support.h"
 #include "base/text.h"
+#include "analysis/pooling/pod_pooling.h"
+#include "importers/prometheus/exposition_parser.h"
 #include "k8s/fake_pod_api.h"
 #include "k8s/pod_resources/fake_kubelet.h"
+#include "promql/pod_profiles.h"
 
 namespace kraken::agent {
 namespace {
@@ -36,6 +39,7 @@ struct SharedPod {
 
 struct SharedGpuRun {
   std::string page;  // a /metrics page of a pass with the pods' processes
+  std::vector<std::string> pages;  // every distinct such page seen (consecutive passes)
   std::vector<Series> stored;
 };
 
@@ -87,7 +91,9 @@ SharedGpuRun RunSharedGpuAgent(const std::string& fixture, const std::string& de
     agent.RenderMetrics(page);
     size_t lines = 0;
     for (std::string_view line : Split(page, '\n')) lines += line.rfind("kraken_pod_gpu_fb_used{", 0) == 0;
-    if (lines == pods.size()) run.page = page;
+    if (lines != pods.size()) continue;
+    if (run.pages.empty() || run.pages.back() != page) run.pages.push_back(page);
+    if (run.pages.size() >= 3) run.page = run.pages.front();
   }
   EXPECT_TRUE(agent.Stop().ok());
   auto profiles = (*store)->ListProfiles();
@@ -194,6 +200,73 @@ TEST(AgentSharedGpuTest, ThreePodsSharingOneMigInstanceGetMemoryButNoGuessedSm) 
   std::map<std::string, std::set<double>> memory;
   auto pids = StoredPidsByPod(run.stored, Metric::kProcessUsedMemoryBytes, &memory);
   EXPECT_EQ(pids["c"], (std::set<int64_t>{21198}));
+}
+
+// The agent's pages as Prometheus would answer a range query after scraping them, one
+// instant per page 15 s apart; the device's DCGM_FI_DEV_GPU_UTIL and FB series are also
+// given to every pod, as dcgm-exporter does on a shared GPU.
+std::vector<promql::RangeSeries> SharedPagesAsRanges(const std::vector<std::string>& pages,
+                                                     const std::vector<std::string>& pods) {
+  std::map<std::vector<std::pair<std::string, std::string>>, promql::RangeSeries> by_labels;
+  for (size_t i = 0; i < pages.size(); ++i) {
+    for (std::string_view text : Split(pages[i], '\n')) {
+      prometheus::ExpositionLine line;
+      prometheus::ParseExpositionLine(text, &line);
+      if (line.kind != prometheus::LineKind::kSample) continue;
+      std::vector<std::pair<std::string, std::string>> labels = {{"__name__", line.metric_name}};
+      for (const prometheus::Label& l : line.labels) labels.emplace_back(l.name, l.value);
+      std::vector<std::vector<std::pair<std::string, std::string>>> copies;
+      if (line.metric_name.rfind("kraken_pod_gpu_", 0) == 0) copies.push_back(labels);
+      if (line.metric_name == "DCGM_FI_DEV_GPU_UTIL" || line.metric_name.rfind("DCGM_FI_DEV_FB_", 0) == 0)
+        for (const std::string& pod : pods) {
+          copies.push_back(labels);
+          copies.back().insert(copies.back().end(), {{"container", "main"}, {"namespace", "ml"}, {"pod", pod}});
+        }
+      for (auto& key : copies) {
+        promql::RangeSeries& rs = by_labels[key];
+        rs.labels = key;
+        rs.times_ms.push_back(1'700'000'000'000 + static_cast<int64_t>(i) * 15'000);
+        rs.values.emplace_back(line.value_text);
+      }
+    }
+  }
+  std::vector<promql::RangeSeries> out;
+  for (auto& [labels, rs] : by_labels) out.push_back(std::move(rs));
+  return out;
+}
+
+TEST(AgentSharedGpuTest, PoolingCandidatesReadEachPodsOwnShareNotTheCopiedDeviceValues) {
+  SharedGpuRun run = RunSharedGpuAgent("h100.nvml", kSharedGpu,
+                                       {{"loader", SharedPodUid(1), {11327, 11328}}, {"burn", SharedPodUid(2), {11345}}});
+  ASSERT_GE(run.pages.size(), 3u);
+  promql::PodProfiles profiles = promql::BuildPodProfiles(SharedPagesAsRanges(run.pages, {"loader", "burn"}), "test");
+  ASSERT_EQ(profiles.by_pod.size(), 2u);
+  std::vector<pooling::PodGpuUse> uses;
+  for (auto& [key, profile] : profiles.by_pod) {
+    // The copied device series of GPU_UTIL and FB_USED are gone; FB_TOTAL/FREE stay (no share for them).
+    for (const Series& s : profile.series) EXPECT_NE(s.source_name, "DCGM_FI_DEV_GPU_UTIL") << key.pod;
+    for (pooling::PodGpuUse& use : pooling::PodGpuUses(profile, key.namespace_name, key.pod, nullptr))
+      uses.push_back(std::move(use));
+  }
+  ASSERT_EQ(uses.size(), 2u);
+  const pooling::PodGpuUse& burn = uses[0].pod == "burn" ? uses[0] : uses[1];
+  const pooling::PodGpuUse& loader = uses[0].pod == "loader" ? uses[0] : uses[1];
+  EXPECT_DOUBLE_EQ(burn.demand.gpu_busy.p95, 0.99);
+  EXPECT_DOUBLE_EQ(loader.demand.gpu_busy.p95, 0.0);
+  EXPECT_DOUBLE_EQ(loader.demand.memory_bytes.max, 4108.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(burn.demand.memory_bytes.max, 16452157440.0);
+  pooling::PoolingReport report = pooling::FindPoolingCandidates(uses);
+  ASSERT_EQ(report.pods.size(), 2u);
+  for (const pooling::PodRecommendation& r : report.pods) {
+    const pooling::PodGpuUse& use = uses[static_cast<size_t>(r.use)];
+    std::printf("%s: %s %s\n", use.pod.c_str(), pooling::PoolActionName(r.action), r.detail.c_str());
+    // gpu-burn keeps its GPU; the memory hogs, busy 0 by their own processes, need no whole one.
+    if (use.pod == "burn") {
+      EXPECT_EQ(r.action, pooling::PoolAction::kKeep);
+    } else {
+      EXPECT_NE(r.action, pooling::PoolAction::kKeep);
+    }
+  }
 }
 
 }  // namespace
