@@ -74,6 +74,7 @@ Status Agent::CommitProfile() {
   KRAKEN_RETURN_IF_ERROR(store_->Commit(id));
   committed_profiles_.fetch_add(1);
   Log(LogLevel::kInfo, "store: committed profile %lld", static_cast<long long>(id));
+  if (options_.on_commit) options_.on_commit(*store_, id);
   if (options_.retention_ns > 0) {
     KRAKEN_ASSIGN_OR_RETURN(int64_t deleted, store_->DeleteOlderThan(std::chrono::nanoseconds(options_.retention_ns)));
     if (deleted > 0) Log(LogLevel::kInfo, "store: retention deleted %lld profiles", static_cast<long long>(deleted));
