@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/duration.h"
 #include "base/json_writer.h"
 #include "base/log.h"
 #include "base/sha256.h"
@@ -50,6 +51,21 @@ UploadSettings UploadSettingsFrom(const config::KrakenConfig& config) {
   s.spool_dir = config.upload_spool;
   s.spool_max_bytes = config.upload_spool_max_bytes;
   s.retry.give_up_after_ms = config.upload_retry_ns / 1'000'000;
+  return s;
+}
+
+Result<UploadSettings> UploadSettingsOf(const std::string& url, const std::string& token_file,
+                                        const std::string& spool_dir, const std::string& retry_for) {
+  UploadSettings s;
+  s.url = url;
+  s.token_file = token_file;
+  s.spool_dir = spool_dir;
+  if (!retry_for.empty()) {
+    std::optional<int64_t> ns = ParseDurationNs(retry_for);
+    if (!ns || *ns < 0) return InvalidInput("upload_retry_for: '" + retry_for + "' is not a duration such as 30s");
+    s.retry.give_up_after_ms = *ns / 1'000'000;
+  }
+  KRAKEN_RETURN_IF_ERROR(CheckUploadSettings(s));
   return s;
 }
 

@@ -29,6 +29,11 @@ struct UploadSettings {
 // From the effective config (upload.url, upload.token_file, upload.spool, upload.spool_max_bytes).
 UploadSettings UploadSettingsFrom(const config::KrakenConfig& config);
 
+// From the C API's / Python's session options: `retry_for` a duration ("" = 30 s); checked
+// like CheckUploadSettings.
+Result<UploadSettings> UploadSettingsOf(const std::string& url, const std::string& token_file,
+                                        const std::string& spool_dir, const std::string& retry_for);
+
 // $XDG_STATE_HOME/kraken/upload-spool, else $HOME/.local/state/kraken/upload-spool, else
 // /tmp/kraken-upload-spool-<uid>.
 std::string DefaultUploadSpool();
