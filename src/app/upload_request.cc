@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -215,6 +216,15 @@ void UploadWorker::Run() {
     lock.lock();
     ++state_->drains;
   }
+  // Stopping with a window just shipped (the agent's last commit): one short last try, so
+  // that a clean stop with the API up leaves nothing behind; else it waits in the spool.
+  if (!state_->pending) return;
+  lock.unlock();
+  UploadSettings last = state_->settings;
+  last.retry.give_up_after_ms = std::min<int64_t>(last.retry.give_up_after_ms, 5'000);
+  ShipReport report = DrainUploads(last);
+  Log(LogLevel::kInfo, "%s", report.Summary().c_str());
+  if (!report.warning.empty()) Log(LogLevel::kWarn, "upload: %s", report.warning.c_str());
 }
 
 }  // namespace kraken::app

@@ -149,5 +149,33 @@ TEST(UploadCliTest, FullSpoolRefusesWithAWarningAndKeepsWhatWaits) {
                      dir + "/none");
 }
 
+// The agent's committed windows (one per --commit-interval) reach the API, the last one
+// at a clean stop included.
+TEST(UploadCliTest, TheAgentShipsEachCommittedWindow) {
+  UploadApi api;
+  api.dir = testing::MakeTempDir("upload-agent");
+  api.port = testing::FreeLoopbackPort();
+  std::ofstream(api.dir + "/token") << "agent-token\n";
+  auto serve = api.Start("serve.log");
+  ::setenv("KRAKEN_NVML_REPLAY", (testing::SourceDir() + "/tests/fixtures/nvml/h100.nvml").c_str(), 1);
+  testing::ChildProcess agent({KRAKEN_BINARY_PATH, "agent", "--listen", "127.0.0.1:0", "--nvml-library",
+                               KRAKEN_NVML_REPLAY_LIBRARY, "--interval", "100ms", "--commit-interval", "1s", "--db",
+                               api.dir + "/node.db", "--upload-to", api.url(), "--token-file", api.dir + "/token",
+                               "--upload-spool", api.dir + "/spool"},
+                              api.dir + "/agent.log");
+  ASSERT_FALSE(agent.WaitForLog("store: committed profile 3", std::chrono::seconds(30)).empty()) << agent.Log();
+  EXPECT_EQ(agent.Stop(SIGTERM, std::chrono::seconds(20)), 0) << agent.Log();
+  std::string log = agent.Log();
+  size_t at = log.find("profiles committed");
+  ASSERT_NE(at, std::string::npos) << log;
+  size_t start = log.rfind(' ', at - 2);
+  size_t committed = std::stoul(log.substr(start + 1, at - start - 2));
+  EXPECT_GE(committed, 4u);
+  size_t count = 0;
+  StoredUploadSources(api, &count);
+  EXPECT_EQ(count, committed) << log;  // each window once, the last one at the stop
+  EXPECT_EQ(SpooledUploads(api.dir + "/spool"), 0u);
+}
+
 }  // namespace
 }  // namespace kraken
