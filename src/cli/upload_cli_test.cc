@@ -149,6 +149,55 @@ TEST(UploadCliTest, FullSpoolRefusesWithAWarningAndKeepsWhatWaits) {
                      dir + "/none");
 }
 
+// 50 clients at once: ten real files, each sent by five clients at the same moment. The
+// server stores each body once; the others are told it is there (200), none is lost.
+TEST(UploadCliTest, FiftyConcurrentClientsLandWithoutLossOrDuplicates) {
+  UploadApi api;
+  api.dir = testing::MakeTempDir("upload-fifty");
+  api.port = testing::FreeLoopbackPort();
+  std::ofstream(api.dir + "/token") << "fifty-token\n";
+  auto serve = api.Start("serve.log");
+  const std::vector<std::string> files = {
+      "nvidia-smi/capture__linux-x86_64__nvidia-l40s__595.80.txt",
+      "nvidia-smi/capture__linux-x86_64__nvidia-h200-mig__590.48.01.txt",
+      "nvidia-smi/capture__linux-x86_64__nvidia-h100-mig__590.48.01.txt",
+      "nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt",
+      "kineto/hta/critical_path/cuda_event_sync/event_sync_trace.json.gz",
+      "kineto/hta/critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
+      "kineto/hta/trace_compare/test/test.json.gz",
+      "kineto/hta/trace_compare/base/base.json.gz",
+      "kineto/hta/trace_filter/sampled_rank-0.json.gz",
+      "kineto/hta/trace_filter/sampled_rank-1.json.gz",
+  };
+  auto started = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<testing::ChildProcess>> clients;
+  for (int i = 0; i < 50; ++i) {
+    // Each client its own spool: fifty machines, not one spool shared.
+    std::string spool = api.dir + "/spool" + std::to_string(i);
+    clients.push_back(std::make_unique<testing::ChildProcess>(
+        std::vector<std::string>{KRAKEN_BINARY_PATH, "upload", "--upload-to", api.url(), "--token-file",
+                                 api.dir + "/token", "--upload-spool", spool, "--upload-retry-for", "120s",
+                                 testing::DataPath(files[static_cast<size_t>(i) % files.size()])},
+        api.dir + "/client" + std::to_string(i) + ".log"));
+  }
+  int sent = 0, already = 0;
+  for (auto& client : clients) {
+    EXPECT_EQ(client->Stop(0, std::chrono::seconds(180)), 0) << client->Log();
+    std::string log = client->Log();
+    sent += log.find("1 sent, 0 already there, 0 waiting") != std::string::npos;
+    already += log.find("0 sent, 1 already there, 0 waiting") != std::string::npos;
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_EQ(sent, 10);
+  EXPECT_EQ(already, 40);
+  size_t count = 0;
+  std::multiset<std::string> sources = StoredUploadSources(api, &count);
+  EXPECT_EQ(count, 10u);
+  for (const std::string& file : files) EXPECT_EQ(sources.count(std::filesystem::path(file).filename().string()), 1u);
+  std::printf("50 concurrent uploads of 10 distinct real files: %d stored, %d already there, %.2f s\n", sent,
+              already, seconds);
+}
+
 // The agent's committed windows (one per --commit-interval) reach the API, the last one
 // at a clean stop included.
 TEST(UploadCliTest, TheAgentShipsEachCommittedWindow) {
