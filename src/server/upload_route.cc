@@ -88,6 +88,20 @@ std::string ReplaceAll(std::string text, const std::string& from, const std::str
   return text;
 }
 
+// 200 for a body stored before: its ids, and what the first upload stored.
+void SendStoredUpload(httplib::Response& res, ProfileStore& store, const std::vector<int64_t>& ids,
+                      const std::string& key) {
+  auto info = store.GetProfileInfo(ids.front());
+  if (!info.ok()) return SendStatus(res, info.status());
+  JsonWriter json(false);
+  json.BeginObject().Field("id", ids.front()).Key("ids").BeginArray();
+  for (int64_t id : ids) json.Int(id);
+  json.EndArray().Field("format", info->format).Field("source", info->source);
+  json.Field("kernels", info->kernels).Field("memory_ops", info->memory_ops);
+  json.Field("sha256", key).Field("duplicate", true).EndObject();
+  SendJson(res, 200, json.Take());
+}
+
 void HandleUpload(ServerContext& ctx, const httplib::Request& req, httplib::Response& res,
                   const httplib::ContentReader& reader) {
   // A refusal before the body is read leaves it in the socket: the connection must end.
@@ -139,6 +153,15 @@ void HandleUpload(ServerContext& ctx, const httplib::Request& req, httplib::Resp
     return SendError(res, 400, "bad_request",
                      "Idempotency-Key " + claimed + " is not the body's SHA-256 " + key + " (the body changed?)");
 
+  // A body stored before is answered from the store, without importing it again (the
+  // save below checks once more: two uploads of one body may both get here).
+  {
+    auto store = ctx.store->Acquire();
+    if (!store.ok()) return SendStatus(res, store.status());
+    auto known = (*store)->FindUpload(key);
+    if (!known.ok()) return SendStatus(res, known.status());
+    if (!known->empty()) return SendStoredUpload(res, **store, *known, key);
+  }
   auto imported = ImportFile(BuiltinImporters(), file.path());
   if (!imported.ok()) {
     std::string message = ReplaceAll(imported.status().message(), file.path(), name);
@@ -151,6 +174,7 @@ void HandleUpload(ServerContext& ctx, const httplib::Request& req, httplib::Resp
   for (Profile& profile : *imported) profile.metadata.source = ReplaceAll(profile.metadata.source, file.path(), name);
   auto saved = (*store)->SaveUpload(*imported, key);
   if (!saved.ok()) return SendStatus(res, saved.status());
+  if (saved->duplicate) return SendStoredUpload(res, **store, saved->ids, key);
   const std::vector<int64_t>& ids = saved->ids;
   const Profile& first = imported->front();
   JsonWriter json(false);
@@ -159,8 +183,8 @@ void HandleUpload(ServerContext& ctx, const httplib::Request& req, httplib::Resp
   json.EndArray().Field("format", first.metadata.format).Field("source", first.metadata.source);
   json.Field("kernels", static_cast<int64_t>(first.kernels.size()));
   json.Field("memory_ops", static_cast<int64_t>(first.memory_ops.size()));
-  json.Field("sha256", key).Field("duplicate", saved->duplicate).EndObject();
-  SendJson(res, saved->duplicate ? 200 : 201, json.Take());
+  json.Field("sha256", key).Field("duplicate", false).EndObject();
+  SendJson(res, 201, json.Take());
 }
 
 }  // namespace

@@ -148,6 +148,8 @@ class ProfileStore {
   // upload with that key is stored already: then its ids, with duplicate set, and nothing
   // written (upload_keys.cc, docs/upload.md).
   Result<UploadSave> SaveUpload(std::vector<Profile>& profiles, const std::string& upload_key);
+  // The ids of the stored upload with that key; empty when there is none.
+  Result<std::vector<int64_t>> FindUpload(const std::string& upload_key);
   Result<Profile> LoadProfile(int64_t id, const LoadOptions& options = {});
 
   // Live ingest. AppendBatch buffers samples per series and writes packed blocks in

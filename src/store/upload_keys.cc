@@ -17,7 +17,7 @@ namespace {
 
 constexpr char kUploadKeyAttribute[] = "upload_sha256";
 
-Result<std::vector<int64_t>> FindUpload(store::SqliteDb& db, const std::string& key) {
+Result<std::vector<int64_t>> SelectUploadIds(store::SqliteDb& db, const std::string& key) {
   KRAKEN_ASSIGN_OR_RETURN(Statement select,
                           db.Prepare("SELECT a.profile_id FROM profile_attributes a JOIN profiles p ON p.id = "
                                      "a.profile_id WHERE a.key = ? AND a.value = ? AND p.complete = 1 ORDER BY "
@@ -34,13 +34,18 @@ Result<std::vector<int64_t>> FindUpload(store::SqliteDb& db, const std::string& 
 
 }  // namespace
 
+Result<std::vector<int64_t>> ProfileStore::FindUpload(const std::string& upload_key) {
+  KRAKEN_ASSIGN_OR_RETURN(store::ReadTransaction txn, store::ReadTransaction::Begin(*db_));
+  return SelectUploadIds(*db_, upload_key);
+}
+
 Result<UploadSave> ProfileStore::SaveUpload(std::vector<Profile>& profiles, const std::string& upload_key) {
   if (read_only_) return IoError(path() + ": opened read-only");
   // IMMEDIATE: two uploads of the same body (two clients, two server processes) take the
   // write lock in turn, and the second sees the first's rows.
   KRAKEN_ASSIGN_OR_RETURN(WriteTransaction txn, WriteTransaction::Begin(*db_));
   UploadSave saved;
-  KRAKEN_ASSIGN_OR_RETURN(saved.ids, FindUpload(*db_, upload_key));
+  KRAKEN_ASSIGN_OR_RETURN(saved.ids, SelectUploadIds(*db_, upload_key));
   if (!saved.ids.empty()) {
     saved.duplicate = true;
     return saved;  // the transaction rolls back: nothing was written
