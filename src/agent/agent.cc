@@ -134,7 +134,7 @@ void Agent::SampleOnce() {
   pod_labels_.Apply(pods, mig_uuids_, filtered_);
   if (!plans_.empty()) KeepRequestedMetrics(plans_, filtered_, filtered_spare_);
   const SampleBatch* recorded = &filtered_;
-  if (!plans_.empty() && MarkOptedOut(plans_, filtered_, opted_out_)) {
+  if (!plans_.empty() && MarkOptedOut(plans_, filtered_, opted_out_, pods.policies.get())) {
     StripOptedOut(opted_out_, filtered_, filtered_spare_);
     // Entities keep their indices through the strip; the copy drops them.
     CopyWithoutOptedOut(opted_out_, filtered_, recorded_, remap_, recorded_spare_);

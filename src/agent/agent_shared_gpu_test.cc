@@ -35,6 +35,7 @@ struct SharedPod {
   std::string name;       // in namespace "ml", container "main"
   std::string uid;
   std::vector<int> pids;  // the captured pids its cgroup holds
+  std::map<std::string, std::string> annotations = {};
 };
 
 struct SharedGpuRun {
@@ -45,6 +46,16 @@ struct SharedGpuRun {
 
 // "<uid>" of pod `i`, in metadata.uid's form.
 std::string SharedPodUid(int i) { return "5e1a0c2d-0000-4000-8000-00000000000" + std::to_string(i); }
+
+// The pods that show on /metrics: all but those that opted out.
+size_t SharedPodsShown(const std::vector<SharedPod>& pods) {
+  size_t shown = 0;
+  for (const SharedPod& pod : pods) {
+    auto profiling = pod.annotations.find("kraken.io/profiling");
+    shown += profiling == pod.annotations.end() || profiling->second != "disabled";
+  }
+  return shown;
+}
 
 // The agent on `fixture` with `pods` holding device `device_id` (one replica each); runs
 // until a /metrics page shows one kraken_pod_gpu_fb_used line per pod, then stops.
@@ -57,7 +68,7 @@ SharedGpuRun RunSharedGpuAgent(const std::string& fixture, const std::string& de
   for (size_t i = 0; i < pods.size(); ++i) {
     std::string replica = device_id + "::" + std::to_string(i);
     kubelet_pods.push_back({"ml", pods[i].name, {{"main", {{"nvidia.com/gpu", {replica}}}, {}}}});
-    api_pods.push_back({"ml", pods[i].name, {}, pods[i].uid});
+    api_pods.push_back({"ml", pods[i].name, pods[i].annotations, pods[i].uid});
     for (int pid : pods[i].pids) {
       std::filesystem::create_directories(dir + "/proc/" + std::to_string(pid));
       std::ofstream(dir + "/proc/" + std::to_string(pid) + "/cgroup")
@@ -91,7 +102,7 @@ SharedGpuRun RunSharedGpuAgent(const std::string& fixture, const std::string& de
     agent.RenderMetrics(page);
     size_t lines = 0;
     for (std::string_view line : Split(page, '\n')) lines += line.rfind("kraken_pod_gpu_fb_used{", 0) == 0;
-    if (lines != pods.size()) continue;
+    if (lines != SharedPodsShown(pods)) continue;
     if (run.pages.empty() || run.pages.back() != page) run.pages.push_back(page);
     if (run.pages.size() >= 3) run.page = run.pages.front();
   }
@@ -200,6 +211,24 @@ TEST(AgentSharedGpuTest, ThreePodsSharingOneMigInstanceGetMemoryButNoGuessedSm) 
   std::map<std::string, std::set<double>> memory;
   auto pids = StoredPidsByPod(run.stored, Metric::kProcessUsedMemoryBytes, &memory);
   EXPECT_EQ(pids["c"], (std::set<int64_t>{21198}));
+}
+
+// A pod on a shared GPU that opted out (kraken.io/profiling: disabled) leaves no share and
+// no stored process; its neighbour keeps both.
+TEST(AgentSharedGpuTest, AnOptedOutPodOnASharedGpuLeavesNoShareAndNothingStored) {
+  SharedGpuRun run = RunSharedGpuAgent(
+      "h100.nvml", kSharedGpu,
+      {{"hog-a", SharedPodUid(1), {11327}},
+       {"burn", SharedPodUid(2), {11345}, {{"kraken.io/profiling", "disabled"}}}});
+  // The page with the pods' processes shows one pod: wait for hog-a's line instead.
+  ASSERT_FALSE(run.page.empty()) << "no pass showed hog-a";
+  EXPECT_EQ(SharedPodValue(run.page, "kraken_pod_gpu_fb_used", "hog-a"), 2566);
+  EXPECT_EQ(run.page.find("pod=\"burn\""), std::string::npos) << run.page;
+  std::map<std::string, std::set<double>> memory;
+  auto pids = StoredPidsByPod(run.stored, Metric::kProcessUsedMemoryBytes, &memory);
+  EXPECT_EQ(pids.count("burn"), 0u);
+  EXPECT_EQ(pids["hog-a"], (std::set<int64_t>{11327}));
+  for (const Series& s : run.stored) EXPECT_NE(s.entity.pid, 11345);
 }
 
 // The agent's pages as Prometheus would answer a range query after scraping them, one

@@ -50,9 +50,13 @@ std::vector<PodGpuShare> PodGpuShares(const SampleBatch& batch) {
   std::vector<PodGpuShare> shares;
   std::map<ShareKey, size_t> index;
   std::vector<int> share_of_entity(batch.entities.size(), -1);
+  // Processes with a value in this pass (an opted-out pod's keep their entity, not their values).
+  std::vector<uint8_t> measured(batch.entities.size(), 0);
+  for (const SampleBatch::Value& v : batch.values)
+    if (v.entity >= 0 && static_cast<size_t>(v.entity) < measured.size()) measured[static_cast<size_t>(v.entity)] = 1;
   for (size_t e = 0; e < batch.entities.size(); ++e) {
     const SeriesEntity& entity = batch.entities[e];
-    if (entity.pid < 0 || entity.pod.empty()) continue;
+    if (entity.pid < 0 || entity.pod.empty() || !measured[e]) continue;
     auto [it, inserted] = index.emplace(KeyOf(entity), shares.size());
     if (inserted) shares.push_back({DeviceOf(entity, batch), {}, {}, {}, 0});
     share_of_entity[e] = static_cast<int>(it->second);
