@@ -32,6 +32,9 @@ packages=(
   # make bundle sets each bundled library's RUNPATH; its test runs the bundle in a minimal
   # Debian root made with debootstrap.
   patchelf debootstrap
+  # The PostgreSQL store (docs/store.md): libpq to talk to it; its tests start a real server
+  # from the postgresql package on loopback in a temporary data folder.
+  libpq-dev postgresql
 )
 # Packages a make target needs only for itself.
 fuzz_packages=(clang libclang-rt-14-dev)

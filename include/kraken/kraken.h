@@ -149,6 +149,11 @@ KRAKEN_API kraken_status kraken_export_profile(const char* id, const char* optio
  *   db            that store (default as above)
  *   out           also write the profile to this file (kraken's export JSON)
  *   kernel_capture  true asks for a kernel timeline: KRAKEN_ERROR_UNSUPPORTED for now
+ *   upload_to     also send the profile to this kraken API ("http://HOST:PORT") when
+ *                 stopped, through the on-disk spool with retries (docs/upload.md)
+ *   token_file    file holding that API's bearer token
+ *   upload_spool  the spool folder (default $XDG_STATE_HOME/kraken/upload-spool)
+ *   upload_retry_for  how long to retry an unreachable API, "30s" (default)
  * A session that cannot load NVML fails to start. */
 typedef struct kraken_session kraken_session;
 

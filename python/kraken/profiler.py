@@ -70,7 +70,9 @@ class WorkloadProfiler:
     def __init__(self, workload_name: str, sampling_interval: float = 100,
                  metrics: Sequence[str] = DEFAULT_METRICS, device: Optional[str] = None, db: Any = None, *,
                  store: bool = True, out: Any = None, pids: Optional[Sequence[int]] = None,
-                 max_samples: Optional[int] = None, nvml_library: Optional[str] = None) -> None:
+                 max_samples: Optional[int] = None, nvml_library: Optional[str] = None,
+                 upload_to: Optional[str] = None, token_file: Any = None, upload_spool: Any = None,
+                 upload_retry_for: Optional[str] = None) -> None:
         """Args:
             workload_name: names the run (the stored profile's source, the report title).
             sampling_interval: milliseconds between NVML passes.
@@ -88,6 +90,11 @@ class WorkloadProfiler:
             max_samples: stop sampling after this many passes.
             nvml_library: the NVML library to load (default $KRAKEN_NVML_LIBRARY, else
                 libnvidia-ml.so.1).
+            upload_to: also send the profile to this kraken API ("http://HOST:PORT") when
+                the session stops, through the on-disk spool with retries (docs/upload.md).
+            token_file: file holding that API's bearer token.
+            upload_spool: the spool folder (default $XDG_STATE_HOME/kraken/upload-spool).
+            upload_retry_for: how long to retry an unreachable API, e.g. "30s".
 
         Raises:
             ValueError: an unknown metric (the message lists the valid ones), a bad
@@ -108,6 +115,10 @@ class WorkloadProfiler:
         self.pids = list(pids) if pids is not None else None
         self.max_samples = max_samples
         self.nvml_library = nvml_library
+        self.upload_to = upload_to
+        self.token_file = None if token_file is None else os.fspath(token_file)
+        self.upload_spool = None if upload_spool is None else os.fspath(upload_spool)
+        self.upload_retry_for = upload_retry_for
         self._interval = _interval_text(sampling_interval)
         self._lock = threading.Lock()
         self._handle: Any = None
@@ -141,6 +152,9 @@ class WorkloadProfiler:
             options = {"name": self.workload_name, "interval": self._interval, "store": self.store,
                        "db": self.db, "out": profile_path, "pids": self.pids, "samples": self.max_samples,
                        "nvml_library": self.nvml_library}
+            if self.upload_to is not None:
+                options.update({"upload_to": self.upload_to, "token_file": self.token_file,
+                                "upload_spool": self.upload_spool, "upload_retry_for": self.upload_retry_for})
             handle = _native.library().session_start(options)
             recorder = choose_recorder() if "kernel_timeline" in self.metrics else None
             if recorder is not None:

@@ -8,6 +8,7 @@
 #include "agent/metric_groups.h"
 #include "agent/workload_window.h"
 #include "base/log.h"
+#include "exporter/pod_share_exposition.h"
 #include "exporter/workload_exposition.h"
 
 namespace kraken::agent {
@@ -73,6 +74,7 @@ Status Agent::CommitProfile() {
   KRAKEN_RETURN_IF_ERROR(store_->Commit(id));
   committed_profiles_.fetch_add(1);
   Log(LogLevel::kInfo, "store: committed profile %lld", static_cast<long long>(id));
+  if (options_.on_commit) options_.on_commit(*store_, id);
   if (options_.retention_ns > 0) {
     KRAKEN_ASSIGN_OR_RETURN(int64_t deleted, store_->DeleteOlderThan(std::chrono::nanoseconds(options_.retention_ns)));
     if (deleted > 0) Log(LogLevel::kInfo, "store: retention deleted %lld profiles", static_cast<long long>(deleted));
@@ -132,7 +134,7 @@ void Agent::SampleOnce() {
   pod_labels_.Apply(pods, mig_uuids_, filtered_);
   if (!plans_.empty()) KeepRequestedMetrics(plans_, filtered_, filtered_spare_);
   const SampleBatch* recorded = &filtered_;
-  if (!plans_.empty() && MarkOptedOut(plans_, filtered_, opted_out_)) {
+  if (!plans_.empty() && MarkOptedOut(plans_, filtered_, opted_out_, pods.policies.get())) {
     StripOptedOut(opted_out_, filtered_, filtered_spare_);
     // Entities keep their indices through the strip; the copy drops them.
     CopyWithoutOptedOut(opted_out_, filtered_, recorded_, remap_, recorded_spare_);
@@ -249,6 +251,7 @@ void Agent::RenderMetrics(std::string& out) const {
   input.agent = &stats_;
   exporter::RenderExposition(input, out);
   exporter::RenderWorkloadWindow(analyses_, input, out);
+  exporter::RenderPodGpuShares(input, out);
 }
 
 void Agent::RenderRing(int64_t since_ns, std::string& out) const {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,6 +36,10 @@ struct AgentOptions {
   int64_t analysis_window_ns = 60'000'000'000;
   int64_t analysis_interval_ns = 15'000'000'000;
   PodLabelOptions pods;  // pod/namespace/container labels; default: none
+  // Called with each committed profile (the window of one commit interval), on the
+  // thread that committed it, where the store may be read; it must not block on the
+  // network (docs/upload.md: the CLI hands it to an UploadWorker). Empty: nothing.
+  std::function<void(ProfileStore& store, int64_t profile_id)> on_commit;
 };
 
 class Agent {

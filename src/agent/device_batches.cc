@@ -24,7 +24,8 @@ void CopyValue(const SampleBatch::Value& in, int32_t entity, SampleBatch::Value&
 
 }  // namespace
 
-bool MarkOptedOut(const std::vector<DevicePlan>& plans, const SampleBatch& batch, std::vector<uint8_t>& opted_out) {
+bool MarkOptedOut(const std::vector<DevicePlan>& plans, const SampleBatch& batch, std::vector<uint8_t>& opted_out,
+                  const PodPolicies* policies) {
   opted_out.assign(batch.entities.size(), 0);
   bool any = false;
   for (size_t e = 0; e < batch.entities.size(); ++e) {
@@ -37,6 +38,10 @@ bool MarkOptedOut(const std::vector<DevicePlan>& plans, const SampleBatch& batch
                 ? std::find(plan.opted_out_instances.begin(), plan.opted_out_instances.end(),
                             entity.gpu_instance_id) != plan.opted_out_instances.end()
                 : entity.pid >= 0;
+    }
+    if (!out && policies != nullptr && entity.pid >= 0 && !entity.pod.empty()) {
+      auto policy = policies->find({entity.namespace_name, entity.pod});
+      out = policy != policies->end() && policy->second.disabled;
     }
     opted_out[e] = out;
     any = any || out;

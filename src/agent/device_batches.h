@@ -38,7 +38,10 @@ void ResizeKeeping(std::vector<T>& v, size_t n, std::vector<T>& spare) {
 // Per entity of `batch`: 1 when it belongs to an opted-out pod: its GPU is held by one, or
 // its MIG instance is, or it is a process without a MIG instance on a GPU where an
 // instance is (NVML's per-process utilization names no instance). Returns whether any is.
-bool MarkOptedOut(const std::vector<DevicePlan>& plans, const SampleBatch& batch, std::vector<uint8_t>& opted_out);
+// With `policies`, a process named to a pod that opted out (a pod sharing a GPU, whose
+// device has no single owner to plan by) is marked too.
+bool MarkOptedOut(const std::vector<DevicePlan>& plans, const SampleBatch& batch, std::vector<uint8_t>& opted_out,
+                  const PodPolicies* policies = nullptr);
 
 // The device-level series of an opted-out entity stay (DCGM_FI_DEV_*: utilization, memory,
 // power, clocks, temperature, PCIe, NVLink, ECC, XID), without pod labels; its GPM

@@ -40,13 +40,15 @@ void PodLabeler::Refresh() {
   }
   Result<std::vector<k8s::PodDevices>> listed = options_.list();
   std::shared_ptr<const k8s::GpuPodMap> map;
+  std::shared_ptr<const SharedHolders> holders;
   std::string state;
   if (listed.ok()) {
+    holders = std::make_shared<SharedHolders>(SharedDeviceHolders(*listed));
     auto built = std::make_shared<k8s::GpuPodMap>(k8s::GpuPodMap::Build(*listed));
     state = "ok " + std::to_string(built->size()) + " " + std::to_string(built->shared_devices().size());
     if (state != last_state_)
       Log(LogLevel::kInfo, "pod attribution: %s lists %zu GPU/MIG devices with one container each, %zu shared "
-          "(no pod labels), %lld device ids that are no UUID",
+          "(their processes named by /proc cgroup), %lld device ids that are no UUID",
           options_.source.c_str(), built->size(), built->shared_devices().size(),
           static_cast<long long>(built->ignored_device_ids()));
     map = std::move(built);
@@ -62,7 +64,9 @@ void PodLabeler::Refresh() {
   std::shared_ptr<const PodPolicies> policies = RefreshPolicies(map.get());
   std::lock_guard<std::mutex> lock(mutex_);
   map_ = std::move(map);  // an error drops the old map: its pods may be gone
+  holders_ = std::move(holders);
   policies_ = std::move(policies);
+  uids_ = uids_from_list_;
   ++generation_;
 }
 
@@ -85,6 +89,7 @@ std::shared_ptr<const PodPolicies> PodLabeler::RefreshPolicies(const k8s::GpuPod
     last_pods_state_ = state;
     return previous;
   }
+  uids_from_list_ = std::make_shared<PodUids>(PodUidsOf(*pods));
   auto policies = std::make_shared<PodPolicies>();
   int opted_out = 0, own_interval = 0, own_metrics = 0;
   std::map<std::string, std::string> noted;
@@ -116,7 +121,7 @@ std::shared_ptr<const PodPolicies> PodLabeler::RefreshPolicies(const k8s::GpuPod
 
 PodSnapshot PodLabeler::snapshot() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return {map_, policies_, generation_};
+  return {map_, policies_, holders_, uids_, generation_};
 }
 
 std::optional<k8s::PodCgroup> PodLabeler::LookUpCgroup(int64_t pid) {
@@ -142,6 +147,9 @@ void PodLabeler::Apply(const PodSnapshot& snapshot, const k8s::MigUuids& mig_uui
   if (!options_.proc_root.empty()) fallback = [this](int64_t pid) { return LookUpCgroup(pid); };
   static const k8s::GpuPodMap kEmpty;
   k8s::AttributeEntities(map ? *map : kEmpty, mig_uuids, fallback, batch.entities);
+  static const SharedHolders kNoHolders;
+  if (snapshot.uids) NameProcessesByPodUid(*snapshot.uids, snapshot.holders ? *snapshot.holders : kNoHolders, mig_uuids,
+                                           batch.entities);
 }
 
 size_t PodLabeler::mapped_devices() const {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "agent/pod_policy.h"
+#include "agent/shared_gpu_pods.h"
 #include "k8s/node_pods.h"
 #include "k8s/pod_resources/gpu_pod_map.h"
 #include "model/sample_batch.h"
@@ -43,6 +44,10 @@ struct PodLabelOptions {
 struct PodSnapshot {
   std::shared_ptr<const k8s::GpuPodMap> map;     // null: no kubelet answer
   std::shared_ptr<const PodPolicies> policies;   // null: no API server answer yet
+  // Shared devices' holders (kubelet) and pod names by UID (API server), for processes on
+  // shared GPUs (shared_gpu_pods.h); null like the two above.
+  std::shared_ptr<const SharedHolders> holders;
+  std::shared_ptr<const PodUids> uids;
   int64_t generation = 0;                        // changes with every refresh
 };
 
@@ -74,11 +79,14 @@ class PodLabeler {
   // previous policies when the API server did not answer.
   std::shared_ptr<const PodPolicies> RefreshPolicies(const k8s::GpuPodMap* map);
   std::optional<k8s::PodCgroup> LookUpCgroup(int64_t pid);
+  std::shared_ptr<const PodUids> uids_from_list_;  // refresher thread: set by RefreshPolicies
 
   PodLabelOptions options_;
   mutable std::mutex mutex_;  // guards map_ and generation_
   std::shared_ptr<const k8s::GpuPodMap> map_;
   std::shared_ptr<const PodPolicies> policies_;
+  std::shared_ptr<const SharedHolders> holders_;
+  std::shared_ptr<const PodUids> uids_;
   int64_t generation_ = 0;  // bumped by every refresh; clears the cgroup cache
 
   // Sampler thread only.

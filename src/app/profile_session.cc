@@ -3,11 +3,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <set>
 
 #include "app/store_access.h"
+#include "app/upload_request.h"
+#include "base/log.h"
 #include "base/atomic_file.h"
 #include "base/duration.h"
 #include "base/json_writer.h"
@@ -15,6 +18,13 @@
 
 namespace kraken {
 namespace {
+
+// The upload's file name from the session's name ("bert-training" -> "bert-training.json").
+std::string SafeUploadName(const std::string& name) {
+  std::string safe;
+  for (char c : name) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_';
+  return (safe.empty() ? std::string("session") : safe.substr(0, 100)) + ".json";
+}
 
 TimeNs NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -42,6 +52,10 @@ std::string DefaultSource(const SessionSettings& settings) {
 
 Result<std::unique_ptr<ProfilingSession>> ProfilingSession::Start(const SessionSettings& settings) {
   KRAKEN_RETURN_IF_ERROR(CheckSettings(settings));
+  if (!settings.upload_to.empty())  // a bad URL or token file fails now, not after the run
+    KRAKEN_RETURN_IF_ERROR(app::UploadSettingsOf(settings.upload_to, settings.token_file, settings.upload_spool,
+                                                 settings.upload_retry_for)
+                               .status());
   std::optional<int64_t> interval = ParseDurationNs(settings.interval);
   if (!interval || *interval <= 0)
     return InvalidInput("interval: '" + settings.interval + "' is not a duration such as 100ms");
@@ -166,6 +180,16 @@ Result<std::string> ProfilingSession::Stop() {
   report.tree_pids.assign(tree_.ever_members().begin(), tree_.ever_members().end());
   report.summary = profiling::SummarizeRun(run_.passes, static_cast<double>(interval_ns_) / 1e9);
   KRAKEN_RETURN_IF_ERROR(SaveProfile(&report));
+  if (!settings_.upload_to.empty()) {
+    // After the local save: a failed upload loses nothing; it waits in the spool.
+    auto upload = app::UploadSettingsOf(settings_.upload_to, settings_.token_file, settings_.upload_spool,
+                                        settings_.upload_retry_for);
+    if (upload.ok()) {
+      app::ShipReport shipped = app::ShipProfile(builder_.profile(), SafeUploadName(settings_.name), *upload);
+      Log(LogLevel::kInfo, "%s", shipped.Summary().c_str());
+      if (!shipped.warning.empty()) Log(LogLevel::kWarn, "upload: %s", shipped.warning.c_str());
+    }
+  }
   return profiling::RenderRunJson(report);
 }
 

@@ -34,6 +34,11 @@ struct SessionSettings {
   std::string db;                   // that store (ResolveDbPath)
   std::string out;                  // also write the profile (export JSON) to this file
   bool kernel_capture = false;      // a kernel timeline: not available yet
+  // Also send the profile to the central API at Stop (docs/upload.md); "" = no upload.
+  std::string upload_to;
+  std::string token_file;
+  std::string upload_spool;         // "" = the default spool
+  std::string upload_retry_for;     // a duration; "" = 30s
 };
 
 class ProfilingSession {

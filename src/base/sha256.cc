@@ -1,5 +1,6 @@
 #include "base/sha256.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -54,23 +55,46 @@ void Compress(std::array<uint32_t, 8>& h, const unsigned char* block) {
 }  // namespace
 
 std::string Sha256Hex(std::string_view data) {
-  std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  Sha256Stream stream;
+  stream.Update(data);
+  return stream.HexDigest();
+}
+
+void Sha256Stream::Update(std::string_view data) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
-  size_t full = data.size() / 64 * 64;
-  for (size_t i = 0; i < full; i += 64) Compress(h, bytes + i);
+  size_t size = data.size();
+  total_ += size;
+  while (size > 0) {
+    if (block_size_ == 0 && size >= 64) {  // whole blocks straight from the input
+      Compress(h_, bytes);
+      bytes += 64;
+      size -= 64;
+      continue;
+    }
+    size_t take = std::min(size, 64 - block_size_);
+    std::copy(bytes, bytes + take, block_ + block_size_);
+    block_size_ += take;
+    bytes += take;
+    size -= take;
+    if (block_size_ == 64) {
+      Compress(h_, block_);
+      block_size_ = 0;
+    }
+  }
+}
+
+std::string Sha256Stream::HexDigest() {
   // The tail, a 1 bit, zeros, and the length in bits (big endian) fill one or two blocks.
   unsigned char tail[128] = {};
-  size_t rest = data.size() - full;
-  for (size_t i = 0; i < rest; ++i) tail[i] = bytes[full + i];
-  tail[rest] = 0x80;
-  size_t tail_size = rest + 9 <= 64 ? 64 : 128;
-  uint64_t bits = static_cast<uint64_t>(data.size()) * 8;
+  std::copy(block_, block_ + block_size_, tail);
+  tail[block_size_] = 0x80;
+  size_t tail_size = block_size_ + 9 <= 64 ? 64 : 128;
+  uint64_t bits = total_ * 8;
   for (int i = 0; i < 8; ++i) tail[tail_size - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-  for (size_t i = 0; i < tail_size; i += 64) Compress(h, tail + i);
+  for (size_t i = 0; i < tail_size; i += 64) Compress(h_, tail + i);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  for (uint32_t word : h)
+  for (uint32_t word : h_)
     for (int shift = 28; shift >= 0; shift -= 4) out += kHex[(word >> shift) & 0xF];
   return out;
 }

@@ -17,5 +17,19 @@ TEST(Sha256Test, KnownDigests) {
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+// Pieces of every size across block edges give the one-shot digest.
+TEST(Sha256Test, StreamInPiecesEqualsTheWholeDigest) {
+  std::string data;
+  for (int i = 0; i < 5000; ++i) data += static_cast<char>('a' + i % 23);
+  for (size_t piece : {1u, 7u, 63u, 64u, 65u, 1000u}) {
+    Sha256Stream stream;
+    for (size_t at = 0; at < data.size(); at += piece) stream.Update(std::string_view(data).substr(at, piece));
+    EXPECT_EQ(stream.HexDigest(), Sha256Hex(data)) << piece;
+  }
+  Sha256Stream million;
+  for (int i = 0; i < 1000; ++i) million.Update(std::string(1000, 'a'));
+  EXPECT_EQ(million.HexDigest(), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
 }  // namespace
 }  // namespace kraken

@@ -23,6 +23,10 @@ Outcome Start(const char* options_json, kraken_session** out_session) {
   reader.Read("db", &settings.db);
   reader.Read("out", &settings.out);
   reader.Read("kernel_capture", &settings.kernel_capture);
+  reader.Read("upload_to", &settings.upload_to);
+  reader.Read("token_file", &settings.token_file);
+  reader.Read("upload_spool", &settings.upload_spool);
+  reader.Read("upload_retry_for", &settings.upload_retry_for);
   if (auto problem = reader.Problem()) return Outcome::BadArgument(*problem);
   KRAKEN_ASSIGN_OR_RETURN(std::unique_ptr<ProfilingSession> session, ProfilingSession::Start(settings));
   *out_session = new kraken_session{std::move(session)};

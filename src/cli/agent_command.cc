@@ -16,6 +16,8 @@
 #include "cli/config_flags.h"
 #include "cli/store_access.h"
 #include "k8s/in_cluster_config.h"
+#include "app/upload_request.h"
+#include "cli/upload_flags.h"
 #include "k8s/node_pods.h"
 #include "k8s/pod_resources/pod_resources_client.h"
 
@@ -100,6 +102,12 @@ int RunAgent(const AgentArgs& args) {
     store = std::move(*opened);
   }
 
+  app::UploadSettings upload = app::UploadSettingsFrom(c);
+  if (Status checked = app::CheckUploadSettings(upload); !checked.ok()) return ReportError(checked);
+  if (upload.enabled() && !store)
+    return ReportError(InvalidInput("upload.url: the agent uploads the profiles it commits, and there is no store "
+                                    "(store.enabled: false)"));
+
   sigset_t stop_signals = BlockStopSignals();
 
   agent::AgentOptions options;
@@ -135,6 +143,19 @@ int RunAgent(const AgentArgs& args) {
   }
   // Replayed pids are not this machine's processes: no cgroup fallback for them.
   if (!session->library->is_replay()) options.pods.proc_root = "/proc";
+  // Each committed window travels to the central API (docs/upload.md), off the sampler thread.
+  std::unique_ptr<app::UploadWorker> uploader;
+  if (upload.enabled()) {
+    uploader = std::make_unique<app::UploadWorker>(upload);
+    options.on_commit = [worker = uploader.get(), host = options.hostname](ProfileStore& db, int64_t id) {
+      auto committed = db.LoadProfile(id);
+      if (!committed.ok()) {
+        Log(LogLevel::kWarn, "upload: profile %lld: %s", static_cast<long long>(id), committed.status().message().c_str());
+        return;
+      }
+      worker->Ship(*committed, "kraken-agent-" + host + "-" + std::to_string(id) + ".json");
+    };
+  }
   agent::Agent agent(options, *session->sampler, store.get());
   // The address first: an address in use is an error before anything is stored.
   agent::MetricsServer server([&agent](std::string& out) { agent.RenderMetrics(out); },
@@ -172,6 +193,7 @@ void AddAgentCommand(CLI::App& app, CommandList& commands) {
       "agent", "Sample this node's GPUs continuously: /metrics for Prometheus (dcgm-exporter names) and the store");
   ConfigFlags& f = args->flags;
   f.AddConfigFlag(cmd);
+  AddUploadKeyFlags(cmd, f);
   f.AddKeyFlag(cmd, "--listen", "agent.listen", "Address of /metrics and /healthz, HOST:PORT (port 0: a free one)");
   f.AddKeyFlag(cmd, "--interval", "sampling.interval", "Time between sampling passes, e.g. 100ms, 1s");
   f.AddKeyFlag(cmd, "--db", "store.path", "Profile database (default: $KRAKEN_STORAGE_PATH, else the XDG data dir)");

@@ -18,6 +18,9 @@
 #include "profiling/run_output.h"
 #include "profiling/sampling_loop.h"
 #include "report/profile_export.h"
+#include "base/log.h"
+#include "base/text.h"
+#include "cli/upload_flags.h"
 
 namespace kraken::cli {
 namespace {
@@ -35,6 +38,7 @@ struct ProfileArgs {
   bool kernels = false;          // --kernels: the CUPTI tracer in the command (docs/kernel-capture.md)
   std::string kernel_trace_dir;  // default: <--out>.kernels, else a temporary folder
   std::vector<std::string> command;
+  ConfigFlags upload_flags;  // --upload-to, --token-file, --upload-spool, --config
 };
 
 ProfileMetadata RunMetadata(const ProfileArgs& args, int64_t interval_ns) {
@@ -52,9 +56,10 @@ struct Sinks {
 };
 
 Result<Sinks> OpenSinks(const ProfileArgs& args, const ProfileMetadata& metadata,
-                        const std::vector<DeviceInfo>& devices) {
+                        const std::vector<DeviceInfo>& devices, bool upload) {
   Sinks sinks;
-  if (!args.out.empty()) {
+  // --no-store --upload-to: the profile is built in memory for the upload only.
+  if (!args.out.empty() || (upload && args.no_store)) {
     sinks.file = std::make_unique<profiling::BatchProfileBuilder>();
     sinks.file->profile().metadata = metadata;
     sinks.file->profile().devices = devices;
@@ -63,6 +68,18 @@ Result<Sinks> OpenSinks(const ProfileArgs& args, const ProfileMetadata& metadata
     KRAKEN_ASSIGN_OR_RETURN(sinks.live_id, sinks.store->BeginProfile(metadata, devices));
   }
   return sinks;
+}
+
+// The run's profile to the central API: the in-memory one, else the one just committed.
+void ShipRun(Sinks& sinks, const ProfileArgs& args, const app::UploadSettings& upload) {
+  std::string name = args.out.empty() ? "kraken-profile.json" : std::string(BaseName(args.out));
+  if (sinks.file) return ShipProfileAndSay(sinks.file->profile(), name, upload);
+  auto stored = sinks.store->LoadProfile(sinks.live_id);
+  if (!stored.ok()) {
+    Log(LogLevel::kWarn, "upload: %s; the profile is stored locally only", stored.status().message().c_str());
+    return;
+  }
+  ShipProfileAndSay(*stored, name, upload);
 }
 
 int RunProfile(const ProfileArgs& args) {
@@ -82,13 +99,15 @@ int RunProfile(const ProfileArgs& args) {
   if (args.kernels && args.pid > 0) return ReportError(InvalidInput(profiling::kKernelsNeedLaunch));
   if (args.pid > 0 && kill(static_cast<pid_t>(args.pid), 0) != 0 && errno == ESRCH)
     return ReportError(NotFound("--pid " + std::to_string(args.pid) + ": no such process"));
+  auto upload = ResolveUploadSettings(args.upload_flags);
+  if (!upload.ok()) return ReportError(upload.status());
 
   // NVML first: without it the command is not started at all.
   auto session = nvml::OpenNvmlSession(args.library);
   if (!session.ok()) return ReportError(session.status());
   nvml::NvmlSampler& sampler = *session->sampler;
   ProfileMetadata metadata = RunMetadata(args, *interval);
-  auto sinks = OpenSinks(args, metadata, sampler.devices());
+  auto sinks = OpenSinks(args, metadata, sampler.devices(), upload->enabled());
   if (!sinks.ok()) return ReportError(sinks.status());
 
   std::optional<profiling::KernelCaptureSetup> capture;
@@ -156,12 +175,13 @@ int RunProfile(const ProfileArgs& args) {
     report.stored_db = sinks->store->path();
     report.stored_id = sinks->live_id;
   }
-  if (stored.ok() && sinks->file) {
+  if (stored.ok() && sinks->file && !args.out.empty()) {
     JsonWriter json;
     WriteProfileJson(sinks->file->profile(), json);
     stored = WriteOutput(args.out, json.Take());
     report.stored_file = args.out;
   }
+  if (stored.ok() && upload->enabled()) ShipRun(*sinks, args, *upload);
   // The command runs on after a stop signal or a pass limit until it ends by itself (it
   // got the signal too); its exit code is what kraken returns.
   if (child > 0 && !exit_code) exit_code = profiling::WaitChildExit(child);
@@ -204,6 +224,7 @@ void AddProfileCommand(CLI::App& app, CommandList& commands) {
                   "Keep the Kineto traces of --kernels in this folder (default: <--out>.kernels, else removed "
                   "after they are stored)")
       ->needs(kernels);
+  AddUploadFlags(cmd, args->upload_flags);
   cmd->add_option("command", args->command, "The command to run and profile, after --");
   commands.push_back({cmd, [args] { return RunProfile(*args); }});
 }

@@ -12,6 +12,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/store_access.h"
+#include "cli/upload_flags.h"
 #include "base/text.h"
 #include "collectors/nvml/nvml_sampler.h"
 #include "k8s/annotation_writer.h"
@@ -43,6 +44,7 @@ struct TrialArgs {
   std::string kube_api;
   std::string token_file;
   std::vector<std::string> command;
+  ConfigFlags upload_flags;  // --upload-to, --upload-token-file, --upload-spool, --config
 };
 
 Result<int64_t> Duration(const std::string& flag, const std::string& text, bool zero_ok) {
@@ -141,6 +143,9 @@ int RunTrial(const TrialArgs& args) {
       return ReportError(InvalidInput("--annotate-job: no namespace (give --namespace NS)"));
   }
 
+  auto upload = ResolveUploadSettings(args.upload_flags);
+  if (!upload.ok()) return ReportError(upload.status());
+
   // NVML before anything runs: without it no candidate is known and nothing is started.
   auto session = nvml::OpenNvmlSession(args.library);
   if (!session.ok()) return ReportError(session.status());
@@ -185,7 +190,7 @@ int RunTrial(const TrialArgs& args) {
         std::fprintf(stderr, "%s%.*s\n", prefix.c_str(), static_cast<int>(line.size()), line.data());
       };
     hooks.on_pass = [&](const SampleBatch& kept) {
-      if (store) profile.Add(kept);
+      if (store || upload->enabled()) profile.Add(kept);
       return Status::Ok();
     };
     auto run = profiling::RunTrialCandidate(sampler, candidate, options, hooks);
@@ -198,6 +203,12 @@ int RunTrial(const TrialArgs& args) {
       auto id = store->SaveProfile(profile.profile());
       if (!id.ok()) return ReportError(id.status());
       result.profile_id = *id;
+    }
+    if (upload->enabled() && result.sampled) {
+      profile.profile().metadata = CandidateMetadata(report, result, i);
+      profile.profile().devices = sampler.devices();
+      ShipProfileAndSay(profile.profile(), "kraken-trial-" + report.trial_id + "-" + std::to_string(i + 1) + ".json",
+                        *upload);
     }
     if (!run->tree_gone)
       return ReportError(Status(StatusCode::kInternal, "a process of candidate " + candidate.uuid +
@@ -275,6 +286,7 @@ void AddTrialCommand(CLI::App& app, CommandList& commands) {
                   "With --annotate-job: API server URL when not running in a pod (default: in-cluster)")
       ->needs(job);
   cmd->add_option("--token-file", args->token_file, "With --kube-api: file holding the bearer token");
+  AddUploadFlags(cmd, args->upload_flags, "--upload-token-file");
   cmd->add_option("command", args->command, "The workload to try, after --");
   commands.push_back({cmd, [args] { return RunTrial(*args); }});
 }

@@ -48,6 +48,12 @@ struct KrakenConfig {
   // agent.node_name (env NODE_NAME, the DaemonSet's downward API): whose pods the agent
   // LISTs for their kraken.io/profiling and kraken.io/profile-interval; "" = none.
   std::string node_name;
+  // upload.*: where profiles travel (docs/upload.md); "" url = they stay on this machine.
+  std::string upload_url;                                 // upload.url (--upload-to)
+  std::string upload_token_file;                          // upload.token_file (--token-file)
+  std::string upload_spool;                               // upload.spool; "" = the default folder
+  int64_t upload_spool_max_bytes = int64_t{1} << 30;      // upload.spool_max_bytes
+  int64_t upload_retry_ns = 30'000'000'000;               // upload.retry_for: one drain's retries
   std::string output_format = "text";                    // output.format: text | json
   std::string log_level = "info";                        // log_level
 };

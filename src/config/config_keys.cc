@@ -139,6 +139,37 @@ const std::vector<KeySpec> kKeys = {
        return Status::Ok();
      },
      [](const KrakenConfig& c) { return c.node_name; }},
+    {{"upload.url", "", "central API that profile, trial, the agent and Python sessions upload to (--upload-to)"},
+     [](std::string_view t, KrakenConfig& c) -> Status {
+       c.upload_url = std::string(Trim(t));
+       return Status::Ok();
+     },
+     [](const KrakenConfig& c) { return c.upload_url; }},
+    {{"upload.token_file", "", "file holding the API's bearer token for uploads (--token-file)"},
+     [](std::string_view t, KrakenConfig& c) -> Status {
+       c.upload_token_file = std::string(Trim(t));
+       return Status::Ok();
+     },
+     [](const KrakenConfig& c) { return c.upload_token_file; }},
+    {{"upload.spool", "", "folder where uploads wait for the API (--upload-spool); empty: the default"},
+     [](std::string_view t, KrakenConfig& c) -> Status {
+       c.upload_spool = std::string(Trim(t));
+       return Status::Ok();
+     },
+     [](const KrakenConfig& c) { return c.upload_spool; }},
+    {{"upload.spool_max_bytes", "", "bytes the upload spool may hold; past it new uploads are refused with a warning"},
+     [](std::string_view t, KrakenConfig& c) -> Status {
+       std::optional<int64_t> v = ParseInt64(Trim(t));
+       if (!v || *v < 1024) return InvalidInput(Quoted(t) + " is not a byte count of at least 1024");
+       c.upload_spool_max_bytes = *v;
+       return Status::Ok();
+     },
+     [](const KrakenConfig& c) { return std::to_string(c.upload_spool_max_bytes); }},
+    {{"upload.retry_for", "", "how long one upload pass retries an unreachable API before leaving the rest spooled"},
+     [](std::string_view t, KrakenConfig& c) -> Status {
+       return ParseDurationIn(t, 0, 3600 * kSecondNs, true, c.upload_retry_ns);
+     },
+     [](const KrakenConfig& c) { return FormatDurationNs(c.upload_retry_ns); }},
     {{"output.format", "", "how commands print results: text or json (--json)"},
      [](std::string_view t, KrakenConfig& c) -> Status {
        std::string v(Trim(t));

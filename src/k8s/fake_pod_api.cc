@@ -30,7 +30,9 @@ std::string RenderPod(const std::string& node, const FakeApiPod& pod) {
   AppendQuoted(out, pod.name);
   out.append(R"(,"generateName":"x-","namespace":)");
   AppendQuoted(out, pod.namespace_name);
-  out.append(R"(,"uid":"8f4c","labels":{"app":"a"},"annotations":{)");
+  out.append(R"(,"uid":)");
+  AppendQuoted(out, pod.uid);
+  out.append(R"(,"labels":{"app":"a"},"annotations":{)");
   out.append(R"("kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"v1\"}")");
   for (const auto& [k, v] : pod.annotations) {
     out.append(",");

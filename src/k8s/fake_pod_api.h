@@ -21,6 +21,7 @@ struct FakeApiPod {
   std::string namespace_name;
   std::string name;
   std::map<std::string, std::string> annotations;
+  std::string uid = "8f4c";  // metadata.uid
 };
 
 class FakePodApi {

@@ -40,11 +40,12 @@ Status ReadItem(simdjson::ondemand::object item, NodePod& pod) {
         simdjson::ondemand::value value;
         if (auto e = m.value().get(value)) return JsonError("annotations", e);
         KRAKEN_RETURN_IF_ERROR(ReadAnnotations(value, pod));
-      } else if (name == "name" || name == "namespace") {
-        bool is_name = name == "name";
+      } else if (name == "name" || name == "namespace" || name == "uid") {
+        std::string& field = name == "name" ? pod.name : name == "uid" ? pod.uid : pod.namespace_name;
+        std::string what(name);  // the key's buffer is reused by the value
         std::string_view text;
-        if (auto e = m.value().get_string().get(text)) return JsonError(is_name ? "name" : "namespace", e);
-        (is_name ? pod.name : pod.namespace_name) = std::string(text);
+        if (auto e = m.value().get_string().get(text)) return JsonError(what, e);
+        field = std::string(text);
       }
     }
   }

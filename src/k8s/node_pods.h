@@ -20,13 +20,14 @@ struct NodePod {
   // Only the "kraken.io/" and "kraken.keti.ai/" keys: a pod's other annotations
   // (last-applied configurations of many kilobytes) are not kept between refreshes.
   std::map<std::string, std::string> annotations;
+  std::string uid = "";  // metadata.uid: what /proc/<pid>/cgroup names (pod attribution on shared GPUs)
 };
 
 // "/api/v1/pods?fieldSelector=spec.nodeName%3D<node>" (node names are DNS subdomains:
 // nothing else in them needs escaping).
 std::string NodePodsPath(std::string_view node);
 
-// The items of a PodList (v1). Fields other than metadata.namespace, metadata.name and
+// The items of a PodList (v1). Fields other than metadata.namespace, metadata.name, metadata.uid and
 // metadata.annotations are skipped; an item without a name is left out.
 Result<std::vector<NodePod>> ParsePodList(std::string_view json);
 

@@ -39,6 +39,7 @@ TEST(NodePodsTest, ListsThePodsOfTheNodeWithTheirKrakenAnnotations) {
   EXPECT_EQ((*pods)[1].annotations, (std::map<std::string, std::string>{{"kraken.io/profile-interval", "1s"}}));
   EXPECT_EQ((*pods)[2].name, "coredns");
   EXPECT_TRUE((*pods)[2].annotations.empty());
+  EXPECT_EQ((*pods)[2].uid, "8f4c");  // metadata.uid, what the /proc cgroup fallback names
 }
 
 TEST(NodePodsTest, AnswersOtherThan200AreErrorsAndBadListsAreInvalid) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <set>
 
+#include "importers/prometheus/pod_share_catalog.h"
 #include "model/dcgm_metric_catalog.h"
 
 namespace kraken::promql {
@@ -35,6 +36,10 @@ std::string DcgmMetricNameRegex() {
     names.insert(entry.field);
     if (!entry.legacy_name.empty()) names.insert(entry.legacy_name);
   }
+  // kraken's agent's per-pod shares of shared GPUs (pod_share_catalog.h) stand for the same metrics.
+  for (const prometheus::PodShareMetric& share : prometheus::PodShareMetrics())
+    for (Metric m : kWantedMetrics)
+      if (share.metric == m) names.insert(share.name);
   std::string regex;
   for (std::string_view n : names) {
     if (!regex.empty()) regex += '|';

@@ -7,6 +7,7 @@
 
 #include "base/text.h"
 #include "importers/common/dcgm_entity.h"
+#include "importers/prometheus/pod_share_catalog.h"
 #include "model/dcgm_metric_catalog.h"
 
 namespace kraken::promql {
@@ -80,6 +81,56 @@ void SetDeviceMemory(PodBuilder* pod) {
   }
 }
 
+// The same GPU or MIG instance.
+bool SameDevice(const SeriesEntity& a, const SeriesEntity& b) {
+  bool same_gpu = !a.gpu_uuid.empty() && !b.gpu_uuid.empty() ? a.gpu_uuid == b.gpu_uuid : a.gpu_index == b.gpu_index;
+  return same_gpu && a.gpu_instance_id == b.gpu_instance_id && a.hostname == b.hostname;
+}
+
+// A pod measured by kraken's per-pod share series (kraken_pod_gpu_*) on a GPU keeps those
+// and drops the device-level series of the same metric on that GPU: on a shared GPU
+// dcgm-exporter copies the whole device's values to every pod, which would count each
+// pod as using all of it.
+void PreferMeasuredShares(PodBuilder* pod) {
+  std::vector<Series>& series = pod->profile.series;
+  std::vector<uint8_t> drop(series.size(), 0);
+  for (const Series& share : series) {
+    if (prometheus::FindPodShareMetric(share.source_name) == nullptr || share.metric == Metric::kOther) continue;
+    for (size_t i = 0; i < series.size(); ++i)
+      if (prometheus::FindPodShareMetric(series[i].source_name) == nullptr && series[i].metric == share.metric &&
+          SameDevice(series[i].entity, share.entity))
+        drop[i] = 1;
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < series.size(); ++i) {
+    if (drop[i]) continue;
+    if (kept != i) {
+      series[kept] = std::move(series[i]);
+      pod->device_of_series[kept] = pod->device_of_series[i];
+    }
+    ++kept;
+  }
+  series.resize(kept);
+  pod->device_of_series.resize(kept);
+  pod->series_by_key.clear();  // indices moved; nothing reads them after this
+}
+
+// The canonical metric and unit factor of a series name: the DCGM catalog's, or kraken's
+// per-pod share series'; nullopt for names neither knows.
+struct NameInfo {
+  Metric metric = Metric::kOther;
+  double scale = 1;
+  bool known = false;
+  bool device = false;  // describes a GPU or MIG instance (DCGM fields, pod shares)
+};
+NameInfo InfoOfName(const std::string& name) {
+  if (const prometheus::DcgmMetricEntry* entry = prometheus::FindDcgmMetric(name))
+    return {entry->metric, entry->scale, true, prometheus::IsDcgmMetricName(name)};
+  if (const prometheus::PodShareMetric* share = prometheus::FindPodShareMetric(name))
+    return {share->metric, share->scale, true, true};
+  return {Metric::kOther, 1, false, prometheus::IsDcgmMetricName(name)};
+}
+
 }  // namespace
 
 std::vector<prometheus::Label> NormalizeDcgmLabels(const std::vector<std::pair<std::string, std::string>>& labels) {
@@ -123,19 +174,18 @@ PodProfiles BuildPodProfiles(const std::vector<RangeSeries>& series, const std::
     PodKey key{entity.namespace_name, entity.pod};
     PodBuilder& pod = builders[key];
     auto [it, inserted] = pod.series_by_key.emplace(SeriesKey(rs), pod.profile.series.size());
+    const NameInfo info = InfoOfName(name);
     if (inserted) {
       Series& s = pod.profile.series.emplace_back();
       s.source_name = name;
       s.entity = entity;
-      const prometheus::DcgmMetricEntry* entry = prometheus::FindDcgmMetric(name);
-      if (entry != nullptr) s.metric = entry->metric;
-      if (entry == nullptr || entry->metric == Metric::kOther) ++out.unknown_metric_series;
-      pod.device_of_series.push_back(prometheus::IsDcgmMetricName(name) ? pod.devices.Observe(entity) : -1);
+      s.metric = info.metric;
+      if (!info.known || info.metric == Metric::kOther) ++out.unknown_metric_series;
+      pod.device_of_series.push_back(info.device ? pod.devices.Observe(entity) : -1);
       if (!entity.hostname.empty()) hosts[key].insert(entity.hostname);
     }
     Series& s = pod.profile.series[it->second];
-    const prometheus::DcgmMetricEntry* entry = prometheus::FindDcgmMetric(name);
-    double scale = entry != nullptr ? entry->scale : 1;
+    double scale = info.scale;
     size_t n = std::min(rs.times_ms.size(), rs.values.size());
     for (size_t i = 0; i < n; ++i) {
       std::optional<double> value = prometheus::ParseSampleValue(rs.values[i]);
@@ -160,6 +210,7 @@ PodProfiles BuildPodProfiles(const std::vector<RangeSeries>& series, const std::
                                   [](const Sample& a, const Sample& b) { return a.time_ns == b.time_ns; }),
                       s.samples.end());
     }
+    PreferMeasuredShares(&pod);
     SetDeviceMemory(&pod);
     Profile& profile = pod.profile;
     profile.devices = pod.devices.TakeDevices();

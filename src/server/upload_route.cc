@@ -1,6 +1,8 @@
 // POST /api/v1/profiles: a profile file as the raw body, streamed to a temporary file
 // (never held whole in memory, refused past --max-body), imported with the registry's
-// sniffing like `kraken import`, and saved in the store.
+// sniffing like `kraken import`, and saved in the store. Idempotent: the body's SHA-256
+// keys the upload, and the same body again answers 200 with the ids stored the first
+// time (docs/upload.md); an Idempotency-Key header, when sent, must be that digest.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -8,6 +10,7 @@
 #include <filesystem>
 
 #include "base/json_writer.h"
+#include "base/sha256.h"
 #include "base/text.h"
 #include "importers/builtin_importers.h"
 #include "importers/registry.h"
@@ -85,6 +88,20 @@ std::string ReplaceAll(std::string text, const std::string& from, const std::str
   return text;
 }
 
+// 200 for a body stored before: its ids, and what the first upload stored.
+void SendStoredUpload(httplib::Response& res, ProfileStore& store, const std::vector<int64_t>& ids,
+                      const std::string& key) {
+  auto info = store.GetProfileInfo(ids.front());
+  if (!info.ok()) return SendStatus(res, info.status());
+  JsonWriter json(false);
+  json.BeginObject().Field("id", ids.front()).Key("ids").BeginArray();
+  for (int64_t id : ids) json.Int(id);
+  json.EndArray().Field("format", info->format).Field("source", info->source);
+  json.Field("kernels", info->kernels).Field("memory_ops", info->memory_ops);
+  json.Field("sha256", key).Field("duplicate", true).EndObject();
+  SendJson(res, 200, json.Take());
+}
+
 void HandleUpload(ServerContext& ctx, const httplib::Request& req, httplib::Response& res,
                   const httplib::ContentReader& reader) {
   // A refusal before the body is read leaves it in the socket: the connection must end.
@@ -107,12 +124,14 @@ void HandleUpload(ServerContext& ctx, const httplib::Request& req, httplib::Resp
   if (!file.ok()) return SendError(res, 500, "internal", "cannot create a temporary file");
   int64_t received = 0;
   bool too_large = false, write_failed = false;
+  Sha256Stream digest;
   bool complete = reader([&](const char* data, size_t size) {
     received += static_cast<int64_t>(size);
     if (received > limit) {
       too_large = true;
       return false;
     }
+    digest.Update(std::string_view(data, size));
     if (!file.Write(data, size)) {
       write_failed = true;
       return false;
@@ -127,7 +146,22 @@ void HandleUpload(ServerContext& ctx, const httplib::Request& req, httplib::Resp
   if (received == 0) return SendError(res, 400, "bad_request", "the body is empty: send the profile file");
   file.Close();
   res.headers.erase("Connection");
+  const std::string key = digest.HexDigest();
+  std::string claimed = ToLower(Trim(req.get_header_value("Idempotency-Key")));
+  if (StartsWith(claimed, "sha256:")) claimed = claimed.substr(7);
+  if (!claimed.empty() && claimed != key)
+    return SendError(res, 400, "bad_request",
+                     "Idempotency-Key " + claimed + " is not the body's SHA-256 " + key + " (the body changed?)");
 
+  // A body stored before is answered from the store, without importing it again (the
+  // save below checks once more: two uploads of one body may both get here).
+  {
+    auto store = ctx.store->Acquire();
+    if (!store.ok()) return SendStatus(res, store.status());
+    auto known = (*store)->FindUpload(key);
+    if (!known.ok()) return SendStatus(res, known.status());
+    if (!known->empty()) return SendStoredUpload(res, **store, *known, key);
+  }
   auto imported = ImportFile(BuiltinImporters(), file.path());
   if (!imported.ok()) {
     std::string message = ReplaceAll(imported.status().message(), file.path(), name);
@@ -137,20 +171,19 @@ void HandleUpload(ServerContext& ctx, const httplib::Request& req, httplib::Resp
   if (imported->empty()) return SendError(res, 422, "unprocessable", name + ": no profile in the file");
   auto store = ctx.store->Acquire();
   if (!store.ok()) return SendStatus(res, store.status());
-  std::vector<int64_t> ids;
-  for (Profile& profile : *imported) {
-    profile.metadata.source = ReplaceAll(profile.metadata.source, file.path(), name);
-    auto id = (*store)->SaveProfile(profile);
-    if (!id.ok()) return SendStatus(res, id.status());
-    ids.push_back(*id);
-  }
+  for (Profile& profile : *imported) profile.metadata.source = ReplaceAll(profile.metadata.source, file.path(), name);
+  auto saved = (*store)->SaveUpload(*imported, key);
+  if (!saved.ok()) return SendStatus(res, saved.status());
+  if (saved->duplicate) return SendStoredUpload(res, **store, saved->ids, key);
+  const std::vector<int64_t>& ids = saved->ids;
   const Profile& first = imported->front();
   JsonWriter json(false);
   json.BeginObject().Field("id", ids.front()).Key("ids").BeginArray();
   for (int64_t id : ids) json.Int(id);
   json.EndArray().Field("format", first.metadata.format).Field("source", first.metadata.source);
   json.Field("kernels", static_cast<int64_t>(first.kernels.size()));
-  json.Field("memory_ops", static_cast<int64_t>(first.memory_ops.size())).EndObject();
+  json.Field("memory_ops", static_cast<int64_t>(first.memory_ops.size()));
+  json.Field("sha256", key).Field("duplicate", false).EndObject();
   SendJson(res, 201, json.Take());
 }
 

@@ -6,11 +6,7 @@
 namespace kraken::store {
 namespace {
 
-struct Migration {
-  int64_t version;
-  const char* description;
-  const char* sql;
-};
+using Migration = SchemaMigration;
 
 // Tables keyed (profile_id, seq) are WITHOUT ROWID: a profile's rows sit together in key
 // order, so loading one reads contiguous pages and deleting one is a range delete; seq
@@ -183,6 +179,8 @@ Status CheckIntegrity(SqliteDb& db) {
 }
 
 }  // namespace
+
+std::span<const SchemaMigration> SchemaMigrations() { return kMigrations; }
 
 Status PrepareSchema(SqliteDb& db, bool writable) {
   // The first read of the header: a file that is not SQLite fails here.

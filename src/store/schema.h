@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "base/status.h"
 #include "store/sqlite_db.h"
@@ -15,6 +16,15 @@ namespace kraken::store {
 inline constexpr int64_t kKrakenApplicationId = 0x4B524B4E;
 // The newest schema this build reads and writes.
 inline constexpr int64_t kSchemaVersion = 2;
+
+// One step of the schema, as SQLite DDL. The PostgreSQL store (store/pg/pg_schema.h)
+// applies the same steps, translated (pg_dialect.h).
+struct SchemaMigration {
+  int64_t version;
+  const char* description;
+  const char* sql;
+};
+std::span<const SchemaMigration> SchemaMigrations();
 
 // Checks that `db` is a kraken database this build can use and, when `writable`, brings a
 // new or older one up to kSchemaVersion (WAL mode, incremental auto-vacuum on creation).

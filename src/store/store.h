@@ -130,6 +130,11 @@ struct LegacyWorkloadRecord {
   std::optional<int64_t> profile_id;  // the stored profile a measured one came from
 };
 
+struct UploadSave {
+  std::vector<int64_t> ids;
+  bool duplicate = false;  // stored by an earlier upload of the same body
+};
+
 class ProfileStore {
  public:
   static Result<std::unique_ptr<ProfileStore>> Open(const std::string& path, const StoreOptions& options = {});
@@ -139,6 +144,12 @@ class ProfileStore {
 
   // Stores a whole profile in one transaction; it is listed once this returns.
   Result<int64_t> SaveProfile(const Profile& profile);
+  // Saves the profiles of one upload keyed by `upload_key` (its body's SHA-256), unless an
+  // upload with that key is stored already: then its ids, with duplicate set, and nothing
+  // written (upload_keys.cc, docs/upload.md).
+  Result<UploadSave> SaveUpload(std::vector<Profile>& profiles, const std::string& upload_key);
+  // The ids of the stored upload with that key; empty when there is none.
+  Result<std::vector<int64_t>> FindUpload(const std::string& upload_key);
   Result<Profile> LoadProfile(int64_t id, const LoadOptions& options = {});
 
   // Live ingest. AppendBatch buffers samples per series and writes packed blocks in

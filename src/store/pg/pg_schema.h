@@ -1,0 +1,14 @@
+// The store's schema on PostgreSQL: the same migrations as SQLite's (store/schema.h),
+// translated (pg_dialect.h), each in its own transaction under an advisory lock, so that
+// API replicas starting together migrate once; recorded in the same schema_migrations table.
+#pragma once
+
+#include "store/pg/pg_db.h"
+
+namespace kraken::store::pg {
+
+// Brings the database up to kSchemaVersion. A database migrated by a newer kraken (a
+// version above it) is refused with one line naming both versions.
+Status PreparePgSchema(PgDb& db);
+
+}  // namespace kraken::store::pg
