@@ -39,5 +39,6 @@ void AddExtenderCommand(CLI::App& app, CommandList& commands);
 void AddAnnotateCommand(CLI::App& app, CommandList& commands);
 void AddTrialCommand(CLI::App& app, CommandList& commands);
 void AddCostCommand(CLI::App& app, CommandList& commands);
+void AddPlanCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli
