@@ -11,6 +11,7 @@
 #include "base/testing/test_data.h"
 #include "cli/cli_test_support.h"
 #include "cli/prometheus_test_server.h"
+#include "server/test_server.h"
 
 namespace kraken {
 namespace {
@@ -104,6 +105,33 @@ TEST_F(ChargebackPrometheusTest, ByLabelFlatPriceCsvAndBudgetMetrics) {
   RunResult html = RunKraken(Args("--output-format html"));
   ASSERT_EQ(html.exit_code, 0) << html.err;
   EXPECT_NE(html.out.find("<section id=\"chargeback\">"), std::string::npos);
+}
+
+TEST_F(ChargebackPrometheusTest, ServeExposesBudgetMetricsForAlerting) {
+  std::string budgets = dir_ + "/serve_budgets.csv";
+  std::ofstream(budgets) << "team,monthly_usd\nml,1000\n";
+  server::ServeOptions options;
+  options.budget_prometheus = server_->url();
+  options.budgets_file = budgets;
+  options.budget_range = "7d";
+  options.budget_gpu_model = "a100-40gb-sxm";
+  server::testing::TestServer serve(options);
+  auto res = serve.Client()->Get("/api/v1/cost/budgets/metrics");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  EXPECT_NE(res->get_header_value("Content-Type").find("text/plain"), std::string::npos);
+  EXPECT_NE(res->body.find("kraken_budget_limit_usd{team=\"ml\"} 1000.0000"), std::string::npos) << res->body;
+  // The range ends now: the history ended an hour ago, so the ml team's cost is its
+  // week less the last hour, allocated GPU-hours x $1.99 (A100 40 GB), within a sample.
+  const std::string spent = "kraken_budget_spent_usd{team=\"ml\"} ";
+  size_t at = res->body.find(spent);
+  ASSERT_NE(at, std::string::npos) << res->body;
+  double usd = std::stod(res->body.substr(at + spent.size()));
+  EXPECT_NEAR(usd, 1.99 * kChargebackGpuHours * (1 + 1.0 / 7) * 167 / 168, 0.5) << res->body;
+  server::testing::TestServer unconfigured;
+  auto missing = unconfigured.Client()->Get("/api/v1/cost/budgets/metrics");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
 }
 
 TEST_F(ChargebackPrometheusTest, BadFlagsAreOneLineErrors) {

@@ -83,6 +83,10 @@ Result<server::ServeOptions> MakeServeOptions(const ServeArgs& args) {
   options.legacy_profiles = args.legacy_profiles;
   options.legacy_sms = args.legacy_sms;
   options.device = args.device;
+  options.budget_prometheus = args.budget_prometheus;
+  options.budgets_file = args.budgets;
+  options.budget_range = args.budget_range;
+  options.budget_gpu_model = args.budget_gpu_model;
   return options;
 }
 
@@ -142,6 +146,11 @@ void AddServeCommand(CLI::App& app, CommandList& commands) {
                   "SMs the legacy /colocation sm_partition divides (default: the SMs of --device, else 84)");
   cmd->add_option("--device", args->device,
                   "GPU (catalog id, see `kraken devices`) the legacy /colocation predicts for; its SMs are split");
+  cmd->add_option("--budget-prometheus", args->budget_prometheus,
+                  "Prometheus holding the DCGM history: serves kraken_budget_* at /api/v1/cost/budgets/metrics");
+  cmd->add_option("--budgets", args->budgets, "CSV team,monthly_usd for the budget metrics (docs/cost.md)");
+  cmd->add_option("--budget-range", args->budget_range, "Range the budget metrics charge")->capture_default_str();
+  cmd->add_option("--budget-gpu-model", args->budget_gpu_model, "Catalog id for GPUs whose series carry no modelName");
   commands.push_back({cmd, [args] { return RunServe(*args); }});
 }
 

@@ -27,6 +27,12 @@ struct ServeOptions {
   std::string device;
   int threads = 64;  // request threads: one per open connection (keep-alive, /api/v1/live)
   int timeout_s = 10;  // read and write timeout of a request
+  // GET /api/v1/cost/budgets/metrics (docs/cost.md): the chargeback's Prometheus, the
+  // budgets CSV, the range charged and the GPU model of series without modelName.
+  std::string budget_prometheus;
+  std::string budgets_file;
+  std::string budget_range = "30d";
+  std::string budget_gpu_model;
 };
 
 }  // namespace kraken::server
