@@ -72,6 +72,24 @@ TEST(CostRecommendCli, BuiltInCatalogWithBudgetAndSpotText) {
   EXPECT_EQ(int64_t(w["rejected"]["budget"]), 18);
 }
 
+TEST(CostRecommendCli, A100TraceWithoutMemoryRecordKeepsToGpusAsLarge) {
+  // Rank 0 of a 16-rank TorchRec job on an A100-SXM4-80GB; no allocator record.
+  RunResult r = RunKraken("cost recommend " +
+                          testing::DataPath("kineto/hta/negative_queue_length_values_check/rank0.json.gz") +
+                          " --cloud any --budget 5000 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element w = parser.parse(r.out)["workloads"].at(0);
+  EXPECT_TRUE(w["demand"]["memory_peak_bytes"].is_null());
+  EXPECT_EQ(std::string_view(w["current"]["instance"]), "HGX A100");  // CoreWeave, $21.60/h
+  // 80 GB GPUs only: the 40 GB A100s, the A10, the L40S are left out.
+  EXPECT_EQ(int64_t(w["rejected"]["memory"]), 6);
+  simdjson::dom::element first = w["ranked"].at(0);
+  EXPECT_EQ(std::string_view(first["instance"]), "gpu_1x_h100_pcie");
+  EXPECT_NEAR(double(first["savings_fraction"]), 1 - double(first["usd_per_work_hour"]) / 21.60, 1e-9);
+  EXPECT_LT(double(first["time_ratio"]), 1.0);
+}
+
 TEST(CostRecommendCli, BadPricesAndFlagsAreOneLineErrors) {
   std::string trace = testing::DataPath(kCostV100Trace);
   std::string prices = CostPricesFile("provider,instance,gpu_model,gpus,on_demand_usd_per_hour\nx,y,t4,0,1\n");

@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 
 #include "base/testing/test_data.h"
@@ -85,6 +86,22 @@ TEST_F(ChargebackPrometheusTest, PerNamespaceFromTheRealDcgmValues) {
   EXPECT_DOUBLE_EQ(double(serving["used_gpu_hours"]), 0);
   EXPECT_EQ(std::string_view(doc["unpriced_models"].at(0)), "t4");
   EXPECT_NEAR(double(doc["total"]["allocated_gpu_hours"]), allocated + kChargebackGpuHours, 1e-6);
+}
+
+TEST_F(ChargebackPrometheusTest, TextTableWithBudgetVerdict) {
+  std::string budgets = dir_ + "/text_budgets.csv";
+  std::ofstream(budgets) << "team,monthly_usd\nml,1000\nserving,50\n";
+  RunResult r = RunKraken(Args("--budgets " + budgets));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::printf("%s", r.out.c_str());  // the table in the test log (docs/cost.md quotes it)
+  EXPECT_NE(r.out.find("  ml          2           192.10      191.26  99.6%  $382.27      $1.67       $1638.30  "
+                       "$1000.00 OVER"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  serving     1           168.08        0.00   0.0%    $0.00      $0.00          $0.00"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("no price for GPU model(s): t4"), std::string::npos) << r.out;
 }
 
 TEST_F(ChargebackPrometheusTest, ByLabelFlatPriceCsvAndBudgetMetrics) {

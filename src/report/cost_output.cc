@@ -65,7 +65,7 @@ void DemandText(const cost::MeasuredDemand& d, std::string& out) {
          (d.gpu_model.empty() ? "of unknown model" : d.gpu_model) + ", GPU busy " +
          (d.busy_measured ? Percent(d.gpu_busy) : "not measured") + ", memory peak " +
          (d.memory_measured ? FormatFixed(d.memory_peak_bytes / (1024.0 * 1024 * 1024), 2) + " GiB"
-                            : std::string("not measured (every GPU taken to fit)")) +
+                            : std::string("not measured (GPUs at least as large as its own taken to fit)")) +
          ", " + d.bound + "-bound";
   if (d.step_time_s) out += ", step " + FormatFixed(*d.step_time_s * 1000, 1) + " ms";
   out += "\n";

@@ -159,6 +159,9 @@ Result<Recommendation> RecommendInstances(const MeasuredDemand& demand, const st
   out.current = CurrentInstance(demand, all_prices, options, &out.current_basis, &error);
   KRAKEN_RETURN_IF_ERROR(error);
   double memory_need = demand.memory_peak_bytes * (1 + options.memory_headroom);
+  // Without a measured peak only GPUs as large as the one it ran on are known to hold it.
+  const DeviceSpec* measured_on = FindDeviceSpec(demand.gpu_model);
+  if (!demand.memory_measured && measured_on != nullptr) memory_need = static_cast<double>(measured_on->memory_bytes);
   for (const InstancePrice& row : catalog) {
     const DeviceSpec* spec = FindDeviceSpec(row.gpu_model);
     if (spec == nullptr || static_cast<double>(spec->memory_bytes) < memory_need) {

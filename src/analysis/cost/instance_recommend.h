@@ -23,7 +23,9 @@ struct MeasuredDemand {
   double gpu_busy = 0;        // mean fraction of wall time a kernel ran (0..1)
   bool busy_measured = false;
   bool memory_measured = false;
-  double memory_peak_bytes = 0;  // per GPU; when not measured every GPU is taken to fit
+  // Per GPU. Not measured: GPUs with at least the memory of the one it ran on fit (any GPU
+  // when that one is unknown).
+  double memory_peak_bytes = 0;
   double compute_share = 0;      // of kernel time, compute-bound kernels
   double memory_share = 0;       // of kernel time, memory-bound kernels
   std::string bound;             // compute, memory, latency, communication or none
