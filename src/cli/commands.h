@@ -40,5 +40,6 @@ void AddAnnotateCommand(CLI::App& app, CommandList& commands);
 void AddTrialCommand(CLI::App& app, CommandList& commands);
 void AddCostCommand(CLI::App& app, CommandList& commands);
 void AddPlanCommand(CLI::App& app, CommandList& commands);
+void AddMigCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

@@ -108,6 +108,7 @@ int main(int argc, char** argv) {
   AddTrialCommand(app, commands);
   AddCostCommand(app, commands);
   AddPlanCommand(app, commands);
+  AddMigCommand(app, commands);
   RequireFiniteNumbers(app);
 
   // The KRAKEN design's DaemonSet: KRAKEN_MODE=daemon and no arguments is the agent.
