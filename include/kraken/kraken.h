@@ -120,6 +120,10 @@ KRAKEN_API kraken_status kraken_pack(const char* nodes_csv_path, const char* pod
  * Keys: namespace (required), pod, range ("7d"), step, end (Unix s), gpu_model, timeout
  * (s), explain. */
 KRAKEN_API kraken_status kraken_cluster_analyze(const char* prometheus_url, const char* options_json, char** out);
+/* `kraken plan tenants FILE --json` (docs/tenants.md): the tenants CSV's workloads placed
+ * on the GPUs with each SLA checked. Keys: gpus (list "MODEL[:mig][@USD][=NAME]",
+ * required), optimize ("cost", "performance", "balanced"), prices, format, db. */
+KRAKEN_API kraken_status kraken_plan_tenants(const char* tenants_csv_path, const char* options_json, char** out);
 
 /* ---- Profile store -------------------------------------------------------------------
  * Key "db": the database path (default: $KRAKEN_STORAGE_PATH, else

@@ -22,6 +22,7 @@ logs, dcgm-exporter scrapes) or a stored profile id:
 - :class:`InterferencePredictor`, :class:`ColocationOptimizer`: sharing a GPU.
 - :func:`analyze_temporal`: periodicity and forecasts of utilization series.
 - :class:`ClusterAnalyzer`: per-pod use and pooling candidates from Prometheus.
+- :class:`MultiTenancyPlanner`: tenants' workloads on GPUs with their SLAs checked.
 - :class:`Profile`, :func:`list_profiles`, :func:`import_files`: the profile store.
 
 Errors from the library are :class:`KrakenError` subclasses carrying its message.
@@ -44,6 +45,7 @@ from .profile import ImportResult, Profile, Series, StoredProfile, import_files,
 from .profiler import VALID_METRICS, WorkloadProfiler
 from .report import GpuUsage, IdleGaps, ProfileSummary, Report, UtilizationStats
 from .temporal import Periodicity, TemporalAnalysis, TemporalSeries, analyze_temporal
+from .tenants import GpuAllocation, MultiTenancyPlanner, TenantPlan, WorkloadAllocation, plan_tenants
 
 
 def library_version() -> str:
@@ -68,6 +70,7 @@ __all__ = [
     "SharingMode", "Prediction", "LatencyPrediction",
     "analyze_temporal", "TemporalAnalysis", "TemporalSeries", "Periodicity",
     "ClusterAnalyzer", "ClusterUtilization", "PodUsage", "GpuAccounting", "PoolingCandidate",
+    "MultiTenancyPlanner", "TenantPlan", "GpuAllocation", "WorkloadAllocation", "plan_tenants",
     "Profile", "Series", "StoredProfile", "ImportResult", "list_profiles", "import_files",
     "KrakenError", "InvalidInputError", "NotFoundError", "KrakenIOError", "UnsupportedError", "UnavailableError",
     "InternalError", "InvalidArgumentError", "LibraryNotFoundError", "AbiVersionError",

@@ -69,6 +69,8 @@ class Library:
             fn.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, _c_void_pp]
         lib.kraken_cluster_analyze.restype = ctypes.c_int
         lib.kraken_cluster_analyze.argtypes = [ctypes.c_char_p, ctypes.c_char_p, _c_void_pp]
+        lib.kraken_plan_tenants.restype = ctypes.c_int
+        lib.kraken_plan_tenants.argtypes = [ctypes.c_char_p, ctypes.c_char_p, _c_void_pp]
         lib.kraken_list_profiles.restype = ctypes.c_int
         lib.kraken_list_profiles.argtypes = [ctypes.c_char_p, _c_void_pp]
         lib.kraken_export_profile.restype = ctypes.c_int
@@ -126,7 +128,7 @@ class Library:
         return self._take(out)
 
     def call_one(self, name: str, text: str, options: Optional[Mapping[str, Any]]) -> str:
-        """kraken_cluster_analyze / kraken_export_profile: one string, options, out."""
+        """kraken_cluster_analyze / kraken_export_profile / kraken_plan_tenants: one string, options, out."""
         out = ctypes.c_void_p()
         status = getattr(self.cdll, name)(text.encode("utf-8"), encode_options(options), ctypes.byref(out))
         self._check(status)

@@ -8,7 +8,9 @@
 #include "base/byte_stream.h"
 #include "base/number_input.h"
 #include "base/text.h"
+#include "analysis/mig/node_layouts.h"
 #include "report/mig_output.h"
+#include "report/mig_parted_output.h"
 
 namespace kraken {
 namespace {
@@ -57,6 +59,10 @@ Result<MigPlanSetup> MakeMigPlanSetup(const MigPlanSettings& settings) {
   if (setup.geometry == nullptr)
     return InvalidInput("--gpu '" + settings.gpu + "' has no MIG geometry in kraken (known: " + KnownGpus() + ")");
   KRAKEN_ASSIGN_OR_RETURN(setup.options.memory_headroom, ParseHeadroom(settings.headroom));
+  if (settings.emit != "plan" && settings.emit != "mig-parted" && settings.emit != "node-labels")
+    return InvalidInput("--emit expects plan, mig-parted or node-labels, got '" + settings.emit + "'");
+  if (settings.gpus_per_node < 1 || settings.gpus_per_node > 64)
+    return InvalidInput("--gpus-per-node must be in [1, 64], got " + std::to_string(settings.gpus_per_node));
   return setup;
 }
 
@@ -93,6 +99,12 @@ Result<std::string> RenderMigPlan(std::vector<mig::MigWorkload> workloads, const
     return InvalidInput(std::to_string(workloads.size()) + " workloads: mig-plan plans at most " +
                         std::to_string(kMaxMigWorkloads));
   mig::MigPlan plan = mig::PlanMig(workloads, *setup.geometry, setup.options);
+  if (settings.emit != "plan") {
+    KRAKEN_ASSIGN_OR_RETURN(std::vector<mig::NodeLayout> nodes,
+                            mig::LayoutNodes(plan, settings.gpus_per_node, settings.nodes));
+    return settings.emit == "mig-parted" ? RenderMigPartedConfig(nodes, setup.geometry->name)
+                                         : RenderMigNodeLabels(nodes);
+  }
   return json ? RenderMigPlanJson(plan, workloads, settings.explain)
               : RenderMigPlanText(plan, workloads, settings.explain);
 }

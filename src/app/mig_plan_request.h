@@ -18,6 +18,12 @@ struct MigPlanSettings {
   std::string headroom = "10%";        // memory headroom over the measured peak
   std::vector<std::string> workloads;  // NAME:MEMORY_GIB:SM_FRACTION, workloads without a profile
   bool explain = false;
+  // What to write: "plan" (the plan's document), "mig-parted" (the nvidia-mig-parted
+  // config of the plan's node layouts) or "node-labels" (the nvidia.com/mig.config label
+  // per node as kubectl commands).
+  std::string emit = "plan";
+  int gpus_per_node = 8;
+  std::vector<std::string> nodes;  // node names, in the order the plan fills them
 };
 
 // The settings checked (messages name the CLI flags).

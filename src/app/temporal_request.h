@@ -15,6 +15,9 @@ namespace kraken {
 struct TemporalSettings {
   std::vector<std::string> series;   // index, exact name or part of names; empty = every series
   std::string horizons = "1h,24h";   // forecast horizons
+  // "" = the periodicity and back-test report; a horizon ("24h") = the forecast values up
+  // to it with prediction intervals (replaces the horizons).
+  std::string forecast;
 };
 
 enum class TemporalView { kText, kJson, kExplain };

@@ -10,6 +10,7 @@
 #include "app/profile_inputs.h"
 #include "app/report_request.h"
 #include "app/temporal_request.h"
+#include "app/tenant_request.h"
 #include "capi/call.h"
 #include "capi/options.h"
 
@@ -248,6 +249,22 @@ Outcome ClusterAnalyze(const char* url, const char* options_json) {
   return RenderClusterAnalysis(settings, json);
 }
 
+Outcome PlanTenants(const char* tenants_path, const char* options_json) {
+  if (tenants_path == nullptr) return Outcome::BadArgument("the tenants file must not be NULL");
+  OptionReader reader(options_json);
+  InputOptions input_options;
+  ReadInputOptions(reader, &input_options);
+  TenantPlanSettings settings;
+  settings.tenants = tenants_path;
+  reader.Read("gpus", &settings.gpus);
+  reader.Read("optimize", &settings.optimize);
+  reader.Read("prices", &settings.prices);
+  bool json = true;
+  reader.ReadOutput(&json);
+  KRAKEN_CAPI_OPTIONS_OK(reader);
+  return RenderTenantPlan(settings, input_options, json);
+}
+
 }  // namespace
 }  // namespace kraken::capi
 
@@ -296,6 +313,10 @@ kraken_status kraken_pack(const char* nodes_csv_path, const char* pods_csv_path,
 
 kraken_status kraken_cluster_analyze(const char* prometheus_url, const char* options_json, char** out) {
   return Deliver(out, [&] { return kraken::capi::ClusterAnalyze(prometheus_url, options_json); });
+}
+
+kraken_status kraken_plan_tenants(const char* tenants_csv_path, const char* options_json, char** out) {
+  return Deliver(out, [&] { return kraken::capi::PlanTenants(tenants_csv_path, options_json); });
 }
 
 }  // extern "C"

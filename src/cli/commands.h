@@ -39,5 +39,8 @@ void AddExtenderCommand(CLI::App& app, CommandList& commands);
 void AddAnnotateCommand(CLI::App& app, CommandList& commands);
 void AddTrialCommand(CLI::App& app, CommandList& commands);
 void AddUploadCommand(CLI::App& app, CommandList& commands);
+void AddCostCommand(CLI::App& app, CommandList& commands);
+void AddPlanCommand(CLI::App& app, CommandList& commands);
+void AddMigCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

@@ -107,6 +107,9 @@ int main(int argc, char** argv) {
   AddAnnotateCommand(app, commands);
   AddTrialCommand(app, commands);
   AddUploadCommand(app, commands);
+  AddCostCommand(app, commands);
+  AddPlanCommand(app, commands);
+  AddMigCommand(app, commands);
   RequireFiniteNumbers(app);
 
   // The KRAKEN design's DaemonSet: KRAKEN_MODE=daemon and no arguments is the agent.

@@ -52,6 +52,12 @@ void AddMigPlanCommand(CLI::App& app, CommandList& commands) {
   cmd->add_flag("--json", args->json, "Print one JSON document (keys: docs/mig-planning.md)");
   cmd->add_flag("--explain", args->settings.explain,
                 "Print the inputs, sizing terms and assumptions for each workload");
+  cmd->add_option("--emit", args->settings.emit,
+                  "plan, mig-parted (the nvidia-mig-parted config per node) or node-labels (nvidia.com/mig.config)")
+      ->capture_default_str();
+  cmd->add_option("--gpus-per-node", args->settings.gpus_per_node, "GPUs per node when emitting node layouts")
+      ->capture_default_str();
+  cmd->add_option("--nodes", args->settings.nodes, "Node names, in the order the plan fills them")->delimiter(',');
   cmd->add_option("--format", args->format, "Force an importer (see `kraken formats`)");
   cmd->add_option("-o,--output", args->output, "Write to FILE instead of standard output");
   commands.push_back({cmd, [args] { return RunMigPlan(*args); }});

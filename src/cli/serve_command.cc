@@ -89,6 +89,10 @@ Result<server::ServeOptions> MakeServeOptions(const ServeArgs& args) {
     options.agent_host = agent.host;
     options.agent_port = agent.port;
   }
+  options.budget_prometheus = args.budget_prometheus;
+  options.budgets_file = args.budgets;
+  options.budget_range = args.budget_range;
+  options.budget_gpu_model = args.budget_gpu_model;
   return options;
 }
 
@@ -151,6 +155,11 @@ void AddServeCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--agent", args->agent,
                   "http://HOST:PORT of a running `kraken agent`: the live view streams its in-memory ring "
                   "(samples from its first pass, before any commit) instead of the store's newest live profile");
+  cmd->add_option("--budget-prometheus", args->budget_prometheus,
+                  "Prometheus holding the DCGM history: serves kraken_budget_* at /api/v1/cost/budgets/metrics");
+  cmd->add_option("--budgets", args->budgets, "CSV team,monthly_usd for the budget metrics (docs/cost.md)");
+  cmd->add_option("--budget-range", args->budget_range, "Range the budget metrics charge")->capture_default_str();
+  cmd->add_option("--budget-gpu-model", args->budget_gpu_model, "Catalog id for GPUs whose series carry no modelName");
   commands.push_back({cmd, [args] { return RunServe(*args); }});
 }
 

@@ -23,6 +23,10 @@ struct ServeArgs {
   int legacy_sms = 0;                      // 0: the SMs of `device`, else 84
   std::string device;
   std::string agent;  // http://HOST:PORT of a `kraken agent` whose ring the live view streams
+  std::string budget_prometheus;  // GET /api/v1/cost/budgets/metrics (docs/cost.md)
+  std::string budgets;
+  std::string budget_range = "30d";
+  std::string budget_gpu_model;
 };
 
 // The flags and environment checked (messages name the flag or variable).

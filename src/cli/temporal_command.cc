@@ -55,6 +55,9 @@ void AddTemporalCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--horizon", args->settings.horizons,
                   "Forecast horizons, comma-separated: s, m, h, d, w, or it (iterations)")
       ->capture_default_str();
+  cmd->add_option("--forecast", args->settings.forecast,
+                  "Print the forecast values up to this horizon (24h, 90m, 500it) with 80% and 95% prediction "
+                  "intervals");
   auto* json = cmd->add_flag("--json", args->json, "Print one JSON document with every number (docs/temporal.md)");
   cmd->add_flag("--explain", args->explain,
                 "Show the inputs, each part of the periodicity test and forecast evaluation, and the assumptions")

@@ -114,6 +114,7 @@ Result<std::unique_ptr<KrakenServer>> KrakenServer::Create(const ServeOptions& o
   AddUploadRoute(http, ctx);
   AddTemporalRoute(http, ctx);
   AddPackRoute(http);
+  AddBudgetRoute(http, ctx);
   AddLiveRoutes(http, ctx);
   AddStaticRoutes(http, ctx);
   return server;

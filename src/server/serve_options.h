@@ -31,6 +31,12 @@ struct ServeOptions {
   // (agent_ring_source.h) instead of the store's newest committed live profile.
   std::string agent_host;  // empty: no agent
   int agent_port = 0;
+  // GET /api/v1/cost/budgets/metrics (docs/cost.md): the chargeback's Prometheus, the
+  // budgets CSV, the range charged and the GPU model of series without modelName.
+  std::string budget_prometheus;
+  std::string budgets_file;
+  std::string budget_range = "30d";
+  std::string budget_gpu_model;
 };
 
 }  // namespace kraken::server

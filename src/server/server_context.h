@@ -37,6 +37,7 @@ void AddColocateRoutes(httplib::Server& server, ServerContext& ctx);
 void AddUploadRoute(httplib::Server& server, ServerContext& ctx);
 void AddTemporalRoute(httplib::Server& server, ServerContext& ctx);
 void AddPackRoute(httplib::Server& server);
+void AddBudgetRoute(httplib::Server& server, ServerContext& ctx);
 void AddLiveRoutes(httplib::Server& server, ServerContext& ctx);
 void AddStaticRoutes(httplib::Server& server, ServerContext& ctx);
 

@@ -51,6 +51,27 @@ struct nvmlEventSet_st;
 using nvmlEventSet_t = nvmlEventSet_st*;
 struct nvmlGpmSample_st;
 using nvmlGpmSample_t = nvmlGpmSample_st*;
+struct nvmlGpuInstance_st;
+using nvmlGpuInstance_t = nvmlGpuInstance_st*;
+struct nvmlComputeInstance_st;
+using nvmlComputeInstance_t = nvmlComputeInstance_st*;
+
+// MIG GPU-instance profiles (nvmlDeviceGetGpuInstanceProfileInfo's `profile`): by compute
+// slices; REV2 is the 1-slice profile with twice the memory (1g.20gb on an H100).
+inline constexpr unsigned int NVML_GPU_INSTANCE_PROFILE_1_SLICE = 0;
+inline constexpr unsigned int NVML_GPU_INSTANCE_PROFILE_2_SLICE = 1;
+inline constexpr unsigned int NVML_GPU_INSTANCE_PROFILE_3_SLICE = 2;
+inline constexpr unsigned int NVML_GPU_INSTANCE_PROFILE_4_SLICE = 3;
+inline constexpr unsigned int NVML_GPU_INSTANCE_PROFILE_7_SLICE = 4;
+inline constexpr unsigned int NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 = 9;
+// Compute-instance profiles (nvmlGpuInstanceGetComputeInstanceProfileInfo), and the engine
+// profile every kraken compute instance uses.
+inline constexpr unsigned int NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE = 0;
+inline constexpr unsigned int NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE = 1;
+inline constexpr unsigned int NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE = 2;
+inline constexpr unsigned int NVML_COMPUTE_INSTANCE_PROFILE_4_SLICE = 3;
+inline constexpr unsigned int NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE = 4;
+inline constexpr unsigned int NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED = 0;
 
 // Versioned structs carry sizeof(struct) | version << 24 in their first field
 // (NVML_STRUCT_VERSION); a wrong value makes the call fail with ARGUMENT_VERSION_MISMATCH.
@@ -138,6 +159,32 @@ inline constexpr unsigned int NVML_GPM_METRICS_GET_VERSION = 1;
 inline constexpr unsigned int NVML_GPM_SUPPORT_VERSION = 1;
 
 // ---- Structs (layouts as in NVML 13.x) ----
+
+struct nvmlGpuInstanceProfileInfo_t {
+  unsigned int id;  // the profile id CreateGpuInstance takes (-lgip "ID")
+  unsigned int isP2pSupported;
+  unsigned int sliceCount;
+  unsigned int instanceCount;
+  unsigned int multiprocessorCount;
+  unsigned int copyEngineCount;
+  unsigned int decoderCount;
+  unsigned int encoderCount;
+  unsigned int jpegCount;
+  unsigned int ofaCount;
+  unsigned long long memorySizeMB;
+};
+
+struct nvmlComputeInstanceProfileInfo_t {
+  unsigned int id;
+  unsigned int sliceCount;
+  unsigned int instanceCount;
+  unsigned int multiprocessorCount;
+  unsigned int sharedCopyEngineCount;
+  unsigned int sharedDecoderCount;
+  unsigned int sharedEncoderCount;
+  unsigned int sharedJpegCount;
+  unsigned int sharedOfaCount;
+};
 
 struct nvmlPciInfo_t {
   char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE];  // "0000:00:09.0"

@@ -22,7 +22,9 @@ enum Entry : size_t {
   kDeviceGetEncoderUtilization, kDeviceGetDecoderUtilization, kDeviceGetFieldValues,
   kDeviceGetComputeRunningProcesses, kDeviceGetProcessUtilization, kEventSetCreate, kDeviceRegisterEvents,
   kEventSetWait, kEventSetFree, kGpmSampleAlloc, kGpmSampleFree, kGpmSampleGet, kGpmMigSampleGet, kGpmMetricsGet,
-  kReplayLastError, kEntryCount
+  kReplayLastError, kDeviceGetGpuInstanceProfileInfo, kDeviceGetGpuInstances, kDeviceCreateGpuInstance,
+  kGpuInstanceDestroy, kGpuInstanceGetComputeInstanceProfileInfo, kGpuInstanceGetComputeInstances,
+  kGpuInstanceCreateComputeInstance, kComputeInstanceDestroy, kEntryCount
 };
 
 const char* kComputeProcessesV1 = "nvmlDeviceGetComputeRunningProcesses";
@@ -88,6 +90,15 @@ const std::vector<NvmlLibrary::EntryPoint>& NvmlLibrary::EntryPoints() {
       {"GpmMetricsGet", {"nvmlGpmMetricsGet"}, false},
       // Only kraken's replay library has it: why its nvmlInit failed.
       {"ReplayLastError", {"krakenNvmlReplayLastError"}, false},
+      // MIG management (`kraken mig apply`).
+      {"DeviceGetGpuInstanceProfileInfo", {"nvmlDeviceGetGpuInstanceProfileInfo"}, false},
+      {"DeviceGetGpuInstances", {"nvmlDeviceGetGpuInstances"}, false},
+      {"DeviceCreateGpuInstance", {"nvmlDeviceCreateGpuInstance"}, false},
+      {"GpuInstanceDestroy", {"nvmlGpuInstanceDestroy"}, false},
+      {"GpuInstanceGetComputeInstanceProfileInfo", {"nvmlGpuInstanceGetComputeInstanceProfileInfo"}, false},
+      {"GpuInstanceGetComputeInstances", {"nvmlGpuInstanceGetComputeInstances"}, false},
+      {"GpuInstanceCreateComputeInstance", {"nvmlGpuInstanceCreateComputeInstance"}, false},
+      {"ComputeInstanceDestroy", {"nvmlComputeInstanceDestroy"}, false},
   };
   return entries;
 }
@@ -164,6 +175,42 @@ nvmlReturn_t NvmlLibrary::Call(size_t entry, Args... args) {
 
 using Dev = nvmlDevice_t;
 using Uint = unsigned int;
+
+using Gi = nvmlGpuInstance_t;
+using Ci = nvmlComputeInstance_t;
+
+nvmlReturn_t NvmlLibrary::DeviceGetGpuInstanceProfileInfo(nvmlDevice_t d, unsigned int profile,
+                                                          nvmlGpuInstanceProfileInfo_t* info) {
+  return Call<nvmlReturn_t (*)(Dev, Uint, nvmlGpuInstanceProfileInfo_t*)>(kDeviceGetGpuInstanceProfileInfo, d,
+                                                                          profile, info);
+}
+nvmlReturn_t NvmlLibrary::DeviceGetGpuInstances(nvmlDevice_t d, unsigned int profile_id, nvmlGpuInstance_t* gis,
+                                                unsigned int* n) {
+  return Call<nvmlReturn_t (*)(Dev, Uint, Gi*, Uint*)>(kDeviceGetGpuInstances, d, profile_id, gis, n);
+}
+nvmlReturn_t NvmlLibrary::DeviceCreateGpuInstance(nvmlDevice_t d, unsigned int profile_id, nvmlGpuInstance_t* gi) {
+  return Call<nvmlReturn_t (*)(Dev, Uint, Gi*)>(kDeviceCreateGpuInstance, d, profile_id, gi);
+}
+nvmlReturn_t NvmlLibrary::GpuInstanceDestroy(nvmlGpuInstance_t gi) {
+  return Call<nvmlReturn_t (*)(Gi)>(kGpuInstanceDestroy, gi);
+}
+nvmlReturn_t NvmlLibrary::GpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gi, unsigned int profile,
+                                                                   unsigned int engine,
+                                                                   nvmlComputeInstanceProfileInfo_t* info) {
+  return Call<nvmlReturn_t (*)(Gi, Uint, Uint, nvmlComputeInstanceProfileInfo_t*)>(
+      kGpuInstanceGetComputeInstanceProfileInfo, gi, profile, engine, info);
+}
+nvmlReturn_t NvmlLibrary::GpuInstanceGetComputeInstances(nvmlGpuInstance_t gi, unsigned int profile_id,
+                                                         nvmlComputeInstance_t* cis, unsigned int* n) {
+  return Call<nvmlReturn_t (*)(Gi, Uint, Ci*, Uint*)>(kGpuInstanceGetComputeInstances, gi, profile_id, cis, n);
+}
+nvmlReturn_t NvmlLibrary::GpuInstanceCreateComputeInstance(nvmlGpuInstance_t gi, unsigned int profile_id,
+                                                           nvmlComputeInstance_t* ci) {
+  return Call<nvmlReturn_t (*)(Gi, Uint, Ci*)>(kGpuInstanceCreateComputeInstance, gi, profile_id, ci);
+}
+nvmlReturn_t NvmlLibrary::ComputeInstanceDestroy(nvmlComputeInstance_t ci) {
+  return Call<nvmlReturn_t (*)(Ci)>(kComputeInstanceDestroy, ci);
+}
 
 nvmlReturn_t NvmlLibrary::Init() { return Call<nvmlReturn_t (*)()>(kInit); }
 nvmlReturn_t NvmlLibrary::Shutdown() { return Call<nvmlReturn_t (*)()>(kShutdown); }

@@ -42,6 +42,27 @@ class NvmlApi {
   virtual nvmlReturn_t DeviceGetMaxPcieLinkGeneration(nvmlDevice_t, unsigned int*) { return kMissing; }
   virtual nvmlReturn_t DeviceGetMaxPcieLinkWidth(nvmlDevice_t, unsigned int*) { return kMissing; }
   virtual nvmlReturn_t DeviceGetMigMode(nvmlDevice_t, unsigned int*, unsigned int*) { return kMissing; }
+  // MIG management (`kraken mig apply`).
+  virtual nvmlReturn_t DeviceGetGpuInstanceProfileInfo(nvmlDevice_t, unsigned int, nvmlGpuInstanceProfileInfo_t*) {
+    return kMissing;
+  }
+  virtual nvmlReturn_t DeviceGetGpuInstances(nvmlDevice_t, unsigned int, nvmlGpuInstance_t*, unsigned int*) {
+    return kMissing;
+  }
+  virtual nvmlReturn_t DeviceCreateGpuInstance(nvmlDevice_t, unsigned int, nvmlGpuInstance_t*) { return kMissing; }
+  virtual nvmlReturn_t GpuInstanceDestroy(nvmlGpuInstance_t) { return kMissing; }
+  virtual nvmlReturn_t GpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t, unsigned int, unsigned int,
+                                                                nvmlComputeInstanceProfileInfo_t*) {
+    return kMissing;
+  }
+  virtual nvmlReturn_t GpuInstanceGetComputeInstances(nvmlGpuInstance_t, unsigned int, nvmlComputeInstance_t*,
+                                                      unsigned int*) {
+    return kMissing;
+  }
+  virtual nvmlReturn_t GpuInstanceCreateComputeInstance(nvmlGpuInstance_t, unsigned int, nvmlComputeInstance_t*) {
+    return kMissing;
+  }
+  virtual nvmlReturn_t ComputeInstanceDestroy(nvmlComputeInstance_t) { return kMissing; }
   virtual nvmlReturn_t DeviceGetMaxMigDeviceCount(nvmlDevice_t, unsigned int*) { return kMissing; }
   virtual nvmlReturn_t DeviceGetMigDeviceHandleByIndex(nvmlDevice_t, unsigned int, nvmlDevice_t*) { return kMissing; }
   virtual nvmlReturn_t DeviceGetGpuInstanceId(nvmlDevice_t, unsigned int*) { return kMissing; }
@@ -141,6 +162,20 @@ class NvmlLibrary final : public NvmlApi {
   nvmlReturn_t DeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int* v) override;
   nvmlReturn_t DeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int* v) override;
   nvmlReturn_t DeviceGetMigMode(nvmlDevice_t d, unsigned int* current, unsigned int* pending) override;
+  nvmlReturn_t DeviceGetGpuInstanceProfileInfo(nvmlDevice_t d, unsigned int profile,
+                                               nvmlGpuInstanceProfileInfo_t* info) override;
+  nvmlReturn_t DeviceGetGpuInstances(nvmlDevice_t d, unsigned int profile_id, nvmlGpuInstance_t* gis,
+                                     unsigned int* n) override;
+  nvmlReturn_t DeviceCreateGpuInstance(nvmlDevice_t d, unsigned int profile_id, nvmlGpuInstance_t* gi) override;
+  nvmlReturn_t GpuInstanceDestroy(nvmlGpuInstance_t gi) override;
+  nvmlReturn_t GpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gi, unsigned int profile,
+                                                        unsigned int engine,
+                                                        nvmlComputeInstanceProfileInfo_t* info) override;
+  nvmlReturn_t GpuInstanceGetComputeInstances(nvmlGpuInstance_t gi, unsigned int profile_id,
+                                              nvmlComputeInstance_t* cis, unsigned int* n) override;
+  nvmlReturn_t GpuInstanceCreateComputeInstance(nvmlGpuInstance_t gi, unsigned int profile_id,
+                                                nvmlComputeInstance_t* ci) override;
+  nvmlReturn_t ComputeInstanceDestroy(nvmlComputeInstance_t ci) override;
   nvmlReturn_t DeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned int* v) override;
   nvmlReturn_t DeviceGetMigDeviceHandleByIndex(nvmlDevice_t d, unsigned int i, nvmlDevice_t* mig) override;
   nvmlReturn_t DeviceGetGpuInstanceId(nvmlDevice_t d, unsigned int* v) override;

@@ -1,0 +1,36 @@
+#include "analysis/mig/node_layouts.h"
+
+namespace kraken::mig {
+
+Result<std::vector<NodeLayout>> LayoutNodes(const MigPlan& plan, int gpus_per_node,
+                                            const std::vector<std::string>& node_names) {
+  if (gpus_per_node < 1) return InvalidInput("--gpus-per-node must be at least 1");
+  std::vector<GpuLayout> gpus;
+  for (const PackedGpu& packed : plan.packing.gpus) {
+    GpuLayout layout;
+    layout.mig_enabled = true;
+    for (const MigPlacement& p : packed.layout) ++layout.devices[plan.geometry->profiles[p.profile].name];
+    gpus.push_back(std::move(layout));
+  }
+  for (int i = 0; i < plan.gpus_whole; ++i) gpus.push_back(GpuLayout{});
+  size_t nodes = (gpus.size() + gpus_per_node - 1) / gpus_per_node;
+  if (!node_names.empty() && node_names.size() < nodes)
+    return InvalidInput("the plan needs " + std::to_string(nodes) + " node(s) of " + std::to_string(gpus_per_node) +
+                        " GPUs; --nodes names " + std::to_string(node_names.size()));
+  std::vector<NodeLayout> out;
+  for (size_t n = 0; n < nodes; ++n) {
+    NodeLayout node;
+    node.node = node_names.empty() ? "node-" + std::to_string(n) : node_names[n];
+    for (size_t g = n * gpus_per_node; g < std::min(gpus.size(), (n + 1) * gpus_per_node); ++g)
+      node.gpus.push_back(gpus[g]);
+    // A node short of a full set keeps its remaining GPUs whole.
+    while (node.gpus.size() < static_cast<size_t>(gpus_per_node)) node.gpus.push_back(GpuLayout{});
+    node.config = "kraken-" + std::to_string(n);
+    for (const NodeLayout& earlier : out)
+      if (earlier.gpus == node.gpus) node.config = earlier.config;
+    out.push_back(std::move(node));
+  }
+  return out;
+}
+
+}  // namespace kraken::mig

@@ -1,0 +1,182 @@
+// `kraken cost chargeback`: the DCGM utilization series of every pod read from Prometheus,
+// grouped per GPU (or MIG instance) and pod, charged to the namespace or to a label.
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "analysis/cost/chargeback.h"
+#include "app/cost_request.h"
+#include "base/number_input.h"
+#include "base/small_file.h"
+#include "base/text.h"
+#include "base/text_table.h"
+#include "model/device_catalog.h"
+#include "promql/cluster_query.h"
+#include "report/cost_output.h"
+
+namespace kraken {
+namespace {
+
+// The busy fields, best first: DCGM's graphics-engine activity (0..1), then the
+// utilization in percent (current and 1.x exporter names).
+constexpr char kBusyQuery[] =
+    "{__name__=~\"DCGM_FI_PROF_GR_ENGINE_ACTIVE|DCGM_FI_DEV_GPU_UTIL|dcgm_gpu_utilization\"}";
+
+std::string LabelOf(const promql::RangeSeries& s, const std::string& name) {
+  for (const auto& [key, value] : s.labels)
+    if (key == name) return value;
+  return "";
+}
+
+// Who holds the GPU, under the label spellings dcgm-exporter and Prometheus produce.
+bool PodOf(const promql::RangeSeries& s, std::string* ns, std::string* pod) {
+  for (auto [ns_label, pod_label] : {std::pair{"exported_namespace", "exported_pod"}, std::pair{"namespace", "pod"},
+                                     std::pair{"pod_namespace", "pod_name"}}) {
+    *pod = LabelOf(s, pod_label);
+    *ns = LabelOf(s, ns_label);
+    if (!pod->empty()) return true;
+  }
+  return false;
+}
+
+struct SeriesKey {
+  std::string ns, pod, gpu;
+  bool operator<(const SeriesKey& o) const { return std::tie(ns, pod, gpu) < std::tie(o.ns, o.pod, o.gpu); }
+};
+
+int MetricRank(const std::string& name) { return name == "DCGM_FI_PROF_GR_ENGINE_ACTIVE" ? 0 : 1; }
+
+struct Grouped {
+  std::vector<cost::AllocatedGpu> gpus;
+  int64_t series_without_pod = 0;
+};
+
+Grouped GroupSeries(const std::vector<promql::RangeSeries>& all, const std::string& by, const DeviceSpec* fallback) {
+  std::string label = StartsWith(by, "label=") ? by.substr(6) : "";
+  std::map<SeriesKey, std::pair<int, cost::AllocatedGpu>> best;  // metric rank, accumulated
+  Grouped out;
+  for (const promql::RangeSeries& s : all) {
+    SeriesKey key;
+    if (!PodOf(s, &key.ns, &key.pod)) {
+      ++out.series_without_pod;
+      continue;
+    }
+    std::string mig = LabelOf(s, "GPU_I_PROFILE");
+    key.gpu = LabelOf(s, "UUID");
+    std::string instance = LabelOf(s, "GPU_I_ID");
+    if (!instance.empty()) key.gpu.append("/").append(instance);
+    std::string metric = LabelOf(s, "__name__");
+    int rank = MetricRank(metric);
+    auto [it, inserted] = best.try_emplace(key, rank, cost::AllocatedGpu());
+    if (!inserted && rank > it->second.first) continue;
+    if (!inserted && rank < it->second.first) it->second = {rank, cost::AllocatedGpu()};
+    cost::AllocatedGpu& g = it->second.second;
+    g.namespace_name = key.ns;
+    g.pod = key.pod;
+    g.gpu = key.gpu;
+    g.share_of_gpu = cost::MigShareOfGpu(mig);
+    std::string team = label.empty() ? key.ns : LabelOf(s, label);
+    if (team.empty() && !label.empty()) team = LabelOf(s, "label_" + label);
+    g.team = team.empty() ? "(no " + label + ")" : team;
+    const DeviceSpec* spec = MatchDeviceSpec(LabelOf(s, "modelName"));
+    if (spec == nullptr) spec = fallback;
+    g.gpu_model = spec != nullptr ? spec->id : "";
+    double scale = rank == 0 ? 1.0 : 0.01;
+    for (const std::string& text : s.values) {
+      auto v = ParseBoundedNumber(text, 0, 1e9);
+      if (!v) continue;  // DCGM's blank values, NaN
+      ++g.samples;
+      g.busy_sum += std::min(1.0, *v * scale);
+    }
+  }
+  for (auto& [key, entry] : best) out.gpus.push_back(std::move(entry.second));
+  return out;
+}
+
+// $ per GPU-hour of each model: the cheapest on-demand per-GPU price of `cloud`.
+std::map<std::string, double> GpuHourPrices(const std::vector<cost::InstancePrice>& catalog, const std::string& cloud) {
+  std::map<std::string, double> prices;
+  for (const cost::InstancePrice& p : cost::FilterByProvider(catalog, cloud)) {
+    double per_gpu = p.on_demand_usd_per_hour / p.gpus;
+    auto [it, inserted] = prices.emplace(p.gpu_model, per_gpu);
+    if (!inserted && per_gpu < it->second) it->second = per_gpu;
+  }
+  return prices;
+}
+
+Status CheckBy(const std::string& by) {
+  if (by == "namespace") return Status::Ok();
+  if (StartsWith(by, "label=") && by.size() > 6) {
+    for (char c : by.substr(6))
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+        return InvalidInput("--by label=NAME: '" + by.substr(6) + "' is not a Prometheus label name");
+    return Status::Ok();
+  }
+  return InvalidInput("--by expects namespace or label=NAME, got '" + by + "'");
+}
+
+}  // namespace
+
+Result<std::string> RenderChargeback(const ChargebackSettings& settings, ChargebackFormat format) {
+  if (settings.prometheus.empty()) return InvalidInput("cost chargeback needs --prometheus URL");
+  KRAKEN_RETURN_IF_ERROR(CheckBy(settings.by));
+  promql::ClusterQueryOptions options;
+  options.end_s = settings.end_s;
+  auto range = promql::ParsePromDurationSeconds(settings.range);
+  if (!range.ok()) return range.status().WithContext("--range");
+  options.range_s = *range;
+  if (settings.step != "auto") {
+    auto step = promql::ParsePromDurationSeconds(settings.step);
+    if (!step.ok()) return step.status().WithContext("--step");
+    options.step_s = *step;
+  }
+  const DeviceSpec* fallback = nullptr;
+  if (!settings.gpu_model.empty() && (fallback = FindDeviceSpec(settings.gpu_model)) == nullptr)
+    return InvalidInput("--gpu-model '" + settings.gpu_model + "' is not in the catalog (see `kraken devices`)");
+  if (settings.usd_per_gpu_hour < 0) return InvalidInput("--usd-per-gpu-hour must not be negative");
+  KRAKEN_ASSIGN_OR_RETURN(std::vector<cost::InstancePrice> catalog, LoadPriceCatalog(settings.prices));
+  std::map<std::string, double> budgets;
+  if (!settings.budgets.empty()) {
+    KRAKEN_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(settings.budgets, 16 * kMiB, "the --budgets file"));
+    KRAKEN_ASSIGN_OR_RETURN(budgets, cost::ParseBudgets(text, settings.budgets));
+  }
+
+  KRAKEN_ASSIGN_OR_RETURN(auto client, promql::PrometheusClient::Create(settings.prometheus, settings.timeout_s));
+  promql::QueryPlan plan;
+  int64_t end_s = 0;
+  std::vector<promql::RangeSeries> series;
+  KRAKEN_RETURN_IF_ERROR(promql::QueryRangePaged(*client, kBusyQuery, options, &plan, &end_s, &series));
+  Grouped grouped = GroupSeries(series, settings.by, fallback);
+
+  ChargebackView view;
+  view.prometheus_url = settings.prometheus;
+  view.by = settings.by;
+  view.end_s = end_s;
+  view.start_s = end_s - options.range_s;
+  std::map<std::string, double> prices;
+  std::optional<double> flat;
+  if (settings.usd_per_gpu_hour > 0) {
+    flat = settings.usd_per_gpu_hour;
+    view.price_basis = "$";
+    view.price_basis.append(FormatFixed(settings.usd_per_gpu_hour, 4)).append(" per GPU-hour (--usd-per-gpu-hour)");
+  } else {
+    prices = GpuHourPrices(catalog, settings.cloud);
+    view.price_basis = "cheapest on-demand $/GPU-hour of each GPU model in the " +
+                       std::string(settings.prices.empty() ? "built-in catalog" : settings.prices) + " (" +
+                       settings.cloud + ")";
+  }
+  view.charge = cost::ComputeChargeback(grouped.gpus, options.range_s, plan.step_s, prices, flat, budgets);
+  switch (format) {
+    case ChargebackFormat::kJson: return RenderChargebackJson(view);
+    case ChargebackFormat::kCsv: return RenderChargebackCsv(view);
+    case ChargebackFormat::kPrometheus: return RenderBudgetMetrics(view.charge);
+    case ChargebackFormat::kHtml: return RenderChargebackHtmlSection(view);
+    case ChargebackFormat::kText: break;
+  }
+  return RenderChargebackText(view);
+}
+
+}  // namespace kraken
