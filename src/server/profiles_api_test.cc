@@ -32,7 +32,10 @@ constexpr char kCapture[] = "nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-
 
 int64_t UploadTrace(httplib::Client& client) {
   std::string body = kraken::testing::ReadFileOrDie(kraken::testing::DataPath(kTrace));
-  auto res = client.Post((std::string("/api/v1/profiles?name=") + kTraceName).c_str(), body, "application/gzip");
+  // Built by append: GCC 12 flags `std::string(...) + kTraceName` with a false -Warray-bounds.
+  std::string path = "/api/v1/profiles?name=";
+  path += kTraceName;
+  auto res = client.Post(path.c_str(), body, "application/gzip");
   EXPECT_TRUE(res);
   if (!res) return 0;
   EXPECT_EQ(res->status, 201) << res->body;
