@@ -38,5 +38,6 @@ void AddDashboardCommand(CLI::App& app, CommandList& commands);
 void AddExtenderCommand(CLI::App& app, CommandList& commands);
 void AddAnnotateCommand(CLI::App& app, CommandList& commands);
 void AddTrialCommand(CLI::App& app, CommandList& commands);
+void AddDiffCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

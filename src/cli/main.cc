@@ -106,6 +106,7 @@ int main(int argc, char** argv) {
   AddExtenderCommand(app, commands);
   AddAnnotateCommand(app, commands);
   AddTrialCommand(app, commands);
+  AddDiffCommand(app, commands);
   RequireFiniteNumbers(app);
 
   // The KRAKEN design's DaemonSet: KRAKEN_MODE=daemon and no arguments is the agent.
