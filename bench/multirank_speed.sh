@@ -12,13 +12,18 @@ kraken="$build/src/cli/kraken"
 [ -x "$kraken" ] || { echo "kraken: error: kraken binary not built under $build" >&2; exit 2; }
 [ -d "$data/kineto" ] || { echo "kraken: error: no traces under $data/kineto (set KRAKEN_DATA_DIR)" >&2; exit 2; }
 
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
 # Best wall seconds and the peak RSS of that run (GNU time's %M, KiB) of `kraken analyze "$@"`.
 best_of() {
   local threads=$1; shift
   local best="" rss=""
   for _ in $(seq "$runs"); do
     local out
-    out=$( { KRAKEN_THREADS=$threads /usr/bin/time -f '%e %M' "$kraken" analyze --json -o /dev/null "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+    KRAKEN_THREADS=$threads /usr/bin/time -f '%e %M' -o "$tmp/time" "$kraken" analyze --json -o /dev/null "$@" \
+      >/dev/null 2>&1
+    out=$(tail -1 "$tmp/time")
     local t=${out% *} m=${out#* }
     if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
   done

@@ -84,8 +84,13 @@ std::vector<size_t> MatchCollectives(std::span<const RankInput> ranks, Straggler
     size_t last = 0;
     for (size_t r = 1; r < ranks.size(); ++r)
       if ((*comms)[r][i].duration_ns < (*comms)[last][i].duration_ns) last = r;
-    for (size_t r = 0; r < ranks.size(); ++r)
-      report->ranks[r].comm_wait_ns += (*comms)[r][i].duration_ns - (*comms)[last][i].duration_ns;
+    TimeNs longest_wait = 0;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      const TimeNs wait = (*comms)[r][i].duration_ns - (*comms)[last][i].duration_ns;
+      report->ranks[r].comm_wait_ns += wait;
+      longest_wait = std::max(longest_wait, wait);
+    }
+    if (longest_wait == 0) continue;  // a tie: nobody waited, nobody arrived last
     ++report->ranks[last].last_arrivals;
     last_at[i] = last;
   }
@@ -95,6 +100,14 @@ std::vector<size_t> MatchCollectives(std::span<const RankInput> ranks, Straggler
 void Describe(StragglerReport* report) {
   const RankFigures& s = report->ranks[*report->straggler];
   char text[512];
+  if (report->collectives_matched == 0) {
+    std::snprintf(text, sizeof text,
+                  "rank %lld's GPU step takes %.3f ms, the longest of the ranks (no collectives to match); its GPU "
+                  "compute per step is %.1f %% of the other ranks' median",
+                  static_cast<long long>(s.rank), static_cast<double>(s.step_ns) / 1e6, report->compute_vs_others_pct);
+    report->evidence = text;
+    return;
+  }
   std::snprintf(text, sizeof text,
                 "rank %lld arrived last at %lld of %lld collectives (first at collective %lld, step %lld); its GPU "
                 "compute per step is %.1f %% of the other ranks' median, and the others waited %.3f ms on average "
