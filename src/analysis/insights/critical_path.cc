@@ -135,7 +135,9 @@ class PathWalker {
     TimeNs best_end = seg.start_ns;
     const CpuThreadSegments* best = nullptr;
     for (const CpuThreadSegments& other : graph_.threads()) {
-      if (&other == thread_) continue;
+      if (&other == thread_ || other.segments.empty() || other.segments.front().start_ns >= t_ ||
+          other.segments.back().end_ns <= best_end)
+        continue;  // nothing of that thread inside the gap
       const TimeNs end = LastBusyEnd(other, t_);
       if (end > best_end) best_end = end, best = &other;
     }

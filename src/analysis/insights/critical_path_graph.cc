@@ -4,7 +4,7 @@
 #include <map>
 #include <utility>
 
-#include "analysis/timeline.h"
+#include "analysis/insights/communication_names.h"
 
 namespace kraken {
 
@@ -28,9 +28,10 @@ void CriticalPathGraph::CollectGpuEvents() {
   };
   std::vector<Keyed> all;
   all.reserve(profile_.kernels.size() + profile_.memory_ops.size());
+  CommunicationNames is_communication(profile_);
   for (const Kernel& k : profile_.kernels) {
     PathGpuEvent e{k.start_ns, k.end_ns(), k.name, CriticalPathKind::kGpuCompute, -1, -1};
-    if (IsCommunicationKernelName(profile_.Name(k.name))) e.kind = CriticalPathKind::kGpuCommunication;
+    if (is_communication(k.name)) e.kind = CriticalPathKind::kGpuCommunication;
     all.push_back({{k.device, k.stream}, k.correlation_id, e});
   }
   for (const MemoryOp& m : profile_.memory_ops) {

@@ -5,7 +5,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "analysis/timeline.h"
+#include "analysis/insights/communication_names.h"
 
 namespace kraken {
 namespace {
@@ -32,8 +32,9 @@ struct SequenceAcc {
 std::vector<StreamKernel> KernelsByStream(const Profile& profile, TimeNs max_gap_ns) {
   std::vector<std::pair<std::pair<int32_t, int64_t>, StreamKernel>> keyed;
   keyed.reserve(profile.kernels.size());
+  CommunicationNames is_communication(profile);
   for (const Kernel& k : profile.kernels) {
-    StreamKernel s{k.name, k.start_ns, k.end_ns(), k.external_id, IsCommunicationKernelName(profile.Name(k.name))};
+    StreamKernel s{k.name, k.start_ns, k.end_ns(), k.external_id, is_communication(k.name)};
     keyed.push_back({{k.device, k.stream}, s});
   }
   std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {

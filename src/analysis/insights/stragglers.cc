@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/insights/communication_names.h"
+
 namespace kraken {
 namespace {
 
@@ -19,8 +21,9 @@ struct CommKernel {
 
 std::vector<CommKernel> CommunicationKernels(const Profile& profile) {
   std::vector<CommKernel> out;
+  CommunicationNames is_communication(profile);
   for (const Kernel& k : profile.kernels)
-    if (IsCommunicationKernelName(profile.Name(k.name))) out.push_back({k.name, k.start_ns, k.duration_ns});
+    if (is_communication(k.name)) out.push_back({k.name, k.start_ns, k.duration_ns});
   std::sort(out.begin(), out.end(), [](const CommKernel& a, const CommKernel& b) { return a.start_ns < b.start_ns; });
   return out;
 }
