@@ -44,6 +44,7 @@ from .profile import ImportResult, Profile, Series, StoredProfile, import_files,
 from .profiler import VALID_METRICS, WorkloadProfiler
 from .report import GpuUsage, IdleGaps, ProfileSummary, Report, UtilizationStats
 from .temporal import Periodicity, TemporalAnalysis, TemporalSeries, analyze_temporal
+from .trace_diff import diff
 
 
 def library_version() -> str:
@@ -67,6 +68,7 @@ __all__ = [
     "InterferencePredictor", "InterferencePrediction", "ColocationOptimizer", "Placement", "GpuAssignment",
     "SharingMode", "Prediction", "LatencyPrediction",
     "analyze_temporal", "TemporalAnalysis", "TemporalSeries", "Periodicity",
+    "diff",
     "ClusterAnalyzer", "ClusterUtilization", "PodUsage", "GpuAccounting", "PoolingCandidate",
     "Profile", "Series", "StoredProfile", "ImportResult", "list_profiles", "import_files",
     "KrakenError", "InvalidInputError", "NotFoundError", "KrakenIOError", "UnsupportedError", "UnavailableError",
