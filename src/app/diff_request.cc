@@ -3,6 +3,7 @@
 #include "app/analyze_request.h"
 #include "app/parallel_work.h"
 #include "base/json_writer.h"
+#include "report/html_report.h"
 #include "report/insights_output.h"
 
 namespace kraken {
@@ -44,6 +45,17 @@ std::string RenderDiffJson(const TraceDiff& diff, const DiffSettings& settings) 
   WriteTraceDiffJson(json, diff);
   json.EndObject();
   return json.Take() + "\n";
+}
+
+Result<std::string> RenderDiffReport(const TraceDiff& diff, const DiffSettings& settings) {
+  const std::string title = "kraken diff: " + settings.a_name + " vs " + settings.b_name;
+  JsonWriter head(false);
+  head.BeginObject().Field("kind", "kraken-diff-report").Field("title", title);
+  head.Key("inputs").BeginArray().String(settings.a_name).String(settings.b_name).EndArray().EndObject();
+  std::string data = head.Take();
+  data.pop_back();  // the closing brace: the diff document is appended as it is
+  data += ",\"diff\":" + RenderDiffJson(diff, settings) + "}";
+  return RenderHtmlReport(title, data);
 }
 
 Result<std::string> RenderDiff(const std::vector<Profile>& a, const std::vector<Profile>& b,

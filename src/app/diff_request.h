@@ -25,7 +25,12 @@ Result<TraceDiff> DiffProfiles(const std::vector<Profile>& a, const std::vector<
 Result<std::string> RenderDiff(const std::vector<Profile>& a, const std::vector<Profile>& b,
                                const DiffSettings& settings, bool json);
 
-// The JSON document alone, for embedding (the report's "diff" section).
+// The JSON document alone.
 std::string RenderDiffJson(const TraceDiff& diff, const DiffSettings& settings);
+
+// The self-contained HTML page of the comparison (`kraken diff --html`): the dashboard's
+// bundle in report mode fed {"kind": "kraken-diff-report", "title", "inputs": [A, B],
+// "diff": <the JSON document>}.
+Result<std::string> RenderDiffReport(const TraceDiff& diff, const DiffSettings& settings);
 
 }  // namespace kraken

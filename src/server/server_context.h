@@ -34,6 +34,7 @@ void AddProfileRoutes(httplib::Server& server, ServerContext& ctx);
 void AddColocateRoutes(httplib::Server& server, ServerContext& ctx);
 void AddUploadRoute(httplib::Server& server, ServerContext& ctx);
 void AddTemporalRoute(httplib::Server& server, ServerContext& ctx);
+void AddDiffRoute(httplib::Server& server, ServerContext& ctx);
 void AddPackRoute(httplib::Server& server);
 void AddLiveRoutes(httplib::Server& server, ServerContext& ctx);
 void AddStaticRoutes(httplib::Server& server, ServerContext& ctx);
