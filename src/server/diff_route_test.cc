@@ -10,6 +10,8 @@
 namespace kraken::server {
 namespace {
 
+using testing::ErrorCode;
+using testing::ParseJson;
 using testing::TestServer;
 
 constexpr char kControl[] = "kineto/hta/trace_diff/control/control.json.gz";
