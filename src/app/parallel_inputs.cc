@@ -34,11 +34,14 @@ struct WorkItem {
 class WorkQueue {
  public:
   explicit WorkQueue(size_t capacity) : capacity_(capacity) {}
-  void Push(WorkItem item) {
-    std::unique_lock lock(mu_);
-    not_full_.wait(lock, [&] { return items_.size() < capacity_; });
+  // False when the queue is full: the caller then does the work itself instead of
+  // waiting, so the reading thread is an importer too and no core idles.
+  bool TryPush(WorkItem& item) {
+    std::lock_guard lock(mu_);
+    if (items_.size() >= capacity_) return false;
     items_.push_back(std::move(item));
     not_empty_.notify_one();
+    return true;
   }
   std::optional<WorkItem> Pop() {
     std::unique_lock lock(mu_);
@@ -46,7 +49,6 @@ class WorkQueue {
     if (items_.empty()) return std::nullopt;
     WorkItem item = std::move(items_.front());
     items_.pop_front();
-    not_full_.notify_one();
     return item;
   }
   void Close() {
@@ -57,7 +59,7 @@ class WorkQueue {
 
  private:
   std::mutex mu_;
-  std::condition_variable not_full_, not_empty_;
+  std::condition_variable not_empty_;
   std::deque<WorkItem> items_;
   size_t capacity_;
   bool closed_ = false;
@@ -127,11 +129,8 @@ class ParallelLoader {
   }
 
   void Submit(WorkItem item) {
-    if (threads_ <= 1) {
-      RunItem(item, import_options_);
-      return;
-    }
-    queue_.Push(std::move(item));
+    if (threads_ > 1 && queue_.TryPush(item)) return;
+    RunItem(item, import_options_);
   }
 
   Status Produce(const std::string& argument) {

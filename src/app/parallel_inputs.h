@@ -3,9 +3,9 @@
 // level deep), with each file, and each member of a tar archive, imported on its own
 // thread. Profiles come back in argument order (archive members in archive order), so the
 // output does not depend on scheduling.
-// Memory stays bounded: the archive reader runs ahead of the importers by at most
-// `threads` members, so at most 2 x threads raw members are held at once besides the
-// imported profiles.
+// Memory stays bounded: the reading thread queues at most `threads` items and, when the
+// queue is full, imports the next one itself, so at most 2 x threads raw archive members
+// are held at once besides the imported profiles.
 #pragma once
 
 #include <string>
