@@ -75,6 +75,20 @@ void RunItem(WorkItem& item, const ImportOptions& options) {
   item.slot->profiles = std::move(*result);
 }
 
+// Does any importer (or tar) recognise the start of `path`, gzip undone? Directory
+// entries that do not (READMEs, logs) are skipped like unknown archive members.
+bool LooksImportable(const std::string& path) {
+  auto file = OpenFileStream(path);
+  if (!file.ok()) return true;  // let the importer report it, naming the file
+  auto head = ReadUpTo(**file, 2);
+  if (!head.ok()) return true;
+  std::unique_ptr<ByteStream> stream = MakePrefixedStream(*head, std::move(*file));
+  if (LooksGzipped(*head)) stream = MakeGzipStream(std::move(stream));
+  auto start = ReadUpTo(*stream, kSniffBytes);
+  if (!start.ok()) return true;
+  return LooksLikeTar(*start) || BuiltinImporters().Sniff(*start) != nullptr;
+}
+
 // Is `path` a tar archive (plain or gzipped)? Reads the first 512 bytes after gzip.
 bool IsTarFile(const std::string& path) {
   auto file = OpenFileStream(path);
@@ -105,9 +119,9 @@ class ParallelLoader {
     for (std::thread& w : workers) w.join();
     KRAKEN_RETURN_IF_ERROR(produced);
     for (auto& slot : slots_) KRAKEN_RETURN_IF_ERROR(slot->status);
-    for (const SkippedMembers& a : archives_skipped_)
-      for (size_t s = a.first_slot; s < a.end_slot; ++s)
-        for (Profile& p : slots_[s]->profiles) p.import_counters["archive_members_skipped"] = a.count;
+    for (const Skipped& k : skipped_)
+      for (size_t s = k.first_slot; s < k.end_slot; ++s)
+        for (Profile& p : slots_[s]->profiles) p.import_counters[k.counter] = k.count;
     for (auto& slot : slots_) {
       for (Profile& p : slot->profiles) {
         loaded->profiles.push_back(std::move(p));
@@ -155,9 +169,20 @@ class ParallelLoader {
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
       if (entry.is_regular_file(ec)) files.push_back(entry.path().string());
     if (ec) return InvalidInput(dir + ": cannot list the directory: " + ec.message());
-    if (files.empty()) return InvalidInput(dir + ": the directory holds no file");
     std::sort(files.begin(), files.end());
-    for (const std::string& f : files) KRAKEN_RETURN_IF_ERROR(Produce(f));
+    const size_t first_slot = slots_.size();
+    int64_t skipped = 0;
+    for (const std::string& f : files) {
+      if (options_.format.empty() && !LooksImportable(f)) {
+        ++skipped;
+        continue;
+      }
+      KRAKEN_RETURN_IF_ERROR(Produce(f));
+    }
+    if (slots_.size() == first_slot)
+      return InvalidInput(dir + ": the directory holds no file in a format kraken reads (" + std::to_string(skipped) +
+                          " files skipped)");
+    if (skipped > 0) skipped_.push_back({first_slot, slots_.size(), "directory_files_skipped", skipped});
     return Status::Ok();
   }
 
@@ -192,7 +217,7 @@ class ParallelLoader {
     if (slots_.size() == first_slot)
       return InvalidInput(path + ": tar archive holds no file in a format kraken reads (" + std::to_string(skipped) +
                           " members skipped)");
-    if (skipped > 0) archives_skipped_.push_back({first_slot, slots_.size(), skipped});
+    if (skipped > 0) skipped_.push_back({first_slot, slots_.size(), "archive_members_skipped", skipped});
     return Status::Ok();
   }
 
@@ -201,11 +226,13 @@ class ParallelLoader {
   size_t threads_;
   WorkQueue queue_;
   std::vector<std::unique_ptr<Slot>> slots_;
-  struct SkippedMembers {
+  // Inputs skipped inside an archive or directory, counted on the profiles read from it.
+  struct Skipped {
     size_t first_slot, end_slot;
+    const char* counter;
     int64_t count;
   };
-  std::vector<SkippedMembers> archives_skipped_;
+  std::vector<Skipped> skipped_;
 };
 
 }  // namespace

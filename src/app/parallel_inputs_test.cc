@@ -41,6 +41,21 @@ TEST(ParallelInputs, DirectoryFilesSortedByName) {
   EXPECT_NE(loaded.profiles[1].metadata.source.find("sampled_rank-1"), std::string::npos);
 }
 
+TEST(ParallelInputs, DirectoryEntriesInNoKnownFormatAreSkippedAndCounted) {
+  const std::string dir = testing::MakeTempDir("parallel_inputs_mixed");
+  std::filesystem::create_symlink(testing::DataPath("kineto/hta/trace_compare/base/base.json.gz"), dir + "/rank0.json.gz");
+  std::ofstream(dir + "/README.txt") << "how these traces were taken\n";
+  LoadedProfiles loaded;
+  ASSERT_TRUE(LoadProfileInputsParallel({dir}, InputOptions{}, 2, &loaded).ok());
+  ASSERT_EQ(loaded.profiles.size(), 1u);
+  EXPECT_EQ(loaded.profiles[0].import_counters.at("directory_files_skipped"), 1);
+  const std::string only_text = testing::MakeTempDir("parallel_inputs_text");
+  std::ofstream(only_text + "/notes.txt") << "nothing to import\n";
+  Status s = LoadProfileInputsParallel({only_text}, InputOptions{}, 2, &loaded);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("1 files skipped"), std::string::npos) << s.message();
+}
+
 TEST(ParallelInputs, ErrorsNameTheInputAndNothingIsReturned) {
   const std::string empty = testing::MakeTempDir("parallel_inputs_empty");
   LoadedProfiles loaded;
