@@ -72,17 +72,20 @@ class PathWalker {
     if (e.start_ns <= window_.start_ns) return false;
     const TimeNs prev_end =
         e.previous_on_stream >= 0 ? std::min(graph_.gpu_events()[e.previous_on_stream].end_ns, e.start_ns) : INT64_MIN;
+    TimeNs launch_end = INT64_MIN;
+    const CpuThreadSegments* thread = nullptr;
     if (e.launch_call >= 0) {
       const RuntimeCall& call = graph_.profile().runtime_calls[e.launch_call];
-      const TimeNs launch_end = std::min(call.end_ns(), e.start_ns);
-      const CpuThreadSegments* thread = graph_.ThreadOf(call.pid, call.tid);
-      if (launch_end > prev_end && thread != nullptr) {
-        Add(CriticalPathKind::kLaunchDelay, Span(launch_end, e.start_ns), e.name, false);
-        thread_ = thread;
-        t_ = launch_end;
-        on_gpu_ = false;
-        return true;
-      }
+      thread = graph_.ThreadOf(call.pid, call.tid);
+      if (thread != nullptr) launch_end = std::min(call.end_ns(), e.start_ns);
+    }
+    if (FollowOtherStream(e, std::max(prev_end, launch_end))) return true;
+    if (launch_end > prev_end) {
+      Add(CriticalPathKind::kLaunchDelay, Span(launch_end, e.start_ns), e.name, false);
+      thread_ = thread;
+      t_ = launch_end;
+      on_gpu_ = false;
+      return true;
     }
     if (e.previous_on_stream < 0) {
       Add(CriticalPathKind::kUnattributed, Span(window_.start_ns, e.start_ns), StringTable::kEmpty, false);
@@ -91,6 +94,21 @@ class PathWalker {
     Add(CriticalPathKind::kGpuKernelGap, Span(prev_end, e.start_ns), e.name, false);
     gpu_ = e.previous_on_stream;
     t_ = prev_end;
+    return true;
+  }
+
+  // An event that started after both its stream predecessor and its launch call had
+  // finished waited for something else: on the GPU, an event of another stream
+  // (cudaStreamWaitEvent, NCCL's stream dependencies). The path follows the GPU event
+  // that ended last before it started, when that ended after both.
+  bool FollowOtherStream(const PathGpuEvent& e, TimeNs released) {
+    if (released == INT64_MIN || released >= e.start_ns) return false;
+    const int32_t other = graph_.LastGpuEndingIn(released, e.start_ns);
+    if (other < 0) return false;
+    const TimeNs other_end = graph_.gpu_events()[other].end_ns;
+    Add(CriticalPathKind::kGpuKernelGap, Span(other_end, e.start_ns), e.name, false);
+    gpu_ = other;
+    t_ = other_end;
     return true;
   }
 
