@@ -113,7 +113,9 @@ class PathWalker {
   }
 
   bool CpuStep() {
-    const int64_t i = thread_->SegmentBefore(t_);
+    // Walking back along one thread visits its segments in order: no search needed.
+    const int64_t i = next_segment_ != kNoHint ? next_segment_ : thread_->SegmentBefore(t_);
+    next_segment_ = kNoHint;
     if (i < 0) return IdleStep(CpuSegment{window_.start_ns, t_, CpuSegmentKind::kIdle, -1});
     const CpuSegment& seg = thread_->segments[i];
     if (seg.end_ns < t_) return IdleStep(CpuSegment{seg.end_ns, t_, CpuSegmentKind::kIdle, -1});
@@ -128,7 +130,7 @@ class PathWalker {
         return true;
       }
     }
-    if (seg.kind == CpuSegmentKind::kIdle) return IdleStep(seg);
+    if (seg.kind == CpuSegmentKind::kIdle) return IdleStep(seg, i - 1);
     CriticalPathKind kind = CriticalPathKind::kCpuIdle;
     StringId name = StringTable::kEmpty;
     if (seg.kind == CpuSegmentKind::kOperator) {
@@ -143,13 +145,16 @@ class PathWalker {
     }
     Add(kind, Span(seg.start_ns, t_), name, seg.end_ns <= t_);
     t_ = seg.start_ns;
+    next_segment_ = i - 1;
     return true;
   }
 
   // The thread did nothing itself: when another thread finished work inside the gap,
   // this thread was waiting for it (the Python main thread in loss.backward() waits for
   // the autograd thread), so the path moves there; otherwise the gap is the thread's own.
-  bool IdleStep(const CpuSegment& seg) {
+  // `previous` is the index of the segment before `seg` on this thread (kNoHint when
+  // `seg` is not one of the thread's own).
+  bool IdleStep(const CpuSegment& seg, int64_t previous = kNoHint) {
     TimeNs best_end = seg.start_ns;
     const CpuThreadSegments* best = nullptr;
     for (const CpuThreadSegments& other : graph_.threads()) {
@@ -162,6 +167,7 @@ class PathWalker {
     if (best == nullptr) {
       Add(CriticalPathKind::kCpuIdle, Span(seg.start_ns, t_), StringTable::kEmpty, false);
       t_ = seg.start_ns;
+      next_segment_ = previous;
       return true;
     }
     Add(CriticalPathKind::kCpuIdle, Span(best_end, t_), StringTable::kEmpty, false);
@@ -183,6 +189,8 @@ class PathWalker {
   Interval window_;
   CriticalPathWindow* out_;
   NameTimes* names_;
+  static constexpr int64_t kNoHint = -2;
+  int64_t next_segment_ = kNoHint;  // the thread's segment before t_, when known
   int64_t budget_ = 0;
   bool on_gpu_ = false;
   int32_t gpu_ = -1;
