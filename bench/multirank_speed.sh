@@ -15,29 +15,32 @@ kraken="$build/src/cli/kraken"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Best wall seconds and the peak RSS of that run (GNU time's %M, KiB) of `kraken analyze "$@"`.
+# Best wall seconds of `kraken analyze "$@"`, with that run's CPU seconds (user + system,
+# all threads) and peak RSS (KiB). On a loaded machine the wall time includes waiting for
+# a core; the CPU time shows what running in parallel costs in extra work.
 best_of() {
   local threads=$1; shift
-  local best="" rss=""
+  local best="" cpu="" rss="" wall user sys mem
   for _ in $(seq "$runs"); do
-    local out
-    KRAKEN_THREADS=$threads /usr/bin/time -f '%e %M' -o "$tmp/time" "$kraken" analyze --json -o /dev/null "$@" \
+    KRAKEN_THREADS=$threads /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$kraken" analyze --json -o /dev/null "$@" \
       >/dev/null 2>&1
-    out=$(tail -1 "$tmp/time")
-    local t=${out% *} m=${out#* }
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
+    read -r wall user sys mem < <(tail -1 "$tmp/time")
+    if [ -z "$best" ] || awk "BEGIN{exit !($wall < $best)}"; then
+      best=$wall; cpu=$(awk "BEGIN{print $user + $sys}"); rss=$mem
+    fi
   done
-  echo "$best $rss"
+  echo "$best $cpu $rss"
 }
 
 measure() {
   local label=$1; shift
   local cores
   cores=$(nproc)
-  read -r one one_rss < <(best_of 1 "$@")
-  read -r all all_rss < <(best_of "$cores" "$@")
-  awk -v l="$label" -v a="$one" -v b="$all" -v c="$cores" -v r1="$one_rss" -v r2="$all_rss" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" \
-    'BEGIN { printf "{\"set\": \"%s\", \"one_thread_s\": %.3f, \"threads\": %d, \"all_threads_s\": %.3f, \"speedup\": %.2f, \"peak_rss_mb_1\": %.1f, \"peak_rss_mb_all\": %.1f, \"loadavg\": \"%s\"}\n", l, a, c, b, (b > 0 ? a / b : 0), r1 / 1024, r2 / 1024, load }'
+  read -r one one_cpu one_rss < <(best_of 1 "$@")
+  read -r all all_cpu all_rss < <(best_of "$cores" "$@")
+  awk -v l="$label" -v a="$one" -v b="$all" -v c="$cores" -v ca="$one_cpu" -v cb="$all_cpu" -v r1="$one_rss" -v r2="$all_rss" \
+    -v load="$(cut -d' ' -f1-3 /proc/loadavg)" \
+    'BEGIN { printf "{\"set\": \"%s\", \"one_thread_s\": %.3f, \"threads\": %d, \"all_threads_s\": %.3f, \"speedup\": %.2f, \"cpu_s_1\": %.2f, \"cpu_s_all\": %.2f, \"peak_rss_mb_1\": %.1f, \"peak_rss_mb_all\": %.1f, \"loadavg\": \"%s\"}\n", l, a, c, b, (b > 0 ? a / b : 0), ca, cb, r1 / 1024, r2 / 1024, load }'
 }
 
 measure "dlrm-8-ranks" "$data/kineto/param/dlrm_kineto.tar.gz"
