@@ -65,8 +65,13 @@ int64_t StepAt(const Profile& profile, TimeNs t) {
   return -1;
 }
 
-// Matches collectives by position; fills waits and last arrivals. Returns, per matched
-// collective, the rank index that arrived last.
+// Per position: not matched (names differ), or matched with the rank index that arrived
+// last (kTie when nobody waited).
+constexpr size_t kUnmatched = SIZE_MAX;
+constexpr size_t kTie = SIZE_MAX - 1;
+
+// Matches collectives by position; fills waits and last arrivals. Returns, per position,
+// the rank index that arrived last, kTie or kUnmatched.
 std::vector<size_t> MatchCollectives(std::span<const RankInput> ranks, StragglerReport* report,
                                      std::vector<std::vector<CommKernel>>* comms) {
   size_t common = SIZE_MAX;
@@ -74,7 +79,7 @@ std::vector<size_t> MatchCollectives(std::span<const RankInput> ranks, Straggler
     comms->push_back(CommunicationKernels(*r.profile));
     common = std::min(common, comms->back().size());
   }
-  std::vector<size_t> last_at(common, SIZE_MAX);
+  std::vector<size_t> last_at(common, kUnmatched);
   for (size_t i = 0; i < common; ++i) {
     const std::string_view name0 = ranks[0].profile->Name((*comms)[0][i].name);
     bool same = true;
@@ -84,6 +89,7 @@ std::vector<size_t> MatchCollectives(std::span<const RankInput> ranks, Straggler
       continue;
     }
     ++report->collectives_matched;
+    last_at[i] = kTie;
     size_t last = 0;
     for (size_t r = 1; r < ranks.size(); ++r)
       if ((*comms)[r][i].duration_ns < (*comms)[last][i].duration_ns) last = r;
@@ -98,6 +104,22 @@ std::vector<size_t> MatchCollectives(std::span<const RankInput> ranks, Straggler
     last_at[i] = last;
   }
   return last_at;
+}
+
+// Since when `rank` holds the others back: the earliest collective it arrived last at
+// such that, from there on, it arrived last at more than half of the matched ones
+// (a rank that was slow once early and fast since does not date its trouble from then).
+int64_t SinceCollective(const std::vector<size_t>& last_at, size_t rank) {
+  int64_t since = -1;
+  int64_t mine = 0, matched = 0;
+  for (size_t k = last_at.size(); k-- > 0;) {
+    if (last_at[k] == kUnmatched) continue;
+    ++matched;
+    if (last_at[k] != rank) continue;
+    ++mine;
+    if (static_cast<double>(mine) > kLastArrivalShare * static_cast<double>(matched)) since = static_cast<int64_t>(k);
+  }
+  return since;
 }
 
 void Describe(StragglerReport* report) {
@@ -156,11 +178,9 @@ StragglerReport FindStragglers(std::span<const RankInput> ranks) {
   const TimeNs median_compute = Median(other_compute);
   report.compute_vs_others_pct =
       median_compute > 0 ? 100.0 * static_cast<double>(report.ranks[candidate].compute_ns) / median_compute : 0;
-  for (size_t i = 0; i < last_at.size(); ++i) {
-    if (last_at[i] != candidate) continue;
-    report.since_collective = static_cast<int64_t>(i);
-    report.since_step = StepAt(*ranks[candidate].profile, comms[candidate][i].start_ns);
-    break;
+  if (const int64_t since = SinceCollective(last_at, candidate); since >= 0) {
+    report.since_collective = since;
+    report.since_step = StepAt(*ranks[candidate].profile, comms[candidate][static_cast<size_t>(since)].start_ns);
   }
   Describe(&report);
   return report;

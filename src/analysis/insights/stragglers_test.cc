@@ -48,6 +48,38 @@ TEST(Stragglers, DlrmRank7ArrivesLastAndTheOthersWait) {
   EXPECT_NE(r.evidence.find("rank 7 arrived last at 5 of 8 collectives"), std::string::npos) << r.evidence;
 }
 
+// A rank whose collective kernels last `durations` (one all-reduce every 1 ms).
+Profile CollectiveRank(int64_t rank, const std::vector<TimeNs>& durations) {
+  Profile p;
+  p.metadata.rank = rank;
+  const StringId name = p.strings.Intern("ncclKernel_AllReduce_RING_LL_Sum_float");
+  for (size_t i = 0; i < durations.size(); ++i) {
+    Kernel k;
+    k.name = name;
+    k.device = 0;
+    k.stream = 20;
+    k.start_ns = static_cast<TimeNs>(i) * 1'000'000;
+    k.duration_ns = durations[i];
+    p.kernels.push_back(k);
+  }
+  return p;
+}
+
+TEST(Stragglers, SinceIsWhereTheRankBecameTheLastToArrive) {
+  // Rank 1 arrives last at collective 0 only (shortest kernel); rank 0 at 1..4.
+  std::vector<Profile> ranks;
+  ranks.push_back(CollectiveRank(0, {10'000, 5'000, 5'000, 5'000, 5'000}));
+  ranks.push_back(CollectiveRank(1, {5'000, 12'000, 12'000, 12'000, 12'000}));
+  RankSet set = StragglerRanks(std::move(ranks));
+  const StragglerReport r = FindStragglers(set.inputs);
+  ASSERT_TRUE(r.straggler.has_value());
+  EXPECT_EQ(r.ranks[*r.straggler].rank, 0);
+  EXPECT_EQ(r.ranks[0].last_arrivals, 4);
+  EXPECT_EQ(r.since_collective, 1);
+  EXPECT_EQ(r.ranks[1].comm_wait_ns, 4 * 7'000);  // rank 1 waited 7 µs at each of 1..4
+  EXPECT_EQ(r.ranks[0].comm_wait_ns, 5'000);      // rank 0 waited at collective 0
+}
+
 TEST(Stragglers, OneRankOrNoneStandingOut) {
   std::vector<Profile> single;
   single.push_back(testing::ImportFirstProfile("kineto/hta/trace_diff/control/control.json.gz"));
