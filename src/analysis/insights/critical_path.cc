@@ -228,6 +228,8 @@ CriticalPathWindow WalkStep(const CriticalPathGraph& graph, const StepAnnotation
     ok = walker.FromGpu(last_event, gpu_end);
   } else if (thread != nullptr) {
     ok = walker.FromCpu(thread, step.end_ns());
+  } else {  // neither the step's thread nor a GPU event of it is in the trace
+    w.by_kind[Slot(CriticalPathKind::kUnattributed)] = w.window.length();
   }
   if (!ok) *truncated = true;
   return w;
