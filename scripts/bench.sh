@@ -39,6 +39,8 @@ if [ -x "$pack" ] && [ -d "$openb" ]; then
 fi
 echo "# profile store: 24 h x 8 GPUs x 10 Hz ingest and one-series queries (about 2 GB of temp disk)"
 "$build/bench/kraken_store_bench" --hours 24 --row-hours 1
+echo "# kraken analyze on many ranks: one thread vs every core (DLRM 8 ranks; the ten largest traces together)"
+"$(dirname "$0")/../bench/multirank_speed.sh" "$build" 3
 echo "# kraken report: whole command on the largest Kineto trace, and the HTML size"
 "$(dirname "$0")/../bench/report_speed.sh" "$build"
 echo "# kraken agent: /metrics render (8 GPUs x 50 series), agent CPU/RSS at 10 Hz, wrk scrapes/s"

@@ -91,6 +91,10 @@ KRAKEN_API kraken_status kraken_report(const char* const* inputs, size_t input_c
  * reference (a DLRM trace file). */
 KRAKEN_API kraken_status kraken_disagg(const char* const* inputs, size_t input_count, const char* options_json,
                                        char** out);
+/* `kraken diff A B --json`: inputs are exactly A (before) and B (after), each a file,
+ * archive, directory or stored id. Keys: top. */
+KRAKEN_API kraken_status kraken_diff(const char* const* inputs, size_t input_count, const char* options_json,
+                                     char** out);
 /* `kraken colocate INPUT... --json` (two or more workloads). Keys: mode, sm_split, model,
  * qos and rate (objects {"NAME": number}), device, explain, timeslice_ms. */
 KRAKEN_API kraken_status kraken_colocate(const char* const* inputs, size_t input_count, const char* options_json,

@@ -46,6 +46,7 @@ from .profiler import VALID_METRICS, WorkloadProfiler
 from .report import GpuUsage, IdleGaps, ProfileSummary, Report, UtilizationStats
 from .temporal import Periodicity, TemporalAnalysis, TemporalSeries, analyze_temporal
 from .tenants import GpuAllocation, MultiTenancyPlanner, TenantPlan, WorkloadAllocation, plan_tenants
+from .trace_diff import diff
 
 
 def library_version() -> str:
@@ -69,6 +70,7 @@ __all__ = [
     "InterferencePredictor", "InterferencePrediction", "ColocationOptimizer", "Placement", "GpuAssignment",
     "SharingMode", "Prediction", "LatencyPrediction",
     "analyze_temporal", "TemporalAnalysis", "TemporalSeries", "Periodicity",
+    "diff",
     "ClusterAnalyzer", "ClusterUtilization", "PodUsage", "GpuAccounting", "PoolingCandidate",
     "MultiTenancyPlanner", "TenantPlan", "GpuAllocation", "WorkloadAllocation", "plan_tenants",
     "Profile", "Series", "StoredProfile", "ImportResult", "list_profiles", "import_files",

@@ -34,6 +34,7 @@ _c_void_pp = ctypes.POINTER(ctypes.c_void_p)
 # name -> (argument types); every one of these returns kraken_status (int).
 _INPUTS_CALLS = ("kraken_analyze", "kraken_report", "kraken_disagg", "kraken_colocate",
                  "kraken_colocate_optimize", "kraken_temporal", "kraken_mig_plan", "kraken_import")
+_INPUTS_CALLS += ("kraken_diff",)
 _PAIR_CALLS = ("kraken_predict_interference", "kraken_pack")
 
 

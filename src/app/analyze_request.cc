@@ -1,6 +1,9 @@
 #include "app/analyze_request.h"
 
 #include "analysis/aggregate.h"
+#include "analysis/insights/stragglers.h"
+#include "analysis/insights/trace_insights.h"
+#include "app/parallel_work.h"
 #include "base/number_input.h"
 #include "base/text.h"
 #include "model/device_catalog.h"
@@ -44,15 +47,20 @@ Result<CharacterizeOptions> MakeCharacterizeOptions(const AnalyzeSettings& setti
 
 std::string RenderAnalysis(const std::vector<Profile>& profiles, const AnalyzeSettings& settings,
                            const CharacterizeOptions& options, bool json) {
-  std::vector<AnalyzedProfile> analyzed;
-  analyzed.reserve(profiles.size());
-  for (const Profile& p : profiles) {
-    AnalyzedProfile a;
-    a.profile = &p;
-    a.report = CharacterizeWorkload(p, options);
-    a.series = SummarizeSeries(p);
-    analyzed.push_back(std::move(a));
-  }
+  // Ranks are independent until the aggregate: each is characterized on its own core.
+  std::vector<AnalyzedProfile> analyzed(profiles.size());
+  ParallelFor(profiles.size(), AnalysisThreads(), [&](size_t i) {
+    AnalyzedProfile& a = analyzed[i];
+    a.profile = &profiles[i];
+    a.report = CharacterizeWorkload(profiles[i], options);
+    a.series = SummarizeSeries(profiles[i]);
+    a.insights = AnalyzeTraceInsights(profiles[i]);
+  });
+  std::vector<RankInput> ranks;
+  for (const AnalyzedProfile& a : analyzed)
+    if (a.profile->metadata.kernel_timestamps_valid && !a.profile->kernels.empty())
+      ranks.push_back({a.profile, &a.report.timeline});
+  const StragglerReport stragglers = FindStragglers(ranks);
   std::vector<const WorkloadReport*> reports;
   for (const AnalyzedProfile& a : analyzed) reports.push_back(&a.report);
   AggregateReport aggregate = Aggregate(reports, kAllKernelGroups);
@@ -62,6 +70,7 @@ std::string RenderAnalysis(const std::vector<Profile>& profiles, const AnalyzeSe
   output.top_n = settings.top;
   output.thresholds = settings.thresholds;
   output.device_override = settings.device;
+  output.stragglers = &stragglers;
   return json ? RenderAnalysisJson(analyzed, aggregate, output) : RenderAnalysisText(analyzed, aggregate, output);
 }
 

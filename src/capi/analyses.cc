@@ -3,6 +3,7 @@
 // so each document is byte for byte the CLI's.
 #include "app/analyze_request.h"
 #include "app/cluster_request.h"
+#include "app/diff_request.h"
 #include "app/colocate_request.h"
 #include "app/disagg_request.h"
 #include "app/mig_plan_request.h"
@@ -103,6 +104,27 @@ Outcome Disagg(const char* const* inputs, size_t count, const char* options_json
   std::vector<Profile> profiles;
   KRAKEN_RETURN_IF_ERROR(LoadProfileInputs(arguments, input_options, &profiles));
   return RenderDisagg(profiles, setup, json);
+}
+
+// `kraken diff A B`: exactly two inputs, each loaded like any other call's inputs.
+Outcome Diff(const char* const* inputs, size_t count, const char* options_json) {
+  if (count != 2) return Outcome::BadArgument("kraken_diff needs exactly two inputs (A = before, B = after)");
+  std::vector<std::string> arguments;
+  KRAKEN_CAPI_CHECK(ReadInputs(inputs, count, &arguments));
+  OptionReader reader(options_json);
+  InputOptions input_options;
+  ReadInputOptions(reader, &input_options);
+  DiffSettings settings;
+  reader.Read("top", &settings.top);
+  bool json = true;
+  reader.ReadOutput(&json);
+  KRAKEN_CAPI_OPTIONS_OK(reader);
+  settings.a_name = arguments[0];
+  settings.b_name = arguments[1];
+  std::vector<Profile> a, b;
+  KRAKEN_RETURN_IF_ERROR(LoadProfileInputs({arguments[0]}, input_options, &a));
+  KRAKEN_RETURN_IF_ERROR(LoadProfileInputs({arguments[1]}, input_options, &b));
+  return RenderDiff(a, b, settings, json);
 }
 
 // The colocate keys every colocate call knows (optimize adds its own).
@@ -282,6 +304,10 @@ kraken_status kraken_report(const char* const* inputs, size_t input_count, const
 
 kraken_status kraken_disagg(const char* const* inputs, size_t input_count, const char* options_json, char** out) {
   return Deliver(out, [&] { return kraken::capi::Disagg(inputs, input_count, options_json); });
+}
+
+kraken_status kraken_diff(const char* const* inputs, size_t input_count, const char* options_json, char** out) {
+  return Deliver(out, [&] { return kraken::capi::Diff(inputs, input_count, options_json); });
 }
 
 kraken_status kraken_colocate(const char* const* inputs, size_t input_count, const char* options_json, char** out) {

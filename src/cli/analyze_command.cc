@@ -4,6 +4,8 @@
 
 #include "app/analyze_request.h"
 #include "app/cluster_request.h"
+#include "app/parallel_inputs.h"
+#include "app/parallel_work.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/store_access.h"
@@ -39,11 +41,13 @@ int RunAnalyze(const AnalyzeArgs& args) {
   auto options = MakeCharacterizeOptions(args.settings);
   if (!options.ok()) return ReportError(options.status());
 
-  std::vector<Profile> profiles;
-  if (Status loaded = LoadProfileInputs(args.files, CliInputOptions(args.format, args.db), &profiles); !loaded.ok())
-    return ReportError(loaded);
+  // Files, directory entries and archive members are imported on every core.
+  LoadedProfiles loaded;
+  if (Status s = LoadProfileInputsParallel(args.files, CliInputOptions(args.format, args.db), AnalysisThreads(), &loaded);
+      !s.ok())
+    return ReportError(s);
 
-  return WriteAnalysis(args.output, RenderAnalysis(profiles, args.settings, *options, args.json));
+  return WriteAnalysis(args.output, RenderAnalysis(loaded.profiles, args.settings, *options, args.json));
 }
 
 }  // namespace

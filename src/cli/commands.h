@@ -42,5 +42,6 @@ void AddUploadCommand(CLI::App& app, CommandList& commands);
 void AddCostCommand(CLI::App& app, CommandList& commands);
 void AddPlanCommand(CLI::App& app, CommandList& commands);
 void AddMigCommand(CLI::App& app, CommandList& commands);
+void AddDiffCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace kraken::cli

@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
   AddCostCommand(app, commands);
   AddPlanCommand(app, commands);
   AddMigCommand(app, commands);
+  AddDiffCommand(app, commands);
   RequireFiniteNumbers(app);
 
   // The KRAKEN design's DaemonSet: KRAKEN_MODE=daemon and no arguments is the agent.

@@ -1,6 +1,7 @@
 #include "base/json_writer.h"
 #include "model/metrics.h"
 #include "report/analysis_output.h"
+#include "report/insights_output.h"
 #include "report/profile_summary.h"
 #include "report/trace_insights_output.h"
 
@@ -227,6 +228,7 @@ void WriteProfile(JsonWriter& json, const AnalyzedProfile& a, const AnalysisOutp
   json.Key("import_counters").BeginObject();
   for (const auto& [k, v] : p.import_counters) json.Field(k, v);
   json.EndObject();
+  WriteInsightsJson(json, a.insights);
   json.EndObject();
 }
 
@@ -263,6 +265,7 @@ std::string RenderAnalysisJson(const std::vector<AnalyzedProfile>& profiles, con
   for (const AnalyzedProfile& a : profiles)
     for (const Diagnosis& d : a.report.diagnoses) WriteDiagnosis(json, d, a.profile);
   json.EndArray();
+  if (options.stragglers != nullptr) WriteStragglersJson(json, *options.stragglers);
   json.EndObject();
   return json.Take() + "\n";
 }

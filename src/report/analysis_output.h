@@ -7,6 +7,8 @@
 
 #include "analysis/aggregate.h"
 #include "analysis/characterize.h"
+#include "analysis/insights/stragglers.h"
+#include "analysis/insights/trace_insights.h"
 #include "analysis/series_summary.h"
 #include "model/profile.h"
 
@@ -17,6 +19,7 @@ struct AnalyzedProfile {
   const Profile* profile = nullptr;
   WorkloadReport report;
   std::vector<SeriesStats> series;
+  TraceInsights insights;  // critical path, kernel sequences
 };
 
 struct AnalysisOutputOptions {
@@ -24,6 +27,7 @@ struct AnalysisOutputOptions {
   size_t top_n = 10;
   std::string thresholds;     // as given with --thresholds, for the record
   std::string device_override;
+  const StragglerReport* stragglers = nullptr;  // across the ranks; null: not computed
 };
 
 std::string RenderAnalysisJson(const std::vector<AnalyzedProfile>& profiles, const AggregateReport& aggregate,

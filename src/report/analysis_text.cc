@@ -4,6 +4,7 @@
 #include "base/text_table.h"
 #include "model/metrics.h"
 #include "report/analysis_output.h"
+#include "report/insights_output.h"
 #include "report/profile_summary.h"
 #include "report/trace_insights_output.h"
 
@@ -158,6 +159,10 @@ void RenderProfile(std::string& out, const AnalyzedProfile& a, const AnalysisOut
     }
     out += "\nSampled metrics\n" + table.Render();
   }
+  if (std::string insights = RenderInsightsText(a.insights); !insights.empty()) {
+    out += '\n';
+    out += insights;
+  }
   if (!r.diagnoses.empty()) {
     out += "\nDiagnoses\n";
     for (const Diagnosis& d : r.diagnoses) {
@@ -189,6 +194,10 @@ std::string RenderAnalysisText(const std::vector<AnalyzedProfile>& profiles, con
     out += std::string("Workload: ") + WorkloadTypeName(aggregate.type) + " (" + aggregate.confidence +
            " confidence); bound: " + BoundnessName(aggregate.mix.Dominant()) + " (" + MixLine(aggregate.mix) + ")\n";
     if (aggregate.kernel_count > 0) out += "Top kernels across profiles\n" + KernelTable(aggregate.top_kernels, options.top_n);
+  }
+  if (options.stragglers != nullptr && !options.stragglers->ranks.empty()) {
+    out += '\n';
+    out += RenderStragglersText(*options.stragglers);
   }
   return out;
 }

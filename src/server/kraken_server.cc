@@ -113,6 +113,7 @@ Result<std::unique_ptr<KrakenServer>> KrakenServer::Create(const ServeOptions& o
   AddColocateRoutes(http, ctx);
   AddUploadRoute(http, ctx);
   AddTemporalRoute(http, ctx);
+  AddDiffRoute(http, ctx);
   AddPackRoute(http);
   AddBudgetRoute(http, ctx);
   AddLiveRoutes(http, ctx);

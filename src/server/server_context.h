@@ -36,6 +36,7 @@ void AddProfileRoutes(httplib::Server& server, ServerContext& ctx);
 void AddColocateRoutes(httplib::Server& server, ServerContext& ctx);
 void AddUploadRoute(httplib::Server& server, ServerContext& ctx);
 void AddTemporalRoute(httplib::Server& server, ServerContext& ctx);
+void AddDiffRoute(httplib::Server& server, ServerContext& ctx);
 void AddPackRoute(httplib::Server& server);
 void AddBudgetRoute(httplib::Server& server, ServerContext& ctx);
 void AddLiveRoutes(httplib::Server& server, ServerContext& ctx);

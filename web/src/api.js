@@ -60,3 +60,8 @@ export function subscribeLive(onSamples, onError) {
   source.onerror = () => onError && onError(new Error('live stream interrupted; the browser retries'));
   return source;
 }
+
+// `kraken diff --json` of two stored profiles (A = before, B = after).
+export async function loadDiff(a, b) {
+  return getJson(`/api/v1/diff?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`);
+}

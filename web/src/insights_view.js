@@ -1,54 +1,92 @@
-// The HTA-style sections of a workload (`ranks[]` keys idle_breakdown, launch_queue,
-// memcpy_bandwidth, overlap, memory_timeline, step_kernels; docs/json-output.md): one table
-// each, a row per rank. Shared by `kraken report` and the dashboard's workload page.
-import { bytes, el, fmt, pct, table } from './format.js';
+// Trace insights in the report and the dashboard: the critical path of each rank, the
+// stragglers across ranks, frequent kernel sequences (from `kraken analyze --json`), and
+// the comparison of two profiles (`kraken diff --json`).
+import { el, fmt, pct, table } from './format.js';
 
-const ms = (v) => (v === null || v === undefined ? '—' : `${fmt(v / 1000, 3)} ms`);
-const rankLabel = (r, i) => `${(r.source || `rank ${i}`).split('/').pop()}${r.rank !== null && r.rank !== undefined ? ` (rank ${r.rank})` : ''}`;
+const ms = (us) => (us === null || us === undefined ? '—' : `${fmt(us / 1000, 3)} ms`);
+const signedMs = (us) => (us === null || us === undefined ? '—' : `${us >= 0 ? '+' : ''}${fmt(us / 1000, 3)} ms`);
 
-function section(container, id, title, note, headers, rows) {
-  if (!rows.length) return;
-  const t = table(headers, rows);
-  t.setAttribute('data-table', id);
-  container.append(el('section', { class: 'panel', 'data-section': id }, el('h2', {}, title),
-    el('p', { class: 'muted' }, note), t));
+function section(container, id, title, note) {
+  const box = el('section', { class: 'panel', 'data-section': id }, el('h2', {}, title), note ? el('p', { class: 'muted' }, note) : null);
+  container.append(box);
+  return box;
 }
 
+const rankLabel = (r, i) => (r.rank !== null && r.rank !== undefined ? `rank ${r.rank}` : (r.source || `#${i}`).split('/').pop());
+
+// The three largest kinds of a by_kind object, as "gpu_compute 97.5 %, ...".
+function largestKinds(byKind) {
+  return Object.entries(byKind || {}).filter(([, v]) => v.us > 0).sort((a, b) => b[1].us - a[1].us).slice(0, 3)
+    .map(([k, v]) => `${k} ${pct(v.pct)}`).join(', ');
+}
+
+function renderCriticalPath(container, analyze) {
+  const ranks = (analyze.ranks || []).filter((r) => r.critical_path && r.critical_path.total_us > 0);
+  if (!ranks.length) return;
+  const box = section(container, 'critical-path', 'Critical path',
+    'What sets each step: the chain of CPU work, launches, kernels and syncs walked back from the step end (docs/analysis.md). Shorten the largest kind first.');
+  const t = table(['rank', 'windows', 'path', 'bound by', 'largest shares', 'top item on the path'],
+    ranks.map((r, i) => {
+      const cp = r.critical_path;
+      const top = (cp.top || [])[0];
+      return [rankLabel(r, i), fmt(cp.windows.length, 0), ms(cp.total_us), cp.by_kind[cp.dominant] ? cp.by_kind[cp.dominant].bound_by : '—',
+        largestKinds(cp.by_kind), top ? el('span', { class: 'kname', title: top.name }, `${top.name} (${ms(top.us)})`) : '—'];
+    }));
+  t.setAttribute('data-table', 'critical-path');
+  box.append(t);
+}
+
+function renderStragglers(container, analyze) {
+  const s = analyze.stragglers;
+  if (!s || !(s.ranks || []).length) return;
+  const box = section(container, 'stragglers', 'Stragglers',
+    `${fmt(s.collectives_matched, 0)} collectives matched across ${s.ranks.length} ranks; wait = a rank's collective time beyond the last arrival's.`);
+  box.append(el('p', { 'data-key': 'straggler', 'data-value': s.straggler_rank === null ? '' : String(s.straggler_rank) },
+    s.straggler_rank === null ? 'No rank stands out.' : `Straggler: ${s.evidence}`));
+  const t = table(['rank', 'step', 'GPU compute', 'communication', 'comm wait', 'last arrivals'],
+    s.ranks.map((r) => [String(r.rank), ms(r.step_us), ms(r.compute_us), ms(r.comm_us), ms(r.comm_wait_us), fmt(r.last_arrivals, 0)]));
+  t.setAttribute('data-table', 'stragglers');
+  box.append(t);
+}
+
+function renderSequences(container, analyze) {
+  const rank = (analyze.ranks || []).find((r) => (r.kernel_sequences || []).length);
+  if (!rank) return;
+  const box = section(container, 'kernel-sequences', 'Frequent kernel sequences',
+    `Back-to-back kernel runs that repeat (fusion or CUDA-graph candidates), ${rankLabel(rank, 0)}.`);
+  const t = table(['sequence', 'count', 'kernel time', 'gaps', 'launched by'],
+    rank.kernel_sequences.slice(0, 5).map((s) => [el('span', { class: 'kname', title: s.kernels.join(' > ') }, s.kernels.join(' > ')),
+      fmt(s.count, 0), ms(s.kernel_us), ms(s.gap_us), s.launching_operator || '—']));
+  t.setAttribute('data-table', 'kernel-sequences');
+  box.append(t);
+}
+
+// The analyze document's insights sections.
 export function renderInsights(container, analyze) {
-  const ranks = (analyze && analyze.ranks) || [];
-  section(container, 'idle-breakdown', 'Why the GPU was idle',
-    'HTA\'s categories: host wait = the next GPU event was not launched yet; kernel wait = queued, gap under 30 ns; other = queued but waiting (events, syncs, peers).',
-    ['rank', 'idle', 'host wait', 'kernel wait', 'other', 'gaps'],
-    ranks.filter((r) => r.idle_breakdown && r.idle_breakdown.streams.length).map((r, i) => {
-      const x = r.idle_breakdown.rank;
-      return [rankLabel(r, i), ms(x.idle_us), ms(x.host_wait_us), ms(x.kernel_wait_us), ms(x.other_us), fmt(x.gaps, 0)];
-    }));
-  section(container, 'overlap', 'Overlap of computation, communication and memcpy',
-    'Disjoint parts of the GPU span; communication overlapped = share of communication time hidden by computation.',
-    ['rank', 'compute only', 'comm only', 'compute + comm', 'memcpy (any)', 'idle', 'comm overlapped'],
-    ranks.filter((r) => r.overlap && r.overlap.total_us > 0).map((r, i) => {
-      const c = r.overlap.categories;
-      const memcpy = c.memcpy_only_us + c.compute_memcpy_us + c.comm_memcpy_us + c.compute_comm_memcpy_us;
-      return [rankLabel(r, i), ms(c.compute_only_us), ms(c.comm_only_us), ms(c.compute_comm_us), ms(memcpy), ms(c.idle_us), pct(r.overlap.comm_overlap_pct)];
-    }));
-  section(container, 'launch-queue', 'CUDA launch queues',
-    'Operations launched and not yet started, per stream; blocked = time at the full-queue length.',
-    ['rank', 'device', 'stream', 'launches', 'max', 'mean', 'blocked'],
-    ranks.flatMap((r, i) => ((r.launch_queue && r.launch_queue.streams) || []).map((q) => [
-      rankLabel(r, i), fmt(q.device, 0), fmt(q.stream, 0), fmt(q.launches, 0), fmt(q.max_length, 0), fmt(q.mean_length, 2), ms(q.blocked_us)])));
-  section(container, 'memcpy-bandwidth', 'Memcpy and memset bandwidth', 'Per kind; peak = highest concurrent total.',
-    ['rank', 'kind', 'operations', 'bytes', 'busy', 'mean GB/s', 'peak GB/s'],
-    ranks.flatMap((r, i) => (r.memcpy_bandwidth || []).map((b) => [
-      rankLabel(r, i), b.kind, fmt(b.operations, 0), bytes(b.bytes), ms(b.busy_us), fmt(b.mean_gbps, 2), fmt(b.max_gbps, 2)])));
-  section(container, 'memory-timeline', 'Allocator memory', 'From the profiler\'s [memory] events; fragmentation = reserved − allocated.',
-    ['rank', 'device', 'peak allocated', 'where', 'peak reserved', 'fragmentation at peak', 'mean fragmentation'],
-    ranks.flatMap((r, i) => (r.memory_timeline || []).map((d) => [
-      rankLabel(r, i), fmt(d.device, 0), bytes(d.peak_allocated_bytes),
-      `${d.peak_allocated_op || '—'}${d.peak_allocated_step !== null ? `, step ${d.peak_allocated_step}` : ''}`,
-      bytes(d.peak_reserved_bytes), bytes(d.fragmentation_at_peak_bytes), pct(d.mean_fragmentation_pct)])));
-  section(container, 'step-kernels', 'Heaviest kernel of each step', 'Kernels that started in the step\'s GPU window.',
-    ['rank', 'step', 'kernels', 'kernel time', 'heaviest', 'its share'],
-    ranks.flatMap((r, i) => (r.step_kernels || []).filter((s) => s.top.length).map((s) => [
-      rankLabel(r, i), fmt(s.step, 0), fmt(s.kernels, 0), ms(s.kernel_time_us),
-      el('span', { class: 'kname', title: s.top[0].name }, s.top[0].name), pct(s.top[0].pct_of_step_kernel_time)])));
+  if (!analyze) return;
+  renderCriticalPath(container, analyze);
+  renderStragglers(container, analyze);
+  renderSequences(container, analyze);
+}
+
+function entryTable(entries, id, withScope) {
+  const t = table([withScope ? 'what' : null, 'name', 'A', 'B', 'change', 'change %', 'status'].filter(Boolean),
+    entries.map((e) => [withScope ? e.scope : null, el('span', { class: 'kname', title: e.name }, e.name), ms(e.a_us), ms(e.b_us),
+      signedMs(e.delta_us), e.a_us ? pct(e.delta_pct) : 'new', e.status].filter((c) => c !== null)));
+  t.setAttribute('data-table', id);
+  return t;
+}
+
+// `kraken diff --json`: what changed from A to B, ranked by impact.
+export function renderDiff(container, diff) {
+  const step = diff.step || {};
+  const box = section(container, 'diff', 'What changed',
+    `A: ${diff.a_name} (${diff.a.ranks} rank(s)); B: ${diff.b_name} (${diff.b.ranks} rank(s)). Times are per-rank means.`);
+  box.append(el('p', { 'data-key': 'step_delta', 'data-value': String(step.delta_us) },
+    `${step.name === 'step' ? 'Step time' : 'GPU span'}: ${ms(step.a_us)} → ${ms(step.b_us)} (${signedMs(step.delta_us)}, ${step.a_us ? pct(step.delta_pct) : 'new'})`));
+  box.append(el('h3', {}, 'Changes ranked by impact'), entryTable(diff.ranked || [], 'diff-ranked', true));
+  box.append(el('h3', {}, 'GPU timeline'), entryTable(diff.timeline || [], 'diff-timeline', false));
+  box.append(el('h3', {}, 'Kernel time by class'), entryTable(diff.kernel_classes || [], 'diff-classes', false));
+  if ((diff.added_kernels || []).length) box.append(el('h3', {}, 'Kernels only in B'), entryTable(diff.added_kernels, 'diff-added', false));
+  if ((diff.removed_kernels || []).length) box.append(el('h3', {}, 'Kernels only in A'), entryTable(diff.removed_kernels, 'diff-removed', false));
 }

@@ -6,6 +6,7 @@ import { disposeCharts } from './charts.js';
 import { el } from './format.js';
 import { clusterPage } from './pages/cluster.js';
 import { colocatePage } from './pages/colocate.js';
+import { comparePage } from './pages/compare.js';
 import { livePage, stopLive } from './pages/live.js';
 import { workloadPage } from './pages/workload.js';
 import { workloadsPage } from './pages/workloads.js';
@@ -30,6 +31,7 @@ async function route() {
   try {
     if (parts[0] === 'workload' && parts[1]) await workloadPage(app, parts[1]);
     else if (parts[0] === 'colocate') await colocatePage(app, params);
+    else if (parts[0] === 'compare') await comparePage(app, params);
     else if (parts[0] === 'cluster') await clusterPage(app);
     else if (parts[0] === 'live') livePage(app);
     else await workloadsPage(app);

@@ -2,6 +2,7 @@
 // document it inlines with this; the dashboard's workload page renders the fetched one.
 import { renderSummary } from './summary_view.js';
 import { el } from './format.js';
+import { renderDiff, renderInsights } from './insights_view.js';
 import { renderWorkload } from './workload_view.js';
 
 export function renderReport(container, data) {
@@ -9,7 +10,12 @@ export function renderReport(container, data) {
   container.append(el('h1', {}, data.title || 'kraken report'));
   if (data.inputs && data.inputs.length)
     container.append(el('p', { class: 'muted small' }, `Inputs: ${data.inputs.join(', ')}`));
-  renderSummary(container, data);
-  renderWorkload(container, data);
+  if (data.kind === 'kraken-diff-report') {
+    renderDiff(container, data.diff);
+  } else {
+    renderSummary(container, data);
+    renderWorkload(container, data);
+    renderInsights(container, data.analyze);
+  }
   document.body.setAttribute('data-rendered', 'true');
 }

@@ -5,7 +5,7 @@ import {
 } from './charts.js';
 import { boundMix, rooflineData, stepDurations, timelineBreakdown } from './derive.js';
 import { badge, el, fmt, money, pct, table } from './format.js';
-import { renderInsights } from './insights_view.js';
+import { renderHtaSections } from './hta_sections_view.js';
 
 function section(container, id, title, note) {
   const box = el('section', { class: 'panel', 'data-section': id }, el('h2', {}, title), note ? el('p', { class: 'muted' }, note) : null);
@@ -100,7 +100,7 @@ export function renderWorkload(container, data) {
   renderSeries(container, data.series);
   renderKernels(container, data.analyze);
   renderSteps(container, data.analyze);
-  renderInsights(container, data.analyze);
+  renderHtaSections(container, data.analyze);
   renderDiagnoses(container, data.analyze);
   renderDisagg(container, data.disagg);
 }

@@ -263,6 +263,20 @@ static void PackIsTheCliDocument(void) {
   free(nodes);
 }
 
+static void DiffIsTheCliDocument(void) {
+  char* a = Data("kineto/hta/trace_diff/control/control.json.gz");
+  char* b = Data("kineto/hta/trace_diff/test/test.json.gz");
+  const char* inputs[] = {a, b};
+  char* out = NULL;
+  char* args = kt_format("diff --json --top 4 '%s' '%s'", a, b);
+  EXPECT_CLI_DOCUMENT(kraken_diff(inputs, 2, "{\"top\":4}", &out), args);
+  free(args);
+  KT_CHECK_STATUS(kraken_diff(inputs, 1, NULL, &out), KRAKEN_ERROR_INVALID_ARGUMENT);
+  KT_CHECK_CONTAINS(kraken_last_error(), "exactly two inputs");
+  free(b);
+  free(a);
+}
+
 int main(int argc, char** argv) {
   static const kt_case cases[] = {
       {"AnalyzeIsTheCliDocument", AnalyzeIsTheCliDocument},
@@ -274,6 +288,7 @@ int main(int argc, char** argv) {
       {"TemporalIsTheCliDocument", TemporalIsTheCliDocument},
       {"MigPlanIsTheCliDocument", MigPlanIsTheCliDocument},
       {"PackIsTheCliDocument", PackIsTheCliDocument},
+      {"DiffIsTheCliDocument", DiffIsTheCliDocument},
   };
   return kt_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }
