@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "agent/pod_policy.h"
-#include "k8s/node_pods.h"
-#include "k8s/pod_resources/gpu_pod_map.h"
+#include "k8s/attribution/node_pods.h"
+#include "k8s/attribution/pod_resources/gpu_pod_map.h"
 #include "model/sample_batch.h"
 
 namespace kraken::agent {

@@ -15,9 +15,9 @@
 #include "cli/commands.h"
 #include "cli/config_flags.h"
 #include "cli/store_access.h"
-#include "k8s/in_cluster_config.h"
-#include "k8s/node_pods.h"
-#include "k8s/pod_resources/pod_resources_client.h"
+#include "k8s/client/in_cluster_config.h"
+#include "k8s/attribution/node_pods.h"
+#include "k8s/attribution/pod_resources/pod_resources_client.h"
 
 namespace kraken::cli {
 namespace {

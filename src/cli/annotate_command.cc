@@ -3,7 +3,7 @@
 // kraken.io/* annotations on the pods, their nodes and their multi-pod jobs, and the GPU
 // labels on the nodes, through the API server with the in-cluster service account
 // (docs/kubernetes.md). Without --every it is one pass; with it, a pass every interval
-// until SIGINT/SIGTERM (k8s/controller_loop.h).
+// until SIGINT/SIGTERM (k8s/controller/controller_loop.h).
 #include <chrono>
 #include <cstdio>
 
@@ -13,10 +13,10 @@
 #include "base/text.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "k8s/annotation_writer.h"
-#include "k8s/controller_loop.h"
-#include "k8s/demand_annotation.h"
-#include "k8s/node_labels.h"
+#include "k8s/controller/annotation_writer.h"
+#include "k8s/controller/controller_loop.h"
+#include "k8s/client/demand_annotation.h"
+#include "k8s/controller/node_labels.h"
 #include "model/device_catalog.h"
 #include "promql/cluster_query.h"
 #include "promql/node_gpus.h"
@@ -44,7 +44,7 @@ k8s::WorkloadAnnotations AnnotationsOf(const pooling::PodGpuUse& use, const pool
   k8s::WorkloadAnnotations a;
   if (!use.demand.workload_type.empty()) a.workload_type = use.demand.workload_type;
   if (use.demand.gpu_busy.measured) a.gpu_util_p95 = use.demand.gpu_busy.p95;
-  // The demand vector for the scheduler extender's co-location model (k8s/demand_annotation.h).
+  // The demand vector for the scheduler extender's co-location model (k8s/client/demand_annotation.h).
   if (std::string demand = k8s::FormatDemandAnnotation(use.demand); !demand.empty()) a.demand = demand;
   if (use.demand.gpu_index >= 0) a.gpu_index = use.demand.gpu_index;
   switch (rec.action) {

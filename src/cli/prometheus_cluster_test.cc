@@ -18,7 +18,7 @@
 #include "cli/agent_process_testing.h"
 #include "cli/cli_test_support.h"
 #include "cli/prometheus_test_server.h"
-#include "k8s/annotation_writer.h"
+#include "k8s/controller/annotation_writer.h"
 #include "promql/prometheus_client.h"
 
 namespace kraken {
