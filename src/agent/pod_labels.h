@@ -37,6 +37,9 @@ struct PodLabelOptions {
   std::function<Result<std::vector<k8s::NodePod>>()> list_pods;
   std::string pods_source;              // for the log: "the API server (node gpu-1)"
   int64_t agent_interval_ns = 100'000'000;  // the floor of kraken.io/profile-interval
+  // Called on the refresher thread after each kubelet answer with the new map (null when
+  // the kubelet did not answer): the topology publisher's hook (topology_publisher.h).
+  std::function<void(const k8s::GpuPodMap*)> on_refresh;
 };
 
 // What one refresh learnt, as the sampler thread sees it.

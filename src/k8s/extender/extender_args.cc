@@ -9,6 +9,7 @@
 #include "k8s/client/annotations.h"
 #include "k8s/client/demand_annotation.h"
 #include "k8s/client/object_json_read.h"
+#include "k8s/client/topology_annotation.h"
 #include "k8s/extender/scheduler_extender.h"
 
 namespace kraken::k8s {
@@ -48,12 +49,16 @@ void ReadAnnotation(std::string_view key, std::string_view v, GpuProfileHint* hi
     hint->demand = std::string(v);
   } else if (key == kResidentDemandKey) {
     hint->resident_demand = std::string(v);
+  } else if (key == kGpuTopologyKey) {
+    hint->gpu_topology = std::string(v);
+  } else if (key == kTopologyRequirementKey) {
+    hint->topology_requirement = std::string(Trim(v));
   }
 }
 
 bool IsReadAnnotation(std::string_view key) {
   return key == kGpuUtilP95Key || key == kBoundKey || key == kColocationClassKey || key == kDemandKey ||
-         key == kResidentDemandKey;
+         key == kResidentDemandKey || key == kGpuTopologyKey || key == kTopologyRequirementKey;
 }
 
 Status ReadMetadata(simdjson::ondemand::object object, const ObjectSink& sink) {

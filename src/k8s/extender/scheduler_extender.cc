@@ -9,6 +9,7 @@
 #include "base/text_table.h"
 #include "k8s/client/demand_annotation.h"
 #include "k8s/extender/extender_model.h"
+#include "k8s/extender/extender_topology.h"
 
 namespace kraken::k8s {
 namespace {
@@ -18,6 +19,12 @@ constexpr double kBusyNodeP95 = 0.05;
 }  // namespace
 
 std::vector<NodeDecision> DecideNodes(const ExtenderRequest& request, const ExtenderOptions& options) {
+  std::vector<NodeDecision> out = DecideNodesWithoutTopology(request, options);
+  ApplyTopology(request, options, &out);
+  return out;
+}
+
+std::vector<NodeDecision> DecideNodesWithoutTopology(const ExtenderRequest& request, const ExtenderOptions& options) {
   std::string why;
   std::optional<DemandEntry> pod;
   if (request.pod.demand) pod = ParseDemandEntry(*request.pod.demand, &why);
@@ -116,14 +123,22 @@ namespace kraken::k8s {
 std::string DecisionsJson(const ExtenderRequest& request, const std::vector<NodeDecision>& decisions) {
   JsonWriter json(/*pretty=*/false);
   json.BeginObject().Field("pod", request.pod_namespace + "/" + request.pod_name).Key("nodes").BeginArray();
-  for (const NodeDecision& d : decisions)
+  for (const NodeDecision& d : decisions) {
     json.BeginObject()
         .Field("host", d.node)
         .Field("fits", d.fits)
         .Field("score", d.score)
         .Field("basis", d.basis)
-        .Field("reason", d.reason)
-        .EndObject();
+        .Field("reason", d.reason);
+    if (!d.gpu_set.empty()) {
+      json.Key("gpus").BeginArray();
+      for (int g : d.gpu_set) json.Int(g);
+      json.EndArray().Field("gpus_slowest_pair_gbps", d.gpu_set_gbps).Key("blind_gpus").BeginArray();
+      for (int g : d.blind_set) json.Int(g);
+      json.EndArray().Field("blind_slowest_pair_gbps", d.blind_set_gbps);
+    }
+    json.EndObject();
+  }
   json.EndArray().EndObject();
   return json.Take();
 }

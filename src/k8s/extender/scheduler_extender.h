@@ -27,6 +27,8 @@ struct GpuProfileHint {
   std::string colocation_class;        // kraken.io/colocation-class: dedicated, mig, share
   std::optional<std::string> demand;           // kraken.io/demand (pods)
   std::optional<std::string> resident_demand;  // kraken.io/resident-demand (nodes)
+  std::optional<std::string> gpu_topology;     // kraken.io/gpu-topology (nodes)
+  std::string topology_requirement;            // kraken.io/topology (pods): nvlink-required
   bool HasClassHints() const { return gpu_util_p95.has_value() || !bound.empty() || !colocation_class.empty(); }
 };
 
@@ -75,6 +77,13 @@ struct NodeDecision {
   double interference = 0;
   double fill_after = 0;
   int64_t score = 0;  // 0..kMaxExtenderPriority
+  // Topology (multi-GPU pods, nodes with kraken.io/gpu-topology; extender_topology.h): the
+  // GPUs chosen, the one-direction GB/s of their slowest pair, and the same for the
+  // lowest-indexed free GPUs a topology-blind allocator would give.
+  std::vector<int> gpu_set;
+  double gpu_set_gbps = 0;
+  std::vector<int> blind_set;
+  double blind_set_gbps = 0;
 };
 
 struct ExtenderOptions {
@@ -86,6 +95,9 @@ struct ExtenderOptions {
   std::string packing_policy = "BestFit";  // a policy of analysis/pack (BestFit or FGD)
   double interference_weight = 0.7;
   double packing_weight = 0.3;
+  // Multi-GPU pods on nodes with a published topology: score = (1 - w) x score + w x 100
+  // x (bottleneck GB/s of the node's best free set / the best of any node).
+  double topology_weight = 0.5;
 };
 
 // Node score with no kraken data (co-location path): the middle of 0..100.
@@ -97,7 +109,9 @@ inline constexpr int64_t kNeutralScore = 50;
 // "dedicated") and the node's GPUs are busy (p95 > 5 %), or when the summed p95 of pod
 // and node exceeds 100 %; score = 100 x (0.5 x (1 - interference) + 0.5 x fill_after).
 // Nodes without kraken data pass either way (no data is no reason to refuse).
+// Then the topology stage (extender_topology.h) for multi-GPU and nvlink-required pods.
 std::vector<NodeDecision> DecideNodes(const ExtenderRequest& request, const ExtenderOptions& options = {});
+std::vector<NodeDecision> DecideNodesWithoutTopology(const ExtenderRequest& request, const ExtenderOptions& options);
 std::vector<NodeDecision> DecideNodesByClassTable(const ExtenderRequest& request);
 
 std::string FilterResponseJson(const ExtenderRequest& request, const std::vector<NodeDecision>& decisions);
