@@ -6,7 +6,10 @@
 // until SIGINT/SIGTERM (k8s/controller/controller_loop.h).
 #include <chrono>
 #include <cstdio>
+#include <tuple>
 
+#include "analysis/mig/mig_rebalance.h"
+#include "analysis/pooling/node_mig_instances.h"
 #include "analysis/pooling/pod_pooling.h"
 #include "app/cluster_request.h"
 #include "base/duration.h"
@@ -15,6 +18,7 @@
 #include "cli/commands.h"
 #include "k8s/controller/annotation_writer.h"
 #include "k8s/controller/controller_loop.h"
+#include "k8s/controller/mig_rebalancer.h"
 #include "k8s/client/demand_annotation.h"
 #include "k8s/controller/node_labels.h"
 #include "model/device_catalog.h"
@@ -36,6 +40,10 @@ struct AnnotateArgs {
   bool no_node_labels = false;
   // Also write the results under these prefixes (Alnair's ai.centaurus.io).
   std::vector<std::string> annotation_prefixes;
+  // MIG rebalancing (k8s/controller/mig_rebalancer.h).
+  bool apply_mig = false;
+  std::string mig_hold = "30m";
+  std::string mig_window = "24h";
 };
 
 // What the pooling analysis says about a pod, as annotations. Bound and disagg score
@@ -69,17 +77,23 @@ struct PassSetup {
   promql::ClusterQueryOptions options;  // namespace_name set per namespace
   const DeviceSpec* fallback = nullptr;
   k8s::KubeConfig kube;
+  mig::RebalanceOptions mig;
 };
+
+// Node -> MIG profile -> instances that node's measured demand asks for.
+using MigDemand = std::map<std::string, std::map<std::string, int>>;
 
 // Reads the DCGM history of each namespace and turns the pooling analysis into one
 // PodResult per pod.
 Result<std::vector<k8s::PodResult>> AnalyzePods(const AnnotateArgs& args, const PassSetup& setup,
-                                                promql::PrometheusClient& client) {
+                                                promql::PrometheusClient& client, MigDemand* mig_demand) {
   std::vector<k8s::PodResult> pods;
   for (const std::string& namespace_name : args.namespaces) {
     promql::ClusterQueryOptions options = setup.options;
     options.namespace_name = namespace_name;
     KRAKEN_ASSIGN_OR_RETURN(ClusterPooling pooling, AnalyzeClusterPooling(client, options, setup.fallback));
+    for (const auto& [node, profiles] : pooling::MigInstancesByNode(pooling.uses, pooling.report))
+      for (const auto& [profile, count] : profiles) (*mig_demand)[node][profile] += count;
     for (const pooling::PodRecommendation& rec : pooling.report.pods) {
       const pooling::PodGpuUse& use = pooling.uses[rec.use];
       // A pod with several GPUs: the first use speaks for it (the same analysis per GPU).
@@ -105,11 +119,32 @@ void PrintMap(const std::string& name, const std::map<std::string, std::string>&
   std::printf("\n");
 }
 
+// MIG rebalancing of each node with MIG demand (k8s/controller/mig_rebalancer.h); a node
+// the API server does not know is skipped. Returns "" or "; MIG: N node(s) held, ...".
+Result<std::string> RebalanceMig(const AnnotateArgs& args, const PassSetup& setup, const k8s::KubeClient& client,
+                                 const MigDemand& mig_demand) {
+  const int64_t now_s =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::map<std::string, int> counts;
+  for (const auto& [node, profiles] : mig_demand) {
+    auto result = k8s::RebalanceNodeMig(client, node, k8s::MigLayoutText(profiles), now_s, setup.mig, args.apply_mig);
+    if (!result.ok() && result.status().code() == StatusCode::kNotFound) continue;
+    if (!result.ok()) return result.status().WithContext("MIG rebalancing of node " + node);
+    ++counts[mig::RebalanceActionName(result->decision.action)];
+    if (result->labelled) ++counts["labelled"];
+  }
+  if (counts.empty()) return std::string();
+  std::string text;
+  for (const auto& [what, n] : counts) text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+  return "; MIG: " + text;
+}
+
 // One pass; `prefix` starts its summary line ("" or "pass 3: ").
 Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::string& prefix) {
   const auto started = std::chrono::steady_clock::now();
   KRAKEN_ASSIGN_OR_RETURN(auto client, promql::PrometheusClient::Create(args.prometheus));
-  KRAKEN_ASSIGN_OR_RETURN(std::vector<k8s::PodResult> pods, AnalyzePods(args, setup, *client));
+  MigDemand mig_demand;
+  KRAKEN_ASSIGN_OR_RETURN(std::vector<k8s::PodResult> pods, AnalyzePods(args, setup, *client, &mig_demand));
   // The inventory is read even with --no-node-labels: its nodes are the ones whose
   // resident lists this pass keeps true (a node whose GPU pods all left gets `none`).
   KRAKEN_ASSIGN_OR_RETURN(auto inventory, NodeInventory(setup, *client));
@@ -125,12 +160,15 @@ Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::stri
       PrintMap(p.namespace_name + "/" + p.pod,
                k8s::WithPrefixes(k8s::ToAnnotations(p.annotations), args.annotation_prefixes));
     for (const auto& [node, labels] : scope.node_labels) PrintMap("node/" + node, labels);
+    for (const auto& [node, profiles] : mig_demand)
+      std::printf("node/%s mig demand %s\n", node.c_str(), k8s::MigLayoutText(profiles).c_str());
     return Status::Ok();
   }
   k8s::KubeClient kube_client(setup.kube);
   k8s::AnnotationWriter writer(kube_client, args.annotation_prefixes);
   k8s::AnnotationStats stats;
   KRAKEN_RETURN_IF_ERROR(writer.AnnotatePass(pods, scope, &stats));
+  KRAKEN_ASSIGN_OR_RETURN(std::string mig, RebalanceMig(args, setup, kube_client, mig_demand));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // Pods gone from the cluster and dropped resident entries are named only when there are
   // some, so a steady cluster's line stays short.
@@ -142,10 +180,10 @@ Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::stri
               std::to_string(stats.resident_entries_over_cap) + " over the cap";
   std::printf(
       "%sannotated %d pod(s), %d opted out (kraken.io/profiling: disabled)%s; labelled %d node(s), %d not found; "
-      "%d object(s) read, %d patched, %d unchanged%s; %.2f s\n",
+      "%d object(s) read, %d patched, %d unchanged%s%s; %.2f s\n",
       prefix.c_str(), stats.pods_annotated, stats.pods_opted_out, gone.c_str(), stats.nodes_labelled,
       stats.nodes_missing, stats.objects_read, stats.objects_patched, stats.objects_unchanged, dropped.c_str(),
-      seconds);
+      mig.c_str(), seconds);
   std::fflush(stdout);
   return Status::Ok();
 }
@@ -169,6 +207,13 @@ int RunAnnotate(const AnnotateArgs& args) {
   setup.fallback = args.gpu_model.empty() ? nullptr : FindDeviceSpec(args.gpu_model);
   if (!args.gpu_model.empty() && setup.fallback == nullptr)
     return ReportError(InvalidInput("--gpu-model '" + args.gpu_model + "' is not in the catalog"));
+  for (auto [flag, text, target] : {std::tuple{"--mig-hold", &args.mig_hold, &setup.mig.hold_s},
+                                    std::tuple{"--mig-window", &args.mig_window, &setup.mig.window_s}}) {
+    std::optional<int64_t> ns = ParseDurationNs(*text);
+    if (!ns || *ns < 0)
+      return ReportError(InvalidInput(std::string(flag) + " '" + *text + "': expected a duration (30m, 24h, 0s)"));
+    *target = *ns / 1'000'000'000;
+  }
   std::optional<int64_t> every_ns;
   if (!args.every.empty()) {
     every_ns = ParseDurationNs(args.every);
@@ -226,6 +271,13 @@ void AddAnnotateCommand(CLI::App& app, CommandList& commands) {
                   "Also write the results under this prefix, e.g. ai.centaurus.io (Alnair's keys: "
                   "ai.centaurus.io/workload-type, ...); kraken.io/* are always written (repeat or comma-separate)")
       ->delimiter(',');
+  cmd->add_flag("--apply-mig", args->apply_mig,
+                "Write a MIG layout change as the nvidia.com/mig.config node label the mig-manager applies "
+                "(default: only the kraken.io/mig-recommendation annotation)");
+  cmd->add_option("--mig-hold", args->mig_hold, "How long demand must ask for a new MIG layout before it is proposed")
+      ->capture_default_str();
+  cmd->add_option("--mig-window", args->mig_window, "At most one MIG layout change per node per this window")
+      ->capture_default_str();
   cmd->add_flag("--no-node-labels", args->no_node_labels,
                 "Do not write the kraken.io/gpu-class, gpu-count and mig-layout node labels");
   commands.push_back({cmd, [args] { return RunAnnotate(*args); }});
