@@ -248,7 +248,7 @@ TEST_F(PrometheusClusterTest, AnnotateWritesTheResultsThroughTheApiServer) {
   EXPECT_EQ(requests[10], "PATCH /api/v1/nodes/ub20-a100-k8s" + smp +
                               R"({"metadata":{"labels":{"kraken.io/gpu-class":"a100-40gb-sxm",)"
                               R"("kraken.io/gpu-count":"1","kraken.io/mig-layout":"1g.5gb-x1"}}})");
-  // MIG rebalancing (docs/mig-planning.md): notebook-0 keeps its 1g.5gb slice, so the
+  // MIG rebalancing (docs/mig-rebalancing.md): notebook-0 keeps its 1g.5gb slice, so the
   // node's demand is 1g.5gb-x1; this API server keeps no labels, so the node's layout is
   // unknown and the wish is held (its state and the recommendation on the node).
   EXPECT_EQ(requests[11], "GET /api/v1/nodes/ub20-a100-k8s Bearer sa-token");
