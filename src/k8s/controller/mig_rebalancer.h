@@ -1,5 +1,6 @@
 // MIG rebalancing in the controller (`kraken annotate --every`, docs/mig-rebalancing.md):
-// per node, the layout measured demand asks for goes through the hysteresis of analysis/mig/mig_rebalance.h, whose state is kept on the node itself
+// per node, the layout measured demand asks for goes through the hysteresis of
+// analysis/mig/mig_rebalance.h, whose state is kept on the node itself
 // (kraken.io/mig-rebalance), so a restarted controller carries on. The outcome is written
 // as kraken.io/mig-recommendation; with --apply-mig a change is also written as the
 // nvidia.com/mig.config label, which the GPU operator's mig-manager applies (its
