@@ -11,6 +11,7 @@
 #include "analysis/mig/mig_rebalance.h"
 #include "analysis/pooling/node_mig_instances.h"
 #include "analysis/pooling/pod_pooling.h"
+#include "analysis/pooling/share_mps.h"
 #include "app/cluster_request.h"
 #include "base/duration.h"
 #include "base/text.h"
@@ -94,12 +95,15 @@ Result<std::vector<k8s::PodResult>> AnalyzePods(const AnnotateArgs& args, const 
     KRAKEN_ASSIGN_OR_RETURN(ClusterPooling pooling, AnalyzeClusterPooling(client, options, setup.fallback));
     for (const auto& [node, profiles] : pooling::MigInstancesByNode(pooling.uses, pooling.report))
       for (const auto& [profile, count] : profiles) (*mig_demand)[node][profile] += count;
+    std::map<int, int> mps = pooling::MpsPercentagesOfShareGroups(pooling.uses, pooling.report);
     for (const pooling::PodRecommendation& rec : pooling.report.pods) {
       const pooling::PodGpuUse& use = pooling.uses[rec.use];
       // A pod with several GPUs: the first use speaks for it (the same analysis per GPU).
       bool seen = false;
       for (const k8s::PodResult& p : pods) seen = seen || (p.namespace_name == use.namespace_name && p.pod == use.pod);
-      if (!seen) pods.push_back({use.namespace_name, use.pod, AnnotationsOf(use, rec)});
+      if (seen) continue;
+      pods.push_back({use.namespace_name, use.pod, AnnotationsOf(use, rec)});
+      if (auto it = mps.find(rec.use); it != mps.end()) pods.back().annotations.mps_thread_percentage = it->second;
     }
   }
   return pods;

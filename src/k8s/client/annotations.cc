@@ -64,6 +64,7 @@ std::map<std::string, std::string> ToAnnotations(const WorkloadAnnotations& a) {
   if (a.disagg_score) out[kDisaggScoreKey] = Ratio(*a.disagg_score);
   if (a.colocation_class) out[kColocationClassKey] = *a.colocation_class;
   if (a.demand) out[kDemandKey] = *a.demand;
+  if (a.mps_thread_percentage) out[kMpsThreadPercentageKey] = std::to_string(*a.mps_thread_percentage);
   return out;
 }
 

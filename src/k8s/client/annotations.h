@@ -16,6 +16,9 @@ inline constexpr char kBoundKey[] = "kraken.io/bound";
 inline constexpr char kGpuUtilP95Key[] = "kraken.io/gpu-util-p95";
 inline constexpr char kDisaggScoreKey[] = "kraken.io/disagg-score";
 inline constexpr char kColocationClassKey[] = "kraken.io/colocation-class";
+// The CUDA_MPS_ACTIVE_THREAD_PERCENTAGE the co-location model recommends for a pod the
+// pooling plan would share a GPU with others (analysis/pooling/share_mps.h).
+inline constexpr char kMpsThreadPercentageKey[] = "kraken.io/mps-active-thread-percentage";
 // Opt-in and sampling interval a user sets on a pod (read, never written, by kraken).
 inline constexpr char kProfilingKey[] = "kraken.io/profiling";               // enabled | disabled
 inline constexpr char kProfileIntervalKey[] = "kraken.io/profile-interval";  // 100ms
@@ -54,6 +57,7 @@ struct WorkloadAnnotations {
   // -Wmissing-field-initializers for the aggregate initializations that predate them.)
   std::optional<std::string> demand = std::nullopt;
   std::optional<int> gpu_index = std::nullopt;
+  std::optional<int> mps_thread_percentage = std::nullopt;  // 1..100; not aggregated onto jobs
 };
 
 // The annotation map: ratios as fixed 3-decimal text ("0.957") so that noise below a

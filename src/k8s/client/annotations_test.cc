@@ -15,6 +15,11 @@ TEST(AnnotationsTest, FormatsRatiosWithThreeDecimals) {
   EXPECT_EQ(m.at("kraken.io/workload-type"), "training");
   EXPECT_EQ(m.at("kraken.io/gpu-util-p95"), "0.957");
   EXPECT_EQ(m.at("kraken.io/disagg-score"), "1.000");
+  a.mps_thread_percentage = 45;
+  EXPECT_EQ(ToAnnotations(a).at("kraken.io/mps-active-thread-percentage"), "45");
+  WorkloadAnnotations w{"training", "compute", 0.9, 0.4, "share"};
+  w.mps_thread_percentage = 45;
+  EXPECT_FALSE(AggregateJob({w}).mps_thread_percentage.has_value());  // per pod, not per job
 }
 
 TEST(AnnotationsTest, JobAggregateTakesBusiestWorkerAndMostConservativeClass) {

@@ -7,6 +7,7 @@
 
 #include "analysis/colocate/colocate.h"
 #include "analysis/colocate/join.h"
+#include "analysis/colocate/mps_percentage.h"
 #include "analysis/colocate/workload_inputs.h"
 #include "base/text.h"
 #include "base/text_table.h"
@@ -44,6 +45,7 @@ struct GpuOutcome {
   double cost = 0;      // sum over the pod and the residents of (penalty - 1)
   std::string terms;    // "pod x1.425 + ml/etl-0 x1.100/x1.000"
   std::string device;   // catalog id the model predicted for, "" unknown
+  int mps_percentage = -1;  // MPS node with residents: the pod's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
 };
 
 ModePrediction PredictMode(const std::vector<ColocationWorkload>& ws, const NodeGpuView& view) {
@@ -80,6 +82,10 @@ GpuOutcome PredictOnGpu(const NodeGpuView& view, int gpu, const DemandEntry& pod
   out.worst_name = pod_name;
   out.cost = out.pod_penalty - 1;
   out.terms = "pod " + Times(out.pod_penalty);
+  if (out.residents > 0 && view.mode == SharingMode::kMps) {
+    std::vector<int> percentages = MpsThreadPercentages(ws, device);
+    if (!percentages.empty()) out.mps_percentage = percentages.back();
+  }
   if (out.residents > 0) {
     std::vector<ColocationWorkload> before(ws.begin(), ws.end() - 1);
     ModePrediction without = PredictMode(before, view);
@@ -241,6 +247,10 @@ std::vector<NodeDecision> DecideNodesByModel(const ExtenderRequest& request, con
       d.interference_term = std::clamp(1 - best.cost / (options.max_slowdown - 1), 0.0, 1.0);
       d.reason = prediction + "; interference = max(0, 1 - summed extra " + FormatFixed(best.cost, 3) + " / (" +
                  FormatFixed(options.max_slowdown, 2) + " - 1)) = " + FormatFixed(d.interference_term, 3) + ignored;
+      d.mps_thread_percentage = best.mps_percentage;
+      if (best.mps_percentage > 0)
+        d.reason += "; MPS: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=" + std::to_string(best.mps_percentage) +
+                    " (the model's SM split with the GPU's residents)";
       packing.push_back({out.size(), node.name, view.gpus, view.replicas, view.residents.entries});
     }
     out.push_back(std::move(d));

@@ -187,6 +187,14 @@ TEST(ExtenderModelTest, MpsNodesRankAComputeBoundResidentAboveAMemoryBoundOne) {
   for (const NodeDecision& n : d) EXPECT_DOUBLE_EQ(n.pod_slowdown, 1.425);
   EXPECT_NEAR(d[1].interference_cost, 0.512918, 1e-6);  // etl-0: x1.121 with the pod, x1.030 without
   EXPECT_DOUBLE_EQ(d[2].interference_cost, 0.425);      // train-1: x1.570 either way
+  // The MPS thread percentage the model recommends for the pod beside each resident (none
+  // alone on a GPU): the model's own split (analysis/colocate/mps_percentage.h).
+  EXPECT_EQ(d[0].mps_thread_percentage, -1);
+  // Here 100 (no cap): the search over splits finds none that lowers the worst penalty
+  // below running uncapped.
+  EXPECT_EQ(d[1].mps_thread_percentage, 100);
+  EXPECT_EQ(d[2].mps_thread_percentage, 100);
+  EXPECT_NE(d[1].reason.find("; MPS: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE="), std::string::npos) << d[1].reason;
   EXPECT_EQ(PrioritizeResponseJson(d),
             R"([{"host":"gpu-empty","score":40},{"host":"gpu-mem","score":64},{"host":"gpu-comp","score":70}])");
   // FGD instead of BestFit: every candidate offers the same share, so no placement changes

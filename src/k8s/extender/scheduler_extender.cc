@@ -130,6 +130,7 @@ std::string DecisionsJson(const ExtenderRequest& request, const std::vector<Node
         .Field("score", d.score)
         .Field("basis", d.basis)
         .Field("reason", d.reason);
+    if (d.mps_thread_percentage > 0) json.Field("mps_active_thread_percentage", d.mps_thread_percentage);
     if (!d.gpu_set.empty()) {
       json.Key("gpus").BeginArray();
       for (int g : d.gpu_set) json.Int(g);

@@ -80,6 +80,9 @@ struct NodeDecision {
   // Topology (multi-GPU pods, nodes with kraken.io/gpu-topology; extender_topology.h): the
   // GPUs chosen, the one-direction GB/s of their slowest pair, and the same for the
   // lowest-indexed free GPUs a topology-blind allocator would give.
+  // Co-location model on an MPS node, sharing a GPU with residents: the
+  // CUDA_MPS_ACTIVE_THREAD_PERCENTAGE the model recommends for the pod (-1: none).
+  int mps_thread_percentage = -1;
   std::vector<int> gpu_set;
   double gpu_set_gbps = 0;
   std::vector<int> blind_set;
