@@ -5,7 +5,9 @@
 // (docs/kubernetes.md). Without --every it is one pass; with it, a pass every interval
 // until SIGINT/SIGTERM (k8s/controller/controller_loop.h).
 #include <chrono>
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <tuple>
 
 #include "analysis/mig/mig_rebalance.h"
@@ -22,6 +24,7 @@
 #include "k8s/controller/mig_rebalancer.h"
 #include "k8s/client/demand_annotation.h"
 #include "k8s/controller/node_labels.h"
+#include "k8s/controller/workload_profile.h"
 #include "model/device_catalog.h"
 #include "promql/cluster_query.h"
 #include "promql/node_gpus.h"
@@ -45,6 +48,7 @@ struct AnnotateArgs {
   bool apply_mig = false;
   std::string mig_hold = "30m";
   std::string mig_window = "24h";
+  bool write_profiles = false;  // GpuWorkloadProfile objects (docs/crd.md)
 };
 
 // What the pooling analysis says about a pod, as annotations. Bound and disagg score
@@ -83,11 +87,24 @@ struct PassSetup {
 
 // Node -> MIG profile -> instances that node's measured demand asks for.
 using MigDemand = std::map<std::string, std::map<std::string, int>>;
+// "namespace/pod" -> what the pass measured, for its workload's GpuWorkloadProfile.
+using PodFacts = std::map<std::string, k8s::PodProfileFacts>;
+
+k8s::PodProfileFacts FactsOf(const pooling::PodGpuUse& use, const pooling::PodRecommendation& rec) {
+  k8s::PodProfileFacts f;
+  f.workload_class = use.demand.workload_type.empty() ? "unknown" : use.demand.workload_type;
+  if (use.demand.gpu_busy.measured) f.busy_p95 = use.demand.gpu_busy.p95;
+  if (use.demand.memory_bytes.measured) f.memory_peak_gib = use.demand.memory_bytes.max / (1024.0 * 1024 * 1024);
+  f.recommendation = std::string(pooling::PoolActionName(rec.action)) + (rec.detail.empty() ? "" : ": " + rec.detail);
+  if (f.recommendation.size() > 1000) f.recommendation.resize(1000);
+  return f;
+}
 
 // Reads the DCGM history of each namespace and turns the pooling analysis into one
 // PodResult per pod.
 Result<std::vector<k8s::PodResult>> AnalyzePods(const AnnotateArgs& args, const PassSetup& setup,
-                                                promql::PrometheusClient& client, MigDemand* mig_demand) {
+                                                promql::PrometheusClient& client, MigDemand* mig_demand,
+                                                PodFacts* facts) {
   std::vector<k8s::PodResult> pods;
   for (const std::string& namespace_name : args.namespaces) {
     promql::ClusterQueryOptions options = setup.options;
@@ -103,6 +120,7 @@ Result<std::vector<k8s::PodResult>> AnalyzePods(const AnnotateArgs& args, const 
       for (const k8s::PodResult& p : pods) seen = seen || (p.namespace_name == use.namespace_name && p.pod == use.pod);
       if (seen) continue;
       pods.push_back({use.namespace_name, use.pod, AnnotationsOf(use, rec)});
+      (*facts)[use.namespace_name + "/" + use.pod] = FactsOf(use, rec);
       if (auto it = mps.find(rec.use); it != mps.end()) pods.back().annotations.mps_thread_percentage = it->second;
     }
   }
@@ -143,12 +161,37 @@ Result<std::string> RebalanceMig(const AnnotateArgs& args, const PassSetup& setu
   return "; MIG: " + text;
 }
 
+// One GpuWorkloadProfile per workload of the annotated pods (k8s/controller/
+// workload_profile.h). Returns "; profiles: N written, M unchanged".
+Result<std::string> WriteProfiles(const k8s::KubeClient& client, const k8s::AnnotationStats& stats,
+                                  const PodFacts& facts) {
+  std::vector<std::pair<k8s::ObjectRef, std::vector<k8s::PodProfileFacts>>> workloads;
+  for (const auto& [pod, workload] : stats.pod_workloads) {
+    auto f = facts.find(pod);
+    if (f == facts.end()) continue;
+    auto it = std::find_if(workloads.begin(), workloads.end(), [&](const auto& w) { return w.first == workload; });
+    if (it == workloads.end()) it = workloads.insert(workloads.end(), {workload, {}});
+    it->second.push_back(f->second);
+  }
+  std::time_t now = std::time(nullptr);
+  char updated[32];
+  std::strftime(updated, sizeof(updated), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  int written = 0, unchanged = 0;
+  for (const auto& [workload, pods] : workloads) {
+    Result<bool> wrote = k8s::UpsertWorkloadProfile(client, k8s::AggregateWorkload(workload, pods), updated);
+    if (!wrote.ok()) return wrote.status().WithContext("GpuWorkloadProfile of " + workload.kind + " " + workload.name);
+    ++(*wrote ? written : unchanged);
+  }
+  return "; profiles: " + std::to_string(written) + " written, " + std::to_string(unchanged) + " unchanged";
+}
+
 // One pass; `prefix` starts its summary line ("" or "pass 3: ").
 Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::string& prefix) {
   const auto started = std::chrono::steady_clock::now();
   KRAKEN_ASSIGN_OR_RETURN(auto client, promql::PrometheusClient::Create(args.prometheus));
   MigDemand mig_demand;
-  KRAKEN_ASSIGN_OR_RETURN(std::vector<k8s::PodResult> pods, AnalyzePods(args, setup, *client, &mig_demand));
+  PodFacts facts;
+  KRAKEN_ASSIGN_OR_RETURN(std::vector<k8s::PodResult> pods, AnalyzePods(args, setup, *client, &mig_demand, &facts));
   // The inventory is read even with --no-node-labels: its nodes are the ones whose
   // resident lists this pass keeps true (a node whose GPU pods all left gets `none`).
   KRAKEN_ASSIGN_OR_RETURN(auto inventory, NodeInventory(setup, *client));
@@ -173,6 +216,10 @@ Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::stri
   k8s::AnnotationStats stats;
   KRAKEN_RETURN_IF_ERROR(writer.AnnotatePass(pods, scope, &stats));
   KRAKEN_ASSIGN_OR_RETURN(std::string mig, RebalanceMig(args, setup, kube_client, mig_demand));
+  if (args.write_profiles) {
+    KRAKEN_ASSIGN_OR_RETURN(std::string profiles, WriteProfiles(kube_client, stats, facts));
+    mig += profiles;
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // Pods gone from the cluster and dropped resident entries are named only when there are
   // some, so a steady cluster's line stays short.
@@ -282,6 +329,9 @@ void AddAnnotateCommand(CLI::App& app, CommandList& commands) {
       ->capture_default_str();
   cmd->add_option("--mig-window", args->mig_window, "At most one MIG layout change per node per this window")
       ->capture_default_str();
+  cmd->add_flag("--write-profiles", args->write_profiles,
+                "Also keep one GpuWorkloadProfile (kraken.io/v1alpha1) per workload; needs the CRD of deploy/ "
+                "(docs/crd.md)");
   cmd->add_flag("--no-node-labels", args->no_node_labels,
                 "Do not write the kraken.io/gpu-class, gpu-count and mig-layout node labels");
   commands.push_back({cmd, [args] { return RunAnnotate(*args); }});

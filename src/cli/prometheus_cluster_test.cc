@@ -18,6 +18,7 @@
 #include "cli/agent_process_testing.h"
 #include "cli/cli_test_support.h"
 #include "cli/prometheus_test_server.h"
+#include "k8s/client/fake_api_server.h"
 #include "k8s/controller/annotation_writer.h"
 #include "promql/prometheus_client.h"
 
@@ -419,6 +420,42 @@ TEST_F(PrometheusClusterTest, ControllerAppliesAMigLayoutChange) {
     if (q == R"(PATCH /api/v1/nodes/ub20-a100-k8s {"metadata":{"labels":{"nvidia.com/mig.config":"1g.5gb-x1"}}})")
       ++labelled;
   EXPECT_EQ(labelled, 1);
+}
+
+// --write-profiles (docs/crd.md): one GpuWorkloadProfile per workload, from the week of
+// real A100/T4 DCGM history, through the loopback fake API server the k8s tests use.
+TEST_F(PrometheusClusterTest, AnnotateWritesGpuWorkloadProfiles) {
+  k8s::testing::FakeApiServer api;
+  k8s::testing::FakeObject trainer;
+  trainer.owner_json = R"([{"apiVersion":"batch/v1","kind":"Job","name":"trainer","controller":true}])";
+  api.Add("/api/v1/namespaces/ml/pods/trainer-0", trainer);
+  api.Add("/api/v1/namespaces/ml/pods/notebook-0", {});
+  api.Add("/api/v1/namespaces/ml/pods/infer-t4", {});
+  api.Add("/api/v1/nodes/ub20-a100-k8s", {});
+  std::string token = testing::MakeTempDir("profiles_token") + "/token";
+  std::ofstream(token) << "sa-token\n";
+  std::string args = "annotate --prometheus " + server_->url() + " --namespace ml --gpu-model a100-40gb-sxm --kube-api " +
+                     "http://127.0.0.1:" + std::to_string(api.Config().port) + " --token-file " + token + " --write-profiles";
+  RunResult r = RunKraken(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("; profiles: 3 written, 0 unchanged; "), std::string::npos) << r.out;
+  simdjson::dom::parser parser;
+  const std::string base = "/apis/kraken.io/v1alpha1/namespaces/ml/gpuworkloadprofiles/";
+  simdjson::dom::element job = parser.parse(api.Raw(base + "job-trainer"));
+  EXPECT_EQ(std::string_view(job["spec"]["workload"]["kind"]), "Job");
+  EXPECT_EQ(std::string_view(job["status"]["class"]), "unknown");
+  EXPECT_DOUBLE_EQ(double(job["status"]["busyP95"]), 0.996);
+  EXPECT_DOUBLE_EQ(double(job["status"]["memoryPeakGiB"]), 4.7);  // FB_USED 4845 MiB
+  EXPECT_EQ(std::string_view(job["status"]["recommendation"]).substr(0, 5), "keep:");
+  EXPECT_EQ(int64_t(job["status"]["pods"]), 1);
+  simdjson::dom::parser parser2;
+  simdjson::dom::element notebook = parser2.parse(api.Raw(base + "pod-notebook-0"));
+  EXPECT_EQ(std::string_view(notebook["spec"]["workload"]["kind"]), "Pod");
+  EXPECT_EQ(std::string_view(notebook["status"]["recommendation"]).substr(0, 25), "keep: already in MIG slic");
+  // The same history again: nothing to write.
+  RunResult again = RunKraken(args);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("; profiles: 0 written, 3 unchanged; "), std::string::npos) << again.out;
 }
 
 TEST(AnnotateControllerTest, FailedPassesAreLoggedAndRetriedOnePassExitsTwo) {

@@ -41,4 +41,11 @@ Status KubeClient::Patch(const std::string& path, const std::string& body, std::
   return Status::Ok();
 }
 
+Status KubeClient::Post(const std::string& path, const std::string& body) const {
+  auto client = MakeClient(config_, timeout_s_);
+  auto response = client->Post(path, httplib::Headers{{"Accept", "application/json"}}, body, "application/json");
+  if (!response || (response->status != 201 && response->status != 200)) return AnswerError("POST", path, response);
+  return Status::Ok();
+}
+
 }  // namespace kraken::k8s

@@ -1,4 +1,4 @@
-// A minimal Kubernetes API client: GET an object, PATCH it, with the service account's
+// A minimal Kubernetes API client: GET an object, PATCH it, POST a new one, with the service account's
 // bearer token, over https verified against the cluster CA (or http to a test server).
 #pragma once
 
@@ -21,6 +21,8 @@ class KubeClient {
   // 200 -> the body; 404 -> NotFound; any other answer -> IoError with the API's message.
   Result<std::string> Get(const std::string& path) const;
   Status Patch(const std::string& path, const std::string& body, std::string_view content_type) const;
+  // POST a new object to a collection path: 201 (or 200) -> Ok; anything else an error.
+  Status Post(const std::string& path, const std::string& body) const;
 
   const KubeConfig& config() const { return config_; }
 

@@ -109,6 +109,9 @@ Status AnnotationWriter::AnnotatePass(const std::vector<PodResult>& pods, const 
     }
     count(*patched);
     ++stats->pods_annotated;
+    stats->pod_workloads.emplace_back(pod.namespace_name + "/" + pod.pod,
+                                      meta.controllers.empty() ? ObjectRef{"v1", "Pod", pod.namespace_name, pod.pod}
+                                                               : meta.controllers[0]);
     if (!meta.node_name.empty()) by_node[meta.node_name].push_back(pod.annotations);
     if (!meta.node_name.empty() && pod.annotations.demand && !pod.annotations.demand->empty())
       residents[meta.node_name].push_back(ResidentEntry(pod.namespace_name + "/" + pod.pod,

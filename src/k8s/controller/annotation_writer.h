@@ -55,6 +55,9 @@ struct AnnotationStats {
   int resident_entries_stale = 0;       // of analysed namespaces, pod no longer on the node: dropped
   int resident_entries_unparsable = 0;  // of analysed namespaces, refused by the v1 parser: dropped
   int resident_entries_over_cap = 0;    // beyond the 16 busiest: dropped
+  // Each annotated pod ("namespace/name") and its workload: its controller owner, else the
+  // pod itself (for the GpuWorkloadProfile objects, k8s/controller/workload_profile.h).
+  std::vector<std::pair<std::string, ObjectRef>> pod_workloads;
 };
 
 // What one pass looked at, which decides the nodes it touches and the resident entries
