@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "collectors/nvml/topology_testing.h"
 #include "model/link_bandwidth.h"
 
@@ -104,6 +106,25 @@ TEST(GpuSet, LargeNodesUseTheGreedySearch) {
   EXPECT_EQ(best.gpus.back(), 23);
   EXPECT_NEAR(best.bottleneck_gbps, 31.51, 0.01);
   EXPECT_EQ(FormatGpuSet({1, 3}), "1,3");
+}
+
+TEST(GpuSet, TheLargestAnnotatedNodeIsScoredInBoundedTime) {
+  // 64 GPUs (the annotation's limit), half of them asked for: two sockets of 32, PCIe
+  // switches of 8.
+  nvml::testing::NodeWiring wiring;
+  wiring.pcie_level = [](int a, int b) {
+    return static_cast<int>(a / 8 == b / 8 ? NVML_TOPOLOGY_SINGLE : a / 32 == b / 32 ? NVML_TOPOLOGY_NODE : NVML_TOPOLOGY_SYSTEM);
+  };
+  wiring.numa_node = [](int gpu) { return gpu / 32; };
+  NodeGpuTopology node = NodeFromSmiCapture(kL40sSmiCapture, 64, wiring);
+  ASSERT_EQ(node.links.size(), 64u * 63 / 2);
+  auto started = std::chrono::steady_clock::now();
+  GpuSetChoice best = BestGpuSet(node, 32);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_TRUE(best.found);
+  EXPECT_EQ(best.numa_nodes, 1);
+  EXPECT_NEAR(best.bottleneck_gbps, 31.51, 0.01);
+  EXPECT_LT(seconds, 2.0);  // 12 ms for the whole test on the 2 shared build cores
 }
 
 }  // namespace
