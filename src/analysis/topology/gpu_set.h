@@ -32,7 +32,7 @@ struct GpuSetChoice {
 GpuSetChoice EvaluateGpuSet(const NodeGpuTopology& topology, const std::vector<int>& gpus);
 
 // The best set of `count` free GPUs (every combination up to kMaxExhaustiveSets, else a
-// greedy growth from each free GPU).
+// greedy growth from at most 8 seeds spread over the free GPUs).
 GpuSetChoice BestGpuSet(const NodeGpuTopology& topology, int count);
 inline constexpr long kMaxExhaustiveSets = 20000;
 
