@@ -27,7 +27,7 @@ packages=(
   # OpenSSL and Brotli.
   libssl-dev libbrotli-dev
   # Pod attribution: the agent's client of the kubelet's pod-resources gRPC API; the C++ is
-  # generated from src/k8s/pod_resources/kubelet_pod_resources.proto at build time.
+  # generated from src/k8s/attribution/pod_resources/kubelet_pod_resources.proto at build time.
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   # make bundle sets each bundled library's RUNPATH; its test runs the bundle in a minimal
   # Debian root made with debootstrap.

@@ -13,10 +13,10 @@
 #include "agent/agent_test_support.h"
 #include "base/testing/test_data.h"
 #include "base/text.h"
-#include "k8s/fake_pod_api.h"
-#include "k8s/node_pods.h"
-#include "k8s/pod_resources/fake_kubelet.h"
-#include "k8s/pod_resources/pod_resources_client.h"
+#include "k8s/client/fake_pod_api.h"
+#include "k8s/attribution/node_pods.h"
+#include "k8s/attribution/pod_resources/fake_kubelet.h"
+#include "k8s/attribution/pod_resources/pod_resources_client.h"
 
 namespace kraken::agent {
 namespace {

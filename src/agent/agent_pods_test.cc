@@ -1,7 +1,7 @@
 // The agent with pod annotations, end to end in one process: the replayed 8 x H100 node
 // (tests/fixtures/nvml/h100x8.nvml), a real gRPC kubelet on a unix socket
-// (k8s/pod_resources/fake_kubelet.h) that gives GPUs 2, 3 and 4 to three pods, and a
-// loopback API server (k8s/fake_pod_api.h) whose pod LIST annotates them: GPU 2's pod
+// (k8s/attribution/pod_resources/fake_kubelet.h) that gives GPUs 2, 3 and 4 to three pods, and a
+// loopback API server (k8s/client/fake_pod_api.h) whose pod LIST annotates them: GPU 2's pod
 // kraken.io/profiling: disabled, GPU 3's kraken.io/profile-interval: 1s, GPU 4's none.
 #include <gtest/gtest.h>
 
@@ -14,10 +14,10 @@
 #include "agent/agent_test_support.h"
 #include "base/testing/test_data.h"
 #include "base/text.h"
-#include "k8s/fake_pod_api.h"
-#include "k8s/node_pods.h"
-#include "k8s/pod_resources/fake_kubelet.h"
-#include "k8s/pod_resources/pod_resources_client.h"
+#include "k8s/client/fake_pod_api.h"
+#include "k8s/attribution/node_pods.h"
+#include "k8s/attribution/pod_resources/fake_kubelet.h"
+#include "k8s/attribution/pod_resources/pod_resources_client.h"
 
 namespace kraken::agent {
 namespace {

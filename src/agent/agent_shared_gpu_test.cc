@@ -21,8 +21,8 @@
 #include "base/text.h"
 #include "analysis/pooling/pod_pooling.h"
 #include "importers/common/exposition_parser.h"
-#include "k8s/fake_pod_api.h"
-#include "k8s/pod_resources/fake_kubelet.h"
+#include "k8s/client/fake_pod_api.h"
+#include "k8s/attribution/pod_resources/fake_kubelet.h"
 #include "promql/pod_profiles.h"
 
 namespace kraken::agent {

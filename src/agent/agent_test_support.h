@@ -13,9 +13,9 @@
 #include "agent/agent.h"
 #include "base/testing/test_data.h"
 #include "collectors/nvml/nvml_sampler.h"
-#include "k8s/kube_client.h"
-#include "k8s/node_pods.h"
-#include "k8s/pod_resources/pod_resources_client.h"
+#include "k8s/client/kube_client.h"
+#include "k8s/attribution/node_pods.h"
+#include "k8s/attribution/pod_resources/pod_resources_client.h"
 
 namespace kraken::testing {
 

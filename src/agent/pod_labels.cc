@@ -61,6 +61,7 @@ void PodLabeler::Refresh() {
           "pod attribution: %s; running without pod labels until it answers", listed.status().message().c_str());
   }
   last_state_ = state;
+  if (options_.on_refresh) options_.on_refresh(map.get());
   std::shared_ptr<const PodPolicies> policies = RefreshPolicies(map.get());
   std::lock_guard<std::mutex> lock(mutex_);
   map_ = std::move(map);  // an error drops the old map: its pods may be gone

@@ -19,8 +19,8 @@
 
 #include "agent/pod_policy.h"
 #include "agent/shared_gpu_pods.h"
-#include "k8s/node_pods.h"
-#include "k8s/pod_resources/gpu_pod_map.h"
+#include "k8s/attribution/node_pods.h"
+#include "k8s/attribution/pod_resources/gpu_pod_map.h"
 #include "model/sample_batch.h"
 
 namespace kraken::agent {
@@ -38,6 +38,9 @@ struct PodLabelOptions {
   std::function<Result<std::vector<k8s::NodePod>>()> list_pods;
   std::string pods_source;              // for the log: "the API server (node gpu-1)"
   int64_t agent_interval_ns = 100'000'000;  // the floor of kraken.io/profile-interval
+  // Called on the refresher thread after each kubelet answer with the new map (null when
+  // the kubelet did not answer): the topology publisher's hook (topology_publisher.h).
+  std::function<void(const k8s::GpuPodMap*)> on_refresh;
 };
 
 // What one refresh learnt, as the sampler thread sees it.

@@ -5,8 +5,8 @@
 
 #include "base/duration.h"
 #include "base/text.h"
-#include "k8s/annotation_writer.h"
-#include "k8s/annotations.h"
+#include "k8s/controller/annotation_writer.h"
+#include "k8s/client/annotations.h"
 
 namespace kraken::agent {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "config/config.h"
-#include "k8s/pod_resources/gpu_pod_map.h"
+#include "k8s/attribution/pod_resources/gpu_pod_map.h"
 #include "model/device.h"
 
 namespace kraken::agent {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "k8s/node_pods.h"
-#include "k8s/pod_resources/gpu_pod_map.h"
+#include "k8s/attribution/node_pods.h"
+#include "k8s/attribution/pod_resources/gpu_pod_map.h"
 #include "model/series.h"
 
 namespace kraken::agent {

@@ -9,20 +9,39 @@
 
 #include "agent/agent.h"
 #include "agent/metrics_server.h"
+#include "agent/topology_publisher.h"
 #include "base/duration.h"
 #include "base/log.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/config_flags.h"
 #include "cli/store_access.h"
-#include "k8s/in_cluster_config.h"
 #include "app/upload_request.h"
 #include "cli/upload_flags.h"
-#include "k8s/node_pods.h"
-#include "k8s/pod_resources/pod_resources_client.h"
+#include "k8s/client/in_cluster_config.h"
+#include "k8s/attribution/node_pods.h"
+#include "k8s/attribution/pod_resources/pod_resources_client.h"
 
 namespace kraken::cli {
 namespace {
+
+// Publishes kraken.io/gpu-topology on this node after each pod-resources refresh
+// (agent/topology_publisher.h); a failed PATCH is logged once per kind of error.
+std::function<void(const k8s::GpuPodMap*)> TopologyHook(std::shared_ptr<k8s::KubeClient> kube, const std::string& node,
+                                                     const nvml::NvmlSampler& sampler) {
+  std::vector<agent::PublishedGpu> gpus;
+  for (const DeviceInfo& d : sampler.devices()) gpus.push_back({d.uuid, d.mig_enabled});
+  auto publisher = std::make_shared<agent::TopologyPublisher>(
+      *kube, node, nvml::PlacementTopology(sampler.reader().devices(), sampler.topology()), std::move(gpus));
+  auto last_error = std::make_shared<std::string>();
+  return [kube, publisher, last_error](const k8s::GpuPodMap* map) {
+    Result<bool> published = publisher->Publish(map);
+    std::string error = published.ok() ? "" : published.status().message();
+    if (!error.empty() && error != *last_error)
+      Log(LogLevel::kWarn, "topology: kraken.io/gpu-topology not written: %s", error.c_str());
+    *last_error = error;
+  };
+}
 
 struct AgentArgs {
   ConfigFlags flags;
@@ -139,6 +158,7 @@ int RunAgent(const AgentArgs& args) {
       kube = std::make_shared<k8s::KubeClient>(*kube_config);
       options.pods.pods_source = "the API server (pods of node " + c.node_name + ")";
       options.pods.list_pods = [kube, node = c.node_name] { return k8s::ListNodePods(*kube, node); };
+      options.pods.on_refresh = TopologyHook(kube, c.node_name, *session->sampler);
     }
   }
   // Replayed pids are not this machine's processes: no cgroup fallback for them.

@@ -1,6 +1,6 @@
 // `kraken agent` with pod attribution, end to end: the real binary on a replayed node
 // (tests/fixtures/nvml), a real gRPC server standing in for the kubelet on a unix socket
-// (k8s/pod_resources/fake_kubelet.h) that assigns the capture's GPU and MIG UUIDs to pods,
+// (k8s/attribution/pod_resources/fake_kubelet.h) that assigns the capture's GPU and MIG UUIDs to pods,
 // and /metrics scraped over loopback.
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -13,7 +13,7 @@
 
 #include "base/testing/test_data.h"
 #include "cli/agent_process_testing.h"
-#include "k8s/pod_resources/fake_kubelet.h"
+#include "k8s/attribution/pod_resources/fake_kubelet.h"
 
 namespace kraken {
 namespace {

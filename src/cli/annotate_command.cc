@@ -3,20 +3,28 @@
 // kraken.io/* annotations on the pods, their nodes and their multi-pod jobs, and the GPU
 // labels on the nodes, through the API server with the in-cluster service account
 // (docs/kubernetes.md). Without --every it is one pass; with it, a pass every interval
-// until SIGINT/SIGTERM (k8s/controller_loop.h).
+// until SIGINT/SIGTERM (k8s/controller/controller_loop.h).
 #include <chrono>
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
+#include <tuple>
 
+#include "analysis/mig/mig_rebalance.h"
+#include "analysis/pooling/node_mig_instances.h"
 #include "analysis/pooling/pod_pooling.h"
+#include "analysis/pooling/share_mps.h"
 #include "app/cluster_request.h"
 #include "base/duration.h"
 #include "base/text.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "k8s/annotation_writer.h"
-#include "k8s/controller_loop.h"
-#include "k8s/demand_annotation.h"
-#include "k8s/node_labels.h"
+#include "k8s/controller/annotation_writer.h"
+#include "k8s/controller/controller_loop.h"
+#include "k8s/controller/mig_rebalancer.h"
+#include "k8s/client/demand_annotation.h"
+#include "k8s/controller/node_labels.h"
+#include "k8s/controller/workload_profile.h"
 #include "model/device_catalog.h"
 #include "promql/cluster_query.h"
 #include "promql/node_gpus.h"
@@ -36,6 +44,11 @@ struct AnnotateArgs {
   bool no_node_labels = false;
   // Also write the results under these prefixes (Alnair's ai.centaurus.io).
   std::vector<std::string> annotation_prefixes;
+  // MIG rebalancing (k8s/controller/mig_rebalancer.h).
+  bool apply_mig = false;
+  std::string mig_hold = "30m";
+  std::string mig_window = "24h";
+  bool write_profiles = false;  // GpuWorkloadProfile objects (docs/crd.md)
 };
 
 // What the pooling analysis says about a pod, as annotations. Bound and disagg score
@@ -44,7 +57,7 @@ k8s::WorkloadAnnotations AnnotationsOf(const pooling::PodGpuUse& use, const pool
   k8s::WorkloadAnnotations a;
   if (!use.demand.workload_type.empty()) a.workload_type = use.demand.workload_type;
   if (use.demand.gpu_busy.measured) a.gpu_util_p95 = use.demand.gpu_busy.p95;
-  // The demand vector for the scheduler extender's co-location model (k8s/demand_annotation.h).
+  // The demand vector for the scheduler extender's co-location model (k8s/client/demand_annotation.h).
   if (std::string demand = k8s::FormatDemandAnnotation(use.demand); !demand.empty()) a.demand = demand;
   if (use.demand.gpu_index >= 0) a.gpu_index = use.demand.gpu_index;
   switch (rec.action) {
@@ -69,23 +82,46 @@ struct PassSetup {
   promql::ClusterQueryOptions options;  // namespace_name set per namespace
   const DeviceSpec* fallback = nullptr;
   k8s::KubeConfig kube;
+  mig::RebalanceOptions mig;
 };
+
+// Node -> MIG profile -> instances that node's measured demand asks for.
+using MigDemand = std::map<std::string, std::map<std::string, int>>;
+// "namespace/pod" -> what the pass measured, for its workload's GpuWorkloadProfile.
+using PodFacts = std::map<std::string, k8s::PodProfileFacts>;
+
+k8s::PodProfileFacts FactsOf(const pooling::PodGpuUse& use, const pooling::PodRecommendation& rec) {
+  k8s::PodProfileFacts f;
+  f.workload_class = use.demand.workload_type.empty() ? "unknown" : use.demand.workload_type;
+  if (use.demand.gpu_busy.measured) f.busy_p95 = use.demand.gpu_busy.p95;
+  if (use.demand.memory_bytes.measured) f.memory_peak_gib = use.demand.memory_bytes.max / (1024.0 * 1024 * 1024);
+  f.recommendation = std::string(pooling::PoolActionName(rec.action)) + (rec.detail.empty() ? "" : ": " + rec.detail);
+  if (f.recommendation.size() > 1000) f.recommendation.resize(1000);
+  return f;
+}
 
 // Reads the DCGM history of each namespace and turns the pooling analysis into one
 // PodResult per pod.
 Result<std::vector<k8s::PodResult>> AnalyzePods(const AnnotateArgs& args, const PassSetup& setup,
-                                                promql::PrometheusClient& client) {
+                                                promql::PrometheusClient& client, MigDemand* mig_demand,
+                                                PodFacts* facts) {
   std::vector<k8s::PodResult> pods;
   for (const std::string& namespace_name : args.namespaces) {
     promql::ClusterQueryOptions options = setup.options;
     options.namespace_name = namespace_name;
     KRAKEN_ASSIGN_OR_RETURN(ClusterPooling pooling, AnalyzeClusterPooling(client, options, setup.fallback));
+    for (const auto& [node, profiles] : pooling::MigInstancesByNode(pooling.uses, pooling.report))
+      for (const auto& [profile, count] : profiles) (*mig_demand)[node][profile] += count;
+    std::map<int, int> mps = pooling::MpsPercentagesOfShareGroups(pooling.uses, pooling.report);
     for (const pooling::PodRecommendation& rec : pooling.report.pods) {
       const pooling::PodGpuUse& use = pooling.uses[rec.use];
       // A pod with several GPUs: the first use speaks for it (the same analysis per GPU).
       bool seen = false;
       for (const k8s::PodResult& p : pods) seen = seen || (p.namespace_name == use.namespace_name && p.pod == use.pod);
-      if (!seen) pods.push_back({use.namespace_name, use.pod, AnnotationsOf(use, rec)});
+      if (seen) continue;
+      pods.push_back({use.namespace_name, use.pod, AnnotationsOf(use, rec)});
+      (*facts)[use.namespace_name + "/" + use.pod] = FactsOf(use, rec);
+      if (auto it = mps.find(rec.use); it != mps.end()) pods.back().annotations.mps_thread_percentage = it->second;
     }
   }
   return pods;
@@ -105,11 +141,57 @@ void PrintMap(const std::string& name, const std::map<std::string, std::string>&
   std::printf("\n");
 }
 
+// MIG rebalancing of each node with MIG demand (k8s/controller/mig_rebalancer.h); a node
+// the API server does not know is skipped. Returns "" or "; MIG: N node(s) held, ...".
+Result<std::string> RebalanceMig(const AnnotateArgs& args, const PassSetup& setup, const k8s::KubeClient& client,
+                                 const MigDemand& mig_demand) {
+  const int64_t now_s =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::map<std::string, int> counts;
+  for (const auto& [node, profiles] : mig_demand) {
+    auto result = k8s::RebalanceNodeMig(client, node, k8s::MigLayoutText(profiles), now_s, setup.mig, args.apply_mig);
+    if (!result.ok() && result.status().code() == StatusCode::kNotFound) continue;
+    if (!result.ok()) return result.status().WithContext("MIG rebalancing of node " + node);
+    ++counts[mig::RebalanceActionName(result->decision.action)];
+    if (result->labelled) ++counts["labelled"];
+  }
+  if (counts.empty()) return std::string();
+  std::string text;
+  for (const auto& [what, n] : counts) text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+  return "; MIG: " + text;
+}
+
+// One GpuWorkloadProfile per workload of the annotated pods (k8s/controller/
+// workload_profile.h). Returns "; profiles: N written, M unchanged".
+Result<std::string> WriteProfiles(const k8s::KubeClient& client, const k8s::AnnotationStats& stats,
+                                  const PodFacts& facts) {
+  std::vector<std::pair<k8s::ObjectRef, std::vector<k8s::PodProfileFacts>>> workloads;
+  for (const auto& [pod, workload] : stats.pod_workloads) {
+    auto f = facts.find(pod);
+    if (f == facts.end()) continue;
+    auto it = std::find_if(workloads.begin(), workloads.end(), [&](const auto& w) { return w.first == workload; });
+    if (it == workloads.end()) it = workloads.insert(workloads.end(), {workload, {}});
+    it->second.push_back(f->second);
+  }
+  std::time_t now = std::time(nullptr);
+  char updated[32];
+  std::strftime(updated, sizeof(updated), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  int written = 0, unchanged = 0;
+  for (const auto& [workload, pods] : workloads) {
+    Result<bool> wrote = k8s::UpsertWorkloadProfile(client, k8s::AggregateWorkload(workload, pods), updated);
+    if (!wrote.ok()) return wrote.status().WithContext("GpuWorkloadProfile of " + workload.kind + " " + workload.name);
+    ++(*wrote ? written : unchanged);
+  }
+  return "; profiles: " + std::to_string(written) + " written, " + std::to_string(unchanged) + " unchanged";
+}
+
 // One pass; `prefix` starts its summary line ("" or "pass 3: ").
 Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::string& prefix) {
   const auto started = std::chrono::steady_clock::now();
   KRAKEN_ASSIGN_OR_RETURN(auto client, promql::PrometheusClient::Create(args.prometheus));
-  KRAKEN_ASSIGN_OR_RETURN(std::vector<k8s::PodResult> pods, AnalyzePods(args, setup, *client));
+  MigDemand mig_demand;
+  PodFacts facts;
+  KRAKEN_ASSIGN_OR_RETURN(std::vector<k8s::PodResult> pods, AnalyzePods(args, setup, *client, &mig_demand, &facts));
   // The inventory is read even with --no-node-labels: its nodes are the ones whose
   // resident lists this pass keeps true (a node whose GPU pods all left gets `none`).
   KRAKEN_ASSIGN_OR_RETURN(auto inventory, NodeInventory(setup, *client));
@@ -125,12 +207,19 @@ Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::stri
       PrintMap(p.namespace_name + "/" + p.pod,
                k8s::WithPrefixes(k8s::ToAnnotations(p.annotations), args.annotation_prefixes));
     for (const auto& [node, labels] : scope.node_labels) PrintMap("node/" + node, labels);
+    for (const auto& [node, profiles] : mig_demand)
+      std::printf("node/%s mig demand %s\n", node.c_str(), k8s::MigLayoutText(profiles).c_str());
     return Status::Ok();
   }
   k8s::KubeClient kube_client(setup.kube);
   k8s::AnnotationWriter writer(kube_client, args.annotation_prefixes);
   k8s::AnnotationStats stats;
   KRAKEN_RETURN_IF_ERROR(writer.AnnotatePass(pods, scope, &stats));
+  KRAKEN_ASSIGN_OR_RETURN(std::string mig, RebalanceMig(args, setup, kube_client, mig_demand));
+  if (args.write_profiles) {
+    KRAKEN_ASSIGN_OR_RETURN(std::string profiles, WriteProfiles(kube_client, stats, facts));
+    mig += profiles;
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // Pods gone from the cluster and dropped resident entries are named only when there are
   // some, so a steady cluster's line stays short.
@@ -142,10 +231,10 @@ Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::stri
               std::to_string(stats.resident_entries_over_cap) + " over the cap";
   std::printf(
       "%sannotated %d pod(s), %d opted out (kraken.io/profiling: disabled)%s; labelled %d node(s), %d not found; "
-      "%d object(s) read, %d patched, %d unchanged%s; %.2f s\n",
+      "%d object(s) read, %d patched, %d unchanged%s%s; %.2f s\n",
       prefix.c_str(), stats.pods_annotated, stats.pods_opted_out, gone.c_str(), stats.nodes_labelled,
       stats.nodes_missing, stats.objects_read, stats.objects_patched, stats.objects_unchanged, dropped.c_str(),
-      seconds);
+      mig.c_str(), seconds);
   std::fflush(stdout);
   return Status::Ok();
 }
@@ -169,6 +258,13 @@ int RunAnnotate(const AnnotateArgs& args) {
   setup.fallback = args.gpu_model.empty() ? nullptr : FindDeviceSpec(args.gpu_model);
   if (!args.gpu_model.empty() && setup.fallback == nullptr)
     return ReportError(InvalidInput("--gpu-model '" + args.gpu_model + "' is not in the catalog"));
+  for (auto [flag, text, target] : {std::tuple{"--mig-hold", &args.mig_hold, &setup.mig.hold_s},
+                                    std::tuple{"--mig-window", &args.mig_window, &setup.mig.window_s}}) {
+    std::optional<int64_t> ns = ParseDurationNs(*text);
+    if (!ns || *ns < 0)
+      return ReportError(InvalidInput(std::string(flag) + " '" + *text + "': expected a duration (30m, 24h, 0s)"));
+    *target = *ns / 1'000'000'000;
+  }
   std::optional<int64_t> every_ns;
   if (!args.every.empty()) {
     every_ns = ParseDurationNs(args.every);
@@ -226,6 +322,16 @@ void AddAnnotateCommand(CLI::App& app, CommandList& commands) {
                   "Also write the results under this prefix, e.g. ai.centaurus.io (Alnair's keys: "
                   "ai.centaurus.io/workload-type, ...); kraken.io/* are always written (repeat or comma-separate)")
       ->delimiter(',');
+  cmd->add_flag("--apply-mig", args->apply_mig,
+                "Write a MIG layout change as the nvidia.com/mig.config node label the mig-manager applies "
+                "(default: only the kraken.io/mig-recommendation annotation)");
+  cmd->add_option("--mig-hold", args->mig_hold, "How long demand must ask for a new MIG layout before it is proposed")
+      ->capture_default_str();
+  cmd->add_option("--mig-window", args->mig_window, "At most one MIG layout change per node per this window")
+      ->capture_default_str();
+  cmd->add_flag("--write-profiles", args->write_profiles,
+                "Also keep one GpuWorkloadProfile (kraken.io/v1alpha1) per workload; needs the CRD of deploy/ "
+                "(docs/crd.md)");
   cmd->add_flag("--no-node-labels", args->no_node_labels,
                 "Do not write the kraken.io/gpu-class, gpu-count and mig-layout node labels");
   commands.push_back({cmd, [args] { return RunAnnotate(*args); }});

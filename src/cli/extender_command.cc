@@ -5,7 +5,7 @@
 #include "base/text.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "k8s/extender_server.h"
+#include "k8s/extender/extender_server.h"
 
 namespace kraken::cli {
 namespace {

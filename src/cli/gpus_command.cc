@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "collectors/nvml/capture_format.h"
 #include "collectors/nvml/nvml_sampler.h"
+#include "k8s/client/topology_annotation.h"
 
 namespace kraken::cli {
 namespace {
@@ -58,16 +59,26 @@ void WriteJson(const nvml::NvmlSampler& sampler, const SampleBatch& batch, JsonW
     json.EndObject();
   }
   json.EndArray();
+  // Placement (docs/topology.md): each pair's one-direction GB/s and the node annotation
+  // the agent publishes (every GPU shown free: this command does not ask the kubelet).
+  NodeGpuTopology placement = nvml::PlacementTopology(sampler.reader().devices(), sampler.topology());
   json.Key("pairs").BeginArray();
-  for (const nvml::GpuPair& pair : sampler.topology().pairs)
+  for (size_t i = 0; i < sampler.topology().pairs.size(); ++i) {
+    const nvml::GpuPair& pair = sampler.topology().pairs[i];
     json.BeginObject()
         .Field("a", pair.a)
         .Field("b", pair.b)
         .Field("path", pair.path)
         .Field("nvlinks", pair.nvlinks)
-        .Field("common_ancestor", pair.common_ancestor)
-        .EndObject();
+        .Field("common_ancestor", pair.common_ancestor);
+    if (i < placement.links.size()) json.Field("gbps", placement.links[i].gbps);
+    json.EndObject();
+  }
   json.EndArray();
+  json.Key("topology").BeginObject().Key("pcie_gbps").BeginArray();
+  for (const TopologyGpu& g : placement.gpus) json.Number(g.pcie_gbps);
+  json.EndArray().Field("has_nvlink", placement.HasNvlink());
+  json.Field("annotation", k8s::FormatTopologyAnnotation(placement)).EndObject();
   json.Key("sample").BeginObject().Field("time_ns", static_cast<int64_t>(batch.time_ns)).Key("values").BeginArray();
   for (const SampleBatch::Value& v : batch.values) {
     const SeriesEntity& e = batch.entities[static_cast<size_t>(v.entity)];

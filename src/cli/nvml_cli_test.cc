@@ -56,6 +56,31 @@ TEST(NvmlCliTest, GpusListsTheReplayedNodeAsJson) {
   EXPECT_EQ(power, 70);
 }
 
+// The placement topology in `kraken gpus --json` (docs/topology.md), for 8 copies of the
+// real H100 capture: each GPU's 18 active NVLinks and PCIe Gen5 x16 (63.02 GB/s one
+// direction); nvidia-smi does not say where the links end, so the pairs stay unknown
+// (priced as SYS: half the PCIe rate).
+TEST(NvmlCliTest, GpusJsonCarriesThePlacementTopology) {
+  std::string capture = testing::DataPath("nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt");
+  std::string replay = testing::MakeTempDir("gpus_topology") + "/h100x8.nvml";
+  RunResult record = RunKraken("record-nvml --from-nvidia-smi " + capture + " --copies 8 --out " + replay);
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  ::setenv("KRAKEN_NVML_REPLAY", replay.c_str(), 1);
+  RunResult r = RunKraken(std::string("gpus --json --nvml-library ") + KRAKEN_NVML_REPLAY_LIBRARY);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
+  std::string_view annotation;
+  ASSERT_EQ(doc["topology"]["annotation"].get_string().get(annotation), simdjson::SUCCESS);
+  EXPECT_EQ(annotation.substr(0, 34), "v1;gpu=0,n0,c20,p63.02,l18,free;gp");
+  EXPECT_NE(annotation.find(";link=6-7,-,-,31.51"), std::string_view::npos) << annotation;
+  EXPECT_EQ(simdjson::dom::array(doc["pairs"]).size(), 28u);
+  EXPECT_NEAR(double(doc["pairs"].at(0)["gbps"]), 31.51, 0.005);
+  EXPECT_NEAR(double(doc["topology"]["pcie_gbps"].at(7)), 63.02, 0.005);
+  EXPECT_FALSE(bool(doc["topology"]["has_nvlink"]));
+}
+
 TEST(NvmlCliTest, RecordNvmlDerivesTheCommittedFixture) {
   std::string capture = testing::DataPath("nvidia-smi/capture__linux-x86_64__nvidia-l40s__595.80.txt");
   RunResult r = RunKraken("record-nvml --from-nvidia-smi " + capture + " --out -");

@@ -18,7 +18,8 @@
 #include "cli/agent_process_testing.h"
 #include "cli/cli_test_support.h"
 #include "cli/prometheus_test_server.h"
-#include "k8s/annotation_writer.h"
+#include "k8s/client/fake_api_server.h"
+#include "k8s/controller/annotation_writer.h"
 #include "promql/prometheus_client.h"
 
 namespace kraken {
@@ -217,7 +218,7 @@ TEST_F(PrometheusClusterTest, AnnotateWritesTheResultsThroughTheApiServer) {
                         0),
             0u)
       << r.out;
-  ASSERT_EQ(requests.size(), 11u);
+  ASSERT_EQ(requests.size(), 14u);
   EXPECT_EQ(requests[0], "GET /api/v1/namespaces/ml/pods/infer-t4 Bearer sa-token");
   const std::string smp = " application/strategic-merge-patch+json ";
   EXPECT_EQ(requests[1], "PATCH /api/v1/namespaces/ml/pods/infer-t4" + smp +
@@ -248,6 +249,20 @@ TEST_F(PrometheusClusterTest, AnnotateWritesTheResultsThroughTheApiServer) {
   EXPECT_EQ(requests[10], "PATCH /api/v1/nodes/ub20-a100-k8s" + smp +
                               R"({"metadata":{"labels":{"kraken.io/gpu-class":"a100-40gb-sxm",)"
                               R"("kraken.io/gpu-count":"1","kraken.io/mig-layout":"1g.5gb-x1"}}})");
+  // MIG rebalancing (docs/mig-rebalancing.md): notebook-0 keeps its 1g.5gb slice, so the
+  // node's demand is 1g.5gb-x1; this API server keeps no labels, so the node's layout is
+  // unknown and the wish is held (its state and the recommendation on the node).
+  EXPECT_EQ(requests[11], "GET /api/v1/nodes/ub20-a100-k8s Bearer sa-token");
+  EXPECT_EQ(requests[12], "GET /api/v1/nodes/ub20-a100-k8s Bearer sa-token");
+  EXPECT_EQ(requests[13].rfind("PATCH /api/v1/nodes/ub20-a100-k8s" + smp +
+                                   R"({"metadata":{"annotations":{"kraken.io/mig-rebalance":"v1;pending=1g.5gb-x1;since=)",
+                               0),
+            0u)
+      << requests[13];
+  EXPECT_NE(requests[13].find(R"x("kraken.io/mig-recommendation":"1g.5gb-x1 (hold: demand has asked for 1g.5gb-x1 )x"
+                              R"x(instead of an unknown layout for 0 min of the 30 min hold)"}}})x"),
+            std::string::npos)
+      << requests[13];
 }
 
 TEST_F(PrometheusClusterTest, AnnotateDryRunPrintsNodeLabels) {
@@ -298,8 +313,10 @@ class StatefulApiServer {
     server_.stop();
     thread_.join();
   }
-  void Add(const std::string& path, const std::map<std::string, std::string>& annotations) {
+  void Add(const std::string& path, const std::map<std::string, std::string>& annotations,
+           const std::map<std::string, std::string>& labels = {}) {
     objects_[path].annotations = annotations;
+    objects_[path].labels = labels;
   }
   std::vector<std::string> Requests() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -362,7 +379,7 @@ TEST_F(PrometheusClusterTest, ControllerModeTwoPassesThenSigterm) {
   for (const std::string& q : api.Requests())
     if (q.rfind("PATCH ", 0) == 0) patches.push_back(q);
   // Only the first pass wrote; the opted-out trainer was never patched.
-  ASSERT_EQ(patches.size(), 4u);
+  ASSERT_EQ(patches.size(), 5u);
   EXPECT_EQ(patches[0].rfind("PATCH /api/v1/namespaces/ml/pods/infer-t4 ", 0), 0u) << patches[0];
   EXPECT_EQ(patches[1].rfind("PATCH /api/v1/namespaces/ml/pods/notebook-0 ", 0), 0u) << patches[1];
   // The node is in the GPU inventory: ml's stale entry leaves, research's stays.
@@ -370,6 +387,75 @@ TEST_F(PrometheusClusterTest, ControllerModeTwoPassesThenSigterm) {
                         R"({"kraken.io/resident-demand":"v1;pod=research/r-0;gpu=0;busy=0.300"}}})");
   EXPECT_EQ(patches[3], R"(PATCH /api/v1/nodes/ub20-a100-k8s {"metadata":{"labels":{"kraken.io/gpu-class":)"
                         R"("a100-40gb-sxm","kraken.io/gpu-count":"1","kraken.io/mig-layout":"1g.5gb-x1"}}})");
+  // MIG demand (notebook-0's 1g.5gb) is the measured layout just labelled: keep.
+  EXPECT_EQ(patches[4], R"(PATCH /api/v1/nodes/ub20-a100-k8s {"metadata":{"annotations":{"kraken.io/mig-rebalance":"v1",)"
+                        R"x("kraken.io/mig-recommendation":"1g.5gb-x1 (keep: demand asks for the current layout 1g.5gb-x1)"}}})x");
+  EXPECT_NE(log.find("; MIG: 1 keep; "), std::string::npos) << log;
+}
+
+// --apply-mig: the node runs the mig-manager's stock all-1g.5gb config, its measured demand
+// (notebook-0's slice) asks for 1g.5gb-x1; with --mig-hold 0s the first pass changes the
+// nvidia.com/mig.config label, the second finds the layout current.
+TEST_F(PrometheusClusterTest, ControllerAppliesAMigLayoutChange) {
+  StatefulApiServer api;
+  api.Add("/api/v1/namespaces/ml/pods/trainer-0", {});
+  api.Add("/api/v1/namespaces/ml/pods/notebook-0", {});
+  api.Add("/api/v1/namespaces/ml/pods/infer-t4", {});
+  api.Add("/api/v1/nodes/ub20-a100-k8s", {}, {{"nvidia.com/mig.config", "all-1g.5gb"}});
+  std::string dir = testing::MakeTempDir("controller_mig");
+  std::ofstream(dir + "/token") << "sa-token\n";
+  testing::ChildProcess kraken({KRAKEN_BINARY_PATH, "annotate", "--prometheus", server_->url(), "--namespace", "ml",
+                                "--gpu-model", "a100-40gb-sxm", "--kube-api", api.url(), "--token-file",
+                                dir + "/token", "--every", "1s", "--apply-mig", "--mig-hold", "0s"},
+                               dir + "/log");
+  std::string log = kraken.WaitForLog("pass 2: ", std::chrono::seconds(60));
+  ASSERT_FALSE(log.empty()) << kraken.Log();
+  EXPECT_EQ(kraken.Stop(SIGTERM, std::chrono::seconds(20)), 0) << kraken.Log();
+  log = kraken.Log();
+  EXPECT_NE(log.find("pass 1: "), std::string::npos) << log;
+  EXPECT_NE(log.find("; MIG: 1 change, 1 labelled; "), std::string::npos) << log;
+  EXPECT_NE(log.find("; MIG: 1 keep; "), std::string::npos) << log;
+  int labelled = 0;
+  for (const std::string& q : api.Requests())
+    if (q == R"(PATCH /api/v1/nodes/ub20-a100-k8s {"metadata":{"labels":{"nvidia.com/mig.config":"1g.5gb-x1"}}})")
+      ++labelled;
+  EXPECT_EQ(labelled, 1);
+}
+
+// --write-profiles (docs/crd.md): one GpuWorkloadProfile per workload, from the week of
+// real A100/T4 DCGM history, through the loopback fake API server the k8s tests use.
+TEST_F(PrometheusClusterTest, AnnotateWritesGpuWorkloadProfiles) {
+  k8s::testing::FakeApiServer api;
+  k8s::testing::FakeObject trainer;
+  trainer.owner_json = R"([{"apiVersion":"batch/v1","kind":"Job","name":"trainer","controller":true}])";
+  api.Add("/api/v1/namespaces/ml/pods/trainer-0", trainer);
+  api.Add("/api/v1/namespaces/ml/pods/notebook-0", {});
+  api.Add("/api/v1/namespaces/ml/pods/infer-t4", {});
+  api.Add("/api/v1/nodes/ub20-a100-k8s", {});
+  std::string token = testing::MakeTempDir("profiles_token") + "/token";
+  std::ofstream(token) << "sa-token\n";
+  std::string args = "annotate --prometheus " + server_->url() + " --namespace ml --gpu-model a100-40gb-sxm --kube-api " +
+                     "http://127.0.0.1:" + std::to_string(api.Config().port) + " --token-file " + token + " --write-profiles";
+  RunResult r = RunKraken(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("; profiles: 3 written, 0 unchanged; "), std::string::npos) << r.out;
+  simdjson::dom::parser parser;
+  const std::string base = "/apis/kraken.io/v1alpha1/namespaces/ml/gpuworkloadprofiles/";
+  simdjson::dom::element job = parser.parse(api.Raw(base + "job-trainer"));
+  EXPECT_EQ(std::string_view(job["spec"]["workload"]["kind"]), "Job");
+  EXPECT_EQ(std::string_view(job["status"]["class"]), "unknown");
+  EXPECT_DOUBLE_EQ(double(job["status"]["busyP95"]), 0.996);
+  EXPECT_DOUBLE_EQ(double(job["status"]["memoryPeakGiB"]), 4.7);  // FB_USED 4845 MiB
+  EXPECT_EQ(std::string_view(job["status"]["recommendation"]), "keep: busy: compute p95 99.6% > 60.0%");
+  EXPECT_EQ(int64_t(job["status"]["pods"]), 1);
+  simdjson::dom::parser parser2;
+  simdjson::dom::element notebook = parser2.parse(api.Raw(base + "pod-notebook-0"));
+  EXPECT_EQ(std::string_view(notebook["spec"]["workload"]["kind"]), "Pod");
+  EXPECT_EQ(std::string_view(notebook["status"]["recommendation"]), "keep: already in MIG slice 1g.5gb");
+  // The same history again: nothing to write.
+  RunResult again = RunKraken(args);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("; profiles: 0 written, 3 unchanged; "), std::string::npos) << again.out;
 }
 
 TEST(AnnotateControllerTest, FailedPassesAreLoggedAndRetriedOnePassExitsTwo) {

@@ -15,7 +15,7 @@
 #include "cli/upload_flags.h"
 #include "base/text.h"
 #include "collectors/nvml/nvml_sampler.h"
-#include "k8s/annotation_writer.h"
+#include "k8s/controller/annotation_writer.h"
 #include "profiling/batch_profile.h"
 #include "profiling/child_process.h"
 #include "profiling/trial_output.h"

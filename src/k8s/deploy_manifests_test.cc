@@ -15,11 +15,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <regex>
 #include <set>
 
 #include "base/testing/test_data.h"
 #include "base/text.h"
+#include "k8s/controller/workload_profile.h"
 
 namespace kraken {
 namespace {
@@ -43,7 +45,8 @@ void ExpectObject(const YAML::Node& doc, const std::string& where) {
     for (const YAML::Node& rule : doc["rules"]) {
       for (const YAML::Node& verb : rule["verbs"]) {
         std::string v = verb.as<std::string>();
-        EXPECT_TRUE(v == "get" || v == "list" || v == "watch" || v == "patch") << where << ": verb " << v;
+        // create: only the controller's GpuWorkloadProfile objects (ExpectControllerRbac).
+        EXPECT_TRUE(v == "get" || v == "list" || v == "watch" || v == "patch" || v == "create") << where << ": verb " << v;
       }
       for (const YAML::Node& resource : rule["resources"]) EXPECT_NE(resource.as<std::string>(), "*") << where;
     }
@@ -130,12 +133,13 @@ std::map<std::string, std::set<std::string>> Grants(const YAML::Node& role) {
 }
 
 // The controller may get and patch exactly what the annotation writer touches; no other
-// account of kraken may patch anything.
+// account of kraken may patch anything but the agent, its Node (ExpectAgentRbacAndNodeName).
 void ExpectControllerRbac(const std::vector<YAML::Node>& docs, const std::string& controller_role) {
   const std::set<std::string> get_patch = {"get", "patch"};
   const std::map<std::string, std::set<std::string>> expected = {{"/pods", get_patch},
                                                                  {"/nodes", get_patch},
                                                                  {"batch/jobs", get_patch},
+                                                                 {"kraken.io/gpuworkloadprofiles", {"get", "create", "patch"}},
                                                                  {"kubeflow.org/mpijobs", get_patch},
                                                                  {"kubeflow.org/pytorchjobs", get_patch}};
   int roles = 0;
@@ -147,21 +151,27 @@ void ExpectControllerRbac(const std::vector<YAML::Node>& docs, const std::string
       EXPECT_EQ(grants, expected);
       continue;
     }
-    for (const auto& [resource, verbs] : grants)
+    bool agent = doc["metadata"]["name"].as<std::string>() == "kraken-agent";
+    for (const auto& [resource, verbs] : grants) {
+      EXPECT_EQ(verbs.count("create"), 0u) << doc["metadata"]["name"] << " may create " << resource;
+      if (agent && resource == "/nodes") continue;
       EXPECT_EQ(verbs.count("patch"), 0u) << doc["metadata"]["name"] << " may patch " << resource;
+    }
   }
   EXPECT_EQ(roles, 3);
 }
 
-// The agent LISTs its node's pods for their kraken.io/* annotations: its ClusterRole is
-// exactly get/list on pods, and its DaemonSet gives it NODE_NAME from spec.nodeName.
+// The agent LISTs its node's pods for their kraken.io/* annotations and patches its own
+// Node's kraken.io/gpu-topology: its ClusterRole is exactly get/list on pods and get/patch
+// on nodes, and its DaemonSet gives it NODE_NAME from spec.nodeName.
 void ExpectAgentRbacAndNodeName(const std::vector<YAML::Node>& docs, const std::string& agent) {
   int roles = 0, daemonsets = 0;
   for (const YAML::Node& doc : docs) {
     std::string kind = doc["kind"].as<std::string>("");
     if (kind == "ClusterRole" && doc["metadata"]["name"].as<std::string>() == agent) {
       ++roles;
-      EXPECT_EQ(Grants(doc), (std::map<std::string, std::set<std::string>>{{"/pods", {"get", "list"}}}));
+      EXPECT_EQ(Grants(doc), (std::map<std::string, std::set<std::string>>{{"/pods", {"get", "list"}},
+                                                                           {"/nodes", {"get", "patch"}}}));
     }
     if (kind != "DaemonSet") continue;
     ++daemonsets;
@@ -234,6 +244,53 @@ TEST(DeployManifestsTest, PlainManifestsParseWithRequiredFields) {
   EXPECT_EQ(kinds["Service"], 2);
   EXPECT_EQ(kinds["ServiceMonitor"], 1);
   EXPECT_EQ(kinds["KubeSchedulerConfiguration"], 1);
+  EXPECT_EQ(kinds["CustomResourceDefinition"], 1);
+}
+
+// The GpuWorkloadProfile CRD (docs/crd.md) against what the controller writes: every
+// field of the object WorkloadProfileJson renders is in the schema with its type, the
+// required ones are there, every printer column's path resolves in it, and the Helm
+// chart's crds/ copy is the same file.
+TEST(DeployManifestsTest, GpuWorkloadProfileCrdMatchesWhatTheControllerWrites) {
+  const std::string crd_text = testing::ReadFileOrDie(DeployDir() + "/kubernetes/crd-gpuworkloadprofile.yaml");
+  EXPECT_EQ(crd_text, testing::ReadFileOrDie(DeployDir() + "/helm/kraken/crds/gpuworkloadprofile.yaml"));
+  YAML::Node crd = YAML::Load(crd_text);
+  EXPECT_EQ(crd["metadata"]["name"].as<std::string>(), std::string(k8s::kProfilePlural) + ".kraken.io");
+  EXPECT_EQ(crd["spec"]["names"]["kind"].as<std::string>(), k8s::kProfileKind);
+  const YAML::Node version = crd["spec"]["versions"][0];
+  EXPECT_EQ("kraken.io/" + version["name"].as<std::string>(), k8s::kProfileGroupVersion);
+  k8s::WorkloadProfile profile;
+  profile.workload = {"batch/v1", "Job", "ml", "bert-ft"};
+  profile.pods = 2;
+  profile.facts = {"training", "memory", 0.957, 18.2, 0.41, "mig-slice: 3g.40gb"};
+  simdjson::dom::parser parser;
+  simdjson::dom::element object = parser.parse(k8s::WorkloadProfileJson(profile, "2026-11-26T08:40:00Z"));
+  const YAML::Node schema = version["schema"]["openAPIV3Schema"];
+  // Each leaf of the object has a schema of its JSON type; objects recurse.
+  std::function<void(simdjson::dom::element, const YAML::Node&, const std::string&)> check =
+      [&](simdjson::dom::element value, const YAML::Node& node, const std::string& where) {
+        ASSERT_TRUE(node.IsMap()) << where << " is not in the schema";
+        std::string type = node["type"].as<std::string>();
+        if (value.is_object()) {
+          ASSERT_EQ(type, "object") << where;
+          if (where == ".metadata") return;
+          for (const YAML::Node& r : node["required"]) EXPECT_FALSE(value[r.as<std::string>()].error()) << where << "." << r;
+          for (auto [k, v] : simdjson::dom::object(value))
+            check(v, node["properties"][std::string(k)], where + "." + std::string(k));
+        } else if (value.is_string()) {
+          EXPECT_EQ(type, "string") << where;
+        } else if (value.is_int64()) {
+          EXPECT_TRUE(type == "integer" || type == "number") << where;
+        } else {
+          EXPECT_EQ(type, "number") << where;
+        }
+      };
+  check(object, schema, "");
+  for (const YAML::Node& column : version["additionalPrinterColumns"]) {
+    std::string path = column["jsonPath"].as<std::string>();  // ".status.busyP95"
+    simdjson::dom::element at = object;
+    for (std::string_view part : Split(std::string_view(path).substr(1), '.')) ASSERT_FALSE(at[part].get(at)) << path;
+  }
 }
 
 TEST(DeployManifestsTest, HelmChartRendersWithItsValues) {

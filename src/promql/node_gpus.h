@@ -1,7 +1,7 @@
 // Which GPUs each node has, from the DCGM series in Prometheus: the catalog model, the
 // number of physical GPUs and the MIG instances by profile, as the exporter on that node
 // last reported them. What kraken.io/gpu-class, gpu-count and mig-layout are made from
-// (k8s/node_labels.h).
+// (k8s/controller/node_labels.h).
 #pragma once
 
 #include <map>

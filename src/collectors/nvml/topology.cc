@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/link_bandwidth.h"
+
 namespace kraken::nvml {
 namespace {
 
@@ -69,6 +71,36 @@ NodeTopology BuildTopology(const std::vector<DeviceFacts>& devices, const std::v
     pair.path = pair.nvlinks > 0 ? "NV" + std::to_string(pair.nvlinks) : std::string(TopologyLevelName(pair.common_ancestor));
   }
   return topology;
+}
+
+NodeGpuTopology PlacementTopology(const std::vector<DeviceFacts>& devices, const NodeTopology& topology) {
+  NodeGpuTopology out;
+  std::vector<double> nvlink_per_link;
+  for (size_t i = 0; i < devices.size() && i < topology.gpus.size(); ++i) {
+    const DeviceFacts& d = devices[i];
+    const GpuPlacement& p = topology.gpus[i];
+    TopologyGpu& gpu = out.gpus.emplace_back();
+    gpu.index = p.gpu_index;
+    gpu.numa_node = p.numa_node;
+    gpu.cpu_count = static_cast<int>(p.cpus.size());
+    gpu.nvlinks = p.active_nvlinks;
+    if (d.pcie_max_generation.ok() && d.pcie_max_width.ok())
+      gpu.pcie_gbps = PcieGbps(static_cast<int>(d.pcie_max_generation.value), static_cast<int>(d.pcie_max_width.value));
+    int arch = d.architecture.ok() ? static_cast<int>(d.architecture.value) : 0;
+    nvlink_per_link.push_back(NvlinkGbpsPerLink(NvlinkGeneration(arch)));
+  }
+  for (const GpuPair& pair : topology.pairs) {
+    if (pair.a < 0 || pair.b < 0 || static_cast<size_t>(std::max(pair.a, pair.b)) >= out.gpus.size()) continue;
+    GpuPairLink& link = out.links.emplace_back();
+    link.a = pair.a;
+    link.b = pair.b;
+    link.path = pair.path;
+    link.pcie_path = std::string(TopologyLevelName(pair.common_ancestor));
+    double per_link = std::min(nvlink_per_link[static_cast<size_t>(pair.a)], nvlink_per_link[static_cast<size_t>(pair.b)]);
+    link.gbps = PairGbps(pair.path.empty() ? link.pcie_path : pair.path, per_link,
+                         out.gpus[static_cast<size_t>(pair.a)].pcie_gbps, out.gpus[static_cast<size_t>(pair.b)].pcie_gbps);
+  }
+  return out;
 }
 
 }  // namespace kraken::nvml

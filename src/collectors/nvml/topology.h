@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collectors/nvml/capture.h"
+#include "model/gpu_topology.h"
 
 namespace kraken::nvml {
 
@@ -38,5 +39,11 @@ struct NodeTopology {
 std::string_view TopologyLevelName(int32_t level);
 
 NodeTopology BuildTopology(const std::vector<DeviceFacts>& devices, const std::vector<TopologyLink>& links);
+
+// What placement needs (model/gpu_topology.h): per GPU its NUMA node, CPU count and PCIe
+// bandwidth (max generation x width), per pair its path and bandwidth (model/
+// link_bandwidth.h: NVLink per link by the GPU's architecture). Every GPU is free; the
+// agent marks the ones its pods hold.
+NodeGpuTopology PlacementTopology(const std::vector<DeviceFacts>& devices, const NodeTopology& topology);
 
 }  // namespace kraken::nvml

@@ -1,0 +1,51 @@
+// What the controller writes per node and pod from a pooling plan: the MIG instances each
+// node's pods ask for, and the MPS thread percentage of each pod of a share group.
+#include <gtest/gtest.h>
+
+#include "analysis/pooling/node_mig_instances.h"
+#include "analysis/pooling/share_mps.h"
+#include "model/device_catalog.h"
+
+namespace kraken::pooling {
+namespace {
+
+PodGpuUse AdviceUse(const std::string& pod, const std::string& node, const char* device_id, double busy, double gib,
+                    const std::string& mig_profile = "") {
+  PodGpuUse u;
+  u.namespace_name = "ml";
+  u.pod = pod;
+  u.node = node;
+  u.gpu_uuid = "GPU-" + pod;
+  u.mig_profile = mig_profile;
+  u.device = FindDeviceSpec(device_id);
+  for (DemandStat* s : {&u.demand.gpu_busy, &u.demand.memory_bytes}) {
+    s->measured = true;
+    s->basis = "test";
+  }
+  u.demand.gpu_busy.mean = u.demand.gpu_busy.p95 = u.demand.gpu_busy.max = busy;
+  u.demand.memory_bytes.mean = u.demand.memory_bytes.p95 = u.demand.memory_bytes.max = gib * 1024 * 1024 * 1024;
+  u.demand.device_sm_count = u.device->sm_count;
+  u.demand.device_memory_bytes = static_cast<double>(u.device->memory_bytes);
+  u.demand.gpu_index = 0;
+  return u;
+}
+
+TEST(PoolingNodeAdvice, MigInstancesPerNodeAndMpsPercentagesPerSharedPod) {
+  std::vector<PodGpuUse> uses = {
+      AdviceUse("notebook-a", "n1", "a100-40gb-sxm", 0.10, 4),                // sliced: 1g.5gb
+      AdviceUse("notebook-b", "n1", "a100-40gb-sxm", 0.10, 4),                // sliced: 1g.5gb
+      AdviceUse("in-slice", "n2", "a100-40gb-sxm", 0.95, 4, "2g.10gb"),       // kept in its slice
+      AdviceUse("trainer", "n2", "a100-40gb-sxm", 0.95, 30),                  // kept whole
+      AdviceUse("small-1", "n3", "l4", 0.30, 4),                              // shared
+      AdviceUse("small-2", "n3", "l4", 0.40, 6),
+  };
+  PoolingReport report = FindPoolingCandidates(uses);
+  std::map<std::string, std::map<std::string, int>> mig = MigInstancesByNode(uses, report);
+  EXPECT_EQ(mig, (std::map<std::string, std::map<std::string, int>>{{"n1", {{"1g.5gb", 2}}}, {"n2", {{"2g.10gb", 1}}}}));
+  std::map<int, int> mps = MpsPercentagesOfShareGroups(uses, report);
+  // Two light pods (busy 0.30 and 0.40) on one L4: no cap serves both best.
+  EXPECT_EQ(mps, (std::map<int, int>{{4, 100}, {5, 100}}));
+}
+
+}  // namespace
+}  // namespace kraken::pooling
