@@ -10,7 +10,7 @@
 #include <string>
 
 #include "analysis/characterize.h"
-#include "analysis/insights/trace_insights.h"
+#include "analysis/insights/path_insights.h"
 #include "base/byte_stream.h"
 #include "importers/registry.h"
 
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
     for (const auto& p : *profiles) {
       kraken::WorkloadReport report = kraken::CharacterizeWorkload(p);
       auto before_insights = std::chrono::steady_clock::now();
-      kraken::TraceInsights insights = kraken::AnalyzeTraceInsights(p);  // critical path, kernel sequences
+      kraken::PathInsights insights = kraken::AnalyzePathInsights(p);  // critical path, kernel sequences
       insights_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - before_insights).count();
       events += p.kernels.size() + p.memory_ops.size() + p.cpu_ops.size() + p.runtime_calls.size();
     }

@@ -2,7 +2,7 @@
 
 #include "analysis/aggregate.h"
 #include "analysis/insights/stragglers.h"
-#include "analysis/insights/trace_insights.h"
+#include "analysis/insights/path_insights.h"
 #include "app/parallel_work.h"
 #include "base/number_input.h"
 #include "base/text.h"
@@ -54,7 +54,7 @@ std::string RenderAnalysis(const std::vector<Profile>& profiles, const AnalyzeSe
     a.profile = &profiles[i];
     a.report = CharacterizeWorkload(profiles[i], options);
     a.series = SummarizeSeries(profiles[i]);
-    a.insights = AnalyzeTraceInsights(profiles[i]);
+    a.path_insights = AnalyzePathInsights(profiles[i]);
   });
   std::vector<RankInput> ranks;
   for (const AnalyzedProfile& a : analyzed)

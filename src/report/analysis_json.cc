@@ -228,7 +228,7 @@ void WriteProfile(JsonWriter& json, const AnalyzedProfile& a, const AnalysisOutp
   json.Key("import_counters").BeginObject();
   for (const auto& [k, v] : p.import_counters) json.Field(k, v);
   json.EndObject();
-  WriteInsightsJson(json, a.insights);
+  WriteInsightsJson(json, a.path_insights);
   json.EndObject();
 }
 

@@ -8,7 +8,7 @@
 #include "analysis/aggregate.h"
 #include "analysis/characterize.h"
 #include "analysis/insights/stragglers.h"
-#include "analysis/insights/trace_insights.h"
+#include "analysis/insights/path_insights.h"
 #include "analysis/series_summary.h"
 #include "model/profile.h"
 
@@ -19,7 +19,7 @@ struct AnalyzedProfile {
   const Profile* profile = nullptr;
   WorkloadReport report;
   std::vector<SeriesStats> series;
-  TraceInsights insights;  // critical path, kernel sequences
+  PathInsights path_insights;  // critical path, kernel sequences
 };
 
 struct AnalysisOutputOptions {

@@ -159,7 +159,7 @@ void RenderProfile(std::string& out, const AnalyzedProfile& a, const AnalysisOut
     }
     out += "\nSampled metrics\n" + table.Render();
   }
-  if (std::string insights = RenderInsightsText(a.insights); !insights.empty()) {
+  if (std::string insights = RenderInsightsText(a.path_insights); !insights.empty()) {
     out += '\n';
     out += insights;
   }

@@ -63,7 +63,7 @@ void WriteSequences(JsonWriter& json, const std::vector<KernelSequence>& sequenc
 
 }  // namespace
 
-void WriteInsightsJson(JsonWriter& json, const TraceInsights& insights) {
+void WriteInsightsJson(JsonWriter& json, const PathInsights& insights) {
   WriteCriticalPath(json, insights.critical_path);
   WriteSequences(json, insights.kernel_sequences);
 }
@@ -92,7 +92,7 @@ void WriteStragglersJson(JsonWriter& json, const StragglerReport& report) {
   json.EndObject();
 }
 
-std::string RenderInsightsText(const TraceInsights& insights) {
+std::string RenderInsightsText(const PathInsights& insights) {
   std::string out;
   const CriticalPathReport& r = insights.critical_path;
   if (r.total_ns() > 0) {

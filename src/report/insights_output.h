@@ -7,16 +7,16 @@
 
 #include "analysis/insights/stragglers.h"
 #include "analysis/insights/trace_diff.h"
-#include "analysis/insights/trace_insights.h"
+#include "analysis/insights/path_insights.h"
 #include "base/json_writer.h"
 
 namespace kraken {
 
 // "critical_path": {...}, "kernel_sequences": [...] as fields of the open rank object.
-void WriteInsightsJson(JsonWriter& json, const TraceInsights& insights);
+void WriteInsightsJson(JsonWriter& json, const PathInsights& insights);
 // "stragglers": {...} as a field of the open document object.
 void WriteStragglersJson(JsonWriter& json, const StragglerReport& report);
-std::string RenderInsightsText(const TraceInsights& insights);
+std::string RenderInsightsText(const PathInsights& insights);
 std::string RenderStragglersText(const StragglerReport& report);
 
 // `kraken diff`'s document; `a_name`/`b_name` say what each side is.

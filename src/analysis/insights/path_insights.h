@@ -10,11 +10,11 @@
 
 namespace kraken {
 
-struct TraceInsights {
+struct PathInsights {
   CriticalPathReport critical_path;
   std::vector<KernelSequence> kernel_sequences;
 };
 
-TraceInsights AnalyzeTraceInsights(const Profile& profile);
+PathInsights AnalyzePathInsights(const Profile& profile);
 
 }  // namespace kraken

@@ -1,9 +1,9 @@
-#include "analysis/insights/trace_insights.h"
+#include "analysis/insights/path_insights.h"
 
 namespace kraken {
 
-TraceInsights AnalyzeTraceInsights(const Profile& profile) {
-  TraceInsights insights;
+PathInsights AnalyzePathInsights(const Profile& profile) {
+  PathInsights insights;
   insights.critical_path = AnalyzeCriticalPath(profile);
   insights.kernel_sequences = FindFrequentKernelSequences(profile);
   return insights;
