@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <string>
 
-#include "server/connection_front.h"
+#include "server/request_head.h"
 #include "server/server_context.h"
 
 namespace {

@@ -19,20 +19,9 @@
 
 #include "server/guarded_server.h"
 #include "server/guarded_stream.h"
+#include "server/request_head.h"
 
 namespace kraken::server {
-
-// What the front needs to know of a request head; nullopt when `data` holds no complete
-// head yet. `head_bytes` counts the blank line that ends it.
-struct RequestHead {
-  std::string method, path;  // path without the query
-  size_t head_bytes = 0;
-  std::optional<size_t> content_length;  // nullopt: none, or not a number
-  bool chunked = false;
-  bool expect_continue = false;
-  std::vector<std::pair<std::string, std::string>> headers;  // as sent, in order
-};
-std::optional<RequestHead> ParseRequestHead(std::string_view data);
 
 class ConnectionFront {
  public:

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "base/testing/slow_clients.h"
-#include "server/connection_front.h"
+#include "server/request_head.h"
 #include "server/test_server.h"
 
 namespace kraken::server {
