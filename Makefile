@@ -73,12 +73,14 @@ test-bundle: bundle
 bench: build
 	@scripts/bench.sh $(BUILD)
 
-# Coverage-guided fuzzing of the importers with libFuzzer (clang), seeded with real files.
+# Coverage-guided fuzzing of every parser of outside input with libFuzzer (clang), seeded
+# with real files; FUZZ_SECONDS is the time of all fuzzers together (scripts/fuzz.sh).
 fuzz: deps
 	@scripts/install-deps.sh --with fuzz
 	cmake -S . -B $(BUILD_FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	  -DKRAKEN_FUZZ=ON -DKRAKEN_SANITIZE=ON -DKRAKEN_BUILD_TESTS=OFF -DKRAKEN_BUILD_BENCH=OFF $(CMAKE_ARGS)
-	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target kraken_importers_fuzzer kraken_nvml_capture_fuzzer
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target kraken_importers_fuzzer kraken_nvml_capture_fuzzer \
+	  kraken_serve_api_fuzzer kraken_extender_args_fuzzer kraken_promql_fuzzer kraken_config_fuzzer kraken_openb_csv_fuzzer
 	@scripts/fuzz.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
 
 clean:

@@ -1,14 +1,35 @@
 #!/usr/bin/env bash
-# Runs the importer fuzzer for N seconds, seeded with small real files of every format
-# from the shared data (decompressed into the build folder, never into the repo).
+# Runs every libFuzzer target of fuzz/ for FUZZ_SECONDS in all (the importers get a third,
+# the other parsers share the rest, at least 5 s each), seeded with small real files from
+# the shared data (decompressed into the build folder, never into the repo) and the
+# hand-written seeds of fuzz/seeds. Stops at the first fuzzer that finds a crash, leak or
+# timeout (its reproducer is left in the build folder).
 set -euo pipefail
 build=${1:-build-fuzz}
 seconds=${2:-60}
 # A fixed seed (FUZZ_SEED, as CI sets it) makes a run repeatable; 0 = libFuzzer picks one.
 seed=${FUZZ_SEED:-0}
-data=${KRAKEN_DATA_DIR:-$(cd "$(dirname "$0")/.." && pwd)/../shared/data}
-corpus="$build/fuzz-corpus"
-mkdir -p "$corpus"
+root=$(cd "$(dirname "$0")/.." && pwd)
+data=${KRAKEN_DATA_DIR:-$root/../shared/data}
+export KRAKEN_DATA_DIR=$data
+importer_seconds=$(( seconds / 3 > 10 ? seconds / 3 : 10 ))
+other_seconds=$(( (seconds - importer_seconds) / 6 > 5 ? (seconds - importer_seconds) / 6 : 5 ))
+
+# run_fuzzer NAME SECONDS CORPUS
+run_fuzzer() {
+  echo "fuzzing $1 for ${2}s with $(ls "$3" | wc -l) seeds"
+  (cd "$build" && "fuzz/kraken_$1" -max_total_time="$2" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+     -seed="$seed" -print_final_stats=1 -artifact_prefix="$1-" "$3")
+}
+
+# fresh_corpus NAME: an empty corpus folder (absolute path)
+fresh_corpus() {
+  rm -rf "$build/fuzz-corpus-$1"
+  mkdir -p "$build/fuzz-corpus-$1"
+  echo "$(cd "$build/fuzz-corpus-$1" && pwd)"
+}
+
+corpus=$(fresh_corpus importers)
 i=0
 while IFS= read -r f; do
   i=$((i + 1))
@@ -21,19 +42,31 @@ done < <(find "$data/kineto" "$data/ncu" "$data/nvidia-smi" "$data/dcgm" "$data/
            \( -name '*.json' -o -name '*.json.gz' -o -name '*.csv' -o -name '*.txt' -o -name '*.prom' \))
 # kraken's own export has no file in the shared data: the repo keeps a small synthetic one
 # with every section (fuzz/seeds), so that the kraken-json importer is reached too.
-for f in "$(cd "$(dirname "$0")/.." && pwd)"/fuzz/seeds/*; do
-  i=$((i + 1))
-  cp "$f" "$corpus/seed-$i"
-done
-echo "fuzzing the importers for ${seconds}s with $i seeds"
-"$build/fuzz/kraken_importers_fuzzer" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
-  -seed="$seed" -print_final_stats=1 "$corpus"
+cp "$root"/fuzz/seeds/*.json "$corpus/"
+run_fuzzer importers_fuzzer "$importer_seconds" "$corpus"
 
 # The NVML capture parser (what the replay library reads), seeded with the fixtures.
-nvml_corpus="$build/fuzz-corpus-nvml"
-mkdir -p "$nvml_corpus"
-cp "$(cd "$(dirname "$0")/.." && pwd)"/tests/fixtures/nvml/*.nvml "$nvml_corpus/"
-nvml_seconds=$(( seconds / 4 > 10 ? seconds / 4 : 10 ))
-echo "fuzzing the NVML capture parser for ${nvml_seconds}s"
-"$build/fuzz/kraken_nvml_capture_fuzzer" -max_total_time="$nvml_seconds" -max_len=65536 -timeout=10 \
-  -seed="$seed" -print_final_stats=1 "$nvml_corpus"
+corpus=$(fresh_corpus nvml)
+cp "$root"/tests/fixtures/nvml/*.nvml "$corpus/"
+run_fuzzer nvml_capture_fuzzer "$other_seconds" "$corpus"
+
+# The openb CSVs of the cluster trace: the first byte picks the list (odd: nodes).
+corpus=$(fresh_corpus openb)
+for f in "$data"/alibaba-gpu-v2023/openb_*.csv; do
+  case "$(basename "$f")" in openb_node_*) prefix='\x01' ;; *) prefix='\x00' ;; esac
+  { printf "$prefix"; head -c 32768 "$f"; } > "$corpus/$(basename "$f")"
+done
+run_fuzzer openb_csv_fuzzer "$other_seconds" "$corpus"
+
+# The config file: the hand-written seeds and deploy/'s YAML files.
+corpus=$(fresh_corpus config)
+cp "$root"/fuzz/seeds/config/* "$corpus/"
+find "$root/deploy" -name '*.yaml' -size -64k -exec cp {} "$corpus/" \;
+run_fuzzer config_fuzzer "$other_seconds" "$corpus"
+
+# Request bodies of serve's routes, the extender's ExtenderArgs, Prometheus answers.
+for name in serve_api extender_args promql; do
+  corpus=$(fresh_corpus "$name")
+  cp "$root/fuzz/seeds/$name"/* "$corpus/"
+  run_fuzzer "${name}_fuzzer" "$other_seconds" "$corpus"
+done

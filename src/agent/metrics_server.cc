@@ -9,12 +9,31 @@
 #include "base/text.h"
 #include "config/config.h"
 #include "exporter/exposition.h"
+#include "server/guarded_server.h"
 #include "server/http_hardening.h"
 
 namespace kraken::agent {
 
+// A scraper or two: two workers plus one for the probes keep the agent's memory small;
+// slow or idle connections wait in the front and hold no worker (server/guarded_server.h),
+// so a few slow clients cannot stop the scrapes. Deadlines: 5 s for a request head (no
+// route takes a body), 10 s for an answer to be taken.
+server::ConnectionLimits MetricsLimits() {
+  server::ConnectionLimits limits;
+  limits.workers = 2;
+  limits.probe_workers = 1;
+  limits.max_streams = 0;
+  limits.max_connections = 128;
+  limits.head_timeout = std::chrono::seconds(5);
+  limits.request_timeout = std::chrono::seconds(5);
+  limits.write_timeout = std::chrono::seconds(10);
+  limits.buffered_body_bytes = 0;
+  limits.probe_paths = {"/metrics", "/healthz"};
+  return limits;
+}
+
 struct MetricsServer::Impl {
-  httplib::Server server;
+  server::GuardedServer server{MetricsLimits()};
   RenderFn render;
   RingFn ring;
   std::atomic<bool> listen_returned{false};
@@ -24,12 +43,8 @@ MetricsServer::MetricsServer(RenderFn render, RingFn ring) : impl_(std::make_uni
   impl_->render = std::move(render);
   impl_->ring = std::move(ring);
   Impl* impl = impl_.get();
-  // A few handler threads are plenty for a scraper or two and keep the agent's memory small
-  // (httplib's default is one per core).
-  impl_->server.new_task_queue = [] { return new httplib::ThreadPool(4); };
-  // Without TCP_NODELAY a keep-alive scrape's last segment waits for the client's delayed
-  // ACK (~40 ms): measured 138 scrapes/s with wrk, see docs/agent.md.
-  impl_->server.set_tcp_nodelay(true);
+  // The front sets TCP_NODELAY on every connection: without it a keep-alive scrape's last
+  // segment waits for the client's delayed ACK (~40 ms; 138 scrapes/s with wrk, docs/agent.md).
   // No route takes a body: any is refused before a byte of it is read (a 2.5 GB POST to
   // /metrics was once read whole), and a second agent cannot share the port (the shared
   // hardening sets SO_REUSEADDR without SO_REUSEPORT).

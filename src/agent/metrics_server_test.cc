@@ -12,6 +12,9 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
+
+#include "base/testing/slow_clients.h"
 
 namespace kraken::agent {
 namespace {
@@ -52,6 +55,23 @@ TEST(MetricsServerTest, BodiesAreRefusedUnreadAndScrapesGoOn) {
   ASSERT_TRUE(scrape);
   EXPECT_EQ(scrape->status, 200);
   EXPECT_EQ(scrape->body, "kraken_up 1\n");
+}
+
+// Issue 15: 4 slow clients used to block the scrapes (the agent had 4 threads, each held
+// by a connection). Slow heads wait in the connection front now, however many.
+TEST(MetricsServerTest, SlowClientsDoNotStopTheScrapes) {
+  MetricsServer server([](std::string& out) { out = "kraken_up 1\n"; });
+  ASSERT_TRUE(server.Start("127.0.0.1:0").ok());
+  for (int count : {4, 40}) {
+    kraken::testing::SlowClients attack(server.port(), count, "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ", 'a');
+    ASSERT_EQ(attack.connected(), count);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    for (int i = 0; i < 3; ++i) {
+      int status = 0;
+      EXPECT_LT(kraken::testing::ProbeSeconds(server.port(), "/metrics", &status), 2.0) << count << " slow clients";
+      EXPECT_EQ(status, 200) << count << " slow clients";
+    }
+  }
 }
 
 TEST(MetricsServerTest, ASecondAgentCannotShareThePort) {

@@ -13,10 +13,16 @@
 
 namespace kraken {
 
+// A number already parsed (a JSON number of an API body) passes the same check.
+inline std::optional<double> BoundedNumber(double value, double low, double high) {
+  if (!std::isfinite(value) || value < low || value > high) return std::nullopt;
+  return value;
+}
+
 inline std::optional<double> ParseBoundedNumber(std::string_view s, double low, double high) {
   std::optional<double> value = ParseDouble(s);
-  if (!value || !std::isfinite(*value) || *value < low || *value > high) return std::nullopt;
-  return value;
+  if (!value) return std::nullopt;
+  return BoundedNumber(*value, low, high);
 }
 
 // For validators of text that may or may not be a number: true when `s` spells a number

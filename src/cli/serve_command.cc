@@ -142,7 +142,8 @@ void AddServeCommand(CLI::App& app, CommandList& commands) {
                   "Folder of the real measurements the predefined legacy profiles come from (default: "
                   "$KRAKEN_DATA_DIR, else the build's shared/data)");
   cmd->add_option("--threads", args->threads,
-                  "Request threads: one per open connection (keep-alive clients, live streams)")
+                  "Worker threads for complete requests (idle and slow connections hold none; /api/v1/live "
+                  "streams, at most a quarter of this, get threads of their own)")
       ->capture_default_str();
   cmd->add_option("--legacy-profiles", args->legacy_profiles,
                   "What the legacy API's predefined ids serve: 'legacy' (the legacy service's table) or "

@@ -2,10 +2,14 @@
 
 // yaml-cpp 0.7's node/impl.h trips GCC 12's -Wdangling-pointer (a false positive in the
 // library's own inline code), which -Werror would turn into a build failure.
+#if defined(__GNUC__) && !defined(__clang__)  // clang (make fuzz) has no such warning
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdangling-pointer"
+#endif
 #include <yaml-cpp/yaml.h>
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 #include <fstream>
 #include <map>

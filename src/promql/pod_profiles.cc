@@ -52,7 +52,10 @@ void SetDeviceMemory(PodBuilder* pod) {
     if (s.entity.gpu_instance_id >= 0 || s.samples.empty() || pod->device_of_series[i] < 0) continue;
     whole_gpu[pod->device_of_series[i]][s.metric] = &s;
   }
-  for (const auto& [device, by_metric] : whole_gpu) {
+  for (const auto& entry : whole_gpu) {
+    // Not a structured binding: clang 14 (make fuzz) cannot capture one in the lambda.
+    const int device = entry.first;
+    const std::map<Metric, const Series*>& by_metric = entry.second;
     auto find = [&](Metric m) -> const Series* {
       auto it = by_metric.find(m);
       return it == by_metric.end() ? nullptr : it->second;

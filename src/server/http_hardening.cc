@@ -11,8 +11,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 
 #include "base/text.h"
+#include "server/guarded_server.h"
 
 namespace kraken::server {
 namespace {
@@ -70,6 +72,11 @@ Refusal CheckBody(const HttpHardening& h, const httplib::Request& req) {
   if (IsWriteMethod(req.method) && !streaming)
     return {411, "length_required", req.method + " " + req.path + " needs a Content-Length header"};
   return {};
+}
+
+Refusal FirstRefusal(const HttpHardening& h, const httplib::Request& req) {
+  Refusal refusal = CheckAccess(h, req);
+  return refusal.status != 0 ? refusal : CheckBody(h, req);
 }
 
 // The port of a socket address, and its address as text ("127.0.0.1", "::1").
@@ -164,9 +171,13 @@ void ApplyHttpHardening(httplib::Server& server, HttpHardening hardening) {
   SetExclusivePortOptions(server);
   // Bodies over the limit are refused before reading; this bounds what slips past anyway.
   server.set_payload_max_length(static_cast<size_t>(std::max<int64_t>(hardening.max_body_bytes, 0)));
-  server.set_pre_routing_handler([h = std::move(hardening)](const httplib::Request& req, httplib::Response& res) {
-    Refusal refusal = CheckAccess(h, req);
-    if (refusal.status == 0) refusal = CheckBody(h, req);
+  auto shared = std::make_shared<const HttpHardening>(std::move(hardening));
+  // A guarded server's front would otherwise wait for the body of a request refused anyway.
+  if (auto* guarded = dynamic_cast<GuardedServer*>(&server))
+    guarded->SetRefusedBeforeBody([shared](const httplib::Request& head) { return FirstRefusal(*shared, head).status != 0; });
+  server.set_pre_routing_handler([shared](const httplib::Request& req, httplib::Response& res) {
+    const HttpHardening& h = *shared;
+    Refusal refusal = FirstRefusal(h, req);
     if (refusal.status == 0) return httplib::Server::HandlerResponse::Unhandled;
     h.send_error(req, res, refusal.status, refusal.code, refusal.message);
     // The body, if any, is still in the socket: the connection cannot carry another request.
@@ -177,6 +188,7 @@ void ApplyHttpHardening(httplib::Server& server, HttpHardening hardening) {
   // next request; the logger runs once the answer is written, so the socket ends there.
   server.set_logger([](const httplib::Request& req, const httplib::Response& res) {
     if (res.get_header_value("Connection") != "close") return;
+    if (GuardedServer::CloseCurrentConnectionAfterAnswer()) return;
     int fd = FindConnectionSocket(req);
     if (fd >= 0) CloseAfterAnswer(fd);
   });

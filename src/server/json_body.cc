@@ -3,7 +3,9 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <cstdio>
 
+#include "base/number_input.h"
 #include "base/text.h"
 
 namespace kraken::server {
@@ -73,13 +75,29 @@ Result<std::string> JsonBody::String(const std::string& key) const {
   return InvalidInput("'" + key + "' must be a string");
 }
 
-Result<std::optional<double>> JsonBody::Number(const std::string& key) const {
+namespace {
+
+// "1e+12" for bounds written as decimals would hide the range: bounds print plainly.
+std::string BoundText(double bound) {
+  if (bound == std::floor(bound) && std::fabs(bound) < 1e16) return std::to_string(static_cast<int64_t>(bound));
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", bound);
+  return text;
+}
+
+Status OutOfRange(const std::string& key, double low, double high) {
+  return InvalidInput("'" + key + "' must be a number in [" + BoundText(low) + ", " + BoundText(high) + "]");
+}
+
+}  // namespace
+
+Result<std::optional<double>> JsonBody::Number(const std::string& key, double low, double high) const {
   auto it = fields_.find(key);
   if (it == fields_.end() || std::holds_alternative<JsonNull>(it->second)) return std::optional<double>();
   std::optional<double> value;
-  if (const auto* d = std::get_if<double>(&it->second)) value = *d;
-  if (const auto* s = std::get_if<std::string>(&it->second)) value = ParseDouble(Trim(*s));
-  if (!value || !std::isfinite(*value)) return InvalidInput("'" + key + "' must be a number");
+  if (const auto* d = std::get_if<double>(&it->second)) value = BoundedNumber(*d, low, high);
+  if (const auto* s = std::get_if<std::string>(&it->second)) value = ParseBoundedNumber(Trim(*s), low, high);
+  if (!value) return OutOfRange(key, low, high);
   return value;
 }
 
@@ -105,13 +123,15 @@ Result<bool> JsonBody::Bool(const std::string& key) const {
   return InvalidInput("'" + key + "' must be true or false");
 }
 
-Result<std::vector<double>> JsonBody::NumberList(const std::string& key) const {
+Result<std::vector<double>> JsonBody::NumberList(const std::string& key, double low, double high) const {
   auto list = number_lists_.find(key);
   if (list != number_lists_.end()) {
     if (!list->second) return InvalidInput("'" + key + "' must be a number or an array of numbers");
+    for (double value : *list->second)
+      if (!BoundedNumber(value, low, high)) return OutOfRange(key, low, high);
     return *list->second;
   }
-  KRAKEN_ASSIGN_OR_RETURN(std::optional<double> single, Number(key));
+  KRAKEN_ASSIGN_OR_RETURN(std::optional<double> single, Number(key, low, high));
   if (!single) return std::vector<double>();
   return std::vector<double>{*single};
 }

@@ -2,10 +2,13 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <chrono>
 #include <exception>
 
 #include "base/text.h"
 #include "model/device_catalog.h"
+#include "server/guarded_server.h"
 #include "server/http_hardening.h"
 #include "server/http_util.h"
 #include "server/server_context.h"
@@ -69,6 +72,30 @@ HttpHardening ServeHardening(const ServeOptions& options) {
   return h;
 }
 
+// Connections (docs/limits.md, "HTTP servers"): --threads workers, one more for /health
+// and /metrics, a quarter of --threads for /api/v1/live streams on threads of their own;
+// --timeout is the deadline of a request head, three times it the whole request's.
+ConnectionLimits ServeLimits(const ServeOptions& options) {
+  ConnectionLimits limits;
+  limits.workers = options.threads > 0 ? options.threads : 64;
+  limits.probe_workers = 1;
+  limits.max_streams = LiveStreamBudget(options);
+  limits.max_connections = 512;
+  limits.head_timeout = std::chrono::seconds(options.timeout_s);
+  limits.request_timeout = std::chrono::seconds(3 * options.timeout_s);
+  limits.write_timeout = std::chrono::seconds(3 * options.timeout_s);
+  limits.max_body_bytes = static_cast<size_t>(std::max<int64_t>(options.max_body_bytes, 0));
+  limits.probe_paths = {"/health", "/metrics"};
+  limits.stream_paths = {"/api/v1/live"};
+  limits.refusal_content_type = kJsonType;
+  limits.refusal_body = [](int status, const std::string& message) {
+    httplib::Response res;
+    SendError(res, status, status == 503 ? "unavailable" : "bad_request", message);
+    return res.body;
+  };
+  return limits;
+}
+
 }  // namespace
 
 KrakenServer::~KrakenServer() {
@@ -89,18 +116,10 @@ Result<std::unique_ptr<KrakenServer>> KrakenServer::Create(const ServeOptions& o
     KRAKEN_RETURN_IF_ERROR(ctx.legacy->LoadRegistered(*lease));
   }
 
-  server->http_ = std::make_unique<httplib::Server>();
+  // Idle and slow connections wait in the front, not on a worker thread (guarded_server.h);
+  // TCP_NODELAY on every connection: a keep-alive client does not wait for the delayed ACK.
+  server->http_ = std::make_unique<GuardedServer>(ServeLimits(options));
   httplib::Server& http = *server->http_;
-  int threads = options.threads > 0 ? options.threads : 64;
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  // Small JSON answers go out at once: with Nagle's algorithm a keep-alive client waits
-  // for the delayed ACK (about 40 ms per request).
-  http.set_tcp_nodelay(true);
-  // A connection keeps its thread for many requests (the default, 5, makes busy clients
-  // reconnect all the time); idle ones still let go after the keep-alive timeout (5 s).
-  http.set_keep_alive_max_count(10000);
-  http.set_read_timeout(options.timeout_s, 0);
-  http.set_write_timeout(options.timeout_s, 0);
   ApplyHttpHardening(http, ServeHardening(options));
   http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) SendDefaultError(res);

@@ -107,12 +107,9 @@ bool ReadRatios(const JsonBody& body, httplib::Response& res, LegacyProfile* pro
                 {"memory_ratio", &profile->memory_ratio, 0.33},
                 {"mixed_ratio", &profile->mixed_ratio, 0.34}};
   for (const auto& ratio : ratios) {
-    auto value = body.Number(ratio.key);
-    std::string error = !value.ok() ? value.status().message()
-                        : *value && !(**value >= 0 && **value <= 1) ? std::string(ratio.key) + " must be between 0 and 1"
-                                                                   : "";
-    if (!error.empty()) {
-      LegacyError(res, 400, "bad_request", error);
+    auto value = body.Number(ratio.key, 0, 1);
+    if (!value.ok()) {
+      LegacyError(res, 400, "bad_request", value.status().message());
       return false;
     }
     *ratio.target = value->value_or(ratio.fallback);
@@ -126,15 +123,13 @@ void HandleRegister(const httplib::Request& req, httplib::Response& res, ServerC
   auto id = body->String("workload_id");
   auto type = body->String("kernel_type");
   auto description = body->String("description");
-  auto ai = body->Number("arithmetic_intensity");
-  auto stored_id = body->Number("profile_id");
+  auto ai = body->Number("arithmetic_intensity", 0, 1e12);  // FLOP per byte
+  auto stored_id = body->Number("profile_id", 1, 9007199254740992.0);
   for (const Status* s : {&id.status(), &type.status(), &description.status(), &ai.status(), &stored_id.status()})
     if (!s->ok()) return LegacyError(res, 400, "bad_request", s->message());
   std::string workload(Trim(*id));
   if (workload.empty()) return LegacyError(res, 400, "bad_request", "workload_id required");
   if (*stored_id) return RegisterStoredProfile(res, ctx, workload, **stored_id, *description);
-  if (*ai && !(std::isfinite(**ai) && **ai >= 0))
-    return LegacyError(res, 400, "bad_request", "arithmetic_intensity must be a number >= 0");
   LegacyProfile profile;
   profile.arithmetic_intensity = *ai;
   profile.kernel_type = ToUpperAscii(std::string(Trim(*type)));

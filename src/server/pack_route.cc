@@ -25,12 +25,12 @@ bool IsWhole(double value, double low, double high) {
 
 // A whole number within [low, high]; absent -> fallback.
 Result<int64_t> WholeField(const JsonBody& body, const std::string& key, int64_t fallback, int64_t low, int64_t high) {
-  KRAKEN_ASSIGN_OR_RETURN(std::optional<double> value, body.Number(key));
-  if (!value) return fallback;
-  if (!IsWhole(*value, static_cast<double>(low), static_cast<double>(high)))
+  auto value = body.Number(key, static_cast<double>(low), static_cast<double>(high));
+  if (value.ok() && !*value) return fallback;
+  if (!value.ok() || !IsWhole(**value, static_cast<double>(low), static_cast<double>(high)))
     return InvalidInput("'" + key + "' must be a whole number in [" + std::to_string(low) + ", " +
                         std::to_string(high) + "]");
-  return static_cast<int64_t>(*value);
+  return static_cast<int64_t>(**value);
 }
 
 // The optional parameters of `kraken pack`, under the flag names with '_' for '-'.
@@ -46,14 +46,15 @@ Result<PackSettings> ReadSettings(const JsonBody& body) {
     KRAKEN_ASSIGN_OR_RETURN(int64_t seed, WholeField(body, "seeds", 0, 0, int64_t{1} << 53));
     settings.seeds = std::to_string(seed);
   }
-  KRAKEN_ASSIGN_OR_RETURN(std::optional<double> tune, body.Number("tune"));
+  // The ranges `kraken pack` checks (app/pack_request.cc); here they are the body's.
+  KRAKEN_ASSIGN_OR_RETURN(std::optional<double> tune, body.Number("tune", 0, 5));
   if (tune) settings.tune = *tune;
-  KRAKEN_ASSIGN_OR_RETURN(std::optional<double> threshold, body.Number("threshold"));
+  KRAKEN_ASSIGN_OR_RETURN(std::optional<double> threshold, body.Number("threshold", 0, 100));
   if (threshold) settings.threshold = *threshold;
   KRAKEN_ASSIGN_OR_RETURN(int64_t threads, WholeField(body, "threads", settings.threads, 1, 256));
   settings.threads = static_cast<int>(threads);
   KRAKEN_ASSIGN_OR_RETURN(settings.explain, body.Bool("explain"));
-  KRAKEN_ASSIGN_OR_RETURN(std::vector<double> positions, body.NumberList("explain_pod"));
+  KRAKEN_ASSIGN_OR_RETURN(std::vector<double> positions, body.NumberList("explain_pod", 0, 1e12));
   for (double position : positions) {
     if (!IsWhole(position, 0, 1e12)) return InvalidInput("'explain_pod' must hold arrival positions (0, 1, ...)");
     settings.explain_pods.push_back(static_cast<int64_t>(position));

@@ -25,8 +25,11 @@ struct ServeOptions {
   std::string legacy_profiles = "legacy";
   int legacy_sms = 0;
   std::string device;
-  int threads = 64;  // request threads: one per open connection (keep-alive, /api/v1/live)
-  int timeout_s = 10;  // read and write timeout of a request
+  // Worker threads for complete requests (idle and slow connections hold none); /health
+  // has one more of its own, /api/v1/live streams a quarter of this on threads of their own.
+  int threads = 64;
+  // Deadline of a request head; three times it: of the whole request and of its answer.
+  int timeout_s = 10;
   // `--agent http://HOST:PORT`: the live view streams the agent's in-memory ring from there
   // (agent_ring_source.h) instead of the store's newest committed live profile.
   std::string agent_host;  // empty: no agent

@@ -26,8 +26,9 @@ struct ServerContext {
   std::atomic<int> live_streams{0};   // open /api/v1/live streams (LiveStreamBudget)
 };
 
-// Most /api/v1/live streams open at once: a quarter of the request threads, so streams
-// (each holds its thread for as long as it is open) never leave /health unanswered.
+// Most /api/v1/live streams open at once: a quarter of --threads. The connection front
+// enforces it (each stream runs on a thread of its own, outside the worker pool); the
+// route checks it again for a stream that slips in between.
 inline int LiveStreamBudget(const ServeOptions& options) { return std::max(1, options.threads / 4); }
 
 // Each file registers its routes.

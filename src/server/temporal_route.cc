@@ -15,9 +15,9 @@ void HandleTemporal(ServerContext& ctx, const httplib::Request& req, httplib::Re
     return SendError(res, 415, "unsupported_media_type", "send the request as application/json, not " + type);
   auto body = JsonBody::Parse(req.body);
   if (!body.ok()) return SendError(res, 400, "bad_json", body.status().message());
-  auto id = body->Number("profile_id");
+  auto id = body->Number("profile_id", 1, 9007199254740992.0);  // 2^53: ids stay exact
   if (!id.ok()) return SendStatus(res, id.status());
-  if (!*id || **id < 1 || **id != static_cast<double>(static_cast<int64_t>(**id)))
+  if (!*id || **id != static_cast<double>(static_cast<int64_t>(**id)))
     return SendError(res, 400, "bad_request", "'profile_id' must be the positive id of a stored profile");
   auto selectors = body->StringList("series");
   if (!selectors.ok()) return SendStatus(res, selectors.status());

@@ -14,7 +14,8 @@ std::string DataPath(const std::string& relative);
 std::string SourceDir();
 // Reads a file completely (fails the current test when it cannot).
 std::string ReadFileOrDie(const std::string& path);
-// A fresh empty directory under the test's temp dir.
+// A fresh empty directory under the test's temp dir, removed when the test ends (made
+// outside a test: when its suite ends) unless KRAKEN_KEEP_TEST_DIRS=1.
 std::string MakeTempDir(const std::string& name);
 
 }  // namespace kraken::testing

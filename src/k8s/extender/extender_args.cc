@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "base/number_input.h"
 #include "base/text.h"
 #include "k8s/client/annotations.h"
 #include "k8s/client/demand_annotation.h"
@@ -16,6 +17,8 @@ namespace kraken::k8s {
 namespace {
 
 constexpr char kGpuResource[] = "nvidia.com/gpu";
+// More GPUs than any pod or node has; the summed requests saturate well below int64.
+constexpr int64_t kMaxGpuQuantity = 1'000'000;
 
 constexpr std::string_view kContext = "ExtenderArgs";
 
@@ -77,7 +80,7 @@ Status ReadMetadata(simdjson::ondemand::object object, const ObjectSink& sink) {
 }
 
 // The nvidia.com/gpu entry of a resource map ("8" as Kubernetes writes quantities, or a
-// bare number); -1 when absent or not a whole count.
+// bare number); -1 when absent; InvalidInput when it is not a whole count in range.
 Result<int64_t> GpuQuantity(simdjson::ondemand::value value, std::string_view what) {
   simdjson::ondemand::object map;
   if (auto e = value.get_object().get(map)) return JsonError(what, e);
@@ -88,14 +91,17 @@ Result<int64_t> GpuQuantity(simdjson::ondemand::value value, std::string_view wh
     if (k != kGpuResource) continue;
     simdjson::ondemand::value v;
     if (auto e = f.value().get(v)) return JsonError(what, e);
+    // Written as a quantity string ("8") or a bare number; either way through the one
+    // bounded parser: "inf", "-1", "1e999" or 2^63 are refused, not wrapped or ignored.
     std::string_view text;
-    int64_t number = 0;
-    if (!v.get_string().get(text)) {
-      std::optional<int64_t> n = ParseInt64(Trim(text));
-      if (n && *n >= 0) out = *n;
-    } else if (!v.get_int64().get(number) && number >= 0) {
-      out = number;
-    }
+    double number = 0;
+    std::optional<double> count;
+    if (!v.get_string().get(text)) count = ParseBoundedNumber(Trim(text), 0, kMaxGpuQuantity);
+    else if (!v.get_double().get(number)) count = BoundedNumber(number, 0, kMaxGpuQuantity);
+    if (!count || *count != std::floor(*count))
+      return InvalidInput("ExtenderArgs: " + std::string(what) + ": " + std::string(kGpuResource) + " must be a whole count in [0, " +
+                          std::to_string(kMaxGpuQuantity) + "]");
+    out = static_cast<int64_t>(*count);
   }
   return out;
 }

@@ -250,20 +250,23 @@ TEST(ExtenderModelTest, WholeGpuRequestsUnknownVersionsAndFallbacks) {
 }
 
 // Two containers asking 2^62 GPUs each once summed to a negative count, read as "at
-// least 1", and the impossible pod was admitted on a one-GPU node.
-TEST(ExtenderModelTest, SummedGpuRequestsSaturateInsteadOfWrapping) {
-  const std::string huge = "4611686018427387904";  // 2^62: two of them overflow int64
+// least 1", and the impossible pod was admitted on a one-GPU node. GPU quantities now go
+// through the one bounded parser: those, "inf", "nan", negative and fractional counts
+// are refused with one line (HTTP 400 from the server) instead of wrapped or ignored.
+TEST(ExtenderModelTest, ImpossibleGpuQuantitiesAreRefused) {
+  for (const std::string bad : {"4611686018427387904", "1e999", "inf", "nan", "-1", "1.5", "eight"}) {
+    std::string pod = Pod(R"("kraken.io/demand":")" + std::string(kPodDemand) + R"(")");
+    pod.replace(pod.find(R"("nvidia.com/gpu":"1")"), 20, R"("nvidia.com/gpu":")" + bad + R"(")");
+    auto request = ParseExtenderArgs(Args(pod, {NodeWithResidents("one-gpu", kMemoryBound, "mps", 1, 1)}));
+    ASSERT_FALSE(request.ok()) << bad;
+    EXPECT_NE(request.status().message().find("nvidia.com/gpu must be a whole count in [0, 1000000]"),
+              std::string::npos)
+        << bad << ": " << request.status().message();
+  }
+  // A bare JSON number is held to the same bound.
   std::string pod = Pod(R"("kraken.io/demand":")" + std::string(kPodDemand) + R"(")");
-  const std::string sidecar = R"({"name":"sidecar","image":"envoy"})";
-  pod.replace(pod.find(sidecar), sidecar.size(),
-              R"({"name":"second","resources":{"limits":{"nvidia.com/gpu":")" + huge + R"("}}})");
-  pod.replace(pod.find(R"("nvidia.com/gpu":"1")"), 20, R"("nvidia.com/gpu":")" + huge + R"(")");
-  auto request = ParseExtenderArgs(Args(pod, {NodeWithResidents("one-gpu", kMemoryBound, "mps", 1, 1)}));
-  ASSERT_TRUE(request.ok()) << request.status().message();
-  EXPECT_EQ(request->pod_gpu_request, std::numeric_limits<int64_t>::max());
-  std::vector<NodeDecision> d = DecideNodes(*request);
-  ASSERT_EQ(d.size(), 1u);
-  EXPECT_FALSE(d[0].fits) << d[0].reason;
+  pod.replace(pod.find(R"("nvidia.com/gpu":"1")"), 20, R"("nvidia.com/gpu":1e300)");
+  EXPECT_FALSE(ParseExtenderArgs(Args(pod, {NodeWithResidents("one-gpu", kMemoryBound, "mps", 1, 1)})).ok());
 }
 
 TEST(ExtenderModelTest, RequestsOverTheNodeLimitAreRefused) {

@@ -8,6 +8,7 @@
 
 #include "base/status.h"
 #include "k8s/extender/scheduler_extender.h"
+#include "server/connection_limits.h"
 
 namespace httplib {
 class Server;
@@ -37,6 +38,10 @@ inline void AddExtenderRoutes(httplib::Server& server, const std::string& prefix
 // bodies up to kMaxExtenderBodyBytes with a Content-Length, no Content-Encoding, the port
 // not shared with another process.
 void HardenExtenderServer(httplib::Server& server, const std::string& host);
+
+// The connection limits of the extender's server (server/guarded_server.h): 8 workers and
+// one for {prefix}/healthz; a request must be in within 10 s of its first byte.
+server::ConnectionLimits ExtenderConnectionLimits(const std::string& prefix);
 
 // Listens on host:port and serves the routes until SIGINT or SIGTERM; `on_listening` is
 // called once the port is bound. IoError when the port cannot be bound.
