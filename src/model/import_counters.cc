@@ -59,6 +59,8 @@ constexpr ImportCounterInfo kCounters[] = {
     {"nvidia_smi_rows_without_header", kName, "rows before any header line"},
     {"nvidia_smi_unknown_units", kName, "values in a unit kraken cannot convert"},
     {"nvidia_smi_unparsable_values", kName, "values that are neither numbers nor N/A-like words"},
+    {"nvidia_smi_samples_anchored", kName,
+     "samples of clockless sections (dmon, pmon) placed after the last timestamped sample of their capture phase"},
     // Cluster traces.
     {"helios_rows", kName, "Helios rows read"},
     {"helios_bad_rows", kName, "Helios rows with the wrong number of fields"},
