@@ -10,6 +10,7 @@
 #include <ctime>
 #include <tuple>
 
+#include "analysis/mig/layout_name.h"
 #include "analysis/mig/mig_rebalance.h"
 #include "analysis/pooling/node_mig_instances.h"
 #include "analysis/pooling/pod_pooling.h"
@@ -149,7 +150,7 @@ Result<std::string> RebalanceMig(const AnnotateArgs& args, const PassSetup& setu
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::map<std::string, int> counts;
   for (const auto& [node, profiles] : mig_demand) {
-    auto result = k8s::RebalanceNodeMig(client, node, k8s::MigLayoutText(profiles), now_s, setup.mig, args.apply_mig);
+    auto result = k8s::RebalanceNodeMig(client, node, mig::MigLayoutName(profiles), now_s, setup.mig, args.apply_mig);
     if (!result.ok() && result.status().code() == StatusCode::kNotFound) continue;
     if (!result.ok()) return result.status().WithContext("MIG rebalancing of node " + node);
     ++counts[mig::RebalanceActionName(result->decision.action)];
@@ -208,7 +209,7 @@ Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::stri
                k8s::WithPrefixes(k8s::ToAnnotations(p.annotations), args.annotation_prefixes));
     for (const auto& [node, labels] : scope.node_labels) PrintMap("node/" + node, labels);
     for (const auto& [node, profiles] : mig_demand)
-      std::printf("node/%s mig demand %s\n", node.c_str(), k8s::MigLayoutText(profiles).c_str());
+      std::printf("node/%s mig demand %s\n", node.c_str(), mig::MigLayoutName(profiles).c_str());
     return Status::Ok();
   }
   k8s::KubeClient kube_client(setup.kube);

@@ -23,14 +23,14 @@ TEST(MigPartedCli, ConfigAndNodeLabelOfARealPlan) {
   EXPECT_EQ(r.out,
             "# nvidia-mig-parted configuration written by `kraken mig-plan --emit mig-parted` for NVIDIA H100 SXM5 "
             "80GB.\n# Select one per node with the label nvidia.com/mig.config=<name>.\n"
-            "version: v1\nmig-configs:\n  kraken-0:\n"
+            "version: v1\nmig-configs:\n  1g.20gb-x2.1g.10gb-x3:\n"
             "    - devices: [0]\n      mig-enabled: true\n      mig-devices:\n        \"1g.10gb\": 3\n"
             "        \"1g.20gb\": 2\n"
             "    - devices: [1]\n      mig-enabled: false\n");
   RunResult labels = RunKraken("mig-plan " + MigPartedCaptures() +
                                " --gpu h100-sxm --emit node-labels --gpus-per-node 2 --nodes h100-a,h100-b");
   ASSERT_EQ(labels.exit_code, 0) << labels.err;
-  EXPECT_EQ(labels.out, "kubectl label node h100-a nvidia.com/mig.config=kraken-0 --overwrite\n");
+  EXPECT_EQ(labels.out, "kubectl label node h100-a nvidia.com/mig.config=1g.20gb-x2.1g.10gb-x3 --overwrite\n");
 }
 
 TEST(MigPartedCli, NodesWithTheSameLayoutShareAConfig) {
@@ -41,11 +41,11 @@ TEST(MigPartedCli, NodesWithTheSameLayoutShareAConfig) {
   RunResult r = RunKraken(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Fourteen 1g.5gb fill two GPUs the same way (one config); the 30 GiB workload keeps a
-  // whole GPU (MIG disabled).
+  // whole GPU (MIG disabled). The names are the layouts as the controller labels them.
   EXPECT_EQ(r.out,
-            "kubectl label node node-0 nvidia.com/mig.config=kraken-0 --overwrite\n"
-            "kubectl label node node-1 nvidia.com/mig.config=kraken-0 --overwrite\n"
-            "kubectl label node node-2 nvidia.com/mig.config=kraken-2 --overwrite\n");
+            "kubectl label node node-0 nvidia.com/mig.config=1g.5gb-x7 --overwrite\n"
+            "kubectl label node node-1 nvidia.com/mig.config=1g.5gb-x7 --overwrite\n"
+            "kubectl label node node-2 nvidia.com/mig.config=none --overwrite\n");
 }
 
 TEST(MigPartedCli, BadEmitFlagsAreOneLineErrors) {
