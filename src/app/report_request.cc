@@ -75,6 +75,11 @@ Result<std::string> RenderReportData(const std::vector<Profile>& profiles, const
   data += ",\"analyze\":" + RenderAnalysis(profiles, settings.analyze, options, /*json=*/true);
   data += ",\"disagg\":" + RenderDisaggForReport(profiles, settings.gpu_hour_cost_usd);
   data += ",\"series\":" + RenderSeriesTimelineJson(profiles);
+  if (!settings.chargeback.prometheus.empty()) {
+    Result<std::string> chargeback = RenderChargeback(settings.chargeback, ChargebackFormat::kJson);
+    if (!chargeback.ok()) return chargeback.status().WithContext("the report's chargeback section");
+    data += ",\"chargeback\":" + *chargeback;
+  }
   data += "}";
   return data;
 }

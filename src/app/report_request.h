@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/analyze_request.h"
+#include "app/cost_request.h"
 #include "base/status.h"
 #include "model/profile.h"
 
@@ -23,6 +24,9 @@ struct ReportSettings {
   double gpu_hour_cost_usd = kDefaultGpuHourCostUsd;
   std::string title;                // shown at the top; default: the first input's name
   std::vector<std::string> inputs;  // the arguments, for the record
+  // With chargeback.prometheus set, the document carries `kraken cost chargeback --json`
+  // of that Prometheus as "chargeback" and the page renders its table (docs/report.md).
+  ChargebackSettings chargeback;
 };
 
 // The settings checked (messages name the CLI flags), so that a typo fails before the
@@ -35,7 +39,7 @@ std::string DefaultReportTitle(const std::vector<std::string>& inputs);
 // The data document the page renders:
 // {"kind": "kraken-report", "title", "inputs": [...], "gpu_hour_cost_usd",
 //  "gpu_hour_cost_source", "device_memory_bytes": [per rank, or null], "analyze": {...},
-//  "disagg": {...} or null, "series": {...}}.
+//  "disagg": {...} or null, "series": {...}, "chargeback": {...} (only with a Prometheus)}.
 Result<std::string> RenderReportData(const std::vector<Profile>& profiles, const ReportSettings& settings);
 
 // The HTML page, or with `data_only` the data document.

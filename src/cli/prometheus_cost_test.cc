@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "base/testing/test_data.h"
@@ -149,6 +150,39 @@ TEST_F(ChargebackPrometheusTest, ServeExposesBudgetMetricsForAlerting) {
   auto missing = unconfigured.Client()->Get("/api/v1/cost/budgets/metrics");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
+}
+
+TEST_F(ChargebackPrometheusTest, ReportCarriesTheChargebackSection) {
+  // `kraken report` of a real capture with the same chargeback: the document's
+  // "chargeback" is `cost chargeback --json`'s, which the page renders (web/src/chargeback_view.js).
+  std::string capture = testing::DataPath("nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt");
+  std::string flags = " --chargeback-prometheus " + server_->url() + " --chargeback-end " + std::to_string(end_s_) +
+                      " --chargeback-range 7d --chargeback-step 300s --chargeback-gpu-model a100-40gb-sxm";
+  RunResult data = RunKraken("report " + capture + " --data-only -o -" + flags);
+  ASSERT_EQ(data.exit_code, 0) << data.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(data.out);
+  simdjson::dom::element charge = doc["chargeback"];
+  EXPECT_EQ(int64_t(charge["step_s"]), 300);
+  simdjson::dom::element ml = charge["teams"].at(0);
+  EXPECT_EQ(std::string_view(ml["team"]), "ml");
+  double allocated = kChargebackGpuHours * (1 + 1.0 / 7);
+  EXPECT_NEAR(double(ml["cost_usd"]), 1.99 * allocated, 1e-6);
+  EXPECT_EQ(std::string_view(charge["teams"].at(1)["team"]), "serving");
+  // The page inlines the same document.
+  std::string html = dir_ + "/report_chargeback.html";
+  RunResult page = RunKraken("report " + capture + " -o " + html + flags);
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  EXPECT_NE(testing::ReadFileOrDie(html).find("\"chargeback\":"), std::string::npos);
+  // Without the flag the document has no chargeback.
+  RunResult plain = RunKraken("report " + capture + " --data-only -o -");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("\"chargeback\":"), std::string::npos);
+  // A bad chargeback flag fails the report before anything is written.
+  std::string bad = dir_ + "/report_bad.html";
+  ExpectOneLineError(RunKraken("report " + capture + " -o " + bad + flags + " --chargeback-by team"),
+                     "the report's chargeback section: --by expects namespace or label=NAME");
+  EXPECT_FALSE(std::filesystem::exists(bad));
 }
 
 TEST_F(ChargebackPrometheusTest, BadFlagsAreOneLineErrors) {

@@ -21,6 +21,7 @@ struct ReportArgs {
   std::string format;
   std::string db;
   bool data_only = false;
+  ChargebackSettings chargeback;  // the --chargeback-* flags
 };
 
 int RunReport(ReportArgs args) {
@@ -31,6 +32,7 @@ int RunReport(ReportArgs args) {
   settings.analyze.device = args.device;
   settings.gpu_hour_cost_usd = args.gpu_hour_cost;
   settings.inputs = args.inputs;
+  settings.chargeback = args.chargeback;
   settings.title = args.title.empty() ? DefaultReportTitle(args.inputs) : args.title;
   // Flags are checked before the (slow) import so a typo fails at once.
   if (Status checked = CheckReportSettings(settings); !checked.ok()) return ReportError(checked);
@@ -44,6 +46,22 @@ int RunReport(ReportArgs args) {
   if (!status.ok()) return ReportError(status);
   if (args.output != "-" && !args.output.empty()) std::fprintf(stderr, "kraken: wrote %s\n", args.output.c_str());
   return kExitOk;
+}
+
+// The report's chargeback section: `kraken cost chargeback`'s flags, prefixed.
+void AddChargebackOptions(CLI::App* cmd, ChargebackSettings* c) {
+  cmd->add_option("--chargeback-prometheus", c->prometheus,
+                  "Add the chargeback section (`kraken cost chargeback`) of this Prometheus's DCGM history");
+  cmd->add_option("--chargeback-range", c->range, "Chargeback period ending now (or at --chargeback-end)")
+      ->capture_default_str();
+  cmd->add_option("--chargeback-step", c->step, "Chargeback sample step (Prometheus duration, or auto)")
+      ->capture_default_str();
+  cmd->add_option("--chargeback-end", c->end_s, "Chargeback period end, unix seconds (default: now)");
+  cmd->add_option("--chargeback-by", c->by, "Chargeback per namespace or label=NAME")->capture_default_str();
+  cmd->add_option("--chargeback-budgets", c->budgets, "Monthly budgets per team (CSV team,monthly_usd)");
+  cmd->add_option("--chargeback-gpu-model", c->gpu_model, "GPU model of series without modelName");
+  cmd->add_option("--chargeback-usd-per-gpu-hour", c->usd_per_gpu_hour,
+                  "Flat chargeback price instead of the catalog's");
 }
 
 }  // namespace
@@ -68,6 +86,7 @@ void AddReportCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--title", args->title, "Title at the top of the report; default: the first input's file name");
   cmd->add_flag("--data-only", args->data_only,
                 "Write the JSON document the page renders instead of the page (keys: docs/report.md)");
+  AddChargebackOptions(cmd, &args->chargeback);
   AddDbOption(cmd, &args->db);
   cmd->add_option("--format", args->format, "Force an importer (see `kraken formats`)");
   commands.push_back({cmd, [args] { return RunReport(*args); }});

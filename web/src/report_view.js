@@ -1,5 +1,6 @@
 // A whole report: title, summary, then the workload sections. `kraken report` renders the
 // document it inlines with this; the dashboard's workload page renders the fetched one.
+import { renderChargeback } from './chargeback_view.js';
 import { renderSummary } from './summary_view.js';
 import { el } from './format.js';
 import { renderDiff, renderInsights } from './insights_view.js';
@@ -16,6 +17,7 @@ export function renderReport(container, data) {
     renderSummary(container, data);
     renderWorkload(container, data);
     renderInsights(container, data.analyze);
+    renderChargeback(container, data.chargeback);
   }
   document.body.setAttribute('data-rendered', 'true');
 }

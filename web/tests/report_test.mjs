@@ -3,11 +3,13 @@
 // table lists the kernels `kraken analyze --json` lists, and the summary's figures are the
 // ones kraken computed. Screenshots go to --out (printed).
 // node report_test.mjs --kraken BIN --data DATA_DIR --out DIR --modules NODE_MODULES --chromium PATH
+//   [--promtool PATH --prometheus PATH]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chartStats, check, failureCount, launchChromium, near, parseArgs } from './browser_common.mjs';
+import { HISTORY_SPAN_S, HISTORY_STEP_S, startPrometheusHistory } from './prometheus_history.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const CASES = [
@@ -164,10 +166,46 @@ async function runCase(browser, c) {
   await page.close();
 }
 
+// The chargeback section: `kraken report --chargeback-prometheus` against a real Prometheus
+// holding a day of the real A100 MIG DCGM capture; the table's rows are the teams and the
+// total of the document's "chargeback", at its figures.
+async function runChargebackCase(browser) {
+  console.log('case chargeback');
+  const prom = await startPrometheusHistory({ data: args.data, dir: path.join(args.out, 'chargeback-prometheus'),
+    promtool: args.promtool, prometheus: args.prometheus });
+  try {
+    const input = path.join(args.data, 'nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt');
+    const html = path.join(args.out, 'chargeback.html');
+    kraken('report', input, '-o', html, '--chargeback-prometheus', prom.url, '--chargeback-end', String(prom.endS),
+      '--chargeback-range', `${HISTORY_SPAN_S}s`, '--chargeback-step', `${HISTORY_STEP_S}s`,
+      '--chargeback-gpu-model', 'a100-40gb-sxm');
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(pathToFileURL(html).href);
+    await page.waitForSelector('body[data-rendered]', { timeout: 20000 });
+    const data = await page.$eval('#kraken-report-data', (n) => JSON.parse(n.textContent));
+    const charge = data.chargeback;
+    check(charge && charge.teams.length === 1 && charge.teams[0].team === 'ml', 'the document holds the chargeback of team ml');
+    // A day at 300 s, both ends: 289 samples of the whole A100 plus its 1g.5gb (1/7), at $1.99.
+    const allocated = (289 * 300 / 3600) * (1 + 1 / 7);
+    check(near(charge.teams[0].allocated_gpu_hours, allocated, 1e-9), `ml allocated ${allocated} GPU-hours (got ${charge.teams[0].allocated_gpu_hours})`);
+    const rows = await page.$$eval('[data-section="chargeback"] tbody tr',
+      (trs) => trs.map((tr) => ({ team: tr.getAttribute('data-team'), cost: Number(tr.getAttribute('data-cost-usd')), cells: [...tr.children].map((td) => td.textContent) })));
+    check(rows.length === 2, `chargeback table: one team and the total (got ${rows.length})`);
+    check(rows[0] && rows[0].team === 'ml' && near(rows[0].cost, 1.99 * allocated, 1e-9), `ml row costs $${1.99 * allocated} (got ${rows[0] && rows[0].cost})`);
+    check(rows[0] && rows[0].cells[5] === `$${(1.99 * allocated).toFixed(2)}`, `ml cost cell reads $${(1.99 * allocated).toFixed(2)} (got ${rows[0] && rows[0].cells[5]})`);
+    check(rows[1] && rows[1].cells[0] === 'total' && near(rows[1].cost, charge.total.cost_usd, 1e-12), 'the last row is the total');
+    await page.screenshot({ path: path.join(args.out, 'chargeback.png'), fullPage: true });
+    await page.close();
+  } finally {
+    prom.stop();
+  }
+}
+
 fs.mkdirSync(args.out, { recursive: true });
 const browser = await launchChromium(args.modules, args.chromium);
 try {
   for (const c of CASES) await runCase(browser, c);
+  await runChargebackCase(browser);
 } finally {
   await browser.close();
 }
