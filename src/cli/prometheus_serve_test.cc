@@ -161,6 +161,22 @@ TEST_F(PrometheusServeTest, BadRangeIsOneLineError) {
   EXPECT_NE(answer->body.find("range"), std::string::npos) << answer->body;
 }
 
+TEST_F(PrometheusServeTest, UnreachablePrometheusIsABadGatewayNamingIt) {
+  std::string dir = testing::MakeTempDir("prometheus_serve_down");
+  int port = testing::FreeLoopbackPort();
+  std::string nobody = "http://127.0.0.1:" + std::to_string(testing::FreeLoopbackPort());
+  testing::ChildProcess serve({KRAKEN_BINARY_PATH, "serve", "--host", "127.0.0.1", "--port", std::to_string(port),
+                               "--db", dir + "/api.db", "--prometheus", nobody},
+                              dir + "/serve.log");
+  ASSERT_FALSE(serve.WaitForLog("listening on", std::chrono::seconds(20)).empty()) << serve.Log();
+  httplib::Client client("127.0.0.1", port);
+  auto answer = client.Get("/api/v1/cluster");
+  ASSERT_TRUE(answer) << serve.Log();
+  EXPECT_EQ(answer->status, 502) << answer->body;
+  EXPECT_NE(answer->body.find(nobody), std::string::npos) << answer->body;
+  EXPECT_TRUE(serve.running()) << serve.Log();
+}
+
 TEST_F(PrometheusServeTest, ServeRefusesAnUnparsablePrometheusUrl) {
   RunResult r = RunKraken("serve --port 0 --db /nonexistent/x.db --prometheus ftp://nowhere");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;

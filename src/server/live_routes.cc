@@ -52,7 +52,8 @@ void HandleCluster(ServerContext& ctx, const httplib::Request& req, httplib::Res
     prometheus->threshold_pct = settings.threshold_pct;
     prometheus->bins = settings.bins;
     auto document = RenderPrometheusClusterView(*prometheus);
-    if (!document.ok()) return SendStatus(res, document.status());
+    // The request was checked above: what fails now is Prometheus (down, refusing, too slow).
+    if (!document.ok()) return SendError(res, 502, "bad_gateway", document.status().message());
     return SendJson(res, 200, std::move(document).value());
   }
   auto store = ctx.store->Acquire();
