@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "app/cluster_document.h"
+#include "app/cluster_view.h"
 #include "base/number_input.h"
 #include "promql/cluster_query.h"
 
@@ -200,7 +201,8 @@ ClusterDocument ToDocument(Folded& folded, const PrometheusClusterSettings& sett
 }  // namespace
 
 Result<std::string> RenderPrometheusClusterView(const PrometheusClusterSettings& settings) {
-  if (settings.bins < 1 || settings.bins > 600) return InvalidInput("bins must be 1..600");
+  if (settings.bins < 1 || settings.bins > kMaxClusterBins)
+    return InvalidInput("bins must be 1.." + std::to_string(kMaxClusterBins));
   if (settings.threshold_pct < 0 || settings.threshold_pct > 100) return InvalidInput("threshold_pct must be 0..100");
   if (settings.range_s <= 0) return InvalidInput("range must be positive");
   KRAKEN_ASSIGN_OR_RETURN(auto client, promql::PrometheusClient::Create(settings.prometheus_url, settings.timeout_s));
