@@ -1,7 +1,6 @@
 #include "app/cluster_view.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <optional>
@@ -9,7 +8,7 @@
 #include <vector>
 
 #include "app/latest_samples.h"
-#include "base/json_writer.h"
+#include "app/cluster_document.h"
 
 namespace kraken {
 namespace {
@@ -76,17 +75,10 @@ Result<std::map<GpuKey, GpuRow>> CollectGpus(ProfileStore& store) {
   return gpus;
 }
 
-struct Heatmap {
-  TimeNs start_ns = 0;
-  TimeNs bin_ns = 1;
-  size_t bins = 0;
-  std::vector<std::vector<std::optional<double>>> rows;  // parallel to the GPU rows
-};
-
 // Per GPU and time bin, the sample-weighted mean utilization over every live profile
 // (each series read back downsampled by the store, so a week of 1 Hz samples stays cheap).
-Heatmap BuildHeatmap(ProfileStore& store, const std::vector<const GpuRow*>& rows, size_t bins) {
-  Heatmap heat;
+ClusterHeatmap BuildHeatmap(ProfileStore& store, const std::vector<const GpuRow*>& rows, size_t bins) {
+  ClusterHeatmap heat;
   TimeNs first = std::numeric_limits<TimeNs>::max(), last = std::numeric_limits<TimeNs>::min();
   for (const GpuRow* row : rows)
     for (const UtilSeries& u : row->util) {
@@ -126,44 +118,29 @@ Heatmap BuildHeatmap(ProfileStore& store, const std::vector<const GpuRow*>& rows
   return heat;
 }
 
-void WriteOptional(JsonWriter& json, std::string_view key, std::optional<double> value) {
-  json.Key(key);
-  if (value) json.Number(*value);
-  else json.Null();
-}
-
 std::optional<double> MeanUtil(const GpuRow& row) {
   if (row.util_samples == 0) return std::nullopt;
   return row.util_sum / static_cast<double>(row.util_samples);
 }
 
-void WriteGpu(JsonWriter& json, const GpuRow& row) {
-  const SeriesEntity& e = row.entity;
-  json.BeginObject().Field("hostname", e.hostname).Field("gpu_index", e.gpu_index);
-  json.Field("gpu_instance_id", e.gpu_instance_id).Field("gpu_uuid", e.gpu_uuid).Field("gpu_name", e.gpu_name);
-  json.Field("profile_id", row.newest_profile).Field("profiles", static_cast<int64_t>(row.profiles.size()));
-  json.Field("first_ns", row.first_ns).Field("last_ns", row.newest_ns).Field("time_ns", row.newest_ns);
-  for (Metric m : {Metric::kGpuUtilPct, Metric::kFbUsedBytes, Metric::kPowerW}) {
-    auto it = row.latest.find(m);
-    WriteOptional(json, GetMetricInfo(m).name,
-                  it == row.latest.end() ? std::nullopt : std::optional<double>(it->second));
-  }
-  WriteOptional(json, "mean_gpu_util_pct", MeanUtil(row));
-  json.EndObject();
+std::optional<double> Latest(const GpuRow& row, Metric metric) {
+  auto it = row.latest.find(metric);
+  if (it == row.latest.end()) return std::nullopt;
+  return it->second;
 }
 
-void WriteHeatmap(JsonWriter& json, const Heatmap& heat) {
-  json.Key("heatmap").BeginObject().Field("metric", "gpu_util_pct").Field("start_ns", heat.start_ns);
-  json.Field("bin_ns", heat.bin_ns).Field("bins", static_cast<int64_t>(heat.bins)).Key("rows").BeginArray();
-  for (size_t i = 0; i < heat.rows.size(); ++i) {
-    json.BeginObject().Field("gpu", static_cast<int64_t>(i)).Key("values").BeginArray();
-    for (const std::optional<double>& v : heat.rows[i]) {
-      if (v) json.Number(*v);
-      else json.Null();
-    }
-    json.EndArray().EndObject();
-  }
-  json.EndArray().EndObject();
+ClusterGpu ToClusterGpu(const GpuRow& row) {
+  ClusterGpu gpu;
+  gpu.entity = row.entity;
+  gpu.profile_id = row.newest_profile;
+  gpu.profiles = static_cast<int64_t>(row.profiles.size());
+  gpu.first_ns = row.first_ns;
+  gpu.last_ns = row.newest_ns;
+  gpu.gpu_util_pct = Latest(row, Metric::kGpuUtilPct);
+  gpu.fb_used_bytes = Latest(row, Metric::kFbUsedBytes);
+  gpu.power_w = Latest(row, Metric::kPowerW);
+  gpu.mean_gpu_util_pct = MeanUtil(row);
+  return gpu;
 }
 
 }  // namespace
@@ -175,26 +152,11 @@ Result<std::string> RenderClusterView(ProfileStore& store, const ClusterViewSett
   KRAKEN_ASSIGN_OR_RETURN(auto gpus, CollectGpus(store));
   std::vector<const GpuRow*> rows;
   for (const auto& [key, row] : gpus) rows.push_back(&row);
-  Heatmap heat = BuildHeatmap(store, rows, settings.bins);
-
-  JsonWriter json(false);
-  json.BeginObject().Key("gpus").BeginArray();
-  for (const GpuRow* row : rows) WriteGpu(json, *row);
-  json.EndArray();
-  WriteHeatmap(json, heat);
-  json.Key("pooling_candidates").BeginArray();
-  for (const GpuRow* row : rows) {
-    std::optional<double> mean = MeanUtil(*row);
-    if (!mean || *mean >= static_cast<double>(settings.threshold_pct)) continue;
-    json.BeginObject().Field("profile_id", row->newest_profile).Field("hostname", row->entity.hostname);
-    json.Field("gpu_index", row->entity.gpu_index).Field("mean_gpu_util_pct", *mean);
-    char reason[160];
-    std::snprintf(reason, sizeof(reason), "mean utilization %.1f %% < %lld %%: its work could share a GPU", *mean,
-                  static_cast<long long>(settings.threshold_pct));
-    json.Field("reason", reason).EndObject();
-  }
-  json.EndArray().Field("threshold_pct", settings.threshold_pct).EndObject();
-  return json.Take();
+  ClusterDocument doc;
+  doc.heatmap = BuildHeatmap(store, rows, settings.bins);
+  doc.threshold_pct = settings.threshold_pct;
+  for (const GpuRow* row : rows) doc.gpus.push_back(ToClusterGpu(*row));
+  return RenderClusterDocument(doc);
 }
 
 }  // namespace kraken

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/serve_runner.h"
 #include "cli/store_access.h"
+#include "promql/prometheus_client.h"
 #include "server/agent_ring_source.h"
 #include "server/kraken_server.h"
 
@@ -89,6 +90,11 @@ Result<server::ServeOptions> MakeServeOptions(const ServeArgs& args) {
     options.agent_host = agent.host;
     options.agent_port = agent.port;
   }
+  if (!args.prometheus.empty()) {
+    // Checked at start, so a mistyped URL fails `kraken serve` rather than every request.
+    KRAKEN_RETURN_IF_ERROR(promql::ParseServerUrl(args.prometheus).status().WithContext("--prometheus"));
+    options.prometheus = args.prometheus;
+  }
   options.budget_prometheus = args.budget_prometheus;
   options.budgets_file = args.budgets;
   options.budget_range = args.budget_range;
@@ -156,6 +162,9 @@ void AddServeCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--agent", args->agent,
                   "http://HOST:PORT of a running `kraken agent`: the live view streams its in-memory ring "
                   "(samples from its first pass, before any commit) instead of the store's newest live profile");
+  cmd->add_option("--prometheus", args->prometheus,
+                  "URL of Prometheus (or Thanos, Mimir): GET /api/v1/cluster reads the fleet from its DCGM "
+                  "series instead of the store's live profiles");
   cmd->add_option("--budget-prometheus", args->budget_prometheus,
                   "Prometheus holding the DCGM history: serves kraken_budget_* at /api/v1/cost/budgets/metrics");
   cmd->add_option("--budgets", args->budgets, "CSV team,monthly_usd for the budget metrics (docs/cost.md)");

@@ -23,6 +23,7 @@ struct ServeArgs {
   int legacy_sms = 0;                      // 0: the SMs of `device`, else 84
   std::string device;
   std::string agent;  // http://HOST:PORT of a `kraken agent` whose ring the live view streams
+  std::string prometheus;         // GET /api/v1/cluster from Prometheus (docs/api.md)
   std::string budget_prometheus;  // GET /api/v1/cost/budgets/metrics (docs/cost.md)
   std::string budgets;
   std::string budget_range = "30d";

@@ -107,7 +107,9 @@ std::string RenderTemplate(std::string text, const YAML::Node& values, const std
   };
   while (std::regex_search(text, m, if_block)) {
     YAML::Node flag = lookup(m[1]);
-    bool on = flag.IsDefined() && flag.as<std::string>("false") != "false";
+    // Helm's truthiness: false and "" are off.
+    std::string flag_text = flag.IsDefined() ? flag.as<std::string>("false") : "false";
+    bool on = flag_text != "false" && !flag_text.empty();
     text = m.prefix().str() + (on ? m[2].str() : "") + m.suffix().str();
   }
   std::regex value(R"(\{\{ \.Values\.([A-Za-z0-9_.]+) \}\})");
@@ -305,6 +307,9 @@ TEST(DeployManifestsTest, HelmChartRendersWithItsValues) {
     for (bool controller : {true, false}) {
       values["extender"]["enabled"] = extender;
       values["controller"]["enabled"] = controller;
+      // The API's cluster page from Prometheus (here a Thanos Query URL) or, "", its store.
+      std::string api_prometheus = controller ? "http://thanos-query.monitoring.svc:9090" : "";
+      values["api"]["prometheus"] = api_prometheus;
       std::map<std::string, int> kinds;
       std::vector<YAML::Node> all;
       int containers_in_api = 0;
@@ -318,8 +323,14 @@ TEST(DeployManifestsTest, HelmChartRendersWithItsValues) {
           std::string kind = doc["kind"].as<std::string>("");
           std::string name = doc["metadata"]["name"].as<std::string>("");
           ++kinds[kind];
-          if (kind == "Deployment" && name == "kraken-api")
+          if (kind == "Deployment" && name == "kraken-api") {
             containers_in_api = static_cast<int>(doc["spec"]["template"]["spec"]["containers"].size());
+            std::vector<std::string> api_args =
+                doc["spec"]["template"]["spec"]["containers"][0]["args"].as<std::vector<std::string>>();
+            std::vector<std::string> want_args = {"serve", "--host", "0.0.0.0", "--port", "7070"};
+            if (!api_prometheus.empty()) want_args.insert(want_args.end(), {"--prometheus", api_prometheus});
+            EXPECT_EQ(api_args, want_args);
+          }
           if (kind == "Deployment" && name == "kraken-controller")
             ExpectControllerDeployment(doc, "kraken-controller", "http://prometheus-operated.monitoring.svc:9090",
                                        "ml,research");

@@ -7,7 +7,9 @@
 #include <memory>
 #include <thread>
 
+#include "app/cluster_prometheus.h"
 #include "app/cluster_view.h"
+#include "promql/query_plan.h"
 #include "app/latest_samples.h"
 #include "base/json_writer.h"
 #include "server/agent_ring_source.h"
@@ -17,6 +19,25 @@
 namespace kraken::server {
 namespace {
 
+// ?range= (Prometheus duration, default 1d), ?end= (Unix s), ?step= (duration or auto).
+Result<PrometheusClusterSettings> PrometheusSettingsOf(const ServerContext& ctx, const httplib::Request& req) {
+  PrometheusClusterSettings settings;
+  settings.prometheus_url = ctx.options.prometheus;
+  settings.timeout_s = std::max(1, ctx.options.timeout_s * 3 - 1);  // answer within the response deadline
+  if (req.has_param("range")) {
+    auto range = promql::ParsePromDurationSeconds(req.get_param_value("range"));
+    if (!range.ok()) return range.status().WithContext("range");
+    settings.range_s = *range;
+  }
+  if (req.has_param("step") && req.get_param_value("step") != "auto") {
+    auto step = promql::ParsePromDurationSeconds(req.get_param_value("step"));
+    if (!step.ok()) return step.status().WithContext("step");
+    settings.step_s = *step;
+  }
+  KRAKEN_ASSIGN_OR_RETURN(settings.end_s, IntParam(req, "end", 0, 0, int64_t{1} << 40));
+  return settings;
+}
+
 void HandleCluster(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
   ClusterViewSettings settings;
   auto threshold = IntParam(req, "threshold_pct", settings.threshold_pct, 0, 100);
@@ -25,6 +46,16 @@ void HandleCluster(ServerContext& ctx, const httplib::Request& req, httplib::Res
   if (!bins.ok()) return SendStatus(res, bins.status());
   settings.threshold_pct = *threshold;
   settings.bins = static_cast<size_t>(*bins);
+  if (!ctx.options.prometheus.empty()) {
+    auto prometheus = PrometheusSettingsOf(ctx, req);
+    if (!prometheus.ok()) return SendStatus(res, prometheus.status());
+    prometheus->threshold_pct = settings.threshold_pct;
+    prometheus->bins = settings.bins;
+    auto document = RenderPrometheusClusterView(*prometheus);
+    // The request was checked above: what fails now is Prometheus (down, refusing, too slow).
+    if (!document.ok()) return SendError(res, 502, "bad_gateway", document.status().message());
+    return SendJson(res, 200, std::move(document).value());
+  }
   auto store = ctx.store->Acquire();
   if (!store.ok()) return SendStatus(res, store.status());
   auto document = RenderClusterView(**store, settings);

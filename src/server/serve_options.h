@@ -34,6 +34,9 @@ struct ServeOptions {
   // (agent_ring_source.h) instead of the store's newest committed live profile.
   std::string agent_host;  // empty: no agent
   int agent_port = 0;
+  // `--prometheus URL`: GET /api/v1/cluster reads the DCGM series there
+  // (app/cluster_prometheus.h) instead of the store's live profiles.
+  std::string prometheus;
   // GET /api/v1/cost/budgets/metrics (docs/cost.md): the chargeback's Prometheus, the
   // budgets CSV, the range charged and the GPU model of series without modelName.
   std::string budget_prometheus;

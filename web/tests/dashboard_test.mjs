@@ -90,6 +90,26 @@ function startServer(db, extra = []) {
   });
 }
 
+// The shared DCGM history in a real Prometheus (kraken_prometheus_fixture prints "URL END_S"
+// and serves until its standard input closes).
+function startPrometheusFixture() {
+  const fixture = spawn(args['prometheus-fixture'], [], { stdio: ['pipe', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`prometheus fixture printed no URL in 120 s: ${seen}`)), 120000);
+    fixture.stdout.on('data', (chunk) => {
+      seen += chunk.toString();
+      const m = seen.match(/^(http:\/\/\S+) (\d+)/m);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ fixture, url: m[1], end: Number(m[2]) });
+      }
+    });
+    fixture.stderr.on('data', (chunk) => { seen += chunk.toString(); });
+    fixture.on('exit', (code) => reject(new Error(`prometheus fixture exited with ${code}: ${seen}`)));
+  });
+}
+
 async function visit(browser, base, hash, name, assertions, { timed = true } = {}) {
   console.log(`page ${hash}`);
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -187,6 +207,8 @@ const ringDb = path.join(tmp, 'ring.db');
 const ringAgent = await startAgent(ringDb, []);  // commits after 5 min: nothing in the store during the test
 const { server, base } = await startServer(db);
 const live = await startServer(ringDb, ['--agent', ringAgent.url]);
+const prometheus = await startPrometheusFixture();
+const fromPrometheus = await startServer(path.join(tmp, 'empty.db'), ['--prometheus', prometheus.url]);
 const browser = await launchChromium(args.modules, args.chromium);
 try {
   const api = async (p, b = base) => (await fetch(`${b}${p}`)).json();
@@ -223,6 +245,22 @@ try {
     check(tableRows === 8, `the GPU table has 8 rows (got ${tableRows})`);
     check(drawn(await chartStats(page), 'heatmap'), 'cluster heatmap drawn');
   });
+  // `kraken serve --prometheus`: the same page from the DCGM series, with the use per pod
+  // equal to `kraken analyze --prometheus --json`'s gpu_busy over the same day.
+  await visit(browser, fromPrometheus.base, '#/cluster', 'cluster_prometheus', async (page) => {
+    const cluster = await api('/api/v1/cluster', fromPrometheus.base);
+    check(cluster.source === 'prometheus' && cluster.gpus.length === 3, `3 GPU rows from Prometheus (got ${cluster.gpus.length})`);
+    const analyzed = JSON.parse(kraken('analyze', '--prometheus', prometheus.url, '--namespace', 'ml', '--range', '1d',
+      '--end', String(cluster.prometheus.end_s), '--json'));
+    for (const pod of analyzed.pods) {
+      const row = cluster.pods.find((p) => p.pod === pod.pod);
+      check(row && near(row.mean_gpu_util_pct, pod.gpu_busy.mean * 100, 1e-6), `${pod.pod}: ${row && row.mean_gpu_util_pct} % = analyze's gpu_busy mean`);
+    }
+    const podRows = await page.$$eval('[data-section="pods"] tbody tr', (r) => r.map((x) => x.firstChild.textContent + '/' + x.children[1].textContent));
+    check(podRows.length === analyzed.pods.length, `the page lists the ${analyzed.pods.length} pods (${podRows.join(', ')})`);
+    check(Number(await page.getAttribute('[data-section="heatmap"]', 'data-gpus')) === 3, 'the page draws 3 GPU rows');
+    check(drawn(await chartStats(page), 'heatmap'), 'cluster heatmap drawn from Prometheus');
+  });
   await visit(browser, live.base, '#/live', 'live', async (page) => {
     await page.waitForSelector('[data-key="live-status"][data-events="2"]', { timeout: 8000 });
     check(await page.getAttribute('[data-key="live-status"]', 'data-source') === 'agent', 'live view streams from the agent');
@@ -236,6 +274,8 @@ try {
   await browser.close();
   server.kill('SIGTERM');
   live.server.kill('SIGTERM');
+  fromPrometheus.server.kill('SIGTERM');
+  prometheus.fixture.stdin.end();
   await stopAgent(ringAgent).catch((e) => console.log(`  ${e.message}`));
   fs.rmSync(tmp, { recursive: true, force: true });
 }

@@ -1,5 +1,7 @@
-// #/cluster : one row per GPU over every live profile the agents committed, a GPU x time
-// utilization heatmap, and the pooling candidates.
+// #/cluster : one row per GPU over every live profile the agents committed (or, with
+// `kraken serve --prometheus`, over the DCGM series in Prometheus), a GPU x time
+// utilization heatmap, the pooling candidates and, from Prometheus, the use per namespace
+// and per pod.
 import * as api from '../api.js';
 import { utilizationHeatmap } from '../charts.js';
 import { bytes, el, fmt, pct, table } from '../format.js';
@@ -21,7 +23,9 @@ export async function clusterPage(container) {
   container.append(el('h1', {}, 'Cluster'));
   const gpus = doc.gpus || [];
   if (!gpus.length) {
-    container.append(el('p', { class: 'muted' }, 'No live profile stored yet (`kraken agent --db PATH` or `kraken record-nvml --db PATH`).'));
+    container.append(el('p', { class: 'muted' }, doc.source === 'prometheus'
+      ? `No DCGM utilization series in ${doc.prometheus.url} over the range.`
+      : 'No live profile stored yet (`kraken agent --db PATH` or `kraken record-nvml --db PATH`).'));
     return;
   }
   const heat = doc.heatmap || { rows: [], bins: 0 };
@@ -44,4 +48,11 @@ export async function clusterPage(container) {
     candidates.map((x) => [label(x), pct(x.mean_gpu_util_pct), x.reason]))
     : el('p', { class: 'muted' }, 'None: every GPU is busy enough.'));
   container.append(c);
+  for (const [key, title] of [['namespaces', 'Use per namespace'], ['pods', 'Use per pod']]) {
+    if (!doc[key]) continue;  // only from Prometheus: the store's live profiles carry no pods
+    const u = el('section', { class: 'panel', 'data-section': key }, el('h2', {}, title));
+    u.append(table(key === 'pods' ? ['namespace', 'pod', 'GPUs', 'mean utilization'] : ['namespace', 'GPUs', 'mean utilization'],
+      doc[key].map((x) => [x.namespace, ...(key === 'pods' ? [x.pod] : []), String(x.gpus), pct(x.mean_gpu_util_pct)])));
+    container.append(u);
+  }
 }
