@@ -116,6 +116,9 @@ class ParallelLoader {
       if (!produced.ok()) break;
     }
     queue_.Close();
+    // The reading thread imports what is still queued too, so that the last items are not
+    // left to the other threads alone while it waits.
+    Drain();
     for (std::thread& w : workers) w.join();
     KRAKEN_RETURN_IF_ERROR(produced);
     for (auto& slot : slots_) KRAKEN_RETURN_IF_ERROR(slot->status);

@@ -48,6 +48,19 @@ void JsonWriter::BeforeValue() {
   }
 }
 
+JsonWriter JsonWriter::Nested(size_t depth, bool pretty) {
+  JsonWriter json(pretty);
+  json.has_element_.assign(depth, true);  // indentation of the enclosing containers
+  json.after_key_ = true;                 // the enclosing writer puts the separator
+  return json;
+}
+
+JsonWriter& JsonWriter::RawValue(std::string_view json) {
+  BeforeValue();
+  out_.append(json);
+  return *this;
+}
+
 JsonWriter& JsonWriter::BeginObject() {
   BeforeValue();
   out_.push_back('{');

@@ -38,6 +38,13 @@ class JsonWriter {
   JsonWriter& Field(std::string_view key, uint64_t value) { return Key(key).Uint(value); }
   JsonWriter& Field(std::string_view key, bool value) { return Key(key).Bool(value); }
 
+  // A writer for one value that will sit `depth` containers deep in another document and
+  // be spliced in there with RawValue: the same bytes as writing it in place, so parts of
+  // a document can be rendered on several threads.
+  static JsonWriter Nested(size_t depth, bool pretty = true);
+  // Writes `json`, a complete value from a Nested writer, as the next value.
+  JsonWriter& RawValue(std::string_view json);
+
   const std::string& str() const { return out_; }
   std::string Take() { return std::move(out_); }
 

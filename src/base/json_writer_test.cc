@@ -33,5 +33,26 @@ TEST(JsonWriterTest, ExactNumbersReadBackBitForBit) {
   EXPECT_EQ(json.str(), "[0.1,312.457,0.3333333333333333,85520809984,-0,null]");
 }
 
+TEST(JsonWriterTest, NestedPartsSplicedWithRawValueAreTheBytesOfWritingInPlace) {
+  auto write_part = [](JsonWriter& json, int n) {
+    json.BeginObject().Field("n", n).Key("list").BeginArray().Int(n).Int(n + 1).EndArray().EndObject();
+  };
+  for (bool pretty : {true, false}) {
+    JsonWriter in_place(pretty);
+    in_place.BeginObject().Field("a", 1).Key("parts").BeginArray();
+    for (int n : {1, 2, 3}) write_part(in_place, n);
+    in_place.EndArray().EndObject();
+    JsonWriter spliced(pretty);
+    spliced.BeginObject().Field("a", 1).Key("parts").BeginArray();
+    for (int n : {1, 2, 3}) {
+      JsonWriter part = JsonWriter::Nested(2, pretty);
+      write_part(part, n);
+      spliced.RawValue(part.str());
+    }
+    spliced.EndArray().EndObject();
+    EXPECT_EQ(spliced.str(), in_place.str()) << pretty;
+  }
+}
+
 }  // namespace
 }  // namespace kraken

@@ -234,8 +234,24 @@ void WriteProfile(JsonWriter& json, const AnalyzedProfile& a, const AnalysisOutp
 
 }  // namespace
 
+// The "ranks" array sits two containers deep: the document's object and the array.
+constexpr size_t kRankDepth = 2;
+
+std::string RenderRankJson(const AnalyzedProfile& profile, const AnalysisOutputOptions& options) {
+  JsonWriter json = JsonWriter::Nested(kRankDepth);
+  WriteProfile(json, profile, options);
+  return json.Take();
+}
+
 std::string RenderAnalysisJson(const std::vector<AnalyzedProfile>& profiles, const AggregateReport& aggregate,
                                const AnalysisOutputOptions& options) {
+  std::vector<std::string> rank_json;
+  for (const AnalyzedProfile& a : profiles) rank_json.push_back(RenderRankJson(a, options));
+  return RenderAnalysisJson(profiles, rank_json, aggregate, options);
+}
+
+std::string RenderAnalysisJson(const std::vector<AnalyzedProfile>& profiles, const std::vector<std::string>& rank_json,
+                               const AggregateReport& aggregate, const AnalysisOutputOptions& options) {
   JsonWriter json;
   json.BeginObject();
   json.Field("kraken_version", KRAKEN_VERSION_STRING);
@@ -246,7 +262,7 @@ std::string RenderAnalysisJson(const std::vector<AnalyzedProfile>& profiles, con
       .Field("device", options.device_override)
       .EndObject();
   json.Key("ranks").BeginArray();
-  for (const AnalyzedProfile& a : profiles) WriteProfile(json, a, options);
+  for (const std::string& rank : rank_json) json.RawValue(rank);
   json.EndArray();
   json.Key("workload").BeginObject()
       .Field("type", WorkloadTypeName(aggregate.type))

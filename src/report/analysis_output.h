@@ -32,6 +32,12 @@ struct AnalysisOutputOptions {
 
 std::string RenderAnalysisJson(const std::vector<AnalyzedProfile>& profiles, const AggregateReport& aggregate,
                                const AnalysisOutputOptions& options);
+// The same document with each rank's object already rendered by RenderRankJson (one per
+// profile, in order): the ranks can be rendered on several threads.
+std::string RenderAnalysisJson(const std::vector<AnalyzedProfile>& profiles, const std::vector<std::string>& rank_json,
+                               const AggregateReport& aggregate, const AnalysisOutputOptions& options);
+// One element of the document's "ranks" array, indented for its place there.
+std::string RenderRankJson(const AnalyzedProfile& profile, const AnalysisOutputOptions& options);
 std::string RenderAnalysisText(const std::vector<AnalyzedProfile>& profiles, const AggregateReport& aggregate,
                                const AnalysisOutputOptions& options);
 

@@ -133,6 +133,7 @@ Result<std::unique_ptr<KrakenServer>> KrakenServer::Create(const ServeOptions& o
   AddUploadRoute(http, ctx);
   AddTemporalRoute(http, ctx);
   AddDiffRoute(http, ctx);
+  AddTimelineRoute(http, ctx);
   AddPackRoute(http);
   AddBudgetRoute(http, ctx);
   AddLiveRoutes(http, ctx);

@@ -13,6 +13,7 @@
 #include "server/report_cache.h"
 #include "server/serve_options.h"
 #include "server/store_pool.h"
+#include "server/timeline_cache.h"
 
 namespace kraken::server {
 
@@ -22,6 +23,7 @@ struct ServerContext {
   std::unique_ptr<LegacyProfiles> legacy;
   ProfileFactsCache facts;
   ReportCache reports;
+  TimelineCache timelines;  // the timeline explorer's indexes
   std::atomic<bool> stopping{false};  // ends the /api/v1/live streams
   std::atomic<int> live_streams{0};   // open /api/v1/live streams (LiveStreamBudget)
 };
@@ -38,6 +40,7 @@ void AddColocateRoutes(httplib::Server& server, ServerContext& ctx);
 void AddUploadRoute(httplib::Server& server, ServerContext& ctx);
 void AddTemporalRoute(httplib::Server& server, ServerContext& ctx);
 void AddDiffRoute(httplib::Server& server, ServerContext& ctx);
+void AddTimelineRoute(httplib::Server& server, ServerContext& ctx);
 void AddPackRoute(httplib::Server& server);
 void AddBudgetRoute(httplib::Server& server, ServerContext& ctx);
 void AddLiveRoutes(httplib::Server& server, ServerContext& ctx);

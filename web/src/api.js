@@ -65,3 +65,10 @@ export function subscribeLive(onSamples, onError) {
 export async function loadDiff(a, b) {
   return getJson(`/api/v1/diff?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`);
 }
+
+// The kernels per stream of a stored profile inside [startUs, endUs] (µs from its first
+// kernel; both null: the whole trace), as events or per-pixel buckets of `width` pixels.
+export async function loadTimeline(id, startUs, endUs, width) {
+  const range = startUs === null || endUs === null ? '' : `&start_us=${startUs}&end_us=${endUs}`;
+  return getJson(`/api/v1/profiles/${encodeURIComponent(id)}/timeline?width=${width}${range}`);
+}

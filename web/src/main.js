@@ -8,6 +8,7 @@ import { clusterPage } from './pages/cluster.js';
 import { colocatePage } from './pages/colocate.js';
 import { comparePage } from './pages/compare.js';
 import { livePage, stopLive } from './pages/live.js';
+import { timelinePage } from './pages/timeline.js';
 import { workloadPage } from './pages/workload.js';
 import { workloadsPage } from './pages/workloads.js';
 import { renderReport } from './report_view.js';
@@ -32,6 +33,7 @@ async function route() {
     if (parts[0] === 'workload' && parts[1]) await workloadPage(app, parts[1]);
     else if (parts[0] === 'colocate') await colocatePage(app, params);
     else if (parts[0] === 'compare') await comparePage(app, params);
+    else if (parts[0] === 'timeline' && parts[1]) await timelinePage(app, parts[1], params);
     else if (parts[0] === 'cluster') await clusterPage(app);
     else if (parts[0] === 'live') livePage(app);
     else await workloadsPage(app);

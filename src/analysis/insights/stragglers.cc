@@ -13,21 +13,6 @@ constexpr double kLastArrivalShare = 0.5;
 // Without collectives: when its step time exceeds the others' median by this factor.
 constexpr double kSlowStepFactor = 1.10;
 
-struct CommKernel {
-  StringId name = StringTable::kEmpty;
-  TimeNs start_ns = 0;
-  TimeNs duration_ns = 0;
-};
-
-std::vector<CommKernel> CommunicationKernels(const Profile& profile) {
-  std::vector<CommKernel> out;
-  CommunicationNames is_communication(profile);
-  for (const Kernel& k : profile.kernels)
-    if (is_communication(k.name)) out.push_back({k.name, k.start_ns, k.duration_ns});
-  std::sort(out.begin(), out.end(), [](const CommKernel& a, const CommKernel& b) { return a.start_ns < b.start_ns; });
-  return out;
-}
-
 RankFigures FiguresOf(const RankInput& input, size_t position) {
   RankFigures f;
   f.rank = input.profile->metadata.rank.value_or(static_cast<int64_t>(position));
@@ -76,7 +61,7 @@ std::vector<size_t> MatchCollectives(std::span<const RankInput> ranks, Straggler
                                      std::vector<std::vector<CommKernel>>* comms) {
   size_t common = SIZE_MAX;
   for (const RankInput& r : ranks) {
-    comms->push_back(CommunicationKernels(*r.profile));
+    comms->push_back(r.communication != nullptr ? *r.communication : CommunicationKernelsByStart(*r.profile));
     common = std::min(common, comms->back().size());
   }
   std::vector<size_t> last_at(common, kUnmatched);
@@ -145,6 +130,15 @@ void Describe(StragglerReport* report) {
 }
 
 }  // namespace
+
+std::vector<CommKernel> CommunicationKernelsByStart(const Profile& profile) {
+  std::vector<CommKernel> out;
+  CommunicationNames is_communication(profile);
+  for (const Kernel& k : profile.kernels)
+    if (is_communication(k.name)) out.push_back({k.name, k.start_ns, k.duration_ns});
+  std::sort(out.begin(), out.end(), [](const CommKernel& a, const CommKernel& b) { return a.start_ns < b.start_ns; });
+  return out;
+}
 
 StragglerReport FindStragglers(std::span<const RankInput> ranks) {
   StragglerReport report;

@@ -44,9 +44,23 @@ struct StragglerReport {
   std::string evidence;             // one sentence with the figures
 };
 
+// A communication kernel of a rank, in start order (what collectives are matched on).
+struct CommKernel {
+  StringId name = StringTable::kEmpty;
+  TimeNs start_ns = 0;
+  TimeNs duration_ns = 0;
+};
+
+// The rank's communication kernels by start. Per rank, so callers analysing ranks in
+// parallel compute it there and hand it in (RankInput::communication): the matching across
+// ranks that must wait for all of them is then cheap.
+std::vector<CommKernel> CommunicationKernelsByStart(const Profile& profile);
+
 struct RankInput {
   const Profile* profile = nullptr;
   const RankTimeline* timeline = nullptr;
+  // CommunicationKernelsByStart(*profile) when already computed; null: computed here.
+  const std::vector<CommKernel>* communication = nullptr;
 };
 
 StragglerReport FindStragglers(std::span<const RankInput> ranks);
