@@ -25,23 +25,6 @@ namespace {
 constexpr char kBusyQuery[] =
     "{__name__=~\"DCGM_FI_PROF_GR_ENGINE_ACTIVE|DCGM_FI_DEV_GPU_UTIL|dcgm_gpu_utilization\"}";
 
-std::string LabelOf(const promql::RangeSeries& s, const std::string& name) {
-  for (const auto& [key, value] : s.labels)
-    if (key == name) return value;
-  return "";
-}
-
-// Who holds the GPU, under the label spellings dcgm-exporter and Prometheus produce.
-bool PodOf(const promql::RangeSeries& s, std::string* ns, std::string* pod) {
-  for (auto [ns_label, pod_label] : {std::pair{"exported_namespace", "exported_pod"}, std::pair{"namespace", "pod"},
-                                     std::pair{"pod_namespace", "pod_name"}}) {
-    *pod = LabelOf(s, pod_label);
-    *ns = LabelOf(s, ns_label);
-    if (!pod->empty()) return true;
-  }
-  return false;
-}
-
 struct SeriesKey {
   std::string ns, pod, gpu;
   bool operator<(const SeriesKey& o) const { return std::tie(ns, pod, gpu) < std::tie(o.ns, o.pod, o.gpu); }
@@ -60,15 +43,15 @@ Grouped GroupSeries(const std::vector<promql::RangeSeries>& all, const std::stri
   Grouped out;
   for (const promql::RangeSeries& s : all) {
     SeriesKey key;
-    if (!PodOf(s, &key.ns, &key.pod)) {
+    if (!promql::SeriesPod(s, &key.ns, &key.pod)) {
       ++out.series_without_pod;
       continue;
     }
-    std::string mig = LabelOf(s, "GPU_I_PROFILE");
-    key.gpu = LabelOf(s, "UUID");
-    std::string instance = LabelOf(s, "GPU_I_ID");
+    std::string mig = promql::SeriesLabel(s, "GPU_I_PROFILE");
+    key.gpu = promql::SeriesLabel(s, "UUID");
+    std::string instance = promql::SeriesLabel(s, "GPU_I_ID");
     if (!instance.empty()) key.gpu.append("/").append(instance);
-    std::string metric = LabelOf(s, "__name__");
+    std::string metric = promql::SeriesLabel(s, "__name__");
     int rank = MetricRank(metric);
     auto [it, inserted] = best.try_emplace(key, rank, cost::AllocatedGpu());
     if (!inserted && rank > it->second.first) continue;
@@ -78,10 +61,10 @@ Grouped GroupSeries(const std::vector<promql::RangeSeries>& all, const std::stri
     g.pod = key.pod;
     g.gpu = key.gpu;
     g.share_of_gpu = cost::MigShareOfGpu(mig);
-    std::string team = label.empty() ? key.ns : LabelOf(s, label);
-    if (team.empty() && !label.empty()) team = LabelOf(s, "label_" + label);
+    std::string team = label.empty() ? key.ns : promql::SeriesLabel(s, label);
+    if (team.empty() && !label.empty()) team = promql::SeriesLabel(s, "label_" + label);
     g.team = team.empty() ? "(no " + label + ")" : team;
-    const DeviceSpec* spec = MatchDeviceSpec(LabelOf(s, "modelName"));
+    const DeviceSpec* spec = MatchDeviceSpec(promql::SeriesLabel(s, "modelName"));
     if (spec == nullptr) spec = fallback;
     g.gpu_model = spec != nullptr ? spec->id : "";
     double scale = rank == 0 ? 1.0 : 0.01;

@@ -37,35 +37,17 @@ double Scaled(Field field, double v) {
   }
 }
 
-std::string Label(const promql::RangeSeries& s, const std::string& name) {
-  for (const auto& [key, value] : s.labels)
-    if (key == name) return value;
-  return "";
-}
-
-// Who holds the GPU, under the label spellings dcgm-exporter and Prometheus produce: the
-// exported_* pair wins (scraped without honorLabels, namespace/pod name the exporter).
-bool PodOf(const promql::RangeSeries& s, std::string* ns, std::string* pod) {
-  for (auto [ns_label, pod_label] : {std::pair{"exported_namespace", "exported_pod"}, std::pair{"namespace", "pod"},
-                                     std::pair{"pod_namespace", "pod_name"}}) {
-    *pod = Label(s, pod_label);
-    *ns = Label(s, ns_label);
-    if (!pod->empty()) return true;
-  }
-  return false;
-}
-
 // Host, GPU index, MIG instance: the row key of the store path too.
 using GpuKey = std::tuple<std::string, int32_t, int32_t>;
 
 int32_t IntLabel(const promql::RangeSeries& s, const std::string& name) {
-  auto v = ParseBoundedNumber(Label(s, name), 0, 1e6);
+  auto v = ParseBoundedNumber(promql::SeriesLabel(s, name), 0, 1e6);
   return v ? static_cast<int32_t>(*v) : -1;
 }
 
 GpuKey KeyOf(const promql::RangeSeries& s) {
-  std::string host = Label(s, "Hostname");
-  if (host.empty()) host = Label(s, "instance").substr(0, Label(s, "instance").rfind(':'));
+  std::string host = promql::SeriesLabel(s, "Hostname");
+  if (host.empty()) host = promql::SeriesLabel(s, "instance").substr(0, promql::SeriesLabel(s, "instance").rfind(':'));
   return {host, IntLabel(s, "gpu"), IntLabel(s, "GPU_I_ID")};
 }
 
@@ -92,7 +74,7 @@ struct Folded {
 std::map<GpuKey, Field> BusyFieldPerGpu(const std::vector<promql::RangeSeries>& series) {
   std::map<GpuKey, Field> best;
   for (const promql::RangeSeries& s : series) {
-    Field f = FieldOf(Label(s, "__name__"));
+    Field f = FieldOf(promql::SeriesLabel(s, "__name__"));
     if (f != Field::kBusyEngine && f != Field::kBusyUtil) continue;
     auto [it, fresh] = best.try_emplace(KeyOf(s), f);
     if (!fresh && f < it->second) it->second = f;
@@ -136,7 +118,7 @@ Folded Fold(const std::vector<promql::RangeSeries>& series, const PrometheusClus
   std::map<GpuKey, Field> busy_field = BusyFieldPerGpu(series);
   Folded folded;
   for (const promql::RangeSeries& s : series) {
-    Field field = FieldOf(Label(s, "__name__"));
+    Field field = FieldOf(promql::SeriesLabel(s, "__name__"));
     if (field == Field::kOther) continue;
     GpuKey key = KeyOf(s);
     Accumulated& row = folded.gpus[key];
@@ -147,15 +129,15 @@ Folded Fold(const std::vector<promql::RangeSeries>& series, const PrometheusClus
       row.gpu.entity.gpu_index = std::get<1>(key);
       row.gpu.entity.gpu_instance_id = std::get<2>(key);
     }
-    if (row.gpu.entity.gpu_uuid.empty()) row.gpu.entity.gpu_uuid = Label(s, "UUID");
-    if (row.gpu.entity.gpu_name.empty()) row.gpu.entity.gpu_name = Label(s, "modelName");
-    if (row.gpu.entity.mig_profile.empty()) row.gpu.entity.mig_profile = Label(s, "GPU_I_PROFILE");
+    if (row.gpu.entity.gpu_uuid.empty()) row.gpu.entity.gpu_uuid = promql::SeriesLabel(s, "UUID");
+    if (row.gpu.entity.gpu_name.empty()) row.gpu.entity.gpu_name = promql::SeriesLabel(s, "modelName");
+    if (row.gpu.entity.mig_profile.empty()) row.gpu.entity.mig_profile = promql::SeriesLabel(s, "GPU_I_PROFILE");
     auto best = busy_field.find(key);
     bool busy = best != busy_field.end() && best->second == field;
     if ((field == Field::kBusyEngine || field == Field::kBusyUtil) && !busy) continue;
     UseSum* use = nullptr;
     std::string ns, pod;
-    if (busy && PodOf(s, &ns, &pod)) {
+    if (busy && promql::SeriesPod(s, &ns, &pod)) {
       use = &folded.pods[{ns, pod}];
       use->gpus.insert(key);
     }

@@ -155,4 +155,20 @@ Result<std::vector<RangeSeries>> PrometheusClient::QueryRange(const std::string&
   return ParseRangeResponse(response->body);
 }
 
+std::string SeriesLabel(const RangeSeries& series, std::string_view name) {
+  for (const auto& [key, value] : series.labels)
+    if (key == name) return value;
+  return "";
+}
+
+bool SeriesPod(const RangeSeries& series, std::string* namespace_name, std::string* pod) {
+  for (auto [ns_label, pod_label] : {std::pair{"exported_namespace", "exported_pod"}, std::pair{"namespace", "pod"},
+                                     std::pair{"pod_namespace", "pod_name"}}) {
+    *pod = SeriesLabel(series, pod_label);
+    *namespace_name = SeriesLabel(series, ns_label);
+    if (!pod->empty()) return true;
+  }
+  return false;
+}
+
 }  // namespace kraken::promql

@@ -22,6 +22,15 @@ struct RangeSeries {
   std::vector<std::string> values;  // as written ("0.99563", "NaN"): DCGM's blank test needs the text
 };
 
+// The value of label `name` on the series; "" when it has none.
+std::string SeriesLabel(const RangeSeries& series, std::string_view name);
+
+// Who holds the series' GPU, under the label spellings dcgm-exporter and Prometheus produce:
+// exported_namespace/exported_pod first (scraped without honorLabels, namespace/pod then name
+// the exporter), then namespace/pod, then pod_namespace/pod_name (exporter 1.x). False when
+// none names a pod.
+bool SeriesPod(const RangeSeries& series, std::string* namespace_name, std::string* pod);
+
 // Reads a /api/v1/query_range answer. An "error" status becomes InvalidInput with the
 // server's errorType and message; any other shape than a matrix is refused.
 Result<std::vector<RangeSeries>> ParseRangeResponse(std::string_view json);
