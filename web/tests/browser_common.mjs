@@ -1,6 +1,8 @@
 // Shared by the browser tests: launching Debian's Chromium headless through playwright-core,
-// checking that a chart's canvas holds a real drawing, and small assertion helpers.
+// starting the real `kraken serve` on a stored profile, checking that a chart's canvas holds
+// a real drawing, and small assertion helpers.
 // A missing browser is a failure, never a skip: CI installs it (scripts/install-deps.sh).
+import { execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -59,4 +61,33 @@ export async function chartStats(page) {
     const chart = c.closest('[data-chart]');
     return { section: section ? section.getAttribute('data-section') : '', chart: chart ? chart.getAttribute('data-chart') : '', width: c.width, height: c.height, colours: colours.size, inked };
   }));
+}
+
+// `kraken import --json FILE` into DB; the id of the first profile it stored.
+export function importProfile(kraken, db, file) {
+  const out = JSON.parse(execFileSync(kraken, ['import', '--json', '--db', db, file], { encoding: 'utf8' }));
+  const id = (out.stored_ids || [])[0];
+  if (!id) throw new Error(`kraken import stored nothing: ${JSON.stringify(out).slice(0, 200)}`);
+  return id;
+}
+
+// Starts `kraken serve --port 0` on loopback and resolves with { server, base } once it
+// prints the address it listens on (not any other URL it prints, such as --agent's).
+export function startKrakenServe(kraken, db, extra = []) {
+  const server = spawn(kraken, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', db, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`kraken serve printed no address in 20 s: ${seen}`)), 20000);
+    const onData = (chunk) => {
+      seen += chunk.toString();
+      const m = seen.match(/listening on (http:\/\/[0-9.:]+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ server, base: m[1] });
+      }
+    };
+    server.stdout.on('data', onData);
+    server.stderr.on('data', onData);
+    server.on('exit', (code) => reject(new Error(`kraken serve exited with ${code}: ${seen}`)));
+  });
 }

@@ -2,11 +2,11 @@
 // two real traces imported into a temporary store, the page's tables checked against the
 // server's GET /api/v1/diff and against `kraken diff --json` on the same files.
 // node compare_page_test.mjs --kraken BIN --data DATA_DIR --out DIR --modules NODE_MODULES --chromium PATH
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { check, failureCount, launchChromium, near, parseArgs } from './browser_common.mjs';
+import { check, failureCount, importProfile, launchChromium, near, parseArgs, startKrakenServe } from './browser_common.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const A = 'kineto/hta/trace_diff/control/control.json.gz';
@@ -15,29 +15,7 @@ const B = 'kineto/hta/trace_diff/test/test.json.gz';
 function importInto(db, relative) {
   const full = path.join(args.data, relative);
   if (!fs.existsSync(full)) throw new Error(`missing real data file ${full}`);
-  const out = JSON.parse(execFileSync(args.kraken, ['import', '--json', '--db', db, full], { encoding: 'utf8' }));
-  const id = (out.stored_ids || [])[0];
-  if (!id) throw new Error(`kraken import stored nothing: ${JSON.stringify(out).slice(0, 200)}`);
-  return id;
-}
-
-function startServer(db) {
-  const server = spawn(args.kraken, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', db], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`kraken serve printed no address in 20 s: ${seen}`)), 20000);
-    const onData = (chunk) => {
-      seen += chunk.toString();
-      const m = seen.match(/(http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ server, base: m[1] });
-      }
-    };
-    server.stdout.on('data', onData);
-    server.stderr.on('data', onData);
-    server.on('exit', (code) => reject(new Error(`kraken serve exited with ${code}: ${seen}`)));
-  });
+  return importProfile(args.kraken, db, full);
 }
 
 const cells = (page, id, column) => page.$$eval(`table[data-table="${id}"] tbody tr td:nth-child(${column})`, (t) => t.map((x) => x.textContent));
@@ -47,7 +25,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kraken-compare-'));
 const db = path.join(tmp, 'profiles.db');
 const a = importInto(db, A);
 const b = importInto(db, B);
-const { server, base } = await startServer(db);
+const { server, base } = await startKrakenServe(args.kraken, db);
 const browser = await launchChromium(args.modules, args.chromium);
 try {
   const diff = await (await fetch(`${base}/api/v1/diff?a=${a}&b=${b}`)).json();

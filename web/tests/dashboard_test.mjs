@@ -14,7 +14,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chartStats, check, failureCount, launchChromium, near, parseArgs } from './browser_common.mjs';
+import { chartStats, check, failureCount, launchChromium, near, parseArgs, startKrakenServe } from './browser_common.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const RENDER_BUDGET_MS = 1000;
@@ -68,26 +68,6 @@ async function stopAgent(running) {
   running.agent.kill('SIGTERM');
   const code = await running.exited;
   if (code !== 0) throw new Error(`kraken agent exited with ${code}: ${running.log()}`);
-}
-
-// Starts `kraken serve --port 0` and resolves with its base URL once it prints it.
-function startServer(db, extra = []) {
-  const server = spawn(args.kraken, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', db, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`kraken serve printed no address in 20 s: ${seen}`)), 20000);
-    const onData = (chunk) => {
-      seen += chunk.toString();
-      const m = seen.match(/listening on (http:\/\/[0-9.:]+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ server, base: m[1] });
-      }
-    };
-    server.stdout.on('data', onData);
-    server.stderr.on('data', onData);
-    server.on('exit', (code) => reject(new Error(`kraken serve exited with ${code}: ${seen}`)));
-  });
 }
 
 // The shared DCGM history in a real Prometheus (kraken_prometheus_fixture prints "URL END_S"
@@ -205,10 +185,10 @@ await new Promise((r) => setTimeout(r, 3500));
 await stopAgent(committing);
 const ringDb = path.join(tmp, 'ring.db');
 const ringAgent = await startAgent(ringDb, []);  // commits after 5 min: nothing in the store during the test
-const { server, base } = await startServer(db);
-const live = await startServer(ringDb, ['--agent', ringAgent.url]);
+const { server, base } = await startKrakenServe(args.kraken, db);
+const live = await startKrakenServe(args.kraken, ringDb, ['--agent', ringAgent.url]);
 const prometheus = await startPrometheusFixture();
-const fromPrometheus = await startServer(path.join(tmp, 'empty.db'), ['--prometheus', prometheus.url]);
+const fromPrometheus = await startKrakenServe(args.kraken, path.join(tmp, 'empty.db'), ['--prometheus', prometheus.url]);
 const browser = await launchChromium(args.modules, args.chromium);
 try {
   const api = async (p, b = base) => (await fetch(`${b}${p}`)).json();

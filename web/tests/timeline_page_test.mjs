@@ -4,40 +4,14 @@
 // range (and the server's window count matches the page's), a kernel shows the CPU op that
 // launched it, and each view is drawn in under 1 s.
 // node timeline_page_test.mjs --kraken BIN --data DATA_DIR --out DIR --modules NODE_MODULES --chromium PATH
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { check, failureCount, launchChromium, parseArgs } from './browser_common.mjs';
+import { check, failureCount, importProfile, launchChromium, parseArgs, startKrakenServe } from './browser_common.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const TRACE = 'kineto/hta/mtia_trace_single_rank/mtia_rank_0.json.gz';
-
-function importTrace(db, full) {
-  const out = JSON.parse(execFileSync(args.kraken, ['import', '--json', '--db', db, full], { encoding: 'utf8' }));
-  const id = (out.stored_ids || [])[0];
-  if (!id) throw new Error(`kraken import stored nothing: ${JSON.stringify(out).slice(0, 200)}`);
-  return id;
-}
-
-function startTimelineServer(db) {
-  const server = spawn(args.kraken, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', db], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`kraken serve printed no address in 20 s: ${seen}`)), 20000);
-    const onData = (chunk) => {
-      seen += chunk.toString();
-      const m = seen.match(/(http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ server, base: m[1] });
-      }
-    };
-    server.stdout.on('data', onData);
-    server.stderr.on('data', onData);
-    server.on('exit', (code) => reject(new Error(`kraken serve exited with ${code}: ${seen}`)));
-  });
-}
 
 const view = async (page) => ({
   start: Number(await page.getAttribute('[data-key="timeline-canvas"]', 'data-start')),
@@ -51,10 +25,10 @@ if (!fs.existsSync(full)) throw new Error(`missing real data file ${full}`);
 fs.mkdirSync(args.out, { recursive: true });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kraken-timeline-'));
 const db = path.join(tmp, 'profiles.db');
-const id = importTrace(db, full);
+const id = importProfile(args.kraken, db, full);
 const analyzed = JSON.parse(execFileSync(args.kraken, ['analyze', '--json', full], { encoding: 'utf8', maxBuffer: 1 << 28 }));
 const wantKernels = analyzed.ranks[0].kernels.count;
-const { server, base } = await startTimelineServer(db);
+const { server, base } = await startKrakenServe(args.kraken, db);
 const browser = await launchChromium(args.modules, args.chromium);
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
