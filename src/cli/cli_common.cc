@@ -68,4 +68,11 @@ Status WriteOutput(const std::string& path, const std::string& content) {
   return WriteFileAtomically(path, content);
 }
 
+int WriteCommandOutput(const std::string& path, const Result<std::string>& text) {
+  if (!text.ok()) return ReportError(text.status());
+  if (Status status = WriteOutput(path, *text); !status.ok()) return ReportError(status);
+  if (path != "-" && !path.empty()) std::fprintf(stderr, "kraken: wrote %s\n", path.c_str());
+  return kExitOk;
+}
+
 }  // namespace kraken::cli

@@ -31,4 +31,8 @@ InputOptions CliInputOptions(const std::string& format, const std::string& db);
 // never leaves a half-written output; "-" writes to standard output.
 Status WriteOutput(const std::string& path, const std::string& content);
 
+// The end of a command that renders one document: its error (exit 2), or the document
+// written by WriteOutput, with "kraken: wrote PATH" on stderr when PATH is a file.
+int WriteCommandOutput(const std::string& path, const Result<std::string>& text);
+
 }  // namespace kraken::cli

@@ -29,11 +29,7 @@ int RunColocate(const ColocateArgs& args) {
   auto demands = DemandsOfProfiles(loaded, setup->device);
   if (!demands.ok()) return ReportError(demands.status());
   auto text = RenderColocate(*demands, args.settings, *setup, args.json);
-  if (!text.ok()) return ReportError(text.status());
-  Status status = WriteOutput(args.output, *text);
-  if (!status.ok()) return ReportError(status);
-  if (args.output != "-" && !args.output.empty()) std::fprintf(stderr, "kraken: wrote %s\n", args.output.c_str());
-  return kExitOk;
+  return WriteCommandOutput(args.output, text);
 }
 
 }  // namespace

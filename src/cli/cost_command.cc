@@ -43,11 +43,7 @@ int RunCost(const CostArgs& args) {
     if (!format.ok()) return ReportError(format.status());
     text = RenderChargeback(args.chargeback_settings, *format);
   }
-  if (!text.ok()) return ReportError(text.status());
-  Status status = WriteOutput(args.output, *text);
-  if (!status.ok()) return ReportError(status);
-  if (args.output != "-" && !args.output.empty()) std::fprintf(stderr, "kraken: wrote %s\n", args.output.c_str());
-  return kExitOk;
+  return WriteCommandOutput(args.output, text);
 }
 
 void AddRecommendFlags(CLI::App* cmd, CostArgs& args) {

@@ -26,11 +26,7 @@ int RunDisagg(const DisaggArgs& args) {
   if (Status loaded = LoadProfileInputs(args.files, CliInputOptions(args.format, args.db), &profiles); !loaded.ok())
     return ReportError(loaded);
   auto text = RenderDisagg(profiles, *setup, args.json);
-  if (!text.ok()) return ReportError(text.status());
-  Status status = WriteOutput(args.output, *text);
-  if (!status.ok()) return ReportError(status);
-  if (args.output != "-" && !args.output.empty()) std::fprintf(stderr, "kraken: wrote %s\n", args.output.c_str());
-  return kExitOk;
+  return WriteCommandOutput(args.output, text);
 }
 
 }  // namespace

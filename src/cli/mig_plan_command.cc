@@ -25,11 +25,7 @@ int RunMigPlan(const MigPlanArgs& args) {
   auto workloads = LoadMigWorkloads(args.files, CliInputOptions(args.format, args.db));
   if (!workloads.ok()) return ReportError(workloads.status());
   auto text = RenderMigPlan(std::move(workloads).value(), args.settings, *setup, args.json);
-  if (!text.ok()) return ReportError(text.status());
-  Status status = WriteOutput(args.output, *text);
-  if (!status.ok()) return ReportError(status);
-  if (args.output != "-" && !args.output.empty()) std::fprintf(stderr, "kraken: wrote %s\n", args.output.c_str());
-  return kExitOk;
+  return WriteCommandOutput(args.output, text);
 }
 
 }  // namespace

@@ -22,11 +22,7 @@ struct PlanArgs {
 
 int RunPlan(const PlanArgs& args) {
   auto text = RenderTenantPlan(args.settings, CliInputOptions(args.format, args.db), args.json);
-  if (!text.ok()) return ReportError(text.status());
-  Status status = WriteOutput(args.output, *text);
-  if (!status.ok()) return ReportError(status);
-  if (args.output != "-" && !args.output.empty()) std::fprintf(stderr, "kraken: wrote %s\n", args.output.c_str());
-  return kExitOk;
+  return WriteCommandOutput(args.output, text);
 }
 
 }  // namespace

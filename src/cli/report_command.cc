@@ -41,11 +41,7 @@ int RunReport(ReportArgs args) {
   if (Status loaded = LoadProfileInputs(args.inputs, CliInputOptions(args.format, args.db), &profiles); !loaded.ok())
     return ReportError(loaded);
   auto text = RenderReport(profiles, settings, args.data_only);
-  if (!text.ok()) return ReportError(text.status());
-  Status status = WriteOutput(args.output, *text);
-  if (!status.ok()) return ReportError(status);
-  if (args.output != "-" && !args.output.empty()) std::fprintf(stderr, "kraken: wrote %s\n", args.output.c_str());
-  return kExitOk;
+  return WriteCommandOutput(args.output, text);
 }
 
 // The report's chargeback section: `kraken cost chargeback`'s flags, prefixed.

@@ -30,11 +30,7 @@ int RunTemporal(const TemporalArgs& args) {
                             : args.explain ? TemporalView::kExplain
                                            : TemporalView::kText;
   auto text = RenderTemporal(profiles, args.settings, *options, view);
-  if (!text.ok()) return ReportError(text.status());
-  Status status = WriteOutput(args.output, *text);
-  if (!status.ok()) return ReportError(status);
-  if (args.output != "-" && !args.output.empty()) std::fprintf(stderr, "kraken: wrote %s\n", args.output.c_str());
-  return kExitOk;
+  return WriteCommandOutput(args.output, text);
 }
 
 }  // namespace
