@@ -3,11 +3,30 @@
 // "URL END_S" on one line, and keeps serving until its standard input closes.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
 #include "base/testing/test_data.h"
 #include "cli/prometheus_test_server.h"
+
+namespace {
+
+int ServeUntilStdinCloses(const std::string& history, const std::string& work_dir, int64_t end_s) {
+  kraken::testing::PrometheusServer server(history, work_dir);
+  if (!server.ok()) {
+    std::fprintf(stderr, "prometheus fixture: %s\n", server.error().c_str());
+    return 1;
+  }
+  std::printf("%s %lld\n", server.url().c_str(), static_cast<long long>(end_s));
+  std::fflush(stdout);
+  std::string line;
+  while (std::getline(std::cin, line)) {
+  }
+  return 0;
+}
+
+}  // namespace
 
 int main() {
   using namespace kraken;
@@ -24,15 +43,11 @@ int main() {
   };
   int64_t series = 0;
   std::string history = testing::BuildOpenMetricsHistory(captures, {end_s, 7 * 86400, 300}, &series);
-  testing::PrometheusServer server(history, testing::MakeTempDir("prometheus_fixture"));
-  if (!server.ok()) {
-    std::fprintf(stderr, "prometheus fixture: %s\n", server.error().c_str());
-    return 1;
-  }
-  std::printf("%s %lld\n", server.url().c_str(), static_cast<long long>(end_s));
-  std::fflush(stdout);
-  std::string line;
-  while (std::getline(std::cin, line)) {
-  }
-  return 0;
+  // MakeTempDir's clean-up runs at the end of a gtest program; this is not one, so the
+  // data folder is removed here, after the server has stopped.
+  const std::string work_dir = testing::MakeTempDir("prometheus_fixture");
+  int rc = ServeUntilStdinCloses(history, work_dir, end_s);
+  std::error_code ignored;
+  std::filesystem::remove_all(work_dir, ignored);
+  return rc;
 }
