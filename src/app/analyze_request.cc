@@ -57,9 +57,11 @@ std::string RenderAnalysis(const std::vector<Profile>& profiles, const AnalyzeSe
     a.profile = &profiles[i];
     a.report = CharacterizeWorkload(profiles[i], options);
     a.series = SummarizeSeries(profiles[i]);
-    a.path_insights = AnalyzePathInsights(profiles[i]);
+    // One classification for the critical path, the kernel sequences and the stragglers.
+    const CommunicationKernels comm = ClassifyCommunication(profiles[i]);
+    a.path_insights = AnalyzePathInsights(profiles[i], comm);
     if (profiles[i].metadata.kernel_timestamps_valid && profiles.size() > 1)
-      communication[i] = CommunicationKernelsByStart(profiles[i]);
+      communication[i] = CommunicationKernelsByStart(profiles[i], comm);
   });
   std::vector<RankInput> ranks;
   for (size_t i = 0; i < analyzed.size(); ++i) {

@@ -4,14 +4,14 @@
 import * as echarts from 'echarts/core';
 import { BarChart, HeatmapChart, LineChart, ScatterChart } from 'echarts/charts';
 import {
-  DataZoomComponent, GridComponent, LegendComponent, MarkLineComponent, TitleComponent, TooltipComponent,
-  VisualMapComponent,
+  DataZoomComponent, GridComponent, LegendComponent, MarkLineComponent, MarkPointComponent, TitleComponent,
+  TooltipComponent, VisualMapComponent,
 } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import { el, fmt, si } from './format.js';
 
 echarts.use([BarChart, HeatmapChart, LineChart, ScatterChart, DataZoomComponent, GridComponent, LegendComponent,
-  MarkLineComponent, TitleComponent, TooltipComponent, VisualMapComponent, CanvasRenderer]);
+  MarkLineComponent, MarkPointComponent, TitleComponent, TooltipComponent, VisualMapComponent, CanvasRenderer]);
 
 const charts = new Set();
 window.addEventListener('resize', () => charts.forEach((c) => c.resize()));
@@ -23,7 +23,7 @@ export function disposeCharts() {
 }
 
 // `kind` names the chart in data-chart (tests and screenshots find charts by it).
-function makeChart(container, option, height = 260, kind = '') {
+export function makeChart(container, option, height = 260, kind = '') {
   const box = el('div', { class: 'chart', style: `height:${height}px`, 'data-chart': kind || null });
   container.append(box);
   const chart = echarts.init(box, null, { renderer: 'canvas' });

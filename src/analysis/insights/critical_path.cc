@@ -316,9 +316,14 @@ CriticalPathKind CriticalPathReport::dominant() const {
 }
 
 CriticalPathReport AnalyzeCriticalPath(const Profile& profile, const CriticalPathOptions& options) {
+  return AnalyzeCriticalPath(profile, ClassifyCommunication(profile), options);
+}
+
+CriticalPathReport AnalyzeCriticalPath(const Profile& profile, const CommunicationKernels& communication,
+                                       const CriticalPathOptions& options) {
   CriticalPathReport report;
   if (!profile.metadata.kernel_timestamps_valid) return report;
-  CriticalPathGraph graph(profile);
+  CriticalPathGraph graph(profile, communication);
   if (graph.gpu_events().empty() || graph.threads().empty()) return report;
   NameTimes names;
   std::vector<StepAnnotation> steps = profile.steps;

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/communication.h"
 #include "analysis/intervals.h"
 #include "model/profile.h"
 
@@ -32,7 +33,7 @@ enum class CriticalPathKind : uint8_t {
   kLaunchDelay,       // launch call returned, the stream was empty, the kernel had not started
   kGpuKernelGap,      // the stream's previous event ended, the next had not started
   kGpuCompute,        // compute kernels and memsets
-  kGpuCommunication,  // NCCL/RCCL and custom all-reduce kernels
+  kGpuCommunication,  // communication kernels by any evidence (communication.h)
   kGpuMemcpy,         // memcpy events
   kUnattributed,      // before the first event the walk could reach
 };
@@ -76,7 +77,11 @@ struct CriticalPathOptions {
   size_t top_n = 10;
 };
 
-// Empty report when the profile has no timed GPU events or no CPU events.
+// Empty report when the profile has no timed GPU events or no CPU events. A kernel is
+// kGpuCommunication when `communication` (ClassifyCommunication of the same profile) says
+// so; the overload without it classifies the profile itself.
+CriticalPathReport AnalyzeCriticalPath(const Profile& profile, const CommunicationKernels& communication,
+                                       const CriticalPathOptions& options = {});
 CriticalPathReport AnalyzeCriticalPath(const Profile& profile, const CriticalPathOptions& options = {});
 
 }  // namespace kraken

@@ -4,8 +4,6 @@
 #include <map>
 #include <utility>
 
-#include "analysis/insights/communication_names.h"
-
 namespace kraken {
 
 bool IsBlockingRuntimeCall(std::string_view name) {
@@ -14,13 +12,14 @@ bool IsBlockingRuntimeCall(std::string_view name) {
          name == "cuMemcpyDtoH_v2" || name == "cuMemcpyHtoD_v2";
 }
 
-CriticalPathGraph::CriticalPathGraph(const Profile& profile) : profile_(profile) {
-  CollectGpuEvents();
+CriticalPathGraph::CriticalPathGraph(const Profile& profile, const CommunicationKernels& communication)
+    : profile_(profile) {
+  CollectGpuEvents(communication);
   LinkLaunches();
   threads_ = BuildCpuThreadSegments(profile);
 }
 
-void CriticalPathGraph::CollectGpuEvents() {
+void CriticalPathGraph::CollectGpuEvents(const CommunicationKernels& communication) {
   struct Keyed {
     std::pair<int32_t, int64_t> stream;
     int64_t correlation_id;
@@ -28,10 +27,10 @@ void CriticalPathGraph::CollectGpuEvents() {
   };
   std::vector<Keyed> all;
   all.reserve(profile_.kernels.size() + profile_.memory_ops.size());
-  CommunicationNames is_communication(profile_);
-  for (const Kernel& k : profile_.kernels) {
+  for (size_t i = 0; i < profile_.kernels.size(); ++i) {
+    const Kernel& k = profile_.kernels[i];
     PathGpuEvent e{k.start_ns, k.end_ns(), k.name, CriticalPathKind::kGpuCompute, -1, -1};
-    if (is_communication(k.name)) e.kind = CriticalPathKind::kGpuCommunication;
+    if (i < communication.evidence.size() && communication.is_communication(i)) e.kind = CriticalPathKind::kGpuCommunication;
     all.push_back({{k.device, k.stream}, k.correlation_id, e});
   }
   for (const MemoryOp& m : profile_.memory_ops) {

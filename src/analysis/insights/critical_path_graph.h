@@ -24,7 +24,8 @@ enum class RuntimeRole : uint8_t { kOther, kLaunch, kBlocking };
 
 class CriticalPathGraph {
  public:
-  explicit CriticalPathGraph(const Profile& profile);
+  // `communication`: ClassifyCommunication(profile), which kernels are communication.
+  CriticalPathGraph(const Profile& profile, const CommunicationKernels& communication);
 
   const Profile& profile() const { return profile_; }
   const std::vector<PathGpuEvent>& gpu_events() const { return gpu_events_; }
@@ -37,7 +38,7 @@ class CriticalPathGraph {
   int32_t LastGpuEvent() const;
 
  private:
-  void CollectGpuEvents();
+  void CollectGpuEvents(const CommunicationKernels& communication);
   void LinkLaunches();
 
   const Profile& profile_;

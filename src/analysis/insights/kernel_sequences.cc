@@ -5,8 +5,6 @@
 #include <map>
 #include <unordered_map>
 
-#include "analysis/insights/communication_names.h"
-
 namespace kraken {
 namespace {
 
@@ -29,12 +27,14 @@ struct SequenceAcc {
 
 // Kernels of every (device, stream) in start order, concatenated; a breaking entry
 // separates streams and gaps longer than max_gap_ns.
-std::vector<StreamKernel> KernelsByStream(const Profile& profile, TimeNs max_gap_ns) {
+std::vector<StreamKernel> KernelsByStream(const Profile& profile, const CommunicationKernels& communication,
+                                          TimeNs max_gap_ns) {
   std::vector<std::pair<std::pair<int32_t, int64_t>, StreamKernel>> keyed;
   keyed.reserve(profile.kernels.size());
-  CommunicationNames is_communication(profile);
-  for (const Kernel& k : profile.kernels) {
-    StreamKernel s{k.name, k.start_ns, k.end_ns(), k.external_id, is_communication(k.name)};
+  for (size_t i = 0; i < profile.kernels.size(); ++i) {
+    const Kernel& k = profile.kernels[i];
+    const bool comm = i < communication.evidence.size() && communication.is_communication(i);
+    StreamKernel s{k.name, k.start_ns, k.end_ns(), k.external_id, comm};
     keyed.push_back({{k.device, k.stream}, s});
   }
   std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
@@ -127,9 +127,15 @@ std::string LaunchingOperator(const Profile& profile, const std::map<int64_t, in
 
 std::vector<KernelSequence> FindFrequentKernelSequences(const Profile& profile,
                                                         const KernelSequenceOptions& options) {
+  return FindFrequentKernelSequences(profile, ClassifyCommunication(profile), options);
+}
+
+std::vector<KernelSequence> FindFrequentKernelSequences(const Profile& profile,
+                                                        const CommunicationKernels& communication,
+                                                        const KernelSequenceOptions& options) {
   std::vector<KernelSequence> chosen;
   if (!profile.metadata.kernel_timestamps_valid || options.min_length < 1) return chosen;
-  const std::vector<StreamKernel> runs = KernelsByStream(profile, options.max_gap_ns);
+  const std::vector<StreamKernel> runs = KernelsByStream(profile, communication, options.max_gap_ns);
   std::unordered_map<int64_t, StringId> op_names;
   for (const CpuOp& op : profile.cpu_ops)
     if (op.category == CpuOpCategory::kOperator && op.external_id >= 0) op_names.emplace(op.external_id, op.name);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/communication.h"
 #include "model/profile.h"
 
 namespace kraken {
@@ -31,10 +32,14 @@ struct KernelSequenceOptions {
   TimeNs max_gap_ns = 100'000;
 };
 
-// Communication kernels end a run (they are not fused with compute), and so does a gap
-// over max_gap_ns. Sequences are chosen greedily by total time, each occurrence claiming
+// Communication kernels (by any evidence: `communication` is ClassifyCommunication of the
+// same profile; the overload without it classifies the profile itself) end a run (they
+// are not fused with compute), and so does a gap over max_gap_ns. Sequences are chosen greedily by total time, each occurrence claiming
 // its kernels, so a listed sequence's sub-sequences and rotations (A B C vs B C A of one
 // repeating cycle) do not come back as separate entries. Sorted by total time, descending.
+std::vector<KernelSequence> FindFrequentKernelSequences(const Profile& profile,
+                                                        const CommunicationKernels& communication,
+                                                        const KernelSequenceOptions& options = {});
 std::vector<KernelSequence> FindFrequentKernelSequences(const Profile& profile,
                                                         const KernelSequenceOptions& options = {});
 

@@ -15,6 +15,9 @@ struct PathInsights {
   std::vector<KernelSequence> kernel_sequences;
 };
 
+// `communication` is ClassifyCommunication(profile): both analyses count a kernel as
+// communication on the same evidence as the timeline. The overload without it classifies.
+PathInsights AnalyzePathInsights(const Profile& profile, const CommunicationKernels& communication);
 PathInsights AnalyzePathInsights(const Profile& profile);
 
 }  // namespace kraken

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "analysis/insights/communication_names.h"
-
 namespace kraken {
 namespace {
 
@@ -132,10 +130,15 @@ void Describe(StragglerReport* report) {
 }  // namespace
 
 std::vector<CommKernel> CommunicationKernelsByStart(const Profile& profile) {
+  return CommunicationKernelsByStart(profile, ClassifyCommunication(profile));
+}
+
+std::vector<CommKernel> CommunicationKernelsByStart(const Profile& profile, const CommunicationKernels& communication) {
   std::vector<CommKernel> out;
-  CommunicationNames is_communication(profile);
-  for (const Kernel& k : profile.kernels)
-    if (is_communication(k.name)) out.push_back({k.name, k.start_ns, k.duration_ns});
+  for (size_t i = 0; i < profile.kernels.size() && i < communication.evidence.size(); ++i) {
+    const Kernel& k = profile.kernels[i];
+    if (communication.is_communication(i)) out.push_back({k.name, k.start_ns, k.duration_ns});
+  }
   std::sort(out.begin(), out.end(), [](const CommKernel& a, const CommKernel& b) { return a.start_ns < b.start_ns; });
   return out;
 }

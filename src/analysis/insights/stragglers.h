@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/communication.h"
 #include "analysis/timeline.h"
 #include "model/profile.h"
 
@@ -51,9 +52,12 @@ struct CommKernel {
   TimeNs duration_ns = 0;
 };
 
-// The rank's communication kernels by start. Per rank, so callers analysing ranks in
-// parallel compute it there and hand it in (RankInput::communication): the matching across
-// ranks that must wait for all of them is then cheap.
+// The rank's communication kernels (by any evidence: `communication` is
+// ClassifyCommunication of the same profile) by start. Per rank, so callers analysing
+// ranks in parallel compute it there and hand it in (RankInput::communication): the
+// matching across ranks that must wait for all of them is then cheap. The overload
+// without `communication` classifies the profile itself.
+std::vector<CommKernel> CommunicationKernelsByStart(const Profile& profile, const CommunicationKernels& communication);
 std::vector<CommKernel> CommunicationKernelsByStart(const Profile& profile);
 
 struct RankInput {
