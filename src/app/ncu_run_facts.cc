@@ -10,7 +10,8 @@ namespace kraken {
 Result<NcuRunFacts> ImportNcuRunLog(const std::string& name, std::string log_text) {
   ImportOptions options;
   options.forced_format = "ncu-csv";
-  KRAKEN_ASSIGN_OR_RETURN(std::vector<Profile> profiles, ImportBuffer(BuiltinImporters(), name, std::move(log_text), options));
+  KRAKEN_ASSIGN_OR_RETURN(std::vector<Profile> profiles,
+                          ImportBuffer(BuiltinImporters(), name, std::move(log_text), options));
   if (profiles.empty()) return InvalidInput(name + ": no profile in the ncu output");
   const Profile& profile = profiles.front();
   NcuRunFacts facts;

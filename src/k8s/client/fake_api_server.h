@@ -186,7 +186,9 @@ class FakeApiServer {
   }
 
   static bool IsCollection(const std::string& path) {
-    auto ends = [&](std::string_view tail) { return path.size() > tail.size() && path.rfind(tail) == path.size() - tail.size(); };
+    auto ends = [&](std::string_view tail) {
+      return path.size() > tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0;
+    };
     return path.find("/namespaces/") != std::string::npos && (ends("/pods") || ends("/jobs"));
   }
   // Whether the object's metadata.labels hold every k=v term of `selector`.

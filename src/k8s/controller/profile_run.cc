@@ -12,7 +12,9 @@ namespace {
 
 constexpr char kNcuMode[] = "ncu";
 
-std::string JobsPath(const std::string& namespace_name) { return "/apis/batch/v1/namespaces/" + namespace_name + "/jobs"; }
+std::string JobsPath(const std::string& namespace_name) {
+  return "/apis/batch/v1/namespaces/" + namespace_name + "/jobs";
+}
 std::string PodsPath(const std::string& namespace_name) { return "/api/v1/namespaces/" + namespace_name + "/pods"; }
 
 bool Finished(const ProfileTarget& t) { return t.status == "done" || t.status == "failed"; }

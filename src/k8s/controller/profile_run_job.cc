@@ -11,6 +11,10 @@ namespace {
 using simdjson::dom::array;
 using simdjson::dom::element;
 
+Status JsonError(std::string_view what, simdjson::error_code e) {
+  return InvalidInput(std::string(what) + ": " + simdjson::error_message(e));
+}
+
 std::string StringAt(element e, std::string_view key) {
   std::string_view v;
   return e[key].get(v) ? std::string() : std::string(v);
@@ -79,8 +83,8 @@ Result<std::vector<ProfileTarget>> ParseProfileTargets(std::string_view list_jso
   simdjson::dom::parser parser;
   element doc;
   array items;
-  if (auto e = parser.parse(list_json).get(doc); e) return InvalidInput(std::string(kind) + "List: " + simdjson::error_message(e));
-  if (auto e = doc["items"].get(items); e) return InvalidInput(std::string(kind) + "List: items: " + simdjson::error_message(e));
+  if (auto e = parser.parse(list_json).get(doc); e) return JsonError(std::string(kind) + "List", e);
+  if (auto e = doc["items"].get(items); e) return JsonError(std::string(kind) + "List: items", e);
   std::vector<ProfileTarget> out;
   for (element item : items) {
     element metadata, annotations, labels;
@@ -102,7 +106,8 @@ Result<std::vector<ProfileTarget>> ParseProfileTargets(std::string_view list_jso
     t.status = StringAt(annotations, kProfileRunStatusKey);
     t.job_name = StringAt(annotations, kProfileRunJobKey);
     element spec;
-    if (!(kind == "Job" ? item["spec"]["template"]["spec"] : item["spec"]).get(spec)) t.pod_spec = simdjson::minify(spec);
+    auto pod_spec = kind == "Job" ? item["spec"]["template"]["spec"] : item["spec"];
+    if (!pod_spec.get(spec)) t.pod_spec = simdjson::minify(spec);
     out.push_back(std::move(t));
   }
   return out;
@@ -156,7 +161,7 @@ Result<std::string> ProfileJobJson(const ProfileTarget& target, const std::strin
 Result<JobState> ParseJobState(std::string_view job_json) {
   simdjson::dom::parser parser;
   element doc;
-  if (auto e = parser.parse(job_json).get(doc); e) return InvalidInput(std::string("Job: ") + simdjson::error_message(e));
+  if (auto e = parser.parse(job_json).get(doc); e) return JsonError("Job", e);
   JobState state;
   element status;
   if (doc["status"].get(status)) return state;
@@ -184,7 +189,7 @@ Result<std::string> FirstPodName(std::string_view pod_list_json) {
   simdjson::dom::parser parser;
   element doc;
   array items;
-  if (auto e = parser.parse(pod_list_json).get(doc); e) return InvalidInput(std::string("PodList: ") + simdjson::error_message(e));
+  if (auto e = parser.parse(pod_list_json).get(doc); e) return JsonError("PodList", e);
   if (doc["items"].get(items) || items.size() == 0) return std::string();
   element metadata;
   if (items.at(0)["metadata"].get(metadata)) return std::string();

@@ -84,7 +84,8 @@ void ApplyStoredProfile(const std::optional<StoredNcuProfile>& profile, Extender
       request->stored_profile_note = Describe(p) + " not used: the pod's kraken.io/demand has its own kernel bound mix";
       return;
     }
-    const std::string mix = "cb=" + FormatFixed(p.compute_bound_share, 3) + ";mb=" + FormatFixed(p.memory_bound_share, 3);
+    const std::string mix =
+        "cb=" + FormatFixed(p.compute_bound_share, 3) + ";mb=" + FormatFixed(p.memory_bound_share, 3);
     pod.demand = *pod.demand + ";" + mix;
     request->stored_profile_note = "kernel bound mix " + mix + " from " + Describe(p);
     return;
