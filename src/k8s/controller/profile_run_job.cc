@@ -2,6 +2,9 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
+#include <cstdio>
+
 #include "base/json_writer.h"
 #include "k8s/controller/workload_profile.h"
 
@@ -104,7 +107,6 @@ Result<std::vector<ProfileTarget>> ParseProfileTargets(std::string_view list_jso
     t.mode = std::string(mode);
     t.image = StringAt(annotations, kProfileImageKey);
     t.status = StringAt(annotations, kProfileRunStatusKey);
-    t.job_name = StringAt(annotations, kProfileRunJobKey);
     element spec;
     auto pod_spec = kind == "Job" ? item["spec"]["template"]["spec"] : item["spec"];
     if (!pod_spec.get(spec)) t.pod_spec = simdjson::minify(spec);
@@ -121,7 +123,16 @@ std::vector<std::string> NcuCommandPrefix(int launch_count) {
 }
 
 std::string ProfileJobName(const ObjectRef& workload) {
-  std::string name = ("kraken-ncu-" + WorkloadProfileName(workload)).substr(0, 63);
+  std::string name = "kraken-ncu-" + WorkloadProfileName(workload);
+  if (name.size() > 63) {
+    // Cut, with a hash of the whole name so two long names that share 54 characters
+    // still get two Jobs (FNV-1a: the same in every build, unlike std::hash).
+    uint32_t hash = 2166136261u;
+    for (unsigned char c : name) hash = (hash ^ c) * 16777619u;
+    char hex[9];
+    std::snprintf(hex, sizeof(hex), "%08x", hash);
+    name = name.substr(0, 54) + "-" + hex;
+  }
   while (!name.empty() && (name.back() == '-' || name.back() == '.')) name.pop_back();
   for (char& c : name)
     if (c == '.') c = '-';  // a label value may hold dots, a DNS label may not

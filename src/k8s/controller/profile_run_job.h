@@ -40,7 +40,6 @@ struct ProfileTarget {
   std::string mode;   // the kraken.io/profile-run value ("ncu")
   std::string image;  // kraken.io/profile-image, or ""
   std::string status;       // kraken.io/profile-run-status, or ""
-  std::string job_name;     // kraken.io/profile-run-job, or ""
   std::string pod_spec;     // the pod's spec, or the Job's spec.template.spec (JSON)
 };
 
@@ -55,7 +54,8 @@ Result<std::vector<ProfileTarget>> ParseProfileTargets(std::string_view list_jso
 std::vector<std::string> NcuCommandPrefix(int launch_count);
 
 // "kraken-ncu-<GpuWorkloadProfile name>", at most 63 characters (it becomes the pods'
-// job-name label): one name per workload, so a second POST of it is refused (409).
+// job-name label; a longer one is cut to 54 + "-" + 8 hex digits of its hash): one name
+// per workload, so a second POST of it is refused (409).
 std::string ProfileJobName(const ObjectRef& workload);
 
 // The Job: the workload's GPU container (the first asking for nvidia.com/gpu, else the

@@ -253,6 +253,17 @@ TEST(ProfileRun, FailuresAreReportedOnceWithTheirReason) {
   EXPECT_EQ(f.api.TakeRequests().size(), 2u);
 }
 
+TEST(ProfileRun, JobNamesFitALabelValueAndStayDistinct) {
+  EXPECT_EQ(ProfileJobName({"batch/v1", "Job", "ml", "sgemm"}), "kraken-ncu-job-sgemm");
+  const std::string stem(60, 'a');
+  std::string a = ProfileJobName({"apps/v1", "ReplicaSet", "ml", stem + "-1"});
+  std::string b = ProfileJobName({"apps/v1", "ReplicaSet", "ml", stem + "-2"});
+  EXPECT_EQ(a.size(), 63u);
+  EXPECT_EQ(b.size(), 63u);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.substr(0, 55), "kraken-ncu-replicaset-" + std::string(32, 'a') + "-") << a;
+}
+
 TEST(ProfileRun, AJobDeletedBeforeItsResultWasReadFailsTheRun) {
   ProfileRunFixture f;
   f.api.AddRaw(std::string(kPods) + "/lost",
