@@ -25,6 +25,8 @@
 #include "k8s/controller/mig_rebalancer.h"
 #include "k8s/client/demand_annotation.h"
 #include "k8s/controller/node_labels.h"
+#include "k8s/controller/profile_run.h"
+#include "app/ncu_run_facts.h"
 #include "k8s/controller/workload_profile.h"
 #include "model/device_catalog.h"
 #include "promql/cluster_query.h"
@@ -50,6 +52,9 @@ struct AnnotateArgs {
   std::string mig_hold = "30m";
   std::string mig_window = "24h";
   bool write_profiles = false;  // GpuWorkloadProfile objects (docs/crd.md)
+  // Profiled experiments (k8s/controller/profile_run.h).
+  bool profile_runs = false;
+  k8s::ProfileRunOptions profile_run;
 };
 
 // What the pooling analysis says about a pod, as annotations. Bound and disagg score
@@ -162,6 +167,13 @@ Result<std::string> RebalanceMig(const AnnotateArgs& args, const PassSetup& setu
   return "; MIG: " + text;
 }
 
+std::string NowRfc3339() {
+  std::time_t now = std::time(nullptr);
+  char updated[32];
+  std::strftime(updated, sizeof(updated), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return updated;
+}
+
 // One GpuWorkloadProfile per workload of the annotated pods (k8s/controller/
 // workload_profile.h). Returns "; profiles: N written, M unchanged".
 Result<std::string> WriteProfiles(const k8s::KubeClient& client, const k8s::AnnotationStats& stats,
@@ -174,9 +186,7 @@ Result<std::string> WriteProfiles(const k8s::KubeClient& client, const k8s::Anno
     if (it == workloads.end()) it = workloads.insert(workloads.end(), {workload, {}});
     it->second.push_back(f->second);
   }
-  std::time_t now = std::time(nullptr);
-  char updated[32];
-  std::strftime(updated, sizeof(updated), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const std::string updated = NowRfc3339();
   int written = 0, unchanged = 0;
   for (const auto& [workload, pods] : workloads) {
     Result<bool> wrote = k8s::UpsertWorkloadProfile(client, k8s::AggregateWorkload(workload, pods), updated);
@@ -220,6 +230,12 @@ Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::stri
   if (args.write_profiles) {
     KRAKEN_ASSIGN_OR_RETURN(std::string profiles, WriteProfiles(kube_client, stats, facts));
     mig += profiles;
+  }
+  if (args.profile_runs) {
+    k8s::ProfileRunner runner(kube_client, args.profile_run, ImportNcuRunLog);
+    k8s::ProfileRunStats runs;
+    KRAKEN_RETURN_IF_ERROR(runner.RunPass(args.namespaces, NowRfc3339(), &runs));
+    mig += k8s::ProfileRunSummary(runs);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // Pods gone from the cluster and dropped resident entries are named only when there are
@@ -333,6 +349,16 @@ void AddAnnotateCommand(CLI::App& app, CommandList& commands) {
   cmd->add_flag("--write-profiles", args->write_profiles,
                 "Also keep one GpuWorkloadProfile (kraken.io/v1alpha1) per workload; needs the CRD of deploy/ "
                 "(docs/crd.md)");
+  cmd->add_flag("--profile-runs", args->profile_runs,
+                "Profiled experiments: re-run each pod or Job annotated kraken.io/profile-run: ncu once as a Job "
+                "under Nsight Compute and store its result in the workload's GpuWorkloadProfile (docs/kubernetes.md)");
+  cmd->add_option("--ncu-image", args->profile_run.ncu_image,
+                  "Image of the profile Jobs (Nsight Compute and the workload's program); a pod's "
+                  "kraken.io/profile-image wins");
+  cmd->add_option("--ncu-launch-count", args->profile_run.launch_count,
+                  "Kernel launches ncu profiles in a profile Job (ncu --launch-count)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
   cmd->add_flag("--no-node-labels", args->no_node_labels,
                 "Do not write the kraken.io/gpu-class, gpu-count and mig-layout node labels");
   commands.push_back({cmd, [args] { return RunAnnotate(*args); }});

@@ -1,6 +1,8 @@
 // `kraken extender --listen 0.0.0.0:8888`: serves the kube-scheduler extender verbs
 // (POST /filter, /prioritize; GET /healthz) until SIGINT/SIGTERM (docs/kubernetes.md).
+#include <chrono>
 #include <cstdio>
+#include <memory>
 
 #include "base/text.h"
 #include "cli/cli_common.h"
@@ -15,6 +17,10 @@ struct ExtenderArgs {
   std::string prefix;
   k8s::ExtenderOptions decide;
   bool log_decisions = false;
+  // Stored GpuWorkloadProfiles (profiled experiments, k8s/extender/stored_profile.h).
+  bool workload_profiles = false;
+  std::string kube_api;    // out of cluster: http(s)://HOST:PORT
+  std::string token_file;  // with --kube-api
 };
 
 int RunExtender(const ExtenderArgs& args) {
@@ -34,6 +40,14 @@ int RunExtender(const ExtenderArgs& args) {
     options.log = [](const std::string& verb, const std::string& decisions) {
       std::fprintf(stderr, "kraken extender %s: %s\n", verb.c_str(), decisions.c_str());
     };
+  if (args.workload_profiles) {
+    auto kube = k8s::KubeConfigFromFlags(args.kube_api, args.token_file);
+    if (!kube.ok()) return ReportError(kube.status().WithContext("--workload-profiles"));
+    // 2 s per GET: kube-scheduler gives the whole extender call 5 s; a profile not read in
+    // time is decided without, never waited for.
+    auto client = std::make_shared<const k8s::KubeClient>(*kube, /*timeout_s=*/2);
+    options.profiles = k8s::ApiWorkloadProfileLookup(client, std::chrono::seconds(30));
+  }
   Status status = k8s::ServeExtender(args.listen.substr(0, colon), static_cast<int>(*port), options, [&] {
     std::fprintf(stderr, "kraken: scheduler extender on %s (POST %s/filter, %s/prioritize; %s/explain for the reasons)\n",
                  args.listen.c_str(), args.prefix.c_str(), args.prefix.c_str(), args.prefix.c_str());
@@ -62,6 +76,13 @@ void AddExtenderCommand(CLI::App& app, CommandList& commands) {
   cmd->add_flag("--log-decisions", args->log_decisions,
                 "Log every node's decision and reason (JSON, one line per call) to stderr; POST PREFIX/explain "
                 "returns the same for one request");
+  cmd->add_flag("--workload-profiles", args->workload_profiles,
+                "Read the pod's workload's GpuWorkloadProfile (kept 30 s) and use its profiled experiment's "
+                "kernel bound mix or bound (docs/kubernetes.md, \"Profiled experiments\"); needs get on "
+                "gpuworkloadprofiles");
+  cmd->add_option("--kube-api", args->kube_api,
+                  "With --workload-profiles: API server URL when not running in a pod (default: in-cluster)");
+  cmd->add_option("--token-file", args->token_file, "With --kube-api: file holding the bearer token");
   commands.push_back({cmd, [args] { return RunExtender(*args); }});
 }
 

@@ -458,6 +458,48 @@ TEST_F(PrometheusClusterTest, AnnotateWritesGpuWorkloadProfiles) {
   EXPECT_NE(again.out.find("; profiles: 0 written, 3 unchanged; "), std::string::npos) << again.out;
 }
 
+// --profile-runs (docs/kubernetes.md, "Profiled experiments"): the first pass creates the
+// ncu Job of an annotated pod, with --ncu-image and --ncu-launch-count; once the Job has
+// succeeded with a real ncu CSV as its log, the next pass stores it in the profile.
+TEST_F(PrometheusClusterTest, AnnotateProfileRunsCreateTheJobThenImportItsLog) {
+  k8s::testing::FakeApiServer api;
+  api.Add("/api/v1/nodes/ub20-a100-k8s", {});
+  api.AddRaw("/api/v1/namespaces/ml/pods/sgemm-a",
+             R"({"metadata":{"name":"sgemm-a","namespace":"ml","annotations":{"kraken.io/profile-run":"ncu"}},)"
+             R"("spec":{"containers":[{"name":"gemm","image":"sgemm:1","command":["/bin/sgemm"],)"
+             R"("resources":{"limits":{"nvidia.com/gpu":"1"}}}]}})");
+  std::string token = testing::MakeTempDir("profile_runs_token") + "/token";
+  std::ofstream(token) << "sa-token\n";
+  std::string args = "annotate --prometheus " + server_->url() + " --namespace ml --gpu-model a100-40gb-sxm --kube-api " +
+                     "http://127.0.0.1:" + std::to_string(api.Config().port) + " --token-file " + token +
+                     " --profile-runs --ncu-image registry.example/sgemm-ncu:12.4 --ncu-launch-count 20";
+  RunResult first = RunKraken(args);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("; profile runs: 1 workload(s), 1 Job(s) created, 1 pending, 0 running, 0 done, 0 failed, "
+                           "0 finished earlier; "),
+            std::string::npos)
+      << first.out;
+  const std::string job_path = "/apis/batch/v1/namespaces/ml/jobs/kraken-ncu-pod-sgemm-a";
+  simdjson::dom::parser parser;
+  simdjson::dom::element container = parser.parse(api.Raw(job_path))["spec"]["template"]["spec"]["containers"].at(0);
+  EXPECT_EQ(std::string_view(container["image"]), "registry.example/sgemm-ncu:12.4");
+  EXPECT_NE(simdjson::minify(container["command"]).find(R"("--launch-count","20","/bin/sgemm"])"), std::string::npos);
+  api.PatchRaw(job_path, R"({"status":{"succeeded":1}})");
+  api.AddRaw("/api/v1/namespaces/ml/pods/kraken-ncu-pod-sgemm-a-q8z",
+             R"({"metadata":{"name":"kraken-ncu-pod-sgemm-a-q8z","labels":{"kraken.io/profile-run-of":)"
+             R"("kraken-ncu-pod-sgemm-a"}}})");
+  api.AddLog("/api/v1/namespaces/ml/pods/kraken-ncu-pod-sgemm-a-q8z/log",
+             testing::ReadFileOrDie(testing::DataPath("ncu/a100-cc8.0_sgemm_nersc-roofline-metrics_details.csv")));
+  RunResult second = RunKraken(args);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.out.find("0 Job(s) created, 0 pending, 0 running, 1 done, 0 failed"), std::string::npos) << second.out;
+  simdjson::dom::parser parser2;
+  simdjson::dom::element ncu =
+      parser2.parse(api.Raw("/apis/kraken.io/v1alpha1/namespaces/ml/gpuworkloadprofiles/pod-sgemm-a"))["status"]["ncu"];
+  EXPECT_EQ(int64_t(ncu["kernels"]), 3);
+  EXPECT_EQ(std::string_view(ncu["bound"]), "compute");
+}
+
 TEST(AnnotateControllerTest, FailedPassesAreLoggedAndRetriedOnePassExitsTwo) {
   std::string dir = testing::MakeTempDir("controller_down");
   std::ofstream(dir + "/token") << "t\n";

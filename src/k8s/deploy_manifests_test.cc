@@ -21,6 +21,7 @@
 
 #include "base/testing/test_data.h"
 #include "base/text.h"
+#include "k8s/controller/profile_run.h"
 #include "k8s/controller/workload_profile.h"
 
 namespace kraken {
@@ -45,7 +46,7 @@ void ExpectObject(const YAML::Node& doc, const std::string& where) {
     for (const YAML::Node& rule : doc["rules"]) {
       for (const YAML::Node& verb : rule["verbs"]) {
         std::string v = verb.as<std::string>();
-        // create: only the controller's GpuWorkloadProfile objects (ExpectControllerRbac).
+        // create: only the controller's GpuWorkloadProfiles and profile Jobs (ExpectControllerRbac).
         EXPECT_TRUE(v == "get" || v == "list" || v == "watch" || v == "patch" || v == "create") << where << ": verb " << v;
       }
       for (const YAML::Node& resource : rule["resources"]) EXPECT_NE(resource.as<std::string>(), "*") << where;
@@ -136,11 +137,14 @@ std::map<std::string, std::set<std::string>> Grants(const YAML::Node& role) {
 
 // The controller may get and patch exactly what the annotation writer touches; no other
 // account of kraken may patch anything but the agent, its Node (ExpectAgentRbacAndNodeName).
+// The API/extender account may read GpuWorkloadProfiles (extender --workload-profiles).
 void ExpectControllerRbac(const std::vector<YAML::Node>& docs, const std::string& controller_role) {
   const std::set<std::string> get_patch = {"get", "patch"};
-  const std::map<std::string, std::set<std::string>> expected = {{"/pods", get_patch},
+  // Profiled experiments add: LIST pods and Jobs, create the ncu Job, read its pod's log.
+  const std::map<std::string, std::set<std::string>> expected = {{"/pods", {"get", "patch", "list"}},
+                                                                 {"/pods/log", {"get"}},
                                                                  {"/nodes", get_patch},
-                                                                 {"batch/jobs", get_patch},
+                                                                 {"batch/jobs", {"get", "patch", "list", "create"}},
                                                                  {"kraken.io/gpuworkloadprofiles", {"get", "create", "patch"}},
                                                                  {"kubeflow.org/mpijobs", get_patch},
                                                                  {"kubeflow.org/pytorchjobs", get_patch}};
@@ -154,6 +158,9 @@ void ExpectControllerRbac(const std::vector<YAML::Node>& docs, const std::string
       continue;
     }
     bool agent = doc["metadata"]["name"].as<std::string>() == "kraken-agent";
+    if (doc["metadata"]["name"].as<std::string>().ends_with("-api")) {
+      EXPECT_EQ(grants["kraken.io/gpuworkloadprofiles"], std::set<std::string>{"get"}) << doc["metadata"]["name"];
+    }
     for (const auto& [resource, verbs] : grants) {
       EXPECT_EQ(verbs.count("create"), 0u) << doc["metadata"]["name"] << " may create " << resource;
       if (agent && resource == "/nodes") continue;
@@ -250,7 +257,7 @@ TEST(DeployManifestsTest, PlainManifestsParseWithRequiredFields) {
 }
 
 // The GpuWorkloadProfile CRD (docs/crd.md) against what the controller writes: every
-// field of the object WorkloadProfileJson renders is in the schema with its type, the
+// field of the object WorkloadProfileJson renders (and status.ncu) is in the schema with its type, the
 // required ones are there, every printer column's path resolves in it, and the Helm
 // chart's crds/ copy is the same file.
 TEST(DeployManifestsTest, GpuWorkloadProfileCrdMatchesWhatTheControllerWrites) {
@@ -266,7 +273,11 @@ TEST(DeployManifestsTest, GpuWorkloadProfileCrdMatchesWhatTheControllerWrites) {
   profile.pods = 2;
   profile.facts = {"training", "memory", 0.957, 18.2, 0.41, "mig-slice: 3g.40gb"};
   simdjson::dom::parser parser;
-  simdjson::dom::element object = parser.parse(k8s::WorkloadProfileJson(profile, "2026-11-26T08:40:00Z"));
+  // With a profiled experiment's status.ncu (profile_run.h), which a merge patch adds.
+  NcuRunFacts ncu{3, 46.9148177, "compute", 0.7136, 0, "NVIDIA A100-SXM4-40GB"};
+  std::string json = k8s::WorkloadProfileJson(profile, "2026-11-26T08:40:00Z");
+  json.insert(json.size() - 2, ",\"ncu\":" + k8s::NcuStatusJson(ncu, "kraken-ncu-job-bert-ft", "2026-11-26T08:45:00Z"));
+  simdjson::dom::element object = parser.parse(json);
   const YAML::Node schema = version["schema"]["openAPIV3Schema"];
   // Each leaf of the object has a schema of its JSON type; objects recurse.
   std::function<void(simdjson::dom::element, const YAML::Node&, const std::string&)> check =

@@ -5,12 +5,17 @@
 // Custom resources (AddRaw, or POSTed to their collection) are kept as JSON: a POST
 // stores the body under <collection>/<metadata.name> (409 when it exists); a JSON merge
 // patch replaces "spec" and merges "status" key by key (null deletes), which is what the
-// controller's patches of GpuWorkloadProfile need. Test-only, header-only.
+// controller's patches of GpuWorkloadProfile need; a patch's metadata.annotations are
+// merged key by key into a stored object's (null deletes). A GET of a collection
+// (.../pods, .../jobs) lists the JSON objects stored under it, filtered by a
+// labelSelector of k=v terms; AddLog serves a pod's log as text (pods/NAME/log).
+// Test-only, header-only.
 #pragma once
 
 #include <httplib.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -43,6 +48,14 @@ class FakeApiServer {
           {"GET", req.path, req.get_header_value("Content-Type"), req.get_header_value("Authorization"), req.body});
       if (auto raw = raw_.find(req.path); raw != raw_.end()) {
         res.set_content(raw->second, "application/json");
+        return;
+      }
+      if (auto log = logs_.find(req.path); log != logs_.end()) {
+        res.set_content(log->second, "text/plain");
+        return;
+      }
+      if (IsCollection(req.path)) {
+        res.set_content(List(req.path, req.get_param_value("labelSelector")), "application/json");
         return;
       }
       auto it = objects_.find(req.path);
@@ -132,6 +145,15 @@ class FakeApiServer {
     auto it = objects_[path].annotations.find(key);
     return it == objects_[path].annotations.end() ? "<unset>" : it->second;
   }
+  // A merge patch applied as the API server would, e.g. a Job controller's status update.
+  void PatchRaw(const std::string& path, const std::string& patch) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    raw_[path] = MergeRaw(raw_[path], patch);
+  }
+  void AddLog(const std::string& path, std::string text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    logs_[path] = std::move(text);
+  }
   std::vector<Recorded> TakeRequests() {
     std::lock_guard<std::mutex> lock(mutex_);
     return std::move(requests_);
@@ -163,6 +185,58 @@ class FakeApiServer {
     return json + "}";
   }
 
+  static bool IsCollection(const std::string& path) {
+    auto ends = [&](std::string_view tail) {
+      return path.size() > tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    return path.find("/namespaces/") != std::string::npos && (ends("/pods") || ends("/jobs"));
+  }
+  // Whether the object's metadata.labels hold every k=v term of `selector`.
+  static bool Selected(simdjson::dom::element object, const std::string& selector) {
+    size_t start = 0;
+    while (start < selector.size()) {
+      size_t end = std::min(selector.find(',', start), selector.size());
+      std::string term = selector.substr(start, end - start);
+      size_t eq = term.find('=');
+      std::string_view value;
+      if (eq == std::string::npos || object["metadata"]["labels"][term.substr(0, eq)].get(value) ||
+          value != term.substr(eq + 1))
+        return false;
+      start = end + 1;
+    }
+    return true;
+  }
+  std::string List(const std::string& collection, const std::string& selector) const {
+    std::string items;
+    simdjson::dom::parser parser;
+    for (const auto& [path, json] : raw_) {
+      if (path.rfind(collection + "/", 0) != 0 || path.find('/', collection.size() + 1) != std::string::npos) continue;
+      simdjson::dom::element object;
+      if (parser.parse(json).get(object) || !Selected(object, selector)) continue;
+      items += (items.empty() ? "" : ",") + json;
+    }
+    return R"({"kind":"List","apiVersion":"v1","metadata":{},"items":[)" + items + "]}";
+  }
+
+  // metadata with the patch's annotations merged into its own (null deletes).
+  static std::string MergeMetadata(simdjson::dom::object stored, simdjson::dom::object changes) {
+    std::map<std::string, std::string> annotations;
+    simdjson::dom::object part;
+    if (!stored["annotations"].get(part))
+      for (auto [k, v] : part) annotations[std::string(k)] = simdjson::minify(v);
+    if (!changes["annotations"].get(part))
+      for (auto [k, v] : part) {
+        if (v.is_null()) annotations.erase(std::string(k));
+        else annotations[std::string(k)] = simdjson::minify(v);
+      }
+    std::string out = "{";
+    for (auto [k, v] : stored)
+      if (k != "annotations") out += (out.size() > 1 ? ",\"" : "\"") + std::string(k) + "\":" + simdjson::minify(v);
+    std::string map = "{";
+    for (const auto& [k, v] : annotations) map += (map.size() > 1 ? ",\"" : "\"") + k + "\":" + v;
+    return out + (out.size() > 1 ? "," : "") + "\"annotations\":" + map + "}}";
+  }
+
   // `stored` with the patch's "spec" in place of its own and the patch's "status" keys
   // merged into its status (null deletes); "" when either is not a JSON object.
   static std::string MergeRaw(const std::string& stored, const std::string& patch) {
@@ -183,7 +257,11 @@ class FakeApiServer {
       if (k == "status") continue;
       simdjson::dom::element replacement;
       bool replaced = k == "spec" && !changes["spec"].get(replacement);
-      out += (out.size() > 1 ? ",\"" : "\"") + std::string(k) + "\":" + simdjson::minify(replaced ? replacement : v);
+      simdjson::dom::object metadata, metadata_changes;
+      std::string value = simdjson::minify(replaced ? replacement : v);
+      if (k == "metadata" && !v.get(metadata) && !changes["metadata"].get(metadata_changes))
+        value = MergeMetadata(metadata, metadata_changes);
+      out += (out.size() > 1 ? ",\"" : "\"") + std::string(k) + "\":" + value;
     }
     std::string status_json = "{";
     for (const auto& [k, v] : status) status_json += (status_json.size() > 1 ? ",\"" : "\"") + k + "\":" + v;
@@ -197,6 +275,7 @@ class FakeApiServer {
   std::vector<Recorded> requests_;
   std::map<std::string, FakeObject> objects_;
   std::map<std::string, std::string> raw_;  // custom resources, as JSON
+  std::map<std::string, std::string> logs_;  // pods/NAME/log -> text
 };
 
 

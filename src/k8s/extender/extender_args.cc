@@ -38,6 +38,7 @@ struct ObjectSink {
   int64_t* pod_gpus = nullptr;          // spec.containers[].resources
   int64_t* allocatable_gpus = nullptr;  // status.allocatable
   int64_t* capacity_gpus = nullptr;     // status.capacity
+  std::vector<ObjectRef>* controllers = nullptr;  // ownerReferences with controller: true
 };
 
 void ReadAnnotation(std::string_view key, std::string_view v, GpuProfileHint* hint) {
@@ -70,12 +71,13 @@ Status ReadMetadata(simdjson::ondemand::object object, const ObjectSink& sink) {
   keep.annotation = IsReadAnnotation;
   keep.label = IsReadLabel;
   keep.labels = sink.labels != nullptr;
-  keep.owners = false;
+  keep.owners = sink.controllers != nullptr;
   KRAKEN_RETURN_IF_ERROR(ReadObjectMetadata(object, kContext, keep, &metadata));
   if (sink.name != nullptr) *sink.name = std::move(metadata.name);
   if (sink.namespace_name != nullptr) *sink.namespace_name = std::move(metadata.namespace_name);
   for (const auto& [key, value] : metadata.annotations) ReadAnnotation(key, value, sink.hint);
   if (sink.labels != nullptr) *sink.labels = std::move(metadata.labels);
+  if (sink.controllers != nullptr) *sink.controllers = std::move(metadata.controllers);
   return Status::Ok();
 }
 
@@ -228,6 +230,7 @@ Result<ExtenderRequest> ParseExtenderArgs(std::string_view json) {
   if (auto e = doc.get_object().get(root)) return JsonError("not an object", e);
   ExtenderRequest request;
   bool have_pod = false;
+  std::vector<ObjectRef> pod_controllers;
   for (auto field : root) {
     std::string_view key;
     if (auto e = field.unescaped_key().get(key)) return JsonError("key", e);
@@ -238,6 +241,7 @@ Result<ExtenderRequest> ParseExtenderArgs(std::string_view json) {
       sink.name = &request.pod_name;
       sink.namespace_name = &request.pod_namespace;
       sink.hint = &request.pod;
+      sink.controllers = &pod_controllers;
       sink.pod_gpus = &request.pod_gpu_request;
       KRAKEN_RETURN_IF_ERROR(ReadObject(pod, sink));
       have_pod = true;
@@ -262,6 +266,13 @@ Result<ExtenderRequest> ParseExtenderArgs(std::string_view json) {
     }
   }
   if (!have_pod) return InvalidInput("ExtenderArgs: no pod");
+  // The pod's workload, as the controller keys its GpuWorkloadProfile: the controller
+  // owner, else the pod itself.
+  request.pod_workload = {"v1", "Pod", request.pod_namespace, request.pod_name};
+  if (!pod_controllers.empty()) {
+    request.pod_workload = pod_controllers.front();
+    request.pod_workload.namespace_name = request.pod_namespace;
+  }
   return request;
 }
 

@@ -33,6 +33,7 @@ void AddExtenderRoutes(httplib::Server& server, const ExtenderServerOptions& opt
     return [options, name, render](const httplib::Request& req, httplib::Response& res) {
       auto request = ParseExtenderArgs(req.body);
       if (!request.ok()) return SendError(res, request.status().message());
+      if (options.profiles) ApplyStoredProfile(options.profiles(request->pod_workload), &*request);
       std::vector<NodeDecision> decisions = DecideNodes(*request, options.decide);
       if (options.log) options.log(name, DecisionsJson(*request, decisions));
       res.set_content(render(*request, decisions), "application/json");

@@ -8,6 +8,7 @@
 
 #include "base/status.h"
 #include "k8s/extender/scheduler_extender.h"
+#include "k8s/extender/stored_profile.h"
 #include "server/connection_limits.h"
 
 namespace httplib {
@@ -22,6 +23,8 @@ struct ExtenderServerOptions {
   // Called with DecisionsJson (every node's reason) for each filter and prioritize call;
   // the replies themselves stay exactly the protocol's. Empty: no log.
   std::function<void(const std::string& verb, const std::string& decisions_json)> log;
+  // The pod's workload's stored GpuWorkloadProfile (stored_profile.h); empty: not read.
+  WorkloadProfileLookup profiles;
 };
 
 // Registers the two verbs, POST {prefix}/explain (the decisions with their reasons, for

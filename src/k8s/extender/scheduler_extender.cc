@@ -122,7 +122,9 @@ namespace kraken::k8s {
 
 std::string DecisionsJson(const ExtenderRequest& request, const std::vector<NodeDecision>& decisions) {
   JsonWriter json(/*pretty=*/false);
-  json.BeginObject().Field("pod", request.pod_namespace + "/" + request.pod_name).Key("nodes").BeginArray();
+  json.BeginObject().Field("pod", request.pod_namespace + "/" + request.pod_name);
+  if (!request.stored_profile_note.empty()) json.Field("stored_profile", request.stored_profile_note);
+  json.Key("nodes").BeginArray();
   for (const NodeDecision& d : decisions) {
     json.BeginObject()
         .Field("host", d.node)

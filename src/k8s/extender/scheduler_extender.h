@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "k8s/client/object_json.h"
 
 namespace kraken::k8s {
 
@@ -50,6 +51,9 @@ struct ExtenderRequest {
   int64_t pod_gpu_request = 0;  // nvidia.com/gpu over the containers (limits, else requests)
   std::vector<ExtenderNode> nodes;
   bool by_name = false;  // the scheduler sent "nodenames" (nodeCacheCapable: true)
+  ObjectRef pod_workload;  // the pod's controller owner, else the pod
+  // How a stored GpuWorkloadProfile fed the decision (extender/stored_profile.h), or "".
+  std::string stored_profile_note;
 };
 
 // Most nodes one request may carry (Kubernetes supports clusters of up to 5,000 nodes); a
