@@ -9,7 +9,9 @@
 namespace kraken {
 namespace {
 
-// Characterizes the profiles of one side (each on its own core) and sums them up.
+// Characterizes the profiles of one side (each on its own core), classifies each one's
+// communication kernels once (the same ClassifyCommunication the analyze request runs),
+// and sums them up.
 Result<TraceSideSummary> Summarize(const std::vector<Profile>& profiles, const std::string& side_name) {
   std::vector<const Profile*> timed;
   for (const Profile& p : profiles)
@@ -18,9 +20,13 @@ Result<TraceSideSummary> Summarize(const std::vector<Profile>& profiles, const s
   auto options = MakeCharacterizeOptions(AnalyzeSettings{});
   if (!options.ok()) return options.status();
   std::vector<WorkloadReport> reports(timed.size());
-  ParallelFor(timed.size(), AnalysisThreads(), [&](size_t i) { reports[i] = CharacterizeWorkload(*timed[i], *options); });
+  std::vector<CommunicationKernels> communication(timed.size());
+  ParallelFor(timed.size(), AnalysisThreads(), [&](size_t i) {
+    reports[i] = CharacterizeWorkload(*timed[i], *options);
+    communication[i] = ClassifyCommunication(*timed[i]);
+  });
   std::vector<DiffRank> ranks;
-  for (size_t i = 0; i < timed.size(); ++i) ranks.push_back({timed[i], &reports[i]});
+  for (size_t i = 0; i < timed.size(); ++i) ranks.push_back({timed[i], &reports[i], &communication[i]});
   return SummarizeTraceSide(ranks);
 }
 

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "analysis/timeline.h"
 
@@ -19,27 +22,64 @@ void AddTimeline(const TimelineBreakdown& t, std::map<std::string, double>* out)
   (*out)["exposed_memcpy"] += static_cast<double>(t.exposed_memcpy_ns);
 }
 
-std::string KernelClassOf(const KernelGroupStats& g) {
-  if (IsCommunicationKernelName(g.name)) return "communication";
+// A kernel name's time that the communication classifier marks as communication, and
+// all of its time.
+struct NameCommunicationShare {
+  int64_t communication_kernels = 0;
+  TimeNs communication_ns = 0;
+  TimeNs total_ns = 0;
+};
+
+// Per kernel name that has any kernel marked as communication. The classifier judges each
+// kernel on its name, collective args, launching CPU op and stream, so a collective whose
+// name says nothing (NVLS/multimem, custom all-reduce) is found here too.
+std::unordered_map<std::string_view, NameCommunicationShare> CommunicationShareByName(
+    const Profile& profile, const CommunicationKernels& communication) {
+  std::vector<NameCommunicationShare> by_id(profile.strings.size());
+  for (size_t i = 0; i < profile.kernels.size(); ++i) {
+    const Kernel& k = profile.kernels[i];
+    if (k.name >= by_id.size()) continue;
+    const TimeNs duration_ns = std::max<TimeNs>(0, k.duration_ns);
+    by_id[k.name].total_ns += duration_ns;
+    if (!communication.is_communication(i)) continue;
+    ++by_id[k.name].communication_kernels;
+    by_id[k.name].communication_ns += duration_ns;
+  }
+  std::unordered_map<std::string_view, NameCommunicationShare> by_name;
+  for (size_t id = 0; id < by_id.size(); ++id)
+    if (by_id[id].communication_kernels > 0) by_name[profile.Name(static_cast<StringId>(id))] = by_id[id];
+  return by_name;
+}
+
+// The diff groups kernels by name, so a name has one class: communication when kernels
+// holding at least half of its time are communication (as a kernel group takes the bound
+// class of the launches holding most of its time), else the group's bound class.
+std::string KernelClassOf(const KernelGroupStats& g,
+                          const std::unordered_map<std::string_view, NameCommunicationShare>& shares) {
+  auto it = shares.find(g.name);
+  if (it != shares.end() && 2 * it->second.communication_ns >= it->second.total_ns) return "communication";
   return BoundnessName(g.classification.bound);
 }
 
 void AddRank(const DiffRank& rank, TraceSideSummary* side, double* step_sum, int64_t* ranks_with_steps) {
   const WorkloadReport& r = *rank.report;
+  const Profile& p = *rank.profile;
   if (r.step_time_ns.count > 0) {
     *step_sum += r.step_time_ns.mean;
     ++*ranks_with_steps;
   }
   AddTimeline(r.main_window(), &side->timeline_ns);
+  CommunicationKernels classified_here;
+  if (rank.communication == nullptr) classified_here = ClassifyCommunication(p);
+  const auto shares = CommunicationShareByName(p, rank.communication != nullptr ? *rank.communication : classified_here);
   for (const KernelGroupStats& g : r.kernels.top) {
     NameTime& k = side->kernels[g.name];
     k.time_ns += static_cast<double>(g.total_ns);
     k.count += static_cast<double>(g.count);
-    NameTime& c = side->kernel_classes[KernelClassOf(g)];
+    NameTime& c = side->kernel_classes[KernelClassOf(g, shares)];
     c.time_ns += static_cast<double>(g.total_ns);
     c.count += static_cast<double>(g.count);
   }
-  const Profile& p = *rank.profile;
   for (const CpuOp& op : p.cpu_ops) {
     if (op.category != CpuOpCategory::kOperator) continue;
     NameTime& o = side->operators[std::string(p.Name(op.name))];

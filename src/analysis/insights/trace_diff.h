@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/characterize.h"
+#include "analysis/communication.h"
 #include "model/profile.h"
 
 namespace kraken {
@@ -32,6 +33,9 @@ struct TraceSideSummary {
   std::map<std::string, double> timeline_ns;  // total, busy, idle, compute, communication, ...
   std::map<std::string, NameTime> kernels;
   std::map<std::string, NameTime> operators;  // CPU operators, inclusive time
+  // A kernel name's class: "communication" when the communication classifier
+  // (analysis/communication.h) marks kernels holding at least half of that name's time
+  // on the rank as communication, else the bound class of its kernel group.
   std::map<std::string, NameTime> kernel_classes;  // communication, compute, memory, latency, ...
 };
 
@@ -74,6 +78,9 @@ struct TraceDiffOptions {
 struct DiffRank {
   const Profile* profile = nullptr;
   const WorkloadReport* report = nullptr;  // with every kernel group (top_n large)
+  // ClassifyCommunication(*profile) when the caller has it (the diff request classifies
+  // each rank once, next to its characterization); null: classified here.
+  const CommunicationKernels* communication = nullptr;
 };
 
 TraceSideSummary SummarizeTraceSide(std::span<const DiffRank> ranks);

@@ -1,14 +1,15 @@
-// The critical path, the stragglers and the kernel sequences count communication on all
-// the evidence a trace carries (analysis/communication.h), not on kernel names: on the 8
-// real DLRM ranks with every NCCL kernel renamed to a name of no family (what an NVLS or
-// custom all-reduce kernel looks like to a name matcher), each gives the figures it gives
-// with the names.
+// The critical path, the stragglers, the kernel sequences and the trace diff count
+// communication on all the evidence a trace carries (analysis/communication.h), not on
+// kernel names: on the 8 real DLRM ranks and HTA's trace_diff pair with every NCCL kernel
+// renamed to a name of no family (what an NVLS or custom all-reduce kernel looks like to a
+// name matcher), each gives the figures it gives with the names.
 #include <gtest/gtest.h>
 
 #include "analysis/insights/critical_path.h"
 #include "analysis/insights/insights_testing.h"
 #include "analysis/insights/kernel_sequences.h"
 #include "analysis/insights/stragglers.h"
+#include "analysis/insights/trace_diff.h"
 #include "base/text.h"
 
 namespace kraken {
@@ -16,17 +17,23 @@ namespace {
 
 constexpr char kDlrmRanks[] = "kineto/param/dlrm_kineto.tar.gz";
 
-// Renames every kernel whose name says nccl; returns how many were renamed.
-int64_t HideNcclNames(Profile* p) {
-  const StringId neutral = p->strings.Intern("void custom_collective_kernel<float>(Params)");
+constexpr char kNeutralKernelName[] = "void custom_collective_kernel<float>(Params)";
+
+// Renames every kernel whose name contains `part` (any case) to the neutral name; returns
+// how many were renamed.
+int64_t RenameKernelsContaining(Profile* p, std::string_view part) {
+  const StringId neutral = p->strings.Intern(kNeutralKernelName);
   int64_t renamed = 0;
   for (Kernel& k : p->kernels) {
-    if (!ContainsIgnoreCase(p->Name(k.name), "nccl")) continue;
+    if (!ContainsIgnoreCase(p->Name(k.name), part)) continue;
     k.name = neutral;
     ++renamed;
   }
   return renamed;
 }
+
+// Renames every kernel whose name says nccl; returns how many were renamed.
+int64_t HideNcclNames(Profile* p) { return RenameKernelsContaining(p, "nccl"); }
 
 std::vector<Profile> DlrmRanksWithoutNcclNames(int64_t* renamed) {
   std::vector<Profile> ranks = testing::ImportAllProfiles(kDlrmRanks);
@@ -106,6 +113,106 @@ TEST(UnnamedCollectives, KernelSequencesStillEndAtCollectives) {
       EXPECT_EQ(a[s].count, b[s].count) << named[i].metadata.source;
       for (const std::string& k : b[s].kernels) EXPECT_EQ(k.find("custom_collective"), std::string::npos);
     }
+  }
+}
+
+constexpr char kDiffControl[] = "kineto/hta/trace_diff/control/control.json.gz";
+constexpr char kDiffTest[] = "kineto/hta/trace_diff/test/test.json.gz";
+
+// Every kernel class of two diffs, entry by entry.
+void ExpectSameKernelClasses(const TraceDiff& named, const TraceDiff& unnamed) {
+  ASSERT_EQ(named.kernel_classes.size(), unnamed.kernel_classes.size());
+  for (size_t i = 0; i < named.kernel_classes.size(); ++i) {
+    const DiffEntry& x = named.kernel_classes[i];
+    const DiffEntry& y = unnamed.kernel_classes[i];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.a_ns, y.a_ns) << x.name;
+    EXPECT_EQ(x.b_ns, y.b_ns) << x.name;
+    EXPECT_EQ(x.a_count, y.a_count) << x.name;
+    EXPECT_EQ(x.b_count, y.b_count) << x.name;
+  }
+}
+
+const DiffEntry* FindKernelClass(const TraceDiff& d, std::string_view name) {
+  for (const DiffEntry& e : d.kernel_classes)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+TEST(UnnamedCollectives, TraceDiffClassesUnchangedOnHtaPair) {
+  std::vector<Profile> control = testing::ImportAllProfiles(kDiffControl);
+  std::vector<Profile> test = testing::ImportAllProfiles(kDiffTest);
+  ASSERT_EQ(control.size(), 1u);
+  ASSERT_EQ(test.size(), 1u);
+  const TraceDiff named = DiffTraces(testing::SummarizeDiffSide(control), testing::SummarizeDiffSide(test));
+  EXPECT_EQ(HideNcclNames(&control[0]), 60);
+  EXPECT_EQ(HideNcclNames(&test[0]), 64);
+  const TraceDiff unnamed = DiffTraces(testing::SummarizeDiffSide(control), testing::SummarizeDiffSide(test));
+  ExpectSameKernelClasses(named, unnamed);
+  // 42 SendRecv + 18 AllReduce on the A100, 64 collectives on the V100.
+  const DiffEntry* comm = FindKernelClass(unnamed, "communication");
+  ASSERT_NE(comm, nullptr);
+  EXPECT_NEAR(comm->a_ns, 163'535'000, 1'000);
+  EXPECT_NEAR(comm->b_ns, 251'341'000, 1'000);
+  EXPECT_EQ(comm->a_count, 60);
+  EXPECT_EQ(comm->b_count, 64);
+  // The renamed kernels are still diffed by their (new) name.
+  bool neutral_listed = false;
+  for (const DiffEntry& e : unnamed.kernels) neutral_listed = neutral_listed || e.name == kNeutralKernelName;
+  EXPECT_TRUE(neutral_listed);
+}
+
+TEST(UnnamedCollectives, TraceDiffClassesUnchangedOnDlrmRanks) {
+  // A = the 8 DLRM ranks (per-rank means), B = HTA's control trace.
+  std::vector<Profile> dlrm = testing::ImportAllProfiles(kDlrmRanks);
+  std::vector<Profile> control = testing::ImportAllProfiles(kDiffControl);
+  const TraceDiff named = DiffTraces(testing::SummarizeDiffSide(dlrm), testing::SummarizeDiffSide(control));
+  int64_t renamed = 0;
+  dlrm = DlrmRanksWithoutNcclNames(&renamed);
+  EXPECT_EQ(renamed, 64);
+  EXPECT_EQ(HideNcclNames(&control[0]), 60);
+  const TraceDiff unnamed = DiffTraces(testing::SummarizeDiffSide(dlrm), testing::SummarizeDiffSide(control));
+  ExpectSameKernelClasses(named, unnamed);
+  const DiffEntry* comm = FindKernelClass(unnamed, "communication");
+  ASSERT_NE(comm, nullptr);
+  EXPECT_NEAR(comm->a_ns, 6'067'750, 1);  // per rank
+  EXPECT_EQ(comm->a_count, 8);
+  EXPECT_NEAR(comm->b_ns, 163'535'000, 1'000);
+}
+
+// A name that holds communication and compute kernels takes the class of the larger time.
+TEST(UnnamedCollectives, TraceDiffMixedNameGoesByMajorityOfTime) {
+  // On the A100 side: 42 SendRecv (130.655 ms), 18 AllReduce (32.880 ms) and 6
+  // split_embedding_backward ..._cta_per_row kernels (36.180 ms, compute stream 7).
+  const TraceSideSummary original = testing::SummarizeDiffSide(testing::ImportAllProfiles(kDiffControl));
+
+  // All 60 collectives and the 6 backward kernels under one name: mostly communication.
+  std::vector<Profile> mostly_comm = testing::ImportAllProfiles(kDiffControl);
+  ASSERT_EQ(mostly_comm.size(), 1u);
+  EXPECT_EQ(HideNcclNames(&mostly_comm[0]), 60);
+  EXPECT_EQ(RenameKernelsContaining(&mostly_comm[0], "unweighted_kernel_cta_per_row"), 6);
+  const TraceSideSummary a = testing::SummarizeDiffSide(mostly_comm);
+  ASSERT_TRUE(a.kernel_classes.contains("communication"));
+  EXPECT_NEAR(a.kernel_classes.at("communication").time_ns, 163'535'000 + 36'180'000, 1'000);
+  EXPECT_EQ(a.kernel_classes.at("communication").count, 66);
+
+  // The 18 AllReduce and the 6 backward kernels under one name: mostly compute, so the
+  // name keeps its group's bound class and only the SendRecv kernels are communication.
+  std::vector<Profile> mostly_compute = testing::ImportAllProfiles(kDiffControl);
+  ASSERT_EQ(mostly_compute.size(), 1u);
+  EXPECT_EQ(RenameKernelsContaining(&mostly_compute[0], "ncclKernel_AllReduce"), 18);
+  EXPECT_EQ(RenameKernelsContaining(&mostly_compute[0], "unweighted_kernel_cta_per_row"), 6);
+  const TraceSideSummary b = testing::SummarizeDiffSide(mostly_compute);
+  ASSERT_TRUE(b.kernel_classes.contains("communication"));
+  EXPECT_NEAR(b.kernel_classes.at("communication").time_ns, 130'655'000, 1'000);
+  EXPECT_EQ(b.kernel_classes.at("communication").count, 42);
+
+  // Either way every kernel is in exactly one class.
+  for (const TraceSideSummary* side : {&original, &a, &b}) {
+    double time_ns = 0, count = 0;
+    for (const auto& [name, t] : side->kernel_classes) time_ns += t.time_ns, count += t.count;
+    EXPECT_NEAR(time_ns, 446'813'000, 1'000);
+    EXPECT_EQ(count, 8568);
   }
 }
 
