@@ -24,7 +24,7 @@
 namespace kraken {
 
 namespace store {
-class SqliteDb;
+class Db;
 struct LiveProfile;
 }  // namespace store
 
@@ -186,12 +186,12 @@ class ProfileStore {
   int64_t cleaned_up_on_open() const { return cleaned_up_on_open_; }
 
  private:
-  ProfileStore(std::unique_ptr<store::SqliteDb> db, bool read_only);
+  ProfileStore(std::unique_ptr<store::Db> db, bool read_only);
   Status CleanUpAbandonedProfiles();
   Status FlushLive(store::LiveProfile& live, bool all);
   Result<StoredProfileInfo> ReadInfo(int64_t id, bool require_complete);
 
-  std::unique_ptr<store::SqliteDb> db_;
+  std::unique_ptr<store::Db> db_;
   bool read_only_;
   int64_t cleaned_up_on_open_ = 0;
   std::map<int64_t, std::unique_ptr<store::LiveProfile>> live_;

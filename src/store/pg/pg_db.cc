@@ -24,7 +24,8 @@ Result<std::unique_ptr<PgDb>> PgDb::Connect(const std::string& url) {
     // NOTICEs ("relation ... already exists, skipping") are not kraken's to print.
     PQsetNoticeProcessor(connection, [](void*, const char*) {}, nullptr);
     where = std::string(PQhost(connection)) + ":" + PQport(connection) + "/" + PQdb(connection);
-    return std::unique_ptr<PgDb>(new PgDb(connection, where));
+    std::string location = std::string("postgresql://") + PQuser(connection) + "@" + where;
+    return std::unique_ptr<PgDb>(new PgDb(connection, where, location));
   }
   std::string why = connection != nullptr ? OneLine(PQerrorMessage(connection)) : "out of memory";
   if (connection != nullptr) PQfinish(connection);
@@ -33,8 +34,18 @@ Result<std::unique_ptr<PgDb>> PgDb::Connect(const std::string& url) {
 
 PgDb::~PgDb() { PQfinish(static_cast<PGconn*>(connection_)); }
 
-Status PgDb::Exec(const std::string& sql) {
-  PGresult* result = PQexec(static_cast<PGconn*>(connection_), sql.c_str());
+Status PgDb::Error(const char* libpq_message) const {
+  return IoError("PostgreSQL " + where_ + ": " + OneLine(libpq_message));
+}
+
+Status PgDb::Begin(TransactionKind kind) {
+  // Writes: read committed, so that a unique key another writer holds makes this one
+  // wait for its commit and then see its rows (upload_keys.cc). Reads: one snapshot.
+  return Exec(kind == TransactionKind::kWrite ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+}
+
+Status PgDb::Exec(std::string_view sql) {
+  PGresult* result = PQexec(static_cast<PGconn*>(connection_), std::string(sql).c_str());
   ExecStatusType status = PQresultStatus(result);
   std::string error = OneLine(PQresultErrorMessage(result));
   PQclear(result);

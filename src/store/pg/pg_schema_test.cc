@@ -64,8 +64,8 @@ Columns PostgresColumns(PgDb& db, std::vector<std::string>* indexes) {
 
 TEST(PgSchemaTest, TheSameSchemaMigratedOnceByConcurrentReplicas) {
   std::string bin = testing::FindPostgresBin();
-  if (bin.empty()) GTEST_SKIP() << "PostgreSQL is not installed (/usr/lib/postgresql/*/bin/initdb): "
-                                   "scripts/install-deps.sh installs it";
+  ASSERT_FALSE(bin.empty()) << "PostgreSQL is not installed (/usr/lib/postgresql/*/bin/initdb): "
+                               "scripts/install-deps.sh installs it";
   testing::PgTestServer server;
   Status started = server.Start(bin, kraken::testing::MakeTempDir("pg-schema"));
   ASSERT_TRUE(started.ok()) << started.message();
