@@ -107,6 +107,9 @@ class Db {
   // SQLite: BEGIN IMMEDIATE for writes (writers queue on the lock), BEGIN for reads.
   // PostgreSQL: BEGIN (read committed) for writes, a repeatable-read snapshot for reads.
   virtual Status Begin(TransactionKind kind) = 0;
+  // True when the connection is gone for good (a PostgreSQL server restarted or
+  // unreachable): a pool drops such a connection instead of lending it again.
+  virtual bool ConnectionLost() const { return false; }
   // The value of a one-row, one-column query (COUNT(*)).
   Result<int64_t> QueryInt(std::string_view sql);
 };

@@ -37,6 +37,8 @@ ProfileStore::~ProfileStore() {
 
 const std::string& ProfileStore::path() const { return db_->path(); }
 
+bool ProfileStore::connection_lost() const { return db_->ConnectionLost(); }
+
 namespace {
 
 Result<std::unique_ptr<store::Db>> OpenSqliteStore(const std::string& path, const StoreOptions& options) {

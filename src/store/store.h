@@ -182,6 +182,8 @@ class ProfileStore {
   Result<std::vector<LegacyWorkloadRecord>> ListLegacyWorkloads();
 
   const std::string& path() const;
+  // The database connection is gone (PostgreSQL restarted or unreachable): open anew.
+  bool connection_lost() const;
   // Incomplete profiles of dead writers deleted when this store was opened.
   int64_t cleaned_up_on_open() const { return cleaned_up_on_open_; }
 

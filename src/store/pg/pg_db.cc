@@ -38,6 +38,8 @@ Status PgDb::Error(const char* libpq_message) const {
   return IoError("PostgreSQL " + where_ + ": " + OneLine(libpq_message));
 }
 
+bool PgDb::ConnectionLost() const { return PQstatus(static_cast<PGconn*>(connection_)) != CONNECTION_OK; }
+
 Status PgDb::Begin(TransactionKind kind) {
   // Writes: read committed, so that a unique key another writer holds makes this one
   // wait for its commit and then see its rows (upload_keys.cc). Reads: one snapshot.

@@ -29,6 +29,7 @@ class PgDb final : public Db {
   // `?` placeholders become $1..$n; values go as text (blobs as binary), rows come back as text.
   Result<Statement> Prepare(std::string_view sql) override;
   Status Begin(TransactionKind kind) override;
+  bool ConnectionLost() const override;
 
   // The rows of a query with $1..$n text parameters, every value as text ("" for NULL).
   Result<std::vector<std::vector<std::string>>> Query(const std::string& sql,
