@@ -240,6 +240,14 @@ TEST(StoreSqliteFileTest, DamagedPagesAreErrorsNotCrashes) {
   EXPECT_EQ(status.message().find('\n'), std::string::npos);
 }
 
+TEST(StoreSqliteFileTest, PostgresUrlsAreShownWithoutPasswordOrOptions) {
+  EXPECT_EQ(StoreLocationForDisplay("postgresql://kraken:s3cret@db.example:5432/kraken?sslmode=require&password=x"),
+            "postgresql://kraken@db.example:5432/kraken");
+  EXPECT_EQ(StoreLocationForDisplay("postgres://kraken@127.0.0.1/k"), "postgres://kraken@127.0.0.1/k");
+  EXPECT_EQ(StoreLocationForDisplay("postgresql://db.example/k"), "postgresql://db.example/k");
+  EXPECT_EQ(StoreLocationForDisplay("/var/lib/kraken/kraken.db"), "/var/lib/kraken/kraken.db");
+}
+
 TEST(StoreSqliteFileTest, DefaultPathFollowsTheEnvironment) {
   std::string dir = testing::MakeTempDir("store_default_path");
   const char* home = std::getenv("HOME");
