@@ -141,9 +141,11 @@ CREATE TABLE legacy_workloads(workload_id TEXT PRIMARY KEY, kernel_type TEXT NOT
 // One row per upload body (its SHA-256), taken in the transaction that stores the upload:
 // on PostgreSQL the unique key makes a second writer of the same body wait for the first
 // one's commit and then find its profiles, across API replicas (upload_keys.cc). The
-// profiles carry the key as their attribute upload_sha256.
+// profiles carry the key as their attribute upload_sha256, which the index finds without
+// scanning every profile's attributes.
 constexpr const char* kSchemaV3 = R"sql(
 CREATE TABLE upload_keys(upload_sha256 TEXT PRIMARY KEY, created_ns INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX profile_attributes_by_value ON profile_attributes(key, value);
 )sql";
 
 constexpr Migration kMigrations[] = {

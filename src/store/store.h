@@ -1,11 +1,12 @@
-// The embedded profile store: profiles, devices, events and metric series in one SQLite
-// file (docs/store.md). Imports are saved whole in one transaction; live captures are
+// The profile store: profiles, devices, events and metric series in one SQLite file, or in
+// a PostgreSQL database many writers share (`postgresql://...`; docs/store.md). Imports are saved whole in one transaction; live captures are
 // begun, appended to batch by batch and committed. Until Commit a profile is invisible to
 // List/Load, and a profile left incomplete by a killed process is deleted the next time
 // the store is opened for writing.
 //
-// One ProfileStore is one SQLite connection: use it from one thread at a time. Any number
-// of processes may read while one writes (WAL); writers take turns (busy timeout).
+// One ProfileStore is one database connection: use it from one thread at a time. Any
+// number of processes may read while one writes (SQLite's WAL, PostgreSQL's MVCC); SQLite's
+// writers take turns (busy timeout), PostgreSQL's run side by side.
 #pragma once
 
 #include <chrono>
