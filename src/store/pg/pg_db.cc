@@ -3,15 +3,19 @@
 #include <libpq-fe.h>
 
 #include "base/text.h"
+#include "store/store_path.h"
 
 namespace kraken::store::pg {
 namespace {
 
 std::string OneLine(const char* message) {
-  std::string text = message != nullptr ? message : "";
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  for (char& c : text)
-    if (c == '\n') c = ' ';
+  std::string text;
+  for (const char* c = message != nullptr ? message : ""; *c != '\0'; ++c) {
+    bool space = *c == '\n' || *c == '\t' || *c == ' ';
+    if (space && (text.empty() || text.back() == ' ')) continue;  // one space for a run of them
+    text.push_back(space ? ' ' : *c);
+  }
+  if (!text.empty() && text.back() == ' ') text.pop_back();
   return text;
 }
 
@@ -29,7 +33,8 @@ Result<std::unique_ptr<PgDb>> PgDb::Connect(const std::string& url) {
   }
   std::string why = connection != nullptr ? OneLine(PQerrorMessage(connection)) : "out of memory";
   if (connection != nullptr) PQfinish(connection);
-  return Unavailable("PostgreSQL: cannot connect: " + why);
+  // The location without its password: the message may end up in a log.
+  return Unavailable("PostgreSQL " + StoreLocationForDisplay(url) + ": cannot connect: " + why);
 }
 
 PgDb::~PgDb() { PQfinish(static_cast<PGconn*>(connection_)); }

@@ -127,7 +127,10 @@ TEST(PgSchemaTest, TheSameSchemaMigratedOnceByConcurrentReplicas) {
   // A server nobody runs: one line, no hang.
   auto nowhere = PgDb::Connect("postgresql://kraken@127.0.0.1:1/postgres?connect_timeout=2");
   ASSERT_FALSE(nowhere.ok());
-  EXPECT_NE(nowhere.status().message().find("PostgreSQL: cannot connect:"), std::string::npos);
+  EXPECT_NE(nowhere.status().message().find("PostgreSQL postgresql://kraken@127.0.0.1:1/postgres: cannot connect:"),
+            std::string::npos)
+      << nowhere.status().message();
+  EXPECT_EQ(nowhere.status().message().find('\n'), std::string::npos);
 }
 
 }  // namespace
