@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "base/text.h"
+#include "store/database.h"
 #include "store/store_path.h"
 
 namespace kraken {
@@ -12,7 +13,7 @@ std::string ResolveDbPath(const std::string& db_flag) { return db_flag.empty() ?
 
 Result<std::unique_ptr<ProfileStore>> OpenStoreForReading(const std::string& db_flag) {
   std::string path = ResolveDbPath(db_flag);
-  if (!std::filesystem::exists(path))
+  if (!store::IsPostgresUrl(path) && !std::filesystem::exists(path))
     return NotFound(path + ": no profile database here (store profiles with `kraken import --db FILE...`)");
   return ProfileStore::Open(path, {.read_only = true});
 }

@@ -8,6 +8,8 @@
 #include "base/json_writer.h"
 #include "base/text.h"
 #include "base/text_table.h"
+#include "store/database.h"
+#include "store/store_path.h"
 #include "importers/registry.h"
 #include "report/profile_summary.h"
 
@@ -107,13 +109,14 @@ Result<std::string> RenderProfileList(const std::string& db, bool json_output) {
   std::vector<StoredProfileInfo> profiles;
   std::string path = ResolveDbPath(db);
   // No database yet is an empty list, not an error: nothing was stored.
-  if (std::filesystem::exists(path)) {
+  if (store::IsPostgresUrl(path) || std::filesystem::exists(path)) {
     auto store = OpenStoreForReading(db);
     if (!store.ok()) return store.status();
     auto listed = (*store)->ListProfiles();
     if (!listed.ok()) return listed.status();
     profiles = std::move(listed).value();
   }
+  path = StoreLocationForDisplay(path);
   std::string out;
   if (json_output) {
     JsonWriter json;

@@ -3,6 +3,7 @@
 #include "app/store_requests.h"
 #include "capi/call.h"
 #include "capi/options.h"
+#include "store/store_path.h"
 
 namespace kraken::capi {
 namespace {
@@ -27,7 +28,7 @@ Outcome Import(const char* const* files, size_t count, const char* options_json)
   if (store) {
     KRAKEN_ASSIGN_OR_RETURN(ids, SaveProfiles(db, profiles));
   }
-  const std::string stored_db = store ? ResolveDbPath(db) : "";
+  const std::string stored_db = store ? StoreLocationForDisplay(ResolveDbPath(db)) : "";
   return json ? RenderImportJson(profiles, stored_db, ids) : RenderImportText(profiles, stored_db, ids);
 }
 

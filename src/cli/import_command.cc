@@ -4,6 +4,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/store_access.h"
+#include "store/store_path.h"
 
 namespace kraken::cli {
 namespace {
@@ -26,7 +27,7 @@ int RunImport(const ImportArgs& args) {
     if (!stored.ok()) return ReportError(stored.status());
     ids = std::move(stored).value();
   }
-  std::string db_path = store ? ResolveDbPath(args.db) : "";
+  std::string db_path = store ? StoreLocationForDisplay(ResolveDbPath(args.db)) : "";
   std::string out = args.json ? RenderImportJson(*profiles, db_path, ids) : RenderImportText(*profiles, db_path, ids);
   Status status = WriteOutput("-", out);
   return status.ok() ? kExitOk : ReportError(status);

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/serve_runner.h"
 #include "cli/store_access.h"
+#include "store/store_path.h"
 #include "promql/prometheus_client.h"
 #include "server/agent_ring_source.h"
 #include "server/kraken_server.h"
@@ -124,7 +125,8 @@ int RunServe(const ServeArgs& args) {
   auto options = MakeServeOptions(args);
   if (!options.ok()) return ReportError(options.status());
   return RunServer(*options, [&options](const std::string& url) {
-    std::fprintf(stderr, "kraken serve: listening on %s (store %s)\n", url.c_str(), options->db_path.c_str());
+    std::fprintf(stderr, "kraken serve: listening on %s (store %s)\n", url.c_str(),
+                 StoreLocationForDisplay(options->db_path).c_str());
   });
 }
 

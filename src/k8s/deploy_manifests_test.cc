@@ -321,6 +321,9 @@ TEST(DeployManifestsTest, HelmChartRendersWithItsValues) {
       // The API's cluster page from Prometheus (here a Thanos Query URL) or, "", its store.
       std::string api_prometheus = controller ? "http://thanos-query.monitoring.svc:9090" : "";
       values["api"]["prometheus"] = api_prometheus;
+      // The API replicas' shared PostgreSQL store, its URL from a Secret, or none.
+      std::string db_secret = extender ? "kraken-db" : "";
+      values["api"]["database"]["urlSecret"] = db_secret;
       std::map<std::string, int> kinds;
       std::vector<YAML::Node> all;
       int containers_in_api = 0;
@@ -340,7 +343,15 @@ TEST(DeployManifestsTest, HelmChartRendersWithItsValues) {
                 doc["spec"]["template"]["spec"]["containers"][0]["args"].as<std::vector<std::string>>();
             std::vector<std::string> want_args = {"serve", "--host", "0.0.0.0", "--port", "7070"};
             if (!api_prometheus.empty()) want_args.insert(want_args.end(), {"--prometheus", api_prometheus});
+            if (!db_secret.empty()) want_args.insert(want_args.end(), {"--db", "$(KRAKEN_DB_URL)"});
             EXPECT_EQ(api_args, want_args);
+            const YAML::Node env = doc["spec"]["template"]["spec"]["containers"][0]["env"];
+            EXPECT_EQ(env.IsDefined(), !db_secret.empty());
+            if (!db_secret.empty()) {
+              EXPECT_EQ(env[0]["name"].as<std::string>(), "KRAKEN_DB_URL");
+              EXPECT_EQ(env[0]["valueFrom"]["secretKeyRef"]["name"].as<std::string>(), "kraken-db");
+              EXPECT_EQ(env[0]["valueFrom"]["secretKeyRef"]["key"].as<std::string>(), "url");
+            }
           }
           if (kind == "Deployment" && name == "kraken-controller")
             ExpectControllerDeployment(doc, "kraken-controller", "http://prometheus-operated.monitoring.svc:9090",

@@ -21,6 +21,8 @@ Result<StorePool::Lease> StorePool::Acquire() {
 }
 
 void StorePool::Release(std::unique_ptr<ProfileStore> store) {
+  // A lost PostgreSQL connection would fail every later request: the next Acquire reconnects.
+  if (store->connection_lost()) return;
   std::lock_guard<std::mutex> lock(mutex_);
   idle_.push_back(std::move(store));
 }

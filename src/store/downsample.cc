@@ -71,7 +71,7 @@ Status DecodeBlock(Statement& blob, int64_t row_id, TimeNs start, TimeNs end, st
 
 }  // namespace
 
-Status ReadSeriesDownsampled(SqliteDb& db, int64_t series_id, TimeNs start, TimeNs end, size_t max_points,
+Status ReadSeriesDownsampled(Db& db, int64_t series_id, TimeNs start, TimeNs end, size_t max_points,
                              std::vector<DownsampledPoint>* points) {
   // Pass 1: the blocks' aggregates only (the blobs stay on their overflow pages).
   KRAKEN_ASSIGN_OR_RETURN(

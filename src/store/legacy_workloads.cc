@@ -1,6 +1,6 @@
 // The legacy scheduler API's registered workloads (table legacy_workloads, docs/store.md).
 #include "store/profile_tables.h"
-#include "store/sqlite_db.h"
+#include "store/database.h"
 #include "store/store.h"
 
 namespace kraken {
@@ -13,7 +13,13 @@ Status ProfileStore::PutLegacyWorkload(const LegacyWorkloadRecord& r) {
   if (read_only_) return IoError(path() + ": opened read-only");
   KRAKEN_ASSIGN_OR_RETURN(WriteTransaction txn, WriteTransaction::Begin(*db_));
   KRAKEN_ASSIGN_OR_RETURN(Statement insert,
-                          db_->Prepare("INSERT OR REPLACE INTO legacy_workloads VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                          db_->Prepare("INSERT INTO legacy_workloads VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(workload_id) "
+                       "DO UPDATE SET kernel_type = excluded.kernel_type, arithmetic_intensity = "
+                       "excluded.arithmetic_intensity, compute_ratio = excluded.compute_ratio, memory_ratio = "
+                       "excluded.memory_ratio, mixed_ratio = excluded.mixed_ratio, description = "
+                       "excluded.description, source = excluded.source, measured = excluded.measured, "
+                       "data_source = excluded.data_source, profiled_at = excluded.profiled_at, profile_id = "
+                       "excluded.profile_id, updated_ns = excluded.updated_ns"));
   insert.Text(r.workload_id).Text(r.kernel_type).OptionalDouble(r.arithmetic_intensity);
   insert.Double(r.compute_ratio).Double(r.memory_ratio).Double(r.mixed_ratio).Text(r.description);
   insert.Text(r.source).Int(r.measured ? 1 : 0).Text(r.data_source).Text(r.profiled_at);

@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "store/live_profile.h"
-#include "store/sqlite_db.h"
+#include "store/database.h"
 #include "store/store.h"
 
 namespace kraken {
@@ -152,7 +152,8 @@ Status ProfileStore::AttachEvents(int64_t id, const Profile& events) {
   KRAKEN_ASSIGN_OR_RETURN(WriteTransaction txn, WriteTransaction::Begin(*db_));
   KRAKEN_RETURN_IF_ERROR(store::WriteEvents(*db_, id, events));
   KRAKEN_ASSIGN_OR_RETURN(store::Statement attribute,
-                          db_->Prepare("INSERT OR REPLACE INTO profile_attributes VALUES(?, ?, ?)"));
+                          db_->Prepare("INSERT INTO profile_attributes VALUES(?, ?, ?) "
+                                       "ON CONFLICT(profile_id, key) DO UPDATE SET value = excluded.value"));
   for (const auto& [key, value] : events.metadata.attributes)
     KRAKEN_RETURN_IF_ERROR(attribute.Int(id).Text(key).Text(value).Run());
   KRAKEN_RETURN_IF_ERROR(txn.Commit());

@@ -5,7 +5,7 @@
 namespace kraken::store {
 namespace {
 
-Status ReadMetadata(SqliteDb& db, int64_t id, ProfileMetadata* md) {
+Status ReadMetadata(Db& db, int64_t id, ProfileMetadata* md) {
   KRAKEN_ASSIGN_OR_RETURN(
       Statement select,
       db.Prepare("SELECT source, format, rank, world_size, distributed_backend, hostname, base_time_ns, "
@@ -32,7 +32,7 @@ Status ReadMetadata(SqliteDb& db, int64_t id, ProfileMetadata* md) {
       "key");
 }
 
-Status ReadStrings(SqliteDb& db, int64_t id, StringTable* strings) {
+Status ReadStrings(Db& db, int64_t id, StringTable* strings) {
   return ForEachRow(
       db, "id, text", "strings", id,
       [&](RowReader& r) {
@@ -47,7 +47,7 @@ Status ReadStrings(SqliteDb& db, int64_t id, StringTable* strings) {
       "id");
 }
 
-Status ReadDevices(SqliteDb& db, int64_t id, std::vector<DeviceInfo>* devices) {
+Status ReadDevices(Db& db, int64_t id, std::vector<DeviceInfo>* devices) {
   KRAKEN_RETURN_IF_ERROR(ForEachRow(
       db, "device_index, name, vendor, uuid, pci_bus_id, architecture, sm_count, compute_major, compute_minor, "
           "memory_bytes, warp_size, max_threads_per_sm, registers_per_sm, shared_memory_per_sm_bytes, "
@@ -107,7 +107,7 @@ Status CheckName(int64_t id, const Profile& p, int64_t name, StringId* out) {
   return Status::Ok();
 }
 
-Status ReadTimelines(SqliteDb& db, int64_t id, Profile* p) {
+Status ReadTimelines(Db& db, int64_t id, Profile* p) {
   KRAKEN_RETURN_IF_ERROR(ForEachRow(db, "*", "kernels", id, [&](RowReader& r) {
     r.Int(), r.Int();  // profile_id, seq
     Kernel& k = p->kernels.emplace_back();
@@ -190,7 +190,7 @@ Status ReadTimelines(SqliteDb& db, int64_t id, Profile* p) {
 
 }  // namespace
 
-Status ReadProfileTables(SqliteDb& db, int64_t id, bool samples, Profile* p) {
+Status ReadProfileTables(Db& db, int64_t id, bool samples, Profile* p) {
   KRAKEN_RETURN_IF_ERROR(ReadMetadata(db, id, &p->metadata));
   KRAKEN_RETURN_IF_ERROR(ReadStrings(db, id, &p->strings));
   KRAKEN_RETURN_IF_ERROR(ReadDevices(db, id, &p->devices));

@@ -6,7 +6,7 @@
 
 namespace kraken::store {
 
-Status ReadRecordTables(SqliteDb& db, int64_t id, Profile* p) {
+Status ReadRecordTables(Db& db, int64_t id, Profile* p) {
   KRAKEN_RETURN_IF_ERROR(ForEachRow(db, "*", "kernel_counters", id, [&](RowReader& r) {
     r.Int(), r.Int();  // profile_id, seq
     KernelCounters& c = p->kernel_counters.emplace_back();
@@ -81,7 +81,7 @@ Status ReadRecordTables(SqliteDb& db, int64_t id, Profile* p) {
       "name");
 }
 
-Status ReadSeriesTables(SqliteDb& db, int64_t id, bool samples, Profile* p) {
+Status ReadSeriesTables(Db& db, int64_t id, bool samples, Profile* p) {
   KRAKEN_ASSIGN_OR_RETURN(
       Statement select,
       db.Prepare("SELECT id, metric, source_name, " + std::string(kEntityColumns) +

@@ -11,7 +11,7 @@
 
 #include "base/status.h"
 #include "model/profile.h"
-#include "store/sqlite_db.h"
+#include "store/database.h"
 #include "store/store.h"
 
 namespace kraken::store {
@@ -46,25 +46,25 @@ ProfileOwner CurrentProcessOwner();
 bool OwnerMayBeAlive(const ProfileOwner& owner);
 
 // Inserts the profiles row (complete = 0) with its attributes; returns the new id.
-Result<int64_t> InsertProfileRow(SqliteDb& db, const ProfileMetadata& metadata, std::string_view kind,
+Result<int64_t> InsertProfileRow(Db& db, const ProfileMetadata& metadata, std::string_view kind,
                                  const std::optional<ProfileOwner>& owner, TimeNs created_ns);
 // Stores the totals and sets complete = 1: the profile becomes visible at the commit.
-Status MarkComplete(SqliteDb& db, int64_t id, const ProfileTotals& totals);
-Status WriteDevices(SqliteDb& db, int64_t id, const std::vector<DeviceInfo>& devices);
+Status MarkComplete(Db& db, int64_t id, const ProfileTotals& totals);
+Status WriteDevices(Db& db, int64_t id, const std::vector<DeviceInfo>& devices);
 // Strings, events, counters, collectives, ranges, declarations, labels, import counters.
-Status WriteEvents(SqliteDb& db, int64_t id, const Profile& profile);
-Status WriteSeries(SqliteDb& db, int64_t id, const std::vector<Series>& series);
+Status WriteEvents(Db& db, int64_t id, const Profile& profile);
+Status WriteSeries(Db& db, int64_t id, const std::vector<Series>& series);
 // Deletes every row of the profile (any completeness).
-Status DeleteProfileRows(SqliteDb& db, int64_t id);
+Status DeleteProfileRows(Db& db, int64_t id);
 
 // One series row (+ its labels); returns the series id.
-Result<int64_t> InsertSeriesRow(SqliteDb& db, int64_t profile_id, int64_t seq, Metric metric,
+Result<int64_t> InsertSeriesRow(Db& db, int64_t profile_id, int64_t seq, Metric metric,
                                 std::string_view source_name, const SeriesEntity& entity);
 
 // Writes sample blocks with one prepared statement.
 class BlockWriter {
  public:
-  static Result<BlockWriter> Create(SqliteDb& db);
+  static Result<BlockWriter> Create(Db& db);
   Status Write(int64_t series_id, int64_t seq, std::span<const Sample> samples);
 
  private:
@@ -74,24 +74,24 @@ class BlockWriter {
 
 // Fills `profile` (expected empty) from the tables of profile `id`; without `samples` the
 // series come empty.
-Status ReadProfileTables(SqliteDb& db, int64_t id, bool samples, Profile* profile);
+Status ReadProfileTables(Db& db, int64_t id, bool samples, Profile* profile);
 // Its parts in profile_records_reader.cc: kernel counters, collectives, profiler ranges,
 // metric declarations, kernel labels, import counters; and the series with their samples.
-Status ReadRecordTables(SqliteDb& db, int64_t id, Profile* profile);
-Status ReadSeriesTables(SqliteDb& db, int64_t id, bool samples, Profile* profile);
+Status ReadRecordTables(Db& db, int64_t id, Profile* profile);
+Status ReadSeriesTables(Db& db, int64_t id, bool samples, Profile* profile);
 // The series table's entity columns, in the order ReadEntityColumns reads them.
 inline constexpr const char* kEntityColumns =
     "gpu_index, gpu_uuid, gpu_name, pci_bus_id, gpu_instance_id, mig_profile, pid, process_name, hostname, pod, "
     "namespace_name, container";
 SeriesEntity ReadEntityColumns(const Statement& stmt, int first_column);
-Status ReadSeriesLabels(SqliteDb& db, int64_t series_id, SeriesEntity* entity);
+Status ReadSeriesLabels(Db& db, int64_t series_id, SeriesEntity* entity);
 // Appends the decoded samples of a series' blocks that may hold times in [start, end].
-Status ReadSeriesBlocks(SqliteDb& db, int64_t series_id, TimeNs start_ns, TimeNs end_ns,
+Status ReadSeriesBlocks(Db& db, int64_t series_id, TimeNs start_ns, TimeNs end_ns,
                         std::vector<Sample>* samples);
 
 // Reduces the series' samples in [start, end] to at most `max_points` equal time slices
 // (downsample.cc), decoding only the blocks that do not fit one slice.
-Status ReadSeriesDownsampled(SqliteDb& db, int64_t series_id, TimeNs start_ns, TimeNs end_ns, size_t max_points,
+Status ReadSeriesDownsampled(Db& db, int64_t series_id, TimeNs start_ns, TimeNs end_ns, size_t max_points,
                              std::vector<DownsampledPoint>* points);
 
 // "?, ?, ?" for an INSERT of `count` columns.

@@ -42,13 +42,13 @@ ProfileTotals ComputeTotals(const Profile& profile) {
   return t;
 }
 
-Result<int64_t> InsertProfileRow(SqliteDb& db, const ProfileMetadata& md, std::string_view kind,
+Result<int64_t> InsertProfileRow(Db& db, const ProfileMetadata& md, std::string_view kind,
                                  const std::optional<ProfileOwner>& owner, TimeNs created_ns) {
   KRAKEN_ASSIGN_OR_RETURN(
       Statement insert,
       db.Prepare("INSERT INTO profiles(created_ns, complete, kind, source, format, rank, world_size, "
                  "distributed_backend, hostname, base_time_ns, accelerator_vendor, kernel_timestamps_valid, "
-                 "owner_host, owner_pid, owner_start) VALUES(?, 0, " + Placeholders(13) + ")"));
+                 "owner_host, owner_pid, owner_start) VALUES(?, 0, " + Placeholders(13) + ") RETURNING id"));
   insert.Int(created_ns).Text(kind).Text(md.source).Text(md.format).OptionalInt(md.rank).OptionalInt(md.world_size);
   insert.Text(md.distributed_backend).Text(md.hostname).Int(md.base_time_ns);
   insert.Int(static_cast<int64_t>(md.accelerator_vendor)).Int(md.kernel_timestamps_valid ? 1 : 0);
@@ -57,14 +57,17 @@ Result<int64_t> InsertProfileRow(SqliteDb& db, const ProfileMetadata& md, std::s
   } else {
     insert.Null().Null().Null();
   }
-  KRAKEN_RETURN_IF_ERROR(insert.Run());
-  int64_t id = db.last_insert_rowid();
+  // RETURNING: the new id from the insert itself, on SQLite (3.35+) and PostgreSQL alike.
+  KRAKEN_ASSIGN_OR_RETURN(bool inserted, insert.Step());
+  if (!inserted) return Status(StatusCode::kInternal, db.path() + ": the profile insert returned no id");
+  int64_t id = insert.ColumnInt(0);
+  insert.Reset();
   KRAKEN_ASSIGN_OR_RETURN(Statement attr, db.Prepare("INSERT INTO profile_attributes VALUES(?, ?, ?)"));
   for (const auto& [key, value] : md.attributes) KRAKEN_RETURN_IF_ERROR(attr.Int(id).Text(key).Text(value).Run());
   return id;
 }
 
-Status MarkComplete(SqliteDb& db, int64_t id, const ProfileTotals& t) {
+Status MarkComplete(Db& db, int64_t id, const ProfileTotals& t) {
   KRAKEN_ASSIGN_OR_RETURN(
       Statement update,
       db.Prepare("UPDATE profiles SET complete = 1, owner_host = NULL, owner_pid = NULL, owner_start = NULL, "
@@ -76,7 +79,7 @@ Status MarkComplete(SqliteDb& db, int64_t id, const ProfileTotals& t) {
   return update.Run();
 }
 
-Status WriteDevices(SqliteDb& db, int64_t id, const std::vector<DeviceInfo>& devices) {
+Status WriteDevices(Db& db, int64_t id, const std::vector<DeviceInfo>& devices) {
   KRAKEN_ASSIGN_OR_RETURN(Statement insert, db.Prepare("INSERT INTO devices VALUES(" + Placeholders(26) + ")"));
   KRAKEN_ASSIGN_OR_RETURN(Statement mig, db.Prepare("INSERT INTO mig_instances VALUES(" + Placeholders(8) + ")"));
   for (size_t i = 0; i < devices.size(); ++i) {
@@ -106,7 +109,7 @@ namespace {
 // Prepares "INSERT INTO <table> VALUES(...)"; for each item binds (profile_id, seq) and
 // then the item's own columns with `bind`.
 template <typename T, typename BindFn>
-Status InsertAll(SqliteDb& db, const char* table, int columns, int64_t id, const std::vector<T>& items,
+Status InsertAll(Db& db, const char* table, int columns, int64_t id, const std::vector<T>& items,
                  BindFn bind) {
   if (items.empty()) return Status::Ok();
   KRAKEN_ASSIGN_OR_RETURN(Statement insert, db.Prepare(std::string("INSERT INTO ") + table + " VALUES(" +
@@ -121,7 +124,7 @@ Status InsertAll(SqliteDb& db, const char* table, int columns, int64_t id, const
 
 }  // namespace
 
-Status WriteEvents(SqliteDb& db, int64_t id, const Profile& p) {
+Status WriteEvents(Db& db, int64_t id, const Profile& p) {
   std::vector<std::string_view> strings;
   for (size_t i = 0; i < p.strings.size(); ++i) strings.push_back(p.strings.Get(static_cast<StringId>(i)));
   KRAKEN_RETURN_IF_ERROR(InsertAll(db, "strings", 3, id, strings, [&](Statement& s, std::string_view text) {
@@ -190,7 +193,7 @@ Status WriteEvents(SqliteDb& db, int64_t id, const Profile& p) {
   return Status::Ok();
 }
 
-Status DeleteProfileRows(SqliteDb& db, int64_t id) {
+Status DeleteProfileRows(Db& db, int64_t id) {
   static constexpr const char* kTables[] = {
       "profile_attributes", "import_counters", "strings", "devices", "mig_instances", "kernels",
       "memory_ops", "cpu_ops", "runtime_calls", "steps", "syncs", "kernel_counters", "collectives",

@@ -3,14 +3,14 @@
 
 #include <string>
 
-#include "store/sqlite_db.h"
+#include "store/database.h"
 
 namespace kraken::store {
 
 // Runs "SELECT <columns> FROM <table> WHERE profile_id = ? ORDER BY <order>" and calls
 // `read(row)` (returning Status) for each row; stops at the first error.
 template <typename ReadFn>
-Status ForEachRow(SqliteDb& db, const std::string& columns, const std::string& table, int64_t id, ReadFn read,
+Status ForEachRow(Db& db, const std::string& columns, const std::string& table, int64_t id, ReadFn read,
                   const std::string& order = "seq") {
   KRAKEN_ASSIGN_OR_RETURN(Statement select, db.Prepare("SELECT " + columns + " FROM " + table +
                                                        " WHERE profile_id = ? ORDER BY " + order));

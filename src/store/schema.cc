@@ -138,9 +138,20 @@ CREATE TABLE legacy_workloads(workload_id TEXT PRIMARY KEY, kernel_type TEXT NOT
   profile_id INTEGER, updated_ns INTEGER NOT NULL) WITHOUT ROWID;
 )sql";
 
+// One row per upload body (its SHA-256), taken in the transaction that stores the upload:
+// on PostgreSQL the unique key makes a second writer of the same body wait for the first
+// one's commit and then find its profiles, across API replicas (upload_keys.cc). The
+// profiles carry the key as their attribute upload_sha256, which the index finds without
+// scanning every profile's attributes.
+constexpr const char* kSchemaV3 = R"sql(
+CREATE TABLE upload_keys(upload_sha256 TEXT PRIMARY KEY, created_ns INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX profile_attributes_by_value ON profile_attributes(key, value);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "profiles, devices, events, series and packed sample blocks", kSchemaV1},
     {2, "workloads registered through the legacy scheduler API", kSchemaV2},
+    {3, "one key per stored upload body", kSchemaV3},
 };
 
 int64_t NowNs() {

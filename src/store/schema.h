@@ -15,7 +15,7 @@ namespace kraken::store {
 // 'KRKN': lets kraken tell its own database from any other SQLite file.
 inline constexpr int64_t kKrakenApplicationId = 0x4B524B4E;
 // The newest schema this build reads and writes.
-inline constexpr int64_t kSchemaVersion = 2;
+inline constexpr int64_t kSchemaVersion = 3;
 
 // One step of the schema, as SQLite DDL. The PostgreSQL store (store/pg/pg_schema.h)
 // applies the same steps, translated (pg_dialect.h).

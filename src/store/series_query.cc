@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "store/profile_tables.h"
-#include "store/sqlite_db.h"
+#include "store/database.h"
 #include "store/store.h"
 
 namespace kraken {
@@ -57,8 +57,8 @@ Result<std::vector<StoredSeriesStats>> ProfileStore::ListSeries(int64_t id) {
   // Block aggregates answer without decoding a sample.
   KRAKEN_ASSIGN_OR_RETURN(
       Statement select,
-      db_->Prepare("SELECT s.id, s.metric, s.source_name, TOTAL(b.sample_count), MIN(b.min_time_ns), "
-                   "MAX(b.max_time_ns), MIN(b.min_value), MAX(b.max_value), TOTAL(b.sum_value), " +
+      db_->Prepare("SELECT s.id, s.metric, s.source_name, COALESCE(SUM(b.sample_count), 0), MIN(b.min_time_ns), "
+                   "MAX(b.max_time_ns), MIN(b.min_value), MAX(b.max_value), COALESCE(SUM(b.sum_value), 0), " +
                    std::string(store::kEntityColumns) +
                    " FROM series s LEFT JOIN sample_blocks b ON b.series_id = s.id WHERE s.profile_id = ? "
                    "GROUP BY s.id ORDER BY s.seq"));

@@ -6,18 +6,20 @@
 
 namespace kraken::store {
 
-Result<int64_t> InsertSeriesRow(SqliteDb& db, int64_t profile_id, int64_t seq, Metric metric,
+Result<int64_t> InsertSeriesRow(Db& db, int64_t profile_id, int64_t seq, Metric metric,
                                 std::string_view source_name, const SeriesEntity& e) {
   KRAKEN_ASSIGN_OR_RETURN(
       Statement insert,
       db.Prepare("INSERT INTO series(profile_id, seq, metric, source_name, gpu_index, gpu_uuid, gpu_name, "
                  "pci_bus_id, gpu_instance_id, mig_profile, pid, process_name, hostname, pod, namespace_name, "
-                 "container) VALUES(" + Placeholders(16) + ")"));
+                 "container) VALUES(" + Placeholders(16) + ") RETURNING id"));
   insert.Int(profile_id).Int(seq).Text(GetMetricInfo(metric).name).Text(source_name).Int(e.gpu_index);
   insert.Text(e.gpu_uuid).Text(e.gpu_name).Text(e.pci_bus_id).Int(e.gpu_instance_id).Text(e.mig_profile);
   insert.Int(e.pid).Text(e.process_name).Text(e.hostname).Text(e.pod).Text(e.namespace_name).Text(e.container);
-  KRAKEN_RETURN_IF_ERROR(insert.Run());
-  int64_t series_id = db.last_insert_rowid();
+  KRAKEN_ASSIGN_OR_RETURN(bool inserted, insert.Step());
+  if (!inserted) return Status(StatusCode::kInternal, db.path() + ": the series insert returned no id");
+  int64_t series_id = insert.ColumnInt(0);
+  insert.Reset();
   if (!e.labels.empty()) {
     KRAKEN_ASSIGN_OR_RETURN(Statement label, db.Prepare("INSERT INTO series_labels VALUES(?, ?, ?)"));
     for (const auto& [key, value] : e.labels)
@@ -26,7 +28,7 @@ Result<int64_t> InsertSeriesRow(SqliteDb& db, int64_t profile_id, int64_t seq, M
   return series_id;
 }
 
-Result<BlockWriter> BlockWriter::Create(SqliteDb& db) {
+Result<BlockWriter> BlockWriter::Create(Db& db) {
   KRAKEN_ASSIGN_OR_RETURN(
       Statement insert,
       db.Prepare("INSERT INTO sample_blocks(series_id, seq, sample_count, min_time_ns, max_time_ns, min_value, "
@@ -42,7 +44,7 @@ Status BlockWriter::Write(int64_t series_id, int64_t seq, std::span<const Sample
   return insert_.Run();
 }
 
-Status WriteSeries(SqliteDb& db, int64_t id, const std::vector<Series>& series) {
+Status WriteSeries(Db& db, int64_t id, const std::vector<Series>& series) {
   KRAKEN_ASSIGN_OR_RETURN(BlockWriter blocks, BlockWriter::Create(db));
   for (size_t i = 0; i < series.size(); ++i) {
     const Series& s = series[i];
@@ -75,7 +77,7 @@ SeriesEntity ReadEntityColumns(const Statement& stmt, int first_column) {
   return e;
 }
 
-Status ReadSeriesLabels(SqliteDb& db, int64_t series_id, SeriesEntity* entity) {
+Status ReadSeriesLabels(Db& db, int64_t series_id, SeriesEntity* entity) {
   KRAKEN_ASSIGN_OR_RETURN(Statement select, db.Prepare("SELECT key, value FROM series_labels WHERE series_id = ?"));
   select.Int(series_id);
   while (true) {
@@ -86,7 +88,7 @@ Status ReadSeriesLabels(SqliteDb& db, int64_t series_id, SeriesEntity* entity) {
   return Status::Ok();
 }
 
-Status ReadSeriesBlocks(SqliteDb& db, int64_t series_id, TimeNs start_ns, TimeNs end_ns,
+Status ReadSeriesBlocks(Db& db, int64_t series_id, TimeNs start_ns, TimeNs end_ns,
                         std::vector<Sample>* samples) {
   KRAKEN_ASSIGN_OR_RETURN(
       Statement select,

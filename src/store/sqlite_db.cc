@@ -1,6 +1,5 @@
 #include "store/sqlite_db.h"
 
-#include <cmath>
 #include <filesystem>
 
 namespace kraken::store {
@@ -51,131 +50,66 @@ Status SqliteDb::Exec(std::string_view sql) {
   return Status::Ok();
 }
 
+Status SqliteDb::Begin(TransactionKind kind) {
+  // IMMEDIATE takes the write lock at the start, so two writers wait on the busy timeout
+  // instead of failing with a deadlock when a read transaction would have to be upgraded.
+  return Exec(kind == TransactionKind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN");
+}
+
+namespace {
+
+class SqliteStatement final : public StatementBackend {
+ public:
+  SqliteStatement(const SqliteDb* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  ~SqliteStatement() override { sqlite3_finalize(stmt_); }
+  SqliteStatement(const SqliteStatement&) = delete;
+  SqliteStatement& operator=(const SqliteStatement&) = delete;
+
+  void BindInt(int index, int64_t value) override { sqlite3_bind_int64(stmt_, index, value); }
+  void BindDouble(int index, double value) override { sqlite3_bind_double(stmt_, index, value); }
+  void BindText(int index, std::string_view value) override {
+    sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+  }
+  void BindBlob(int index, std::string_view bytes) override {
+    // A zero-length blob binds as an empty blob, not NULL (the columns are NOT NULL).
+    sqlite3_bind_blob64(stmt_, index, bytes.empty() ? "" : bytes.data(), bytes.size(), SQLITE_TRANSIENT);
+  }
+  void BindNull(int index) override { sqlite3_bind_null(stmt_, index); }
+
+  Result<bool> Step() override {
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    return db_->Error("statement failed", rc);
+  }
+  void Reset() override { sqlite3_reset(stmt_); }
+
+  int64_t ColumnInt(int column) const override { return sqlite3_column_int64(stmt_, column); }
+  double ColumnDouble(int column) const override { return sqlite3_column_double(stmt_, column); }
+  bool ColumnIsNull(int column) const override { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+  std::string ColumnText(int column) const override {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
+    int size = sqlite3_column_bytes(stmt_, column);
+    return text == nullptr ? std::string() : std::string(text, static_cast<size_t>(size));
+  }
+  std::string_view ColumnBlob(int column) const override {
+    const auto* data = static_cast<const char*>(sqlite3_column_blob(stmt_, column));
+    int size = sqlite3_column_bytes(stmt_, column);
+    return data == nullptr ? std::string_view() : std::string_view(data, static_cast<size_t>(size));
+  }
+
+ private:
+  const SqliteDb* db_;
+  sqlite3_stmt* stmt_;
+};
+
+}  // namespace
+
 Result<Statement> SqliteDb::Prepare(std::string_view sql) {
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
   if (rc != SQLITE_OK) return Error("cannot prepare '" + std::string(sql.substr(0, 40)) + "'", rc);
-  return Statement(this, stmt);
-}
-
-Result<int64_t> SqliteDb::QueryInt(std::string_view sql) {
-  KRAKEN_ASSIGN_OR_RETURN(Statement stmt, Prepare(sql));
-  KRAKEN_ASSIGN_OR_RETURN(bool row, stmt.Step());
-  if (!row) return Status(StatusCode::kInternal, "query returned no row: " + std::string(sql));
-  return stmt.ColumnInt(0);
-}
-
-Statement& Statement::operator=(Statement&& other) noexcept {
-  if (this != &other) {
-    sqlite3_finalize(stmt_);
-    db_ = other.db_;
-    stmt_ = other.stmt_;
-    next_bind_ = other.next_bind_;
-    other.stmt_ = nullptr;
-  }
-  return *this;
-}
-
-Statement::~Statement() { sqlite3_finalize(stmt_); }
-
-Statement& Statement::Int(int64_t value) {
-  sqlite3_bind_int64(stmt_, next_bind_++, value);
-  return *this;
-}
-
-Statement& Statement::Double(double value) {
-  if (std::isnan(value)) return Null();
-  sqlite3_bind_double(stmt_, next_bind_++, value);
-  return *this;
-}
-
-Statement& Statement::Text(std::string_view value) {
-  sqlite3_bind_text64(stmt_, next_bind_++, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
-  return *this;
-}
-
-Statement& Statement::Blob(std::string_view bytes) {
-  // A zero-length blob binds as an empty blob, not NULL (the columns are NOT NULL).
-  sqlite3_bind_blob64(stmt_, next_bind_++, bytes.empty() ? "" : bytes.data(), bytes.size(), SQLITE_TRANSIENT);
-  return *this;
-}
-
-Statement& Statement::Null() {
-  sqlite3_bind_null(stmt_, next_bind_++);
-  return *this;
-}
-
-Result<bool> Statement::Step() {
-  int rc = sqlite3_step(stmt_);
-  if (rc == SQLITE_ROW) return true;
-  if (rc == SQLITE_DONE) return false;
-  return db_->Error("statement failed", rc);
-}
-
-Status Statement::Run() {
-  auto done = Step();
-  Reset();
-  if (!done.ok()) return done.status();
-  return Status::Ok();
-}
-
-void Statement::Reset() {
-  sqlite3_reset(stmt_);
-  next_bind_ = 1;
-}
-
-double Statement::ColumnDouble(int column) const {
-  if (ColumnIsNull(column)) return std::nan("");
-  return sqlite3_column_double(stmt_, column);
-}
-
-std::string Statement::ColumnText(int column) const {
-  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
-  int size = sqlite3_column_bytes(stmt_, column);
-  return text == nullptr ? std::string() : std::string(text, static_cast<size_t>(size));
-}
-
-std::string_view Statement::ColumnBlob(int column) const {
-  const auto* data = static_cast<const char*>(sqlite3_column_blob(stmt_, column));
-  int size = sqlite3_column_bytes(stmt_, column);
-  return data == nullptr ? std::string_view() : std::string_view(data, static_cast<size_t>(size));
-}
-
-std::optional<int64_t> Statement::ColumnOptionalInt(int column) const {
-  if (ColumnIsNull(column)) return std::nullopt;
-  return ColumnInt(column);
-}
-
-std::optional<double> Statement::ColumnOptionalDouble(int column) const {
-  if (ColumnIsNull(column)) return std::nullopt;
-  return sqlite3_column_double(stmt_, column);
-}
-
-Result<WriteTransaction> WriteTransaction::Begin(SqliteDb& db) {
-  KRAKEN_RETURN_IF_ERROR(db.Exec("BEGIN IMMEDIATE"));
-  return WriteTransaction(&db);
-}
-
-WriteTransaction::~WriteTransaction() {
-  if (db_ != nullptr) (void)db_->Exec("ROLLBACK");
-}
-
-Status WriteTransaction::Commit() {
-  SqliteDb* db = db_;
-  db_ = nullptr;
-  Status status = db->Exec("COMMIT");
-  // A failed COMMIT (disk full, I/O error) leaves the transaction open: end it.
-  if (!status.ok()) (void)db->Exec("ROLLBACK");
-  return status;
-}
-
-Result<ReadTransaction> ReadTransaction::Begin(SqliteDb& db) {
-  KRAKEN_RETURN_IF_ERROR(db.Exec("BEGIN"));
-  return ReadTransaction(&db);
-}
-
-ReadTransaction::~ReadTransaction() {
-  if (db_ != nullptr) (void)db_->Exec("COMMIT");
+  return Statement(std::make_unique<SqliteStatement>(this, stmt));
 }
 
 }  // namespace kraken::store

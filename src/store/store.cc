@@ -5,6 +5,7 @@
 #include "store/live_profile.h"
 #include "store/profile_tables.h"
 #include "store/schema.h"
+#include "store/pg/pg_schema.h"
 #include "store/sqlite_db.h"
 
 namespace kraken {
@@ -25,7 +26,7 @@ Status UnknownProfile(const std::string& path, int64_t id) {
 
 }  // namespace
 
-ProfileStore::ProfileStore(std::unique_ptr<store::SqliteDb> db, bool read_only)
+ProfileStore::ProfileStore(std::unique_ptr<store::Db> db, bool read_only)
     : db_(std::move(db)), read_only_(read_only) {}
 
 ProfileStore::~ProfileStore() {
@@ -36,7 +37,11 @@ ProfileStore::~ProfileStore() {
 
 const std::string& ProfileStore::path() const { return db_->path(); }
 
-Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path, const StoreOptions& options) {
+bool ProfileStore::connection_lost() const { return db_->ConnectionLost(); }
+
+namespace {
+
+Result<std::unique_ptr<store::Db>> OpenSqliteStore(const std::string& path, const StoreOptions& options) {
   if (!options.read_only) {
     std::filesystem::path parent = std::filesystem::path(path).parent_path();
     std::error_code ec;
@@ -50,6 +55,18 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
   // With WAL, NORMAL syncs at checkpoints only: a killed process loses nothing committed
   // and a power loss may lose the last commits, never the database (docs/store.md).
   if (!options.read_only) KRAKEN_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous = NORMAL"));
+  return std::unique_ptr<store::Db>(std::move(db));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path, const StoreOptions& options) {
+  std::unique_ptr<store::Db> db;
+  if (store::IsPostgresUrl(path)) {
+    KRAKEN_ASSIGN_OR_RETURN(db, store::pg::OpenPgStore(path, !options.read_only));
+  } else {
+    KRAKEN_ASSIGN_OR_RETURN(db, OpenSqliteStore(path, options));
+  }
   std::unique_ptr<ProfileStore> store(new ProfileStore(std::move(db), options.read_only));
   if (!options.read_only) KRAKEN_RETURN_IF_ERROR(store->CleanUpAbandonedProfiles());
   return store;
@@ -192,6 +209,8 @@ Result<int64_t> ProfileStore::DeleteCreatedBefore(TimeNs cutoff_ns) {
     KRAKEN_RETURN_IF_ERROR(txn.Commit());
     deleted = static_cast<int64_t>(ids.size());
   }
+  // PostgreSQL's autovacuum reclaims the space of deleted rows by itself.
+  if (db_->dialect() != store::Dialect::kSqlite) return deleted;
   // Freed pages are reused by later writes; once they are a large share of the file they
   // go back to the file system (incremental vacuum: no full rewrite, no 2x disk space).
   KRAKEN_ASSIGN_OR_RETURN(int64_t free_pages, db_->QueryInt("PRAGMA freelist_count"));

@@ -1,11 +1,12 @@
-// The embedded profile store: profiles, devices, events and metric series in one SQLite
-// file (docs/store.md). Imports are saved whole in one transaction; live captures are
+// The profile store: profiles, devices, events and metric series in one SQLite file, or in
+// a PostgreSQL database many writers share (`postgresql://...`; docs/store.md). Imports are saved whole in one transaction; live captures are
 // begun, appended to batch by batch and committed. Until Commit a profile is invisible to
 // List/Load, and a profile left incomplete by a killed process is deleted the next time
 // the store is opened for writing.
 //
-// One ProfileStore is one SQLite connection: use it from one thread at a time. Any number
-// of processes may read while one writes (WAL); writers take turns (busy timeout).
+// One ProfileStore is one database connection: use it from one thread at a time. Any
+// number of processes may read while one writes (SQLite's WAL, PostgreSQL's MVCC); SQLite's
+// writers take turns (busy timeout), PostgreSQL's run side by side.
 #pragma once
 
 #include <chrono>
@@ -24,7 +25,7 @@
 namespace kraken {
 
 namespace store {
-class SqliteDb;
+class Db;
 struct LiveProfile;
 }  // namespace store
 
@@ -182,16 +183,18 @@ class ProfileStore {
   Result<std::vector<LegacyWorkloadRecord>> ListLegacyWorkloads();
 
   const std::string& path() const;
+  // The database connection is gone (PostgreSQL restarted or unreachable): open anew.
+  bool connection_lost() const;
   // Incomplete profiles of dead writers deleted when this store was opened.
   int64_t cleaned_up_on_open() const { return cleaned_up_on_open_; }
 
  private:
-  ProfileStore(std::unique_ptr<store::SqliteDb> db, bool read_only);
+  ProfileStore(std::unique_ptr<store::Db> db, bool read_only);
   Status CleanUpAbandonedProfiles();
   Status FlushLive(store::LiveProfile& live, bool all);
   Result<StoredProfileInfo> ReadInfo(int64_t id, bool require_complete);
 
-  std::unique_ptr<store::SqliteDb> db_;
+  std::unique_ptr<store::Db> db_;
   bool read_only_;
   int64_t cleaned_up_on_open_ = 0;
   std::map<int64_t, std::unique_ptr<store::LiveProfile>> live_;

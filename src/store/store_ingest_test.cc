@@ -6,6 +6,7 @@
 
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
+#include "store/pg/store_backend_testing.h"
 #include "store/store.h"
 #include "store/store_testing.h"
 #include "store/synthetic_node.h"
@@ -17,6 +18,8 @@ using store::testing::MakeNodeBatch;
 using store::testing::NodeShape;
 using store::testing::PassTime;
 using store::testing::SyntheticValue;
+
+class StoreIngestTest : public store::testing::StoreBackendTest {};
 
 ProfileMetadata LiveMetadata() {
   ProfileMetadata md;
@@ -38,8 +41,8 @@ std::vector<DeviceInfo> EightH100s() {
   return devices;
 }
 
-TEST(StoreIngestTest, BegunProfileIsInvisibleUntilCommit) {
-  std::string path = testing::MakeTempDir("store_visibility") + "/kraken.db";
+TEST_P(StoreIngestTest, BegunProfileIsInvisibleUntilCommit) {
+  std::string path = NewStore("store_visibility");
   auto writer = ProfileStore::Open(path);
   ASSERT_TRUE(writer.ok()) << writer.status().message();
   auto id = (*writer)->BeginProfile(LiveMetadata(), EightH100s());
@@ -93,13 +96,13 @@ TEST(StoreIngestTest, BegunProfileIsInvisibleUntilCommit) {
 
 // `kraken profile --kernels`: a kernel trace (a real Kineto one here) attached to the live
 // profile of the run's samples is stored with them, counted, and attached only once.
-TEST(StoreIngestTest, AttachedEventsAreStoredWithTheSamples) {
+TEST_P(StoreIngestTest, AttachedEventsAreStoredWithTheSamples) {
   auto trace = ImportFile(BuiltinImporters(), testing::DataPath("kineto/hta/critical_path/simple_add/"
                                                                  "benchmark_result_493459_1694039959_trace.json.gz"));
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   Profile events = std::move((*trace)[0]);
   events.metadata.attributes = {{"kernel_traces", "1"}};
-  std::string path = testing::MakeTempDir("store_attach") + "/kraken.db";
+  std::string path = NewStore("store_attach");
   auto store = ProfileStore::Open(path);
   ASSERT_TRUE(store.ok()) << store.status().message();
   auto id = (*store)->BeginProfile(LiveMetadata(), EightH100s());
@@ -131,8 +134,8 @@ TEST(StoreIngestTest, AttachedEventsAreStoredWithTheSamples) {
   EXPECT_EQ(loaded->devices.size(), 8u);  // the run's NVML devices, not the trace's
 }
 
-TEST(StoreIngestTest, AbortLeavesNoRows) {
-  std::string path = testing::MakeTempDir("store_abort") + "/kraken.db";
+TEST_P(StoreIngestTest, AbortLeavesNoRows) {
+  std::string path = NewStore("store_abort");
   auto store = ProfileStore::Open(path);
   ASSERT_TRUE(store.ok());
   auto id = (*store)->BeginProfile(LiveMetadata(), EightH100s());
@@ -145,8 +148,8 @@ TEST(StoreIngestTest, AbortLeavesNoRows) {
   EXPECT_EQ((*store)->AppendBatch(*id, MakeNodeBatch(NodeShape{}, 0, 0)).code(), StatusCode::kNotFound);
 }
 
-TEST(StoreIngestTest, BatchNamingAMissingEntityIsRefusedWhole) {
-  std::string path = testing::MakeTempDir("store_bad_batch") + "/kraken.db";
+TEST_P(StoreIngestTest, BatchNamingAMissingEntityIsRefusedWhole) {
+  std::string path = NewStore("store_bad_batch");
   auto store = ProfileStore::Open(path);
   ASSERT_TRUE(store.ok());
   auto id = (*store)->BeginProfile(LiveMetadata(), {});
@@ -170,6 +173,9 @@ TEST(StoreIngestTest, BatchNamingAMissingEntityIsRefusedWhole) {
   ASSERT_EQ(loaded->series[0].samples.size(), 1u);
   EXPECT_EQ(loaded->series[0].samples[0].value, 3.5);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreIngestTest, store::testing::AllStoreBackends(),
+                         store::testing::StoreBackendParamName());
 
 }  // namespace
 }  // namespace kraken

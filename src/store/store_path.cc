@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "store/database.h"
+
 namespace kraken {
 namespace {
 
@@ -28,6 +30,19 @@ std::string DefaultStorePath() {
   std::string home = Env("HOME");
   std::filesystem::path base = home.empty() ? std::filesystem::current_path() : std::filesystem::path(home);
   return (base / ".local" / "share" / "kraken" / "kraken.db").string();
+}
+
+std::string StoreLocationForDisplay(const std::string& location) {
+  if (!store::IsPostgresUrl(location)) return location;
+  std::string shown = location.substr(0, location.find('?'));
+  size_t authority = shown.find("://") + 3;
+  size_t end = shown.find('/', authority);
+  size_t at = shown.rfind('@', end);
+  if (at != std::string::npos && at >= authority) {
+    size_t colon = shown.find(':', authority);
+    if (colon < at) shown.erase(colon, at - colon);
+  }
+  return shown;
 }
 
 }  // namespace kraken

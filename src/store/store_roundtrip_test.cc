@@ -5,6 +5,7 @@
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
 #include "model/profile_equality_testing.h"
+#include "store/pg/store_backend_testing.h"
 #include "store/store.h"
 
 namespace kraken {
@@ -19,14 +20,22 @@ struct RoundTripCase {
 
 std::ostream& operator<<(std::ostream& os, const RoundTripCase& c) { return os << c.file; }
 
-class StoreRoundTripTest : public ::testing::TestWithParam<RoundTripCase> {};
+using store::testing::StoreBackend;
+
+class StoreRoundTripTest : public ::testing::TestWithParam<std::tuple<RoundTripCase, StoreBackend>> {};
+
+std::string RoundTripTestName(const ::testing::TestParamInfo<std::tuple<RoundTripCase, StoreBackend>>& info) {
+  return std::to_string(info.index / 2) + "_" + store::testing::StoreBackendName(std::get<1>(info.param));
+}
 
 TEST_P(StoreRoundTripTest, SavedProfileLoadsBackEqual) {
-  const RoundTripCase& c = GetParam();
+  const RoundTripCase& c = std::get<0>(GetParam());
+  StoreBackend backend = std::get<1>(GetParam());
+  Status ready = store::testing::EnsureStoreBackend(backend);
+  ASSERT_TRUE(ready.ok()) << ready.message();
   auto imported = ImportFile(BuiltinImporters(), testing::DataPath(c.file));
   ASSERT_TRUE(imported.ok()) << imported.status().message();
-  std::string dir = testing::MakeTempDir("store_roundtrip");
-  auto store = ProfileStore::Open(dir + "/kraken.db");
+  auto store = ProfileStore::Open(store::testing::NewStoreLocation(backend, "store_roundtrip"));
   ASSERT_TRUE(store.ok()) << store.status().message();
 
   RoundTripCase seen{c.file, imported->size(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -82,7 +91,7 @@ TEST_P(StoreRoundTripTest, SavedProfileLoadsBackEqual) {
 // counters, collectives, profiler ranges, series, samples, metric declarations, labels
 INSTANTIATE_TEST_SUITE_P(
     RealFiles, StoreRoundTripTest,
-    ::testing::Values(
+    ::testing::Combine(::testing::Values(
         RoundTripCase{"kineto/hta/nccl_parser_config/nccl_data.json.gz",
                       1, 8, 2700, 1074, 14418, 8740, 0, 0, 21, 0, 0, 0, 0, 0},
         RoundTripCase{"kineto/hta/cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz",
@@ -106,7 +115,9 @@ INSTANTIATE_TEST_SUITE_P(
         RoundTripCase{"dcgm/dcgm-exporter_etc_default-counters.csv",
                       1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 26, 0},
         RoundTripCase{"orion/resnet50_4_fwd.csv",
-                      1, 0, 175, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 175}));
+                      1, 0, 175, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 175}),
+                       store::testing::AllStoreBackends()),
+    RoundTripTestName);
 
 }  // namespace
 }  // namespace kraken

@@ -1,4 +1,5 @@
-// Test helpers that look at a store file with plain SQLite, behind the store's back.
+// Test helpers that look at a store behind its back: a file with plain SQLite, a
+// PostgreSQL URL with its own connection.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,11 +8,20 @@
 #include <cstdint>
 #include <string>
 
+#include "store/database.h"
+#include "store/pg/pg_db.h"
+
 namespace kraken::store::testing {
 
 // Runs `sql` on its own connection; returns the first column of the first row as text
 // ("" when there is none), failing the test on an SQLite error.
 inline std::string QueryText(const std::string& path, const std::string& sql) {
+  if (IsPostgresUrl(path)) {
+    auto pg = pg::PgDb::Connect(path);
+    auto rows = pg.ok() ? (*pg)->Query(sql) : Result<std::vector<std::vector<std::string>>>(pg.status());
+    if (!rows.ok()) ADD_FAILURE() << sql << ": " << rows.status().message();
+    return rows.ok() && !rows->empty() && !rows->front().empty() ? rows->front().front() : "";
+  }
   sqlite3* db = nullptr;
   std::string result;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {

@@ -4,7 +4,7 @@
 // storing it twice, and a crash between "saved" and "answered" cannot leave a profile
 // without its key.
 #include "store/profile_tables.h"
-#include "store/sqlite_db.h"
+#include "store/database.h"
 #include "store/store.h"
 
 namespace kraken {
@@ -17,7 +17,7 @@ namespace {
 
 constexpr char kUploadKeyAttribute[] = "upload_sha256";
 
-Result<std::vector<int64_t>> SelectUploadIds(store::SqliteDb& db, const std::string& key) {
+Result<std::vector<int64_t>> SelectUploadIds(store::Db& db, const std::string& key) {
   KRAKEN_ASSIGN_OR_RETURN(Statement select,
                           db.Prepare("SELECT a.profile_id FROM profile_attributes a JOIN profiles p ON p.id = "
                                      "a.profile_id WHERE a.key = ? AND a.value = ? AND p.complete = 1 ORDER BY "
@@ -41,9 +41,16 @@ Result<std::vector<int64_t>> ProfileStore::FindUpload(const std::string& upload_
 
 Result<UploadSave> ProfileStore::SaveUpload(std::vector<Profile>& profiles, const std::string& upload_key) {
   if (read_only_) return IoError(path() + ": opened read-only");
-  // IMMEDIATE: two uploads of the same body (two clients, two server processes) take the
-  // write lock in turn, and the second sees the first's rows.
+  // Two uploads of the same body (two clients, two server processes or replicas) take
+  // turns here. SQLite: BEGIN IMMEDIATE holds the file's write lock. PostgreSQL: the upsert
+  // locks the key's row, so a second writer waits for the first one's commit and then, in
+  // read committed, sees its profiles; DO UPDATE (not NOTHING) also locks a key whose
+  // profiles retention deleted, which is stored anew.
   KRAKEN_ASSIGN_OR_RETURN(WriteTransaction txn, WriteTransaction::Begin(*db_));
+  KRAKEN_ASSIGN_OR_RETURN(Statement take_key,
+                          db_->Prepare("INSERT INTO upload_keys VALUES(?, ?) ON CONFLICT(upload_sha256) "
+                                       "DO UPDATE SET created_ns = excluded.created_ns"));
+  KRAKEN_RETURN_IF_ERROR(take_key.Text(upload_key).Int(store::NowNs()).Run());
   UploadSave saved;
   KRAKEN_ASSIGN_OR_RETURN(saved.ids, SelectUploadIds(*db_, upload_key));
   if (!saved.ids.empty()) {

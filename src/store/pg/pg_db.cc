@@ -3,15 +3,19 @@
 #include <libpq-fe.h>
 
 #include "base/text.h"
+#include "store/store_path.h"
 
 namespace kraken::store::pg {
 namespace {
 
 std::string OneLine(const char* message) {
-  std::string text = message != nullptr ? message : "";
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  for (char& c : text)
-    if (c == '\n') c = ' ';
+  std::string text;
+  for (const char* c = message != nullptr ? message : ""; *c != '\0'; ++c) {
+    bool space = *c == '\n' || *c == '\t' || *c == ' ';
+    if (space && (text.empty() || text.back() == ' ')) continue;  // one space for a run of them
+    text.push_back(space ? ' ' : *c);
+  }
+  if (!text.empty() && text.back() == ' ') text.pop_back();
   return text;
 }
 
@@ -24,17 +28,31 @@ Result<std::unique_ptr<PgDb>> PgDb::Connect(const std::string& url) {
     // NOTICEs ("relation ... already exists, skipping") are not kraken's to print.
     PQsetNoticeProcessor(connection, [](void*, const char*) {}, nullptr);
     where = std::string(PQhost(connection)) + ":" + PQport(connection) + "/" + PQdb(connection);
-    return std::unique_ptr<PgDb>(new PgDb(connection, where));
+    std::string location = std::string("postgresql://") + PQuser(connection) + "@" + where;
+    return std::unique_ptr<PgDb>(new PgDb(connection, where, location));
   }
   std::string why = connection != nullptr ? OneLine(PQerrorMessage(connection)) : "out of memory";
   if (connection != nullptr) PQfinish(connection);
-  return Unavailable("PostgreSQL: cannot connect: " + why);
+  // The location without its password: the message may end up in a log.
+  return Unavailable("PostgreSQL " + StoreLocationForDisplay(url) + ": cannot connect: " + why);
 }
 
 PgDb::~PgDb() { PQfinish(static_cast<PGconn*>(connection_)); }
 
-Status PgDb::Exec(const std::string& sql) {
-  PGresult* result = PQexec(static_cast<PGconn*>(connection_), sql.c_str());
+Status PgDb::Error(const char* libpq_message) const {
+  return IoError("PostgreSQL " + where_ + ": " + OneLine(libpq_message));
+}
+
+bool PgDb::ConnectionLost() const { return PQstatus(static_cast<PGconn*>(connection_)) != CONNECTION_OK; }
+
+Status PgDb::Begin(TransactionKind kind) {
+  // Writes: read committed, so that a unique key another writer holds makes this one
+  // wait for its commit and then see its rows (upload_keys.cc). Reads: one snapshot.
+  return Exec(kind == TransactionKind::kWrite ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+}
+
+Status PgDb::Exec(std::string_view sql) {
+  PGresult* result = PQexec(static_cast<PGconn*>(connection_), std::string(sql).c_str());
   ExecStatusType status = PQresultStatus(result);
   std::string error = OneLine(PQresultErrorMessage(result));
   PQclear(result);

@@ -52,3 +52,32 @@ Status PreparePgSchema(PgDb& db) {
 }
 
 }  // namespace kraken::store::pg
+
+namespace kraken::store::pg {
+namespace {
+
+Status CheckPgSchemaForReading(PgDb& db) {
+  KRAKEN_ASSIGN_OR_RETURN(int64_t tables, db.QueryInt("SELECT COUNT(*) FROM information_schema.tables WHERE "
+                                                      "table_schema = 'public' AND table_name = 'schema_migrations'"));
+  if (tables == 0) return InvalidInput("PostgreSQL " + db.where() + ": not a kraken database (no schema_migrations)");
+  KRAKEN_ASSIGN_OR_RETURN(int64_t version, db.QueryInt("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"));
+  if (version > kSchemaVersion)
+    return InvalidInput("PostgreSQL " + db.where() + ": schema version " + std::to_string(version) +
+                        " was written by a newer kraken; this one reads versions up to " +
+                        std::to_string(kSchemaVersion));
+  if (version < kSchemaVersion)
+    return InvalidInput("PostgreSQL " + db.where() + ": schema version " + std::to_string(version) +
+                        " needs upgrading to " + std::to_string(kSchemaVersion) +
+                        "; run a writing command (kraken import --db, kraken serve) once");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PgDb>> OpenPgStore(const std::string& url, bool writable) {
+  KRAKEN_ASSIGN_OR_RETURN(std::unique_ptr<PgDb> db, PgDb::Connect(url));
+  KRAKEN_RETURN_IF_ERROR(writable ? PreparePgSchema(*db) : CheckPgSchemaForReading(*db));
+  return db;
+}
+
+}  // namespace kraken::store::pg

@@ -1,0 +1,161 @@
+// The central store on PostgreSQL (docs/store.md "PostgreSQL"), end to end with the real
+// binaries over loopback: two `kraken serve` replicas on one real PostgreSQL server
+// (pg_test_server.h) serve the same profiles, and 50 concurrent `kraken upload` clients,
+// half sent to each replica, land each body exactly once.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <simdjson.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "base/testing/test_data.h"
+#include "cli/agent_process_testing.h"
+#include "cli/cli_test_support.h"
+#include "store/pg/pg_db.h"
+#include "store/pg/pg_test_server.h"
+
+namespace kraken {
+namespace {
+
+// One PostgreSQL server with a fresh database, and the shared token.
+struct PgApiSetup {
+  std::string dir;
+  store::pg::testing::PgTestServer server;
+  std::string db_url;
+
+  void Start(const std::string& name) {
+    dir = testing::MakeTempDir(name);
+    std::ofstream(dir + "/token") << name << "-token\n";
+    std::string bin = store::pg::testing::FindPostgresBin();
+    ASSERT_FALSE(bin.empty()) << "PostgreSQL is not installed (/usr/lib/postgresql/*/bin/initdb): "
+                                 "scripts/install-deps.sh installs it";
+    Status started = server.Start(bin, dir);
+    ASSERT_TRUE(started.ok()) << started.message();
+    auto admin = store::pg::PgDb::Connect(server.url());
+    ASSERT_TRUE(admin.ok()) << admin.status().message();
+    ASSERT_TRUE((*admin)->Exec("CREATE DATABASE kraken_api").ok());
+    db_url = server.url("kraken_api");
+  }
+};
+
+// `kraken serve --db postgresql://...` on a free loopback port.
+struct PgReplica {
+  int port = 0;
+  std::unique_ptr<testing::ChildProcess> process;
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+};
+
+PgReplica StartPgReplica(const PgApiSetup& setup, const std::string& name) {
+  PgReplica replica;
+  replica.port = testing::FreeLoopbackPort();
+  replica.process = std::make_unique<testing::ChildProcess>(
+      std::vector<std::string>{KRAKEN_BINARY_PATH, "serve", "--host", "127.0.0.1", "--port",
+                               std::to_string(replica.port), "--db", setup.db_url, "--token-file",
+                               setup.dir + "/token"},
+      setup.dir + "/" + name + ".log");
+  EXPECT_FALSE(replica.process->WaitForLog("listening on", std::chrono::seconds(30)).empty())
+      << replica.process->Log();
+  return replica;
+}
+
+// id -> source of every profile a replica lists.
+std::map<int64_t, std::string> ListedProfiles(const PgReplica& replica) {
+  httplib::Client client("127.0.0.1", replica.port);
+  auto answer = client.Get("/api/v1/profiles");
+  EXPECT_TRUE(answer && answer->status == 200);
+  std::map<int64_t, std::string> listed;
+  if (!answer || answer->status != 200) return listed;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(answer->body);
+  for (simdjson::dom::element p : doc["profiles"].get_array())
+    listed[p["id"].get_int64().value()] = std::string(p["source"].get_string().value());
+  return listed;
+}
+
+TEST(PgUploadCliTest, TwoReplicasOnOneDatabaseServeTheSameProfiles) {
+  PgApiSetup setup;
+  ASSERT_NO_FATAL_FAILURE(setup.Start("pg-replicas"));
+  PgReplica a = StartPgReplica(setup, "serve-a");
+  PgReplica b = StartPgReplica(setup, "serve-b");
+  std::string file = testing::DataPath("kineto/hta/trace_filter/sampled_rank-0.json.gz");
+  std::string flags = " --token-file " + setup.dir + "/token --upload-spool " + setup.dir + "/spool ";
+  RunResult to_a = RunKraken("upload --upload-to " + a.url() + flags + file);
+  EXPECT_EQ(to_a.exit_code, 0) << to_a.err;
+  EXPECT_NE(to_a.err.find("1 sent, 0 already there, 0 waiting"), std::string::npos) << to_a.err;
+  // B stores nothing new: the body's key is in the shared database.
+  RunResult to_b = RunKraken("upload --upload-to " + b.url() + flags + file);
+  EXPECT_EQ(to_b.exit_code, 0) << to_b.err;
+  EXPECT_NE(to_b.err.find("0 sent, 1 already there, 0 waiting"), std::string::npos) << to_b.err;
+
+  std::map<int64_t, std::string> from_a = ListedProfiles(a), from_b = ListedProfiles(b);
+  ASSERT_EQ(from_b.size(), 1u);
+  EXPECT_EQ(from_b, from_a);
+  EXPECT_EQ(from_b.begin()->second, "sampled_rank-0.json.gz");
+  // B loads and analyses the profile A stored.
+  httplib::Client client("127.0.0.1", b.port);
+  auto analysis = client.Get(("/api/v1/profiles/" + std::to_string(from_b.begin()->first) + "/analysis").c_str());
+  ASSERT_TRUE(analysis);
+  EXPECT_EQ(analysis->status, 200) << analysis->body;
+  EXPECT_NE(analysis->body.find("kernels"), std::string::npos) << analysis->body.substr(0, 400);
+  // The command line reads the same database.
+  RunResult listed = RunKraken("list --db " + setup.db_url);
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("sampled_rank-0.json.gz"), std::string::npos) << listed.out;
+}
+
+// 50 agents at once, 25 to each replica: ten real files, each sent by five clients. Each
+// body is stored once across both replicas; the others are told it is there (200).
+TEST(PgUploadCliTest, FiftyConcurrentAgentsOnTwoReplicasLandWithoutLossOrDuplicates) {
+  PgApiSetup setup;
+  ASSERT_NO_FATAL_FAILURE(setup.Start("pg-fifty"));
+  std::vector<PgReplica> replicas;
+  replicas.push_back(StartPgReplica(setup, "serve-a"));
+  replicas.push_back(StartPgReplica(setup, "serve-b"));
+  const std::vector<std::string> files = {
+      "nvidia-smi/capture__linux-x86_64__nvidia-l40s__595.80.txt",
+      "nvidia-smi/capture__linux-x86_64__nvidia-h200-mig__590.48.01.txt",
+      "nvidia-smi/capture__linux-x86_64__nvidia-h100-mig__590.48.01.txt",
+      "nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt",
+      "kineto/hta/critical_path/cuda_event_sync/event_sync_trace.json.gz",
+      "kineto/hta/critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
+      "kineto/hta/trace_compare/test/test.json.gz",
+      "kineto/hta/trace_compare/base/base.json.gz",
+      "kineto/hta/trace_filter/sampled_rank-0.json.gz",
+      "kineto/hta/trace_filter/sampled_rank-1.json.gz",
+  };
+  auto started = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<testing::ChildProcess>> clients;
+  for (size_t i = 0; i < 50; ++i) {
+    std::string spool = setup.dir + "/spool" + std::to_string(i);  // fifty machines, fifty spools
+    clients.push_back(std::make_unique<testing::ChildProcess>(
+        std::vector<std::string>{KRAKEN_BINARY_PATH, "upload", "--upload-to", replicas[i % 2].url(), "--token-file",
+                                 setup.dir + "/token", "--upload-spool", spool, "--upload-retry-for", "120s",
+                                 testing::DataPath(files[(i / 2) % files.size()])},
+        setup.dir + "/client" + std::to_string(i) + ".log"));
+  }
+  int sent = 0, already = 0;
+  for (auto& client : clients) {
+    EXPECT_EQ(client->Stop(0, std::chrono::seconds(180)), 0) << client->Log();
+    std::string log = client->Log();
+    sent += log.find("1 sent, 0 already there, 0 waiting") != std::string::npos;
+    already += log.find("0 sent, 1 already there, 0 waiting") != std::string::npos;
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_EQ(sent, 10);
+  EXPECT_EQ(already, 40);
+  std::map<int64_t, std::string> from_a = ListedProfiles(replicas[0]), from_b = ListedProfiles(replicas[1]);
+  EXPECT_EQ(from_a, from_b);
+  std::multiset<std::string> sources;
+  for (const auto& [id, source] : from_b) sources.insert(source);
+  EXPECT_EQ(sources.size(), 10u);
+  for (const std::string& file : files) EXPECT_EQ(sources.count(std::filesystem::path(file).filename().string()), 1u);
+  std::printf("PostgreSQL, 2 replicas, 50 concurrent uploads of 10 distinct real files: %d stored, %d already there, "
+              "%zu profiles listed, %.2f s\n",
+              sent, already, sources.size(), seconds);
+}
+
+}  // namespace
+}  // namespace kraken
