@@ -154,16 +154,19 @@ Result<std::string> RebalanceMig(const AnnotateArgs& args, const PassSetup& setu
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::map<std::string, int> counts;
   for (const auto& [node, profiles] : mig_demand) {
-    // With --mig-forecast: the node's per-profile history forecast over the window.
+    // With --mig-forecast the node's demand is read over time: what its pods hold now, and
+    // the per-profile history forecast over the window.
     std::optional<k8s::MigForecastInput> ahead;
+    std::string wanted = mig::MigLayoutName(profiles);
     if (auto history = histories.find(node); setup.mig_lookahead && history != histories.end()) {
       ahead.emplace();
-      ahead->wanted = profiles;
+      ahead->wanted = mig::LatestInstances(history->second);
       ahead->forecasts = mig::ForecastInstances(history->second, *setup.mig_lookahead, setup.mig.window_s);
       ahead->lookahead_s = setup.mig_lookahead->amount / 1'000'000'000;
+      wanted = mig::MigLayoutName(ahead->wanted);
     }
-    auto result = k8s::RebalanceNodeMig(client, node, mig::MigLayoutName(profiles), now_s, setup.mig, args.apply_mig,
-                                        ahead ? &*ahead : nullptr);
+    auto result =
+        k8s::RebalanceNodeMig(client, node, wanted, now_s, setup.mig, args.apply_mig, ahead ? &*ahead : nullptr);
     if (!result.ok() && result.status().code() == StatusCode::kNotFound) continue;
     if (!result.ok()) return result.status().WithContext("MIG rebalancing of node " + node);
     ++counts[mig::RebalanceActionName(result->decision.action)];

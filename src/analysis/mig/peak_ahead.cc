@@ -69,6 +69,14 @@ std::string AsInLayout(const std::string& profile) {
 
 }  // namespace
 
+std::map<std::string, int> LatestInstances(const InstanceHistory& history) {
+  std::map<std::string, int> out;
+  for (size_t k = history.times_s.size(); k-- > 0 && out.empty();)
+    for (const auto& [profile, counts] : history.counts)
+      if (k < counts.size() && counts[k] > 0) out[profile] = static_cast<int>(std::lround(counts[k]));
+  return out;
+}
+
 std::map<std::string, InstanceForecast> ForecastInstances(const InstanceHistory& history,
                                                           const temporal::Horizon& select, int64_t path_s) {
   std::map<std::string, InstanceForecast> out;
@@ -133,7 +141,7 @@ RebalanceDecision DecideRebalanceAhead(const RebalanceState& state, const std::s
   }
   const std::string layout = MigLayoutName(ahead);
   if (!served || rise.at_s < 0 || layout == current)
-    return DecideRebalance(state, current, MigLayoutName(wanted), now_s, options);
+    return DecideRebalance(state, current, wanted.empty() ? "" : MigLayoutName(wanted), now_s, options);
   std::string why = "the forecast (" + forecasts.at(rise.profile).method + ") has " + rise.profile + " demand at " +
                     std::to_string(rise.instances) + " instances at " + ClockTime(rise.at_s) + " (in " +
                     Minutes(rise.at_s - now_s) + "), above the " + std::to_string(rise.have) + " " + current +

@@ -27,6 +27,11 @@ struct InstanceHistory {
   std::map<std::string, std::vector<double>> counts;  // profile -> instances held at each step
 };
 
+// The instances the node's pods held at the last step where any of them answered: the
+// demand "now" when the history is read over time (a week's pods together would ask for
+// every replica that ever ran). Empty when none answered.
+std::map<std::string, int> LatestInstances(const InstanceHistory& history);
+
 struct InstanceForecast {
   std::vector<std::pair<int64_t, int>> points;  // (Unix s, instances): point forecasts to whole instances
   std::string method;                           // the forecaster's chosen method

@@ -1,57 +1,17 @@
-// MIG rebalancing ahead of a forecast peak, on a daily pattern derived from real data: the
-// GPU duty cycle of Alibaba's GenAI serving pods (../shared/data/alibaba-genai-v2026, 143
-// pods every ~57 s over 22.8 h), summed over the pods in 5-minute steps, scaled to one
-// H100's 1g.10gb instances (20 busy GPUs = its 7 instances) and time-shifted day after
-// day (the hour the trace does not cover holds its last value): a week of history.
+// MIG rebalancing ahead of a forecast peak, on a daily pattern derived from real data
+// (genai_daily_demand_testing.h: the GenAI serving pods' summed duty cycle as an H100's
+// 1g.10gb instances), repeated day after day: a week of history.
 #include "analysis/mig/peak_ahead.h"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
-#include <set>
-
-#include "base/testing/test_data.h"
-#include "importers/registry.h"
+#include "analysis/mig/genai_daily_demand_testing.h"
 
 namespace kraken::mig {
 namespace {
 
 constexpr int64_t kAheadStepS = 300;
 constexpr int64_t kAheadDay0 = 1'700'006'400;  // a UTC midnight: day 0 of the history
-
-// 1g.10gb instances the serving pods need at each 5-minute step of a day.
-std::vector<int> AheadDailyInstances() {
-  auto profiles = ImportFile(BuiltinImporters(),
-                             kraken::testing::DataPath("alibaba-genai-v2026/pod_gpu_duty_cycle_anon.csv.gz"));
-  EXPECT_TRUE(profiles.ok()) << profiles.status().message();
-  std::vector<int> day(86400 / kAheadStepS, -1);
-  if (!profiles.ok()) return day;
-  int64_t first_ns = INT64_MAX;
-  for (const Profile& p : *profiles)
-    for (const Series& s : p.series)
-      if (!s.samples.empty()) first_ns = std::min(first_ns, s.samples.front().time_ns);
-  // Per step: the pods' duty cycles summed (GPUs busy), averaged over the step's timestamps.
-  std::vector<double> busy_pct(day.size(), 0);
-  std::vector<std::set<int64_t>> stamps(day.size());
-  for (const Profile& p : *profiles)
-    for (const Series& s : p.series)
-      for (const Sample& sample : s.samples) {
-        size_t step = static_cast<size_t>((sample.time_ns - first_ns) / 1'000'000'000 / kAheadStepS);
-        if (step >= day.size()) continue;
-        busy_pct[step] += sample.value;
-        stamps[step].insert(sample.time_ns);
-      }
-  for (size_t i = 0; i < day.size(); ++i) {
-    if (stamps[i].empty()) {
-      day[i] = i > 0 ? day[i - 1] : 1;
-      continue;
-    }
-    double busy_gpus = busy_pct[i] / 100 / static_cast<double>(stamps[i].size());
-    day[i] = std::clamp(static_cast<int>(std::ceil(busy_gpus * 7 / 20)), 1, 7);
-  }
-  return day;
-}
 
 // The week of history before `now_s` (both ends included), one value per step.
 InstanceHistory AheadHistory(const std::vector<int>& day, int64_t now_s) {
@@ -62,6 +22,15 @@ InstanceHistory AheadHistory(const std::vector<int>& day, int64_t now_s) {
     counts.push_back(day[static_cast<size_t>(((t - kAheadDay0) % 86400) / kAheadStepS)]);
   }
   return h;
+}
+
+TEST(MigPeakAhead, LatestInstancesAreTheLastAnsweredStep) {
+  InstanceHistory h;
+  h.times_s = {0, 300, 600, 900};
+  h.counts["1g.10gb"] = {1, 3, 0, 0};  // nothing answered at the last two steps
+  h.counts["3g.40gb"] = {0, 1, 0, 0};
+  EXPECT_EQ(LatestInstances(h), (std::map<std::string, int>{{"1g.10gb", 3}, {"3g.40gb", 1}}));
+  EXPECT_TRUE(LatestInstances(InstanceHistory{}).empty());
 }
 
 TEST(MigPeakAhead, LayoutNamesParseBack) {
@@ -76,7 +45,7 @@ TEST(MigPeakAhead, LayoutNamesParseBack) {
 }
 
 TEST(MigPeakAhead, ProposedBeforeTheDailyRiseAndOncePerWindow) {
-  std::vector<int> day = AheadDailyInstances();
+  std::vector<int> day = kraken::testing::GenAiDailyInstances();
   // The derived day: 1 instance in the afternoon trough, 7 at the peak; the first step
   // that needs more than 2 instances (the rise) is 00:45.
   EXPECT_EQ(day[0], 1);
