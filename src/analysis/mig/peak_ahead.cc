@@ -122,16 +122,14 @@ RebalanceDecision DecideRebalanceAhead(const RebalanceState& state, const std::s
                                        const std::map<std::string, InstanceForecast>& forecasts, int64_t now_s,
                                        int64_t lookahead_s, const RebalanceOptions& options) {
   std::optional<std::map<std::string, int>> served = ParseMigLayoutName(current);
-  std::map<std::string, int> ahead = wanted;
+  if (!served) return DecideRebalance(state, current, wanted.empty() ? "" : MigLayoutName(wanted), now_s, options);
+  std::map<std::string, int> window_peak;
   Rise rise;
   for (const auto& [profile, forecast] : forecasts) {
     if (!forecast.reason.empty()) continue;
-    int have = 0;
-    if (served) {
-      auto it = served->find(AsInLayout(profile));
-      if (it != served->end()) have = it->second;
-    }
-    int& peak = ahead[profile];
+    auto it = served->find(AsInLayout(profile));
+    const int have = it != served->end() ? it->second : 0;
+    int& peak = window_peak[AsInLayout(profile)];
     for (const auto& [at_s, n] : forecast.points) {
       if (at_s - now_s > options.window_s) break;
       peak = std::max(peak, n);
@@ -139,9 +137,23 @@ RebalanceDecision DecideRebalanceAhead(const RebalanceState& state, const std::s
         rise = {profile, at_s, n, have};
     }
   }
+  std::map<std::string, int> ahead;  // per profile max(wanted, the window's peak), as the layout names them
+  for (const auto& [profile, n] : wanted) ahead[AsInLayout(profile)] = n;
+  for (const auto& [profile, n] : window_peak) ahead[profile] = std::max(ahead[profile], n);
   const std::string layout = MigLayoutName(ahead);
-  if (!served || rise.at_s < 0 || layout == current)
-    return DecideRebalance(state, current, wanted.empty() ? "" : MigLayoutName(wanted), now_s, options);
+  if (rise.at_s < 0 || layout == current) {
+    // No rise within the lookahead: measured demand, but the current layout is not cut
+    // below what the window's forecast peak needs (a cut now would use the window's one
+    // change and leave the peak unserved).
+    std::map<std::string, int> target;
+    for (const auto& [profile, n] : wanted) target[AsInLayout(profile)] = n;
+    for (const auto& [profile, have] : *served) {
+      auto peak = window_peak.find(profile);
+      target[profile] = std::max(target[profile], std::min(have, peak != window_peak.end() ? peak->second : 0));
+    }
+    std::string name = MigLayoutName(target);
+    return DecideRebalance(state, current, name == "none" && wanted.empty() ? "" : name, now_s, options);
+  }
   std::string why = "the forecast (" + forecasts.at(rise.profile).method + ") has " + rise.profile + " demand at " +
                     std::to_string(rise.instances) + " instances at " + ClockTime(rise.at_s) + " (in " +
                     Minutes(rise.at_s - now_s) + "), above the " + std::to_string(rise.have) + " " + current +

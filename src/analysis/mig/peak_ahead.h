@@ -53,7 +53,10 @@ std::optional<std::map<std::string, int>> ParseMigLayoutName(std::string_view na
 // than `current` serves within `lookahead_s` of `now_s`, the layout serving, per profile,
 // max(wanted, the forecast's peak within the window) is proposed now (no hold: the
 // forecaster has already seen the pattern over the history), unless the node changed
-// within the window; otherwise DecideRebalance on the measured `wanted`.
+// within the window. Otherwise DecideRebalance on the measured `wanted`, except that the
+// current layout is not cut below what the window's forecast peak needs of it (the cut
+// would spend the window's one change and leave the peak unserved). A `current` that
+// ParseMigLayoutName cannot read: DecideRebalance on `wanted` alone.
 RebalanceDecision DecideRebalanceAhead(const RebalanceState& state, const std::string& current,
                                        const std::map<std::string, int>& wanted,
                                        const std::map<std::string, InstanceForecast>& forecasts, int64_t now_s,

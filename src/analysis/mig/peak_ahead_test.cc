@@ -95,6 +95,13 @@ TEST(MigPeakAhead, ProposedBeforeTheDailyRiseAndOncePerWindow) {
                                                  ForecastInstances(later, *temporal::ParseHorizon("1h"), options.window_s),
                                                  changed_at + 3600, 3600, options);
   EXPECT_EQ(again.action, RebalanceAction::kRateLimited) << again.reason;
+  // In the trough, pods holding a single instance do not cut the layout before the peak the
+  // window's forecast needs it for.
+  InstanceHistory trough = AheadHistory(day, day8 - 6 * 3600);
+  RebalanceDecision no_cut = DecideRebalanceAhead(
+      RebalanceState{}, current, {{"1g.10gb", 1}}, ForecastInstances(trough, *temporal::ParseHorizon("1h"), options.window_s),
+      day8 - 6 * 3600, 3600, options);
+  EXPECT_EQ(no_cut.action, RebalanceAction::kKeep) << no_cut.reason;
   // On the new layout nothing more is proposed.
   RebalanceDecision kept = DecideRebalanceAhead(state, layout, wanted,
                                                 ForecastInstances(later, *temporal::ParseHorizon("1h"), options.window_s),
