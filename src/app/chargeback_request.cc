@@ -68,13 +68,22 @@ std::string TeamOf(const promql::RangeSeries& s, const SeriesKey& key, const std
   return team.empty() ? "(no " + label + ")" : team;
 }
 
+void MarkAnswered(const promql::QueryPlan& plan, int64_t t, std::vector<bool>* answered) {
+  if (plan.windows.empty() || plan.step_s <= 0) return;
+  const int64_t offset = t - plan.windows.front().start_s;
+  if (offset < 0 || offset % plan.step_s != 0 || offset / plan.step_s >= plan.total_points) return;
+  answered->resize(static_cast<size_t>(plan.total_points));
+  (*answered)[static_cast<size_t>(offset / plan.step_s)] = true;
+}
+
 struct Grouped {
   std::vector<cost::AllocatedGpu> gpus;
   int64_t series_without_pod = 0;
 };
 
+// `steps`: with --forecast, the plan whose steps each GPU's answered_steps index.
 Grouped GroupSeries(const std::vector<promql::RangeSeries>& all, const std::string& by, const PodLabels& pod_labels,
-                    const DeviceSpec* fallback) {
+                    const DeviceSpec* fallback, const promql::QueryPlan* steps) {
   std::string label = StartsWith(by, "label=") ? by.substr(6) : "";
   std::map<SeriesKey, std::pair<int, cost::AllocatedGpu>> best;  // metric rank, accumulated
   Grouped out;
@@ -108,7 +117,7 @@ Grouped GroupSeries(const std::vector<promql::RangeSeries>& all, const std::stri
       if (!v) continue;  // DCGM's blank values, NaN
       ++g.samples;
       g.busy_sum += std::min(1.0, *v * scale);
-      if (i < s.times_ms.size()) g.answered_s.push_back(s.times_ms[i] / 1000);
+      if (steps != nullptr && i < s.times_ms.size()) MarkAnswered(*steps, s.times_ms[i] / 1000, &g.answered_steps);
     }
   }
   for (auto& [key, entry] : best) out.gpus.push_back(std::move(entry.second));
@@ -191,7 +200,7 @@ Result<std::string> RenderChargeback(const ChargebackSettings& settings, Chargeb
     same_range.end_s = end_s;
     KRAKEN_ASSIGN_OR_RETURN(pod_labels, QueryPodLabels(*client, settings.by.substr(6), same_range));
   }
-  Grouped grouped = GroupSeries(series, settings.by, pod_labels, checked.fallback);
+  Grouped grouped = GroupSeries(series, settings.by, pod_labels, checked.fallback, checked.forecast ? &plan : nullptr);
 
   ChargebackView view;
   view.prometheus_url = settings.prometheus;

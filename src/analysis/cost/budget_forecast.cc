@@ -83,9 +83,8 @@ TeamAllocationRates AllocationRates(const std::vector<AllocatedGpu>& gpus, int64
     if (it != usd_per_gpu_hour_by_model.end()) price = it->second;
     auto team = rates.teams.find(g.team);
     if (team == rates.teams.end()) team = rates.teams.emplace(g.team, blank()).first;
-    for (int64_t t : g.answered_s) {
-      if (t < start_s || (t - start_s) % step_s != 0 || (t - start_s) / step_s >= points) continue;
-      size_t k = static_cast<size_t>((t - start_s) / step_s);
+    for (size_t k = 0; k < g.answered_steps.size() && k < static_cast<size_t>(points); ++k) {
+      if (!g.answered_steps[k]) continue;
       for (AllocationRate* r : {&team->second, &rates.total}) {
         r->gpus_held[k] += g.share_of_gpu;
         r->usd_per_hour[k] += g.share_of_gpu * price;

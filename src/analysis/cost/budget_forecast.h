@@ -28,7 +28,8 @@ struct TeamAllocationRates {
   AllocationRate total;
 };
 
-// Per team and in total, at the steps start_s + k step_s, k < points.
+// Per team and in total, at the steps start_s + k step_s, k < points (the indices of
+// AllocatedGpu::answered_steps).
 TeamAllocationRates AllocationRates(const std::vector<AllocatedGpu>& gpus, int64_t start_s,
                                                       int64_t step_s, int64_t points,
                                                       const std::map<std::string, double>& usd_per_gpu_hour_by_model,

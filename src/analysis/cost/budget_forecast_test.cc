@@ -9,12 +9,13 @@ namespace kraken::cost {
 namespace {
 
 TEST(BudgetForecast, AllocationRatesPerStepTeamAndTotal) {
-  // Steps at 1000, 1060, 1120, 1180. ml: an A100 answering at 1000 and 1120, and a 1g slice
-  // at every step; web: a T4 (no price) at 1060; a time off the grid is ignored.
+  // Steps at 1000, 1060, 1120, 1180. ml: an A100 answering at the first and third, and a
+  // 1g slice at every step; web: a T4 (no price) at the second; bits past the steps are
+  // ignored.
   std::vector<AllocatedGpu> gpus = {
-      {"ml", "ml", "trainer", "GPU-a", "a100-40gb-sxm", 1.0, 2, 2, {1000, 1120}},
-      {"ml", "ml", "notebook", "GPU-a/13", "a100-40gb-sxm", 1.0 / 7, 4, 4, {1000, 1060, 1120, 1180}},
-      {"web", "web", "infer", "GPU-b", "t4", 1.0, 1, 0, {1060, 1061, 5000}},
+      {"ml", "ml", "trainer", "GPU-a", "a100-40gb-sxm", 1.0, 2, 2, {true, false, true, false}},
+      {"ml", "ml", "notebook", "GPU-a/13", "a100-40gb-sxm", 1.0 / 7, 4, 4, {true, true, true, true}},
+      {"web", "web", "infer", "GPU-b", "t4", 1.0, 1, 0, {false, true, false, false, true}},
   };
   TeamAllocationRates rates = AllocationRates(gpus, 1000, 60, 4, {{"a100-40gb-sxm", 2.0}}, std::nullopt);
   ASSERT_EQ(rates.teams.size(), 2u);

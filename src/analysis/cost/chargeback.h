@@ -23,7 +23,9 @@ struct AllocatedGpu {
   double share_of_gpu = 1;  // a MIG slice's share of the GPU's compute slices
   int64_t samples = 0;      // steps at which the series answered
   double busy_sum = 0;      // sum of the 0..1 busy values at those steps
-  std::vector<int64_t> answered_s;  // those steps (Unix s), for the month's forecast
+  // With --forecast: per query step of the range, whether the series answered (a bit per
+  // step: a month at 60 s is 5 KiB per GPU).
+  std::vector<bool> answered_steps;
 };
 
 // The month projected through the temporal forecaster (budget_forecast.h): the team's
