@@ -151,7 +151,6 @@ class BudgetForecastPrometheusTest : public ::testing::Test {
   static inline std::string dir_;
 };
 
-
 TEST_F(BudgetForecastPrometheusTest, ByLabelTeamJoinsKubePodLabels) {
   RunResult r = RunKraken(Args("--by label=team --json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
