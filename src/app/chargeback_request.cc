@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "analysis/cost/budget_forecast.h"
 #include "analysis/cost/chargeback.h"
 #include "app/cost_request.h"
 #include "base/number_input.h"
@@ -32,12 +33,57 @@ struct SeriesKey {
 
 int MetricRank(const std::string& name) { return name == "DCGM_FI_PROF_GR_ENGINE_ACTIVE" ? 0 : 1; }
 
+// Pod (namespace/pod) -> the value of its Kubernetes label, from kube-state-metrics.
+using PodLabels = std::map<std::pair<std::string, std::string>, std::string>;
+
+// kube_pod_labels carries each pod's labels as label_<name> (kube-state-metrics); the
+// label name was checked by CheckBy, so it reaches the query as it is.
+Result<PodLabels> QueryPodLabels(promql::PrometheusClient& client, const std::string& label,
+                                 const promql::ClusterQueryOptions& options) {
+  std::string query = "kube_pod_labels{label_" + label + "!=\"\"}";
+  promql::QueryPlan plan;
+  int64_t end_s = 0;
+  std::vector<promql::RangeSeries> series;
+  KRAKEN_RETURN_IF_ERROR(promql::QueryRangePaged(client, query, options, &plan, &end_s, &series));
+  PodLabels out;
+  std::string ns, pod;
+  for (const promql::RangeSeries& s : series) {  // windows in time order: the latest value wins
+    if (!promql::SeriesPod(s, &ns, &pod)) continue;
+    std::string value = promql::SeriesLabel(s, "label_" + label);
+    if (!value.empty()) out[{ns, pod}] = value;
+  }
+  return out;
+}
+
+// The team a series is charged to: its namespace, or with label=NAME the pod's label from
+// kube_pod_labels, else the label on the DCGM series itself (dcgm-exporter's pod-label
+// option), else "(no NAME)".
+std::string TeamOf(const promql::RangeSeries& s, const SeriesKey& key, const std::string& label,
+                   const PodLabels& pod_labels) {
+  if (label.empty()) return key.ns;
+  auto joined = pod_labels.find({key.ns, key.pod});
+  if (joined != pod_labels.end()) return joined->second;
+  std::string team = promql::SeriesLabel(s, label);
+  if (team.empty()) team = promql::SeriesLabel(s, "label_" + label);
+  return team.empty() ? "(no " + label + ")" : team;
+}
+
+void MarkAnswered(const promql::QueryPlan& plan, int64_t t, std::vector<bool>* answered) {
+  if (plan.windows.empty() || plan.step_s <= 0) return;
+  const int64_t offset = t - plan.windows.front().start_s;
+  if (offset < 0 || offset % plan.step_s != 0 || offset / plan.step_s >= plan.total_points) return;
+  answered->resize(static_cast<size_t>(plan.total_points));
+  (*answered)[static_cast<size_t>(offset / plan.step_s)] = true;
+}
+
 struct Grouped {
   std::vector<cost::AllocatedGpu> gpus;
   int64_t series_without_pod = 0;
 };
 
-Grouped GroupSeries(const std::vector<promql::RangeSeries>& all, const std::string& by, const DeviceSpec* fallback) {
+// `steps`: with --forecast, the plan whose steps each GPU's answered_steps index.
+Grouped GroupSeries(const std::vector<promql::RangeSeries>& all, const std::string& by, const PodLabels& pod_labels,
+                    const DeviceSpec* fallback, const promql::QueryPlan* steps) {
   std::string label = StartsWith(by, "label=") ? by.substr(6) : "";
   std::map<SeriesKey, std::pair<int, cost::AllocatedGpu>> best;  // metric rank, accumulated
   Grouped out;
@@ -61,18 +107,17 @@ Grouped GroupSeries(const std::vector<promql::RangeSeries>& all, const std::stri
     g.pod = key.pod;
     g.gpu = key.gpu;
     g.share_of_gpu = cost::MigShareOfGpu(mig);
-    std::string team = label.empty() ? key.ns : promql::SeriesLabel(s, label);
-    if (team.empty() && !label.empty()) team = promql::SeriesLabel(s, "label_" + label);
-    g.team = team.empty() ? "(no " + label + ")" : team;
+    g.team = TeamOf(s, key, label, pod_labels);
     const DeviceSpec* spec = MatchDeviceSpec(promql::SeriesLabel(s, "modelName"));
     if (spec == nullptr) spec = fallback;
     g.gpu_model = spec != nullptr ? spec->id : "";
     double scale = rank == 0 ? 1.0 : 0.01;
-    for (const std::string& text : s.values) {
-      auto v = ParseBoundedNumber(text, 0, 1e9);
+    for (size_t i = 0; i < s.values.size(); ++i) {
+      auto v = ParseBoundedNumber(s.values[i], 0, 1e9);
       if (!v) continue;  // DCGM's blank values, NaN
       ++g.samples;
       g.busy_sum += std::min(1.0, *v * scale);
+      if (steps != nullptr && i < s.times_ms.size()) MarkAnswered(*steps, s.times_ms[i] / 1000, &g.answered_steps);
     }
   }
   for (auto& [key, entry] : best) out.gpus.push_back(std::move(entry.second));
@@ -101,38 +146,61 @@ Status CheckBy(const std::string& by) {
   return InvalidInput("--by expects namespace or label=NAME, got '" + by + "'");
 }
 
-}  // namespace
+// The flags checked before Prometheus is asked anything.
+struct CheckedChargeback {
+  promql::ClusterQueryOptions options;
+  const DeviceSpec* fallback = nullptr;
+  std::vector<cost::InstancePrice> catalog;
+  std::map<std::string, double> budgets;
+  std::optional<temporal::Horizon> forecast;
+};
 
-Result<std::string> RenderChargeback(const ChargebackSettings& settings, ChargebackFormat format) {
+Result<CheckedChargeback> CheckChargebackSettings(const ChargebackSettings& settings) {
   if (settings.prometheus.empty()) return InvalidInput("cost chargeback needs --prometheus URL");
   KRAKEN_RETURN_IF_ERROR(CheckBy(settings.by));
-  promql::ClusterQueryOptions options;
-  options.end_s = settings.end_s;
+  CheckedChargeback out;
+  out.options.end_s = settings.end_s;
   auto range = promql::ParsePromDurationSeconds(settings.range);
   if (!range.ok()) return range.status().WithContext("--range");
-  options.range_s = *range;
+  out.options.range_s = *range;
   if (settings.step != "auto") {
     auto step = promql::ParsePromDurationSeconds(settings.step);
     if (!step.ok()) return step.status().WithContext("--step");
-    options.step_s = *step;
+    out.options.step_s = *step;
   }
-  const DeviceSpec* fallback = nullptr;
-  if (!settings.gpu_model.empty() && (fallback = FindDeviceSpec(settings.gpu_model)) == nullptr)
+  if (!settings.forecast.empty()) {
+    out.forecast = temporal::ParseHorizon(settings.forecast);
+    if (!out.forecast || out.forecast->axis != SampleAxis::kTimeNs)
+      return InvalidInput("--forecast expects a horizon such as 24h, 12h or 2d, got '" + settings.forecast + "'");
+  }
+  if (!settings.gpu_model.empty() && (out.fallback = FindDeviceSpec(settings.gpu_model)) == nullptr)
     return InvalidInput("--gpu-model '" + settings.gpu_model + "' is not in the catalog (see `kraken devices`)");
   if (settings.usd_per_gpu_hour < 0) return InvalidInput("--usd-per-gpu-hour must not be negative");
-  KRAKEN_ASSIGN_OR_RETURN(std::vector<cost::InstancePrice> catalog, LoadPriceCatalog(settings.prices));
-  std::map<std::string, double> budgets;
+  KRAKEN_ASSIGN_OR_RETURN(out.catalog, LoadPriceCatalog(settings.prices));
   if (!settings.budgets.empty()) {
     KRAKEN_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(settings.budgets, 16 * kMiB, "the --budgets file"));
-    KRAKEN_ASSIGN_OR_RETURN(budgets, cost::ParseBudgets(text, settings.budgets));
+    KRAKEN_ASSIGN_OR_RETURN(out.budgets, cost::ParseBudgets(text, settings.budgets));
   }
+  return out;
+}
 
+}  // namespace
+
+Result<std::string> RenderChargeback(const ChargebackSettings& settings, ChargebackFormat format) {
+  KRAKEN_ASSIGN_OR_RETURN(CheckedChargeback checked, CheckChargebackSettings(settings));
+  const promql::ClusterQueryOptions& options = checked.options;
   KRAKEN_ASSIGN_OR_RETURN(auto client, promql::PrometheusClient::Create(settings.prometheus, settings.timeout_s));
   promql::QueryPlan plan;
   int64_t end_s = 0;
   std::vector<promql::RangeSeries> series;
   KRAKEN_RETURN_IF_ERROR(promql::QueryRangePaged(*client, kBusyQuery, options, &plan, &end_s, &series));
-  Grouped grouped = GroupSeries(series, settings.by, fallback);
+  PodLabels pod_labels;
+  if (StartsWith(settings.by, "label=")) {
+    promql::ClusterQueryOptions same_range = options;
+    same_range.end_s = end_s;
+    KRAKEN_ASSIGN_OR_RETURN(pod_labels, QueryPodLabels(*client, settings.by.substr(6), same_range));
+  }
+  Grouped grouped = GroupSeries(series, settings.by, pod_labels, checked.fallback, checked.forecast ? &plan : nullptr);
 
   ChargebackView view;
   view.prometheus_url = settings.prometheus;
@@ -146,12 +214,17 @@ Result<std::string> RenderChargeback(const ChargebackSettings& settings, Chargeb
     view.price_basis = "$";
     view.price_basis.append(FormatFixed(settings.usd_per_gpu_hour, 4)).append(" per GPU-hour (--usd-per-gpu-hour)");
   } else {
-    prices = GpuHourPrices(catalog, settings.cloud);
+    prices = GpuHourPrices(checked.catalog, settings.cloud);
     view.price_basis = "cheapest on-demand $/GPU-hour of each GPU model in the " +
                        std::string(settings.prices.empty() ? "built-in catalog" : settings.prices) + " (" +
                        settings.cloud + ")";
   }
-  view.charge = cost::ComputeChargeback(grouped.gpus, options.range_s, plan.step_s, prices, flat, budgets);
+  view.charge = cost::ComputeChargeback(grouped.gpus, options.range_s, plan.step_s, prices, flat, checked.budgets);
+  if (checked.forecast && !plan.windows.empty()) {
+    cost::TeamAllocationRates rates = cost::AllocationRates(grouped.gpus, plan.windows.front().start_s, plan.step_s,
+                                                            plan.total_points, prices, flat);
+    cost::AttachMonthForecasts(&view.charge, rates, *checked.forecast);
+  }
   switch (format) {
     case ChargebackFormat::kJson: return RenderChargebackJson(view);
     case ChargebackFormat::kCsv: return RenderChargebackCsv(view);

@@ -44,6 +44,7 @@ struct ChargebackSettings {
   double usd_per_gpu_hour = 0;   // overrides the catalog when > 0
   std::string gpu_model;         // for series without modelName
   std::string budgets;           // --budgets FILE
+  std::string forecast;          // --forecast 24h: the month projected through the forecaster; "" off
   int timeout_s = 60;
 };
 

@@ -16,6 +16,7 @@
 #include "analysis/pooling/pod_pooling.h"
 #include "analysis/pooling/share_mps.h"
 #include "app/cluster_request.h"
+#include "app/mig_demand_history.h"
 #include "base/duration.h"
 #include "base/text.h"
 #include "cli/cli_common.h"
@@ -51,6 +52,7 @@ struct AnnotateArgs {
   bool apply_mig = false;
   std::string mig_hold = "30m";
   std::string mig_window = "24h";
+  std::string mig_forecast;  // lookahead: propose layouts ahead of a forecast rise; "" off
   bool write_profiles = false;  // GpuWorkloadProfile objects (docs/crd.md)
   // Profiled experiments (k8s/controller/profile_run.h).
   bool profile_runs = false;
@@ -89,6 +91,7 @@ struct PassSetup {
   const DeviceSpec* fallback = nullptr;
   k8s::KubeConfig kube;
   mig::RebalanceOptions mig;
+  std::optional<temporal::Horizon> mig_lookahead;  // --mig-forecast
 };
 
 // Node -> MIG profile -> instances that node's measured demand asks for.
@@ -110,7 +113,7 @@ k8s::PodProfileFacts FactsOf(const pooling::PodGpuUse& use, const pooling::PodRe
 // PodResult per pod.
 Result<std::vector<k8s::PodResult>> AnalyzePods(const AnnotateArgs& args, const PassSetup& setup,
                                                 promql::PrometheusClient& client, MigDemand* mig_demand,
-                                                PodFacts* facts) {
+                                                NodeMigHistories* mig_histories, PodFacts* facts) {
   std::vector<k8s::PodResult> pods;
   for (const std::string& namespace_name : args.namespaces) {
     promql::ClusterQueryOptions options = setup.options;
@@ -118,6 +121,7 @@ Result<std::vector<k8s::PodResult>> AnalyzePods(const AnnotateArgs& args, const 
     KRAKEN_ASSIGN_OR_RETURN(ClusterPooling pooling, AnalyzeClusterPooling(client, options, setup.fallback));
     for (const auto& [node, profiles] : pooling::MigInstancesByNode(pooling.uses, pooling.report))
       for (const auto& [profile, count] : profiles) (*mig_demand)[node][profile] += count;
+    if (setup.mig_lookahead) AddMigInstanceHistories(pooling, mig_histories);
     std::map<int, int> mps = pooling::MpsPercentagesOfShareGroups(pooling.uses, pooling.report);
     for (const pooling::PodRecommendation& rec : pooling.report.pods) {
       const pooling::PodGpuUse& use = pooling.uses[rec.use];
@@ -150,12 +154,24 @@ void PrintMap(const std::string& name, const std::map<std::string, std::string>&
 // MIG rebalancing of each node with MIG demand (k8s/controller/mig_rebalancer.h); a node
 // the API server does not know is skipped. Returns "" or "; MIG: N node(s) held, ...".
 Result<std::string> RebalanceMig(const AnnotateArgs& args, const PassSetup& setup, const k8s::KubeClient& client,
-                                 const MigDemand& mig_demand) {
+                                 const MigDemand& mig_demand, const NodeMigHistories& histories) {
   const int64_t now_s =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::map<std::string, int> counts;
   for (const auto& [node, profiles] : mig_demand) {
-    auto result = k8s::RebalanceNodeMig(client, node, mig::MigLayoutName(profiles), now_s, setup.mig, args.apply_mig);
+    // With --mig-forecast the node's demand is read over time: what its pods hold now, and
+    // the per-profile history forecast over the window.
+    std::optional<k8s::MigForecastInput> ahead;
+    std::string wanted = mig::MigLayoutName(profiles);
+    if (auto history = histories.find(node); setup.mig_lookahead && history != histories.end()) {
+      ahead.emplace();
+      ahead->wanted = mig::LatestInstances(history->second);
+      ahead->forecasts = mig::ForecastInstances(history->second, *setup.mig_lookahead, setup.mig.window_s);
+      ahead->lookahead_s = setup.mig_lookahead->amount / 1'000'000'000;
+      wanted = mig::MigLayoutName(ahead->wanted);
+    }
+    auto result =
+        k8s::RebalanceNodeMig(client, node, wanted, now_s, setup.mig, args.apply_mig, ahead ? &*ahead : nullptr);
     if (!result.ok() && result.status().code() == StatusCode::kNotFound) continue;
     if (!result.ok()) return result.status().WithContext("MIG rebalancing of node " + node);
     ++counts[mig::RebalanceActionName(result->decision.action)];
@@ -201,8 +217,10 @@ Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::stri
   const auto started = std::chrono::steady_clock::now();
   KRAKEN_ASSIGN_OR_RETURN(auto client, promql::PrometheusClient::Create(args.prometheus));
   MigDemand mig_demand;
+  NodeMigHistories mig_histories;
   PodFacts facts;
-  KRAKEN_ASSIGN_OR_RETURN(std::vector<k8s::PodResult> pods, AnalyzePods(args, setup, *client, &mig_demand, &facts));
+  KRAKEN_ASSIGN_OR_RETURN(std::vector<k8s::PodResult> pods,
+                          AnalyzePods(args, setup, *client, &mig_demand, &mig_histories, &facts));
   // The inventory is read even with --no-node-labels: its nodes are the ones whose
   // resident lists this pass keeps true (a node whose GPU pods all left gets `none`).
   KRAKEN_ASSIGN_OR_RETURN(auto inventory, NodeInventory(setup, *client));
@@ -226,7 +244,7 @@ Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::stri
   k8s::AnnotationWriter writer(kube_client, args.annotation_prefixes);
   k8s::AnnotationStats stats;
   KRAKEN_RETURN_IF_ERROR(writer.AnnotatePass(pods, scope, &stats));
-  KRAKEN_ASSIGN_OR_RETURN(std::string mig, RebalanceMig(args, setup, kube_client, mig_demand));
+  KRAKEN_ASSIGN_OR_RETURN(std::string mig, RebalanceMig(args, setup, kube_client, mig_demand, mig_histories));
   if (args.write_profiles) {
     KRAKEN_ASSIGN_OR_RETURN(std::string profiles, WriteProfiles(kube_client, stats, facts));
     mig += profiles;
@@ -281,6 +299,11 @@ int RunAnnotate(const AnnotateArgs& args) {
     if (!ns || *ns < 0)
       return ReportError(InvalidInput(std::string(flag) + " '" + *text + "': expected a duration (30m, 24h, 0s)"));
     *target = *ns / 1'000'000'000;
+  }
+  if (!args.mig_forecast.empty()) {
+    setup.mig_lookahead = temporal::ParseHorizon(args.mig_forecast);
+    if (!setup.mig_lookahead || setup.mig_lookahead->axis != SampleAxis::kTimeNs)
+      return ReportError(InvalidInput("--mig-forecast '" + args.mig_forecast + "': expected a lookahead such as 1h or 90m"));
   }
   std::optional<int64_t> every_ns;
   if (!args.every.empty()) {
@@ -346,6 +369,9 @@ void AddAnnotateCommand(CLI::App& app, CommandList& commands) {
       ->capture_default_str();
   cmd->add_option("--mig-window", args->mig_window, "At most one MIG layout change per node per this window")
       ->capture_default_str();
+  cmd->add_option("--mig-forecast", args->mig_forecast,
+                  "Forecast each node's MIG demand over the window and propose the layout before a rise this far "
+                  "ahead (1h; docs/mig-rebalancing.md)");
   cmd->add_flag("--write-profiles", args->write_profiles,
                 "Also keep one GpuWorkloadProfile (kraken.io/v1alpha1) per workload; needs the CRD of deploy/ "
                 "(docs/crd.md)");

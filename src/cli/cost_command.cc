@@ -69,13 +69,15 @@ void AddChargebackFlags(CLI::App* cmd, CostArgs& args) {
   cmd->add_option("--range", s.range, "How far back (Prometheus duration: 30d, 12h)")->capture_default_str();
   cmd->add_option("--step", s.step, "Query resolution (auto or a duration)")->capture_default_str();
   cmd->add_option("--end", s.end_s, "Unix seconds the range ends at (default: now)");
-  cmd->add_option("--by", s.by, "Charge to: namespace, or label=NAME (a label the DCGM series carry)")
+  cmd->add_option("--by", s.by, "Charge to: namespace, or label=NAME (the pod's label from kube_pod_labels, else the DCGM series')")
       ->capture_default_str();
   cmd->add_option("--prices", s.prices, "A price catalog CSV of your own (format: docs/cost.md)");
   cmd->add_option("--cloud", s.cloud, "Whose prices: aws, gcp, azure, any, ...")->capture_default_str();
   cmd->add_option("--usd-per-gpu-hour", s.usd_per_gpu_hour, "One price for every GPU-hour (overrides the catalog)");
   cmd->add_option("--gpu-model", s.gpu_model, "Catalog id for GPUs whose series carry no modelName");
   cmd->add_option("--budgets", s.budgets, "CSV team,monthly_usd: budget per team");
+  cmd->add_option("--forecast", s.forecast,
+                  "Also project the month through the forecaster over this horizon (24h), with its 95% interval");
   cmd->add_option("--timeout", s.timeout_s, "Seconds per Prometheus request")->capture_default_str();
   cmd->add_option("--output-format", args.output_format, "text, json, csv, prometheus (kraken_budget_*) or html")
       ->capture_default_str();

@@ -100,6 +100,7 @@ Result<server::ServeOptions> MakeServeOptions(const ServeArgs& args) {
   options.budgets_file = args.budgets;
   options.budget_range = args.budget_range;
   options.budget_gpu_model = args.budget_gpu_model;
+  options.budget_forecast = args.budget_forecast;
   return options;
 }
 
@@ -172,6 +173,8 @@ void AddServeCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--budgets", args->budgets, "CSV team,monthly_usd for the budget metrics (docs/cost.md)");
   cmd->add_option("--budget-range", args->budget_range, "Range the budget metrics charge")->capture_default_str();
   cmd->add_option("--budget-gpu-model", args->budget_gpu_model, "Catalog id for GPUs whose series carry no modelName");
+  cmd->add_option("--budget-forecast", args->budget_forecast,
+                  "Also serve kraken_budget_forecast_month_* through the forecaster over this horizon (24h)");
   commands.push_back({cmd, [args] { return RunServe(*args); }});
 }
 

@@ -28,6 +28,7 @@ struct ServeArgs {
   std::string budgets;
   std::string budget_range = "30d";
   std::string budget_gpu_model;
+  std::string budget_forecast;
 };
 
 // The flags and environment checked (messages name the flag or variable).

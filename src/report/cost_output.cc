@@ -165,23 +165,52 @@ std::string RenderCostRecommendJson(const CostRecommendView& view) {
   return w.Take() + "\n";
 }
 
+namespace {
+
+bool HasForecast(const cost::Chargeback& c) { return c.total.forecast.has_value(); }
+
+// "$1200.00 [$900.00, $1500.00]", or why there is no forecast.
+std::string ForecastCell(const cost::TeamCharge& t) {
+  if (!t.forecast) return "-";
+  if (!t.forecast->available) return "-";
+  return Usd(t.forecast->usd) + " [" + Usd(t.forecast->low_usd) + ", " + Usd(t.forecast->high_usd) + "]";
+}
+
+// Against the budget: the forecast when there is one (OVER: its point is above; AT RISK:
+// only its upper bound), else the straight-line projection.
+std::string BudgetCell(const cost::TeamCharge& t) {
+  if (!t.budget_usd) return "-";
+  std::string cell = Usd(*t.budget_usd);
+  if (t.forecast && t.forecast->available) {
+    if (t.forecast->usd > *t.budget_usd) return cell + " OVER";
+    if (t.forecast->high_usd > *t.budget_usd) return cell + " AT RISK";
+    return cell;
+  }
+  return cell + (t.projected_month_usd && *t.projected_month_usd > *t.budget_usd ? " OVER" : "");
+}
+
+}  // namespace
+
 std::string RenderChargebackText(const ChargebackView& view) {
   const cost::Chargeback& c = view.charge;
   std::string out = "GPU chargeback by " + view.by + " over " + FormatFixed(c.range_s / 86400.0, 1) +
                     " days (step " + std::to_string(c.step_s) + " s) from " + view.prometheus_url +
                     "; price: " + view.price_basis + "\n";
-  TextTable table({"team", "pods", "GPU-h allocated", "GPU-h used", "util", "cost", "idle cost", "month (proj.)",
-                   "budget"},
-                  {TextTable::Align::kLeft, TextTable::Align::kRight, TextTable::Align::kRight,
-                   TextTable::Align::kRight, TextTable::Align::kRight, TextTable::Align::kRight,
-                   TextTable::Align::kRight, TextTable::Align::kRight, TextTable::Align::kRight});
+  const bool forecast = HasForecast(c);
+  std::vector<std::string> headers = {"team", "pods", "GPU-h allocated", "GPU-h used", "util", "cost", "idle cost",
+                                      "month (proj.)"};
+  if (forecast) headers.push_back("month (forecast " + c.total.forecast->horizon + ", 95%)");
+  headers.push_back("budget");
+  std::vector<TextTable::Align> align(headers.size(), TextTable::Align::kRight);
+  align[0] = TextTable::Align::kLeft;
+  TextTable table(headers, align);
   auto row = [&](const cost::TeamCharge& t) {
-    table.AddRow({t.team, std::to_string(t.pods), FormatFixed(t.allocated_gpu_hours, 2),
-                  FormatFixed(t.used_gpu_hours, 2), Percent(t.utilization()), Usd(t.cost_usd), Usd(t.idle_cost_usd),
-                  t.projected_month_usd ? Usd(*t.projected_month_usd) : "-",
-                  t.budget_usd ? Usd(*t.budget_usd) +
-                                     (t.projected_month_usd && *t.projected_month_usd > *t.budget_usd ? " OVER" : "")
-                               : "-"});
+    std::vector<std::string> cells = {t.team, std::to_string(t.pods), FormatFixed(t.allocated_gpu_hours, 2),
+                                      FormatFixed(t.used_gpu_hours, 2), Percent(t.utilization()), Usd(t.cost_usd),
+                                      Usd(t.idle_cost_usd), t.projected_month_usd ? Usd(*t.projected_month_usd) : "-"};
+    if (forecast) cells.push_back(ForecastCell(t));
+    cells.push_back(BudgetCell(t));
+    table.AddRow(cells);
   };
   for (const cost::TeamCharge& t : c.teams) row(t);
   row(c.total);
@@ -190,6 +219,15 @@ std::string RenderChargebackText(const ChargebackView& view) {
     out += "  no price for GPU model(s):";
     for (const std::string& m : c.unpriced_models) out += " " + m;
     out += " (charged $0; give --gpu-model or --usd-per-gpu-hour)\n";
+  }
+  if (forecast) {
+    for (const cost::TeamCharge& t : c.teams)
+      if (t.forecast && !t.forecast->available) out += "  no forecast for " + t.team + ": " + t.forecast->reason + "\n";
+    const cost::MonthForecast& f = *c.total.forecast;
+    if (f.available)
+      out += "  forecast: " + f.method + (f.period_s > 0 ? ", period " + std::to_string(f.period_s / 60) + " min" : "") +
+             "; the month at the forecast's mean rate over " + f.horizon +
+             ", the interval as if the error persisted all month (docs/cost.md)\n";
   }
   return out;
 }
@@ -209,6 +247,22 @@ std::string RenderChargebackJson(const ChargebackView& view) {
     t.projected_month_usd ? w.Number(*t.projected_month_usd) : w.Null();
     w.Key("budget_usd");
     t.budget_usd ? w.Number(*t.budget_usd) : w.Null();
+    w.Key("forecast");
+    if (t.forecast) {
+      const cost::MonthForecast& f = *t.forecast;
+      w.BeginObject().Field("horizon", f.horizon).Field("available", f.available);
+      if (f.available) {
+        w.Field("method", f.method).Field("period_s", f.period_s);
+        w.Field("month_usd", f.usd).Field("month_low_usd", f.low_usd).Field("month_high_usd", f.high_usd);
+        w.Field("month_gpu_hours", f.gpu_hours).Field("month_low_gpu_hours", f.low_gpu_hours);
+        w.Field("month_high_gpu_hours", f.high_gpu_hours).Field("coverage95", f.coverage95);
+      } else {
+        w.Field("reason", f.reason);
+      }
+      w.EndObject();
+    } else {
+      w.Null();
+    }
     w.EndObject();
   };
   w.Key("teams").BeginArray();
@@ -225,18 +279,55 @@ std::string RenderChargebackJson(const ChargebackView& view) {
 std::string RenderChargebackCsv(const ChargebackView& view) {
   std::string out =
       "team,pods,allocated_gpu_hours,used_gpu_hours,utilization,cost_usd,idle_cost_usd,projected_month_usd,"
-      "budget_usd\n";
+      "budget_usd,forecast_month_usd,forecast_month_low_usd,forecast_month_high_usd\n";
   auto row = [&](const cost::TeamCharge& t) {
     out += CsvField(t.team) + "," + std::to_string(t.pods) + "," + FormatFixed(t.allocated_gpu_hours, 4) + "," +
            FormatFixed(t.used_gpu_hours, 4) + "," + FormatFixed(t.utilization(), 4) + "," +
            FormatFixed(t.cost_usd, 2) + "," + FormatFixed(t.idle_cost_usd, 2) + "," +
            (t.projected_month_usd ? FormatFixed(*t.projected_month_usd, 2) : "") + "," +
-           (t.budget_usd ? FormatFixed(*t.budget_usd, 2) : "") + "\n";
+           (t.budget_usd ? FormatFixed(*t.budget_usd, 2) : "");
+    // Appended one by one: a chain of operator+ trips GCC 12's false -Wrestrict.
+    bool f = t.forecast && t.forecast->available;
+    for (double cost::MonthForecast::*field :
+         {&cost::MonthForecast::usd, &cost::MonthForecast::low_usd, &cost::MonthForecast::high_usd}) {
+      out.append(",");
+      if (f) out.append(FormatFixed((*t.forecast).*field, 2));
+    }
+    out.append("\n");
   };
   for (const cost::TeamCharge& t : view.charge.teams) row(t);
   row(view.charge.total);
   return out;
 }
+
+namespace {
+
+// kraken_budget_forecast_month_{,low_,high_}usd of the teams with a forecast.
+void ForecastGauges(const cost::Chargeback& charge, std::string* out) {
+  struct Gauge {
+    const char* name;
+    const char* help;
+    double cost::MonthForecast::*value;
+  };
+  const Gauge gauges[] = {
+      {"kraken_budget_forecast_month_usd", "The month (30 days) at the forecast's mean rate (--forecast).",
+       &cost::MonthForecast::usd},
+      {"kraken_budget_forecast_month_low_usd", "Lower end of the forecast month's 95% interval.",
+       &cost::MonthForecast::low_usd},
+      {"kraken_budget_forecast_month_high_usd", "Upper end of the forecast month's 95% interval.",
+       &cost::MonthForecast::high_usd},
+  };
+  if (!HasForecast(charge)) return;
+  for (const Gauge& g : gauges) {
+    *out += std::string("# HELP ") + g.name + " " + g.help + "\n# TYPE " + g.name + " gauge\n";
+    for (const cost::TeamCharge& t : charge.teams)
+      if (t.forecast && t.forecast->available)
+        *out += std::string(g.name) + "{team=\"" + LabelValue(t.team) + "\"} " + FormatFixed((*t.forecast).*g.value, 4) +
+                "\n";
+  }
+}
+
+}  // namespace
 
 std::string RenderBudgetMetrics(const cost::Chargeback& charge) {
   std::string out =
@@ -255,6 +346,7 @@ std::string RenderBudgetMetrics(const cost::Chargeback& charge) {
   for (const cost::TeamCharge& t : charge.teams)
     if (t.budget_usd)
       out += "kraken_budget_limit_usd{team=\"" + LabelValue(t.team) + "\"} " + FormatFixed(*t.budget_usd, 4) + "\n";
+  ForecastGauges(charge, &out);
   out += "# HELP kraken_budget_idle_usd Cost of allocated GPU time the team's pods left idle.\n"
          "# TYPE kraken_budget_idle_usd gauge\n";
   for (const cost::TeamCharge& t : charge.teams)

@@ -19,6 +19,7 @@ void AddBudgetRoute(httplib::Server& server, ServerContext& ctx) {
     settings.budgets = o.budgets_file;
     settings.range = o.budget_range;
     settings.gpu_model = o.budget_gpu_model;
+    settings.forecast = o.budget_forecast;
     settings.timeout_s = o.timeout_s;
     auto text = RenderChargeback(settings, ChargebackFormat::kPrometheus);
     if (!text.ok()) return SendError(res, 502, "upstream", text.status().message());

@@ -43,6 +43,7 @@ struct ServeOptions {
   std::string budgets_file;
   std::string budget_range = "30d";
   std::string budget_gpu_model;
+  std::string budget_forecast;  // "" = no forecast gauges
 };
 
 }  // namespace kraken::server

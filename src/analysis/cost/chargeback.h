@@ -23,6 +23,22 @@ struct AllocatedGpu {
   double share_of_gpu = 1;  // a MIG slice's share of the GPU's compute slices
   int64_t samples = 0;      // steps at which the series answered
   double busy_sum = 0;      // sum of the 0..1 busy values at those steps
+  // With --forecast: per query step of the range, whether the series answered (a bit per
+  // step: a month at 60 s is 5 KiB per GPU).
+  std::vector<bool> answered_steps;
+};
+
+// The month projected through the temporal forecaster (budget_forecast.h): the team's
+// allocation rate forecast over the next `horizon`, that rate held for 30 days.
+struct MonthForecast {
+  std::string horizon;  // "24h"
+  bool available = false;
+  std::string reason;   // why not, when !available
+  std::string method;   // the forecaster's chosen method
+  int64_t period_s = 0; // the daily (or other) period it used; 0 none
+  double usd = 0, low_usd = 0, high_usd = 0;                    // 95 % interval
+  double gpu_hours = 0, low_gpu_hours = 0, high_gpu_hours = 0;  // allocated
+  double coverage95 = 0;  // back-test: share of held-out targets inside the 95 % interval
 };
 
 struct TeamCharge {
@@ -34,6 +50,7 @@ struct TeamCharge {
   double idle_cost_usd = 0;
   std::optional<double> budget_usd;         // per month
   std::optional<double> projected_month_usd;  // cost over the range scaled to 30 days
+  std::optional<MonthForecast> forecast;      // with --forecast
   double utilization() const { return allocated_gpu_hours > 0 ? used_gpu_hours / allocated_gpu_hours : 0; }
 };
 

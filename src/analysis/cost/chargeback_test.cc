@@ -9,9 +9,9 @@ TEST(Chargeback, AllocatedUsedCostAndIdlePerTeam) {
   // A day at 60 s steps = 1440 samples. ml: a whole A100 busy 75 % and a 1g slice busy
   // 100 %; web: a T4 idle for half a day, price unknown.
   std::vector<AllocatedGpu> gpus = {
-      {"ml", "ml", "trainer", "GPU-a", "a100-40gb-sxm", 1.0, 1440, 1440 * 0.75},
-      {"ml", "ml", "notebook", "GPU-a/13", "a100-40gb-sxm", MigShareOfGpu("1g.5gb"), 1440, 1440.0},
-      {"web", "web", "infer", "GPU-b", "t4", 1.0, 720, 0},
+      {"ml", "ml", "trainer", "GPU-a", "a100-40gb-sxm", 1.0, 1440, 1440 * 0.75, {}},
+      {"ml", "ml", "notebook", "GPU-a/13", "a100-40gb-sxm", MigShareOfGpu("1g.5gb"), 1440, 1440.0, {}},
+      {"web", "web", "infer", "GPU-b", "t4", 1.0, 720, 0, {}},
   };
   Chargeback c = ComputeChargeback(gpus, 86400, 60, {{"a100-40gb-sxm", 2.0}}, std::nullopt, {{"ml", 1000.0}});
   ASSERT_EQ(c.teams.size(), 2u);

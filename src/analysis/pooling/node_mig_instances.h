@@ -18,4 +18,7 @@ namespace kraken::pooling {
 std::map<std::string, std::map<std::string, int>> MigInstancesByNode(const std::vector<PodGpuUse>& uses,
                                                                      const PoolingReport& report);
 
+// The same per use: the MIG profile each use of `uses` asks for ("" none), by index.
+std::vector<std::string> MigProfileOfEachUse(const std::vector<PodGpuUse>& uses, const PoolingReport& report);
+
 }  // namespace kraken::pooling

@@ -36,7 +36,8 @@ mig::RebalanceState ParseRebalanceState(std::string_view text) {
 }
 
 Result<MigRebalanceResult> RebalanceNodeMig(const KubeClient& client, const std::string& node, const std::string& wanted,
-                                            int64_t now_s, const mig::RebalanceOptions& options, bool apply_mig) {
+                                            int64_t now_s, const mig::RebalanceOptions& options, bool apply_mig,
+                                            const MigForecastInput* ahead) {
   const ObjectRef ref{"v1", "Node", "", node};
   KRAKEN_ASSIGN_OR_RETURN(std::string body, client.Get(ObjectPath(ref)));
   KRAKEN_ASSIGN_OR_RETURN(ObjectMeta meta, ParseObjectMeta(body, ""));
@@ -47,7 +48,9 @@ Result<MigRebalanceResult> RebalanceNodeMig(const KubeClient& client, const std:
   mig::RebalanceState state;
   if (auto it = meta.annotations.find(kMigRebalanceKey); it != meta.annotations.end())
     state = ParseRebalanceState(it->second);
-  result.decision = mig::DecideRebalance(state, result.current, wanted, now_s, options);
+  result.decision = ahead != nullptr ? mig::DecideRebalanceAhead(state, result.current, ahead->wanted, ahead->forecasts,
+                                                                 now_s, ahead->lookahead_s, options)
+                                     : mig::DecideRebalance(state, result.current, wanted, now_s, options);
   const mig::RebalanceDecision& d = result.decision;
   std::string recommendation = (d.action == mig::RebalanceAction::kKeep ? result.current : d.layout) + " (" +
                                mig::RebalanceActionName(d.action) + ": " + d.reason + ")";

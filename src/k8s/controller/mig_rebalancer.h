@@ -8,10 +8,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
 #include "analysis/mig/mig_rebalance.h"
+#include "analysis/mig/peak_ahead.h"
 #include "base/status.h"
 #include "k8s/client/kube_client.h"
 
@@ -32,10 +34,20 @@ struct MigRebalanceResult {
   bool labelled = false;  // nvidia.com/mig.config written
 };
 
+// With `annotate --mig-forecast`: the node's demand per profile and its forecast, so that a
+// layout is proposed ahead of a forecast rise (analysis/mig/peak_ahead.h).
+struct MigForecastInput {
+  std::map<std::string, int> wanted;  // the measured demand `wanted` names
+  std::map<std::string, mig::InstanceForecast> forecasts;
+  int64_t lookahead_s = 3600;
+};
+
 // GETs the node; its current layout is its nvidia.com/mig.config label, else kraken's
-// measured kraken.io/mig-layout label; decides; writes the state and the recommendation
-// (only what changed) and, with `apply_mig` and a change, the nvidia.com/mig.config label.
+// measured kraken.io/mig-layout label; decides (DecideRebalanceAhead when `ahead` is
+// given, else DecideRebalance); writes the state and the recommendation (only what
+// changed) and, with `apply_mig` and a change, the nvidia.com/mig.config label.
 Result<MigRebalanceResult> RebalanceNodeMig(const KubeClient& client, const std::string& node, const std::string& wanted,
-                                            int64_t now_s, const mig::RebalanceOptions& options, bool apply_mig);
+                                            int64_t now_s, const mig::RebalanceOptions& options, bool apply_mig,
+                                            const MigForecastInput* ahead = nullptr);
 
 }  // namespace kraken::k8s

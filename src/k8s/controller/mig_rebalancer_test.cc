@@ -76,5 +76,37 @@ TEST(MigRebalancer, RecommendsAfterTheHoldAndLabelsOnlyWithApplyMig) {
   EXPECT_FALSE(missing.ok());
 }
 
+TEST(MigRebalancer, AheadOfAForecastRiseTheRecommendationSaysWhy) {
+  // A forecast (analysis/mig/peak_ahead_test.cc makes real ones) of 1g.10gb demand: one
+  // instance for two hours, then three from kT0 + 2 h, every 15 min for a day.
+  MigForecastInput ahead;
+  ahead.wanted = {{"1g.10gb", 1}};
+  ahead.lookahead_s = 3600;
+  mig::InstanceForecast& f = ahead.forecasts["1g.10gb"];
+  f.method = "seasonal-naive";
+  for (int k = 1; k <= 96; ++k) f.points.emplace_back(kT0 + k * 900, k * 900 < 7200 ? 1 : 3);
+  testing::FakeApiServer api;
+  api.Add(kNodePath, MeasuredNode());  // 1g.10gb-x1
+  KubeClient client(api.Config());
+  mig::RebalanceOptions options;
+  // Two hours before the rise: beyond the lookahead, and measured demand is the current layout.
+  auto early = RebalanceNodeMig(client, "h100-1", kSmallLayout, kT0, options, true, &ahead);
+  ASSERT_TRUE(early.ok()) << early.status().message();
+  EXPECT_EQ(early->decision.action, mig::RebalanceAction::kKeep);
+  // An hour before: proposed now, labelled with --apply-mig, no hold.
+  auto before = RebalanceNodeMig(client, "h100-1", kSmallLayout, kT0 + 3600, options, true, &ahead);
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  EXPECT_EQ(before->decision.action, mig::RebalanceAction::kChange);
+  EXPECT_TRUE(before->labelled);
+  EXPECT_EQ(api.Annotation(kNodePath, kMigRecommendationKey),
+            "1g.10gb-x3 (change: the forecast (seasonal-naive) has 1g.10gb demand at 3 instances at 00:13 UTC (in 60 "
+            "min), above the 1 1g.10gb-x1 serves; 1g.10gb-x3 serves the forecast peak of the next 1440 min; proposed "
+            "ahead of the rise)");
+  EXPECT_EQ(api.Annotation(kNodePath, kMigRebalanceKey), "v1;changed=1700003600");
+  std::vector<testing::Recorded> requests = api.TakeRequests();
+  ASSERT_FALSE(requests.empty());
+  EXPECT_EQ(requests.back().body, R"({"metadata":{"labels":{"nvidia.com/mig.config":"1g.10gb-x3"}}})");
+}
+
 }  // namespace
 }  // namespace kraken::k8s
