@@ -33,6 +33,10 @@
 #                    nvidia-cuda-mps-control exists), `kraken profile --pid` of each member
 #   5    rest  [40]  extras if time is left: ncu on a ResNet-50 step (class vs name on real
 #                    framework kernels); the tracer on a loop of small kernels
+#   6    rest  [40]  actions if time is left: `kraken mig apply --dry-run` of a mig-plan plan
+#                    (always --dry-run; with MIG off its refusal is the result); a profiled
+#                    experiment: the controller's profile-Job ncu argv (`kraken annotate
+#                    --print-ncu-command`) on kernel_mix, its log imported by `kraken analyze`
 #   pack   30   [5]  figures (scripts/gpu_validate/figures.py), results tarball(s), summary.txt
 #
 # Without a GPU (no nvidia-smi listing one) or with --replay it rehearses: NVML answered by
@@ -427,4 +431,20 @@ else
   skip p5.ncu-resnet50 "needs the CUPTI trace of ResNet-50 (its kernel names)"
 fi
 tracer_overhead small-kernels p5
+
+# --- Phase 6: kraken's actions, in the time left ----------------------------------------------
+phase "phase 6: actions (time left)" "$budget"
+act="$res/actions"
+mkdir -p "$act"
+# `kraken mig apply` on the real driver, --dry-run only (mig_dry_run.sh hard-codes it).
+mig_gpu=h100-sxm
+grep -qi 'H200' "$res/env/gpu-query.txt" 2>/dev/null && mig_gpu=h200-sxm
+run_if p6.mig-apply-dry-run 20 kraken "$gv/mig_dry_run.sh" "$kraken" "$mig_gpu" "$act/mig"
+# A profiled experiment: the controller's ncu argv on kernel_mix, its log imported.
+if [ -x "$kernel_mix" ]; then
+  run_if p6.profile-run 60 "gpu ncu kraken" "$gv/profile_run.sh" "$kraken" "$ncu" 10 "$act/profile-run" \
+    -- "$kernel_mix" 2
+else
+  skip p6.profile-run "kernel_mix was not built"
+fi
 exit 0

@@ -44,7 +44,7 @@ want=$(echo "$expected_failures" | tr ' ' '\n' | sort | tr '\n' ' ')
 for step in env.nvidia-smi env.gpu-query env.ncu p1.resnet50-train p1.bert-infer p1.nvidia-smi-q p1.ncu-kernel-mix \
             p2.resnet50-train-cupti p2.bert-infer-cupti p3.agent-overhead p3.gemm-plain p3.gemm-cupti p3.nvml-latency \
             p4.gemm-cupti p4.elementwise-cupti p4.predictions p4.timeslice p4.mps-start p4.mps p4.mps-servers \
-            p5.ncu-resnet50 p5.small-kernels-plain p5.small-kernels-cupti; do
+            p5.ncu-resnet50 p5.small-kernels-plain p5.small-kernels-cupti p6.mig-apply-dry-run p6.profile-run; do
   grep -qE "^\[ok +[0-9.]+s\] $step\$" "$summary" || fail "step $step did not run ok"
 done
 grep -q "co-location (mps): measured slowdown vs kraken's prediction" "$summary" || fail "no MPS figures"
@@ -62,6 +62,11 @@ done
 dest="$tmp/repo"
 "$PYTHON" "$root/scripts/gpu_validate/ingest.py" "$tmp/out/results.tar.gz" --dest "$dest" > "$tmp/ingest.txt" ||
   fail "ingest.py: $(cat "$tmp/ingest.txt")"
+# The profile Job's argv ran (the ncu stand-in prints the shared raw export) and was imported.
+grep -qE "^profiled experiment: ncu exited 0; [1-9][0-9]* kernels imported, workload bound [a-z]+$" "$tmp/ingest.txt" ||
+  fail "ingest: profiled experiment: $(cat "$tmp/ingest.txt")"
+[ "$(sed -n '1p;$p' "$res/actions/profile-run.argv.txt" | tr '\n' ' ')" = "ncu 2 " ] || fail "profile-run argv"
+grep -q "^kraken mig apply --dry-run: exit 2 (refused)" "$tmp/ingest.txt" || fail "ingest: MIG dry run"
 grep -q "| GPU | NVIDIA H100 80GB HBM3 (81559 MiB" "$dest/examples/nvidia-h100-80gb-hbm3/README.md" || fail "examples README"
 [ "$(wc -l < "$dest/examples/colocation/pairs.csv")" = 25 ] || fail "pairs.csv: want a header and 24 rows"
 grep -qE '^Model error over 12 workload-pairs: mean \|error\| [0-9.]+ %' "$dest/docs/validation.md" ||

@@ -32,7 +32,7 @@ for section in "== environment" "== phase 1: examples" "== phase 2: agreement" "
   grep -q "^$section" "$summary" || { show; fail "no section '$section'"; }
 done
 for step in env.ldd-version env.uname env.os-release env.python env.kraken p1.stand-in-workload-profiler \
-            p3.agent-overhead p3.nvml-latency p4.predictions p4.timeslice; do
+            p3.agent-overhead p3.nvml-latency p4.predictions p4.timeslice p6.mig-apply-dry-run; do
   grep -qE "^\[ok +[0-9.]+s\] $step\$" "$summary" || { show; fail "step $step did not run ok"; }
 done
 if grep -E '^\[(failed|timeout)' "$summary"; then show; fail "a step failed or timed out"; fi
@@ -71,6 +71,11 @@ dest="$tmp/repo"
 "$PYTHON" "$root/scripts/gpu_validate/ingest.py" "$tmp/out/results.tar.gz" --dest "$dest" > "$tmp/ingest.txt" ||
   fail "ingest.py: $(cat "$tmp/ingest.txt")"
 grep -q "examples/ left alone" "$tmp/ingest.txt" || fail "ingest wrote examples from a rehearsal"
+# The replayed H100 has MIG off: the dry run's refusal is its recorded result.
+grep -q "^kraken mig apply --dry-run: exit 2 (refused): kraken: error: .*MIG" "$tmp/ingest.txt" ||
+  fail "ingest: no refused MIG dry run: $(cat "$tmp/ingest.txt")"
+grep -q "^profiled experiment (controller's ncu argv on kernel_mix): not run" "$tmp/ingest.txt" ||
+  fail "ingest: the profiled experiment should not have run"
 [ ! -d "$dest/examples" ] || fail "examples/ written from a rehearsal"
 grep -q '^\*\*No GPU run yet.\*\*' "$dest/docs/validation.md" || fail "validation.md does not say there was no GPU run"
 grep -q '| resnet50-train | not measured |' "$dest/docs/validation.md" || fail "validation.md agreement table"

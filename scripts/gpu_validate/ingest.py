@@ -34,6 +34,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import actions as actions_mod  # noqa: E402
 import figures as figs_mod  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -347,8 +348,9 @@ METHOD_NOTES = [
 ]
 
 
-def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal: bool) -> str:
-    """docs/validation.md."""
+def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal: bool,
+                        actions: Optional[Dict[str, Any]] = None) -> str:
+    """docs/validation.md; `actions`: actions.all_actions of the run (phase 6), when read."""
     gpu = info.get("gpu") or {}
     out = ["# Validation on a real GPU", ""]
     out += ["kraken's figures checked against measurements on one NVIDIA GPU by `scripts/gpu-validate.sh`",
@@ -369,7 +371,8 @@ def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal
             "(expected on an H100): environment <= 40 s (~15), 1 examples <= 120 s (~90), 2 agreement",
             "<= 75 s (~60), 3 overhead <= 60 s (~50), 4 co-location the rest (~180: time-slicing gets 55 %",
             "of it when MPS can run too), 5 extras (ncu on a ResNet-50 step, the tracer on small kernels)",
-            "whatever is left, packing <= 30 s. Every step has its own limit and logs its status; a step",
+            "whatever is left, 6 actions (`kraken mig apply --dry-run`, a profiled experiment) whatever is",
+            "left after that, packing <= 30 s. Every step has its own limit and logs its status; a step",
             "that fails does not stop the run; what cannot finish before the deadline is skipped, saying",
             "so. The results come back as summary.txt and results.tar.gz (more archives only when one",
             "cannot hold everything; each < 16 MiB). Without a GPU it rehearses on the NVML replay",
@@ -448,6 +451,8 @@ def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal
                     f"max {md_value(e['max_abs_pct'], 1)} %.", ""]
         if m["skipped"]:
             out += ["Windows skipped: " + "; ".join(f"{s['tag']} ({s['reason']})" for s in m["skipped"]), ""]
+    if actions is not None:
+        out += actions_mod.markdown(actions)
     out += METHOD_NOTES
     return "\n".join(out) + "\n"
 
@@ -465,6 +470,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 2
         info = environment(root)
         figures = figs_mod.all_figures(root)
+        acts = actions_mod.all_actions(root)
         rehearsal = info["run"].get("mode") != "gpu"
         commands = step_commands(root)
         written = []
@@ -476,11 +482,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         docs = os.path.join(args.dest, "docs", "validation.md")
         os.makedirs(os.path.dirname(docs), exist_ok=True)
         with open(docs, "w", encoding="utf-8") as f:
-            f.write(validation_markdown(figures, info, rehearsal))
+            f.write(validation_markdown(figures, info, rehearsal, acts))
         written.append(docs)
         print("wrote " + ", ".join(os.path.relpath(w, args.dest) for w in written))
         print()
         print(figs_mod.render_text(figures))
+        print(actions_mod.render_text(acts))
     return 0
 
 

@@ -57,6 +57,9 @@ struct AnnotateArgs {
   // Profiled experiments (k8s/controller/profile_run.h).
   bool profile_runs = false;
   k8s::ProfileRunOptions profile_run;
+  // --print-ncu-command -- CMD...: only print the profile Job's argv for CMD.
+  bool print_ncu_command = false;
+  std::vector<std::string> wrapped_command;
 };
 
 // What the pooling analysis says about a pod, as annotations. Bound and disagg score
@@ -274,7 +277,28 @@ Status RunPass(const AnnotateArgs& args, const PassSetup& setup, const std::stri
   return Status::Ok();
 }
 
+// The argv a profile Job's container runs for `wrapped_command`, built by the Job
+// builder's own NcuCommandPrefix, one word a line: scripts/gpu-validate.sh runs exactly the
+// controller's ncu invocation on a real GPU without a cluster.
+int PrintNcuCommand(const AnnotateArgs& args) {
+  if (args.wrapped_command.empty())
+    return ReportError(InvalidInput("--print-ncu-command needs the command to wrap after -- (annotate "
+                                    "--print-ncu-command -- CMD ARGS...)"));
+  std::vector<std::string> argv = k8s::NcuCommandPrefix(args.profile_run.launch_count);
+  argv.insert(argv.end(), args.wrapped_command.begin(), args.wrapped_command.end());
+  for (const std::string& word : argv)
+    if (word.find_first_of("\n\r") != std::string::npos)
+      return ReportError(InvalidInput("--print-ncu-command: a word of the command holds a line break, which one "
+                                      "word a line cannot print"));
+  for (const std::string& word : argv) std::printf("%s\n", word.c_str());
+  return kExitOk;
+}
+
 int RunAnnotate(const AnnotateArgs& args) {
+  if (args.print_ncu_command) return PrintNcuCommand(args);
+  if (!args.wrapped_command.empty())
+    return ReportError(InvalidInput("annotate takes no command ('" + args.wrapped_command.front() +
+                                    "'), except after --print-ncu-command"));
   if (args.prometheus.empty() || args.namespaces.empty())
     return ReportError(InvalidInput("annotate needs --prometheus URL and --namespace NS"));
   for (const std::string& prefix : args.annotation_prefixes)
@@ -385,6 +409,10 @@ void AddAnnotateCommand(CLI::App& app, CommandList& commands) {
                   "Kernel launches ncu profiles in a profile Job (ncu --launch-count)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
+  cmd->add_flag("--print-ncu-command", args->print_ncu_command,
+                "Print the argv a profile Job runs for the command after -- (ncu in front, with "
+                "--ncu-launch-count), one word a line, and exit; reads no cluster");
+  cmd->add_option("command", args->wrapped_command, "With --print-ncu-command: the command to wrap");
   cmd->add_flag("--no-node-labels", args->no_node_labels,
                 "Do not write the kraken.io/gpu-class, gpu-count and mig-layout node labels");
   commands.push_back({cmd, [args] { return RunAnnotate(*args); }});
