@@ -119,4 +119,4 @@ def markdown(actions: Dict[str, Any]) -> List[str]:
     else:
         out += [f"Exit code {mig['rc']}" + (" (refused, saying why)" if mig["refused"] else "") + ":", "", "```",
                 mig["output"], "```"]
-    return out
+    return out + [""]
