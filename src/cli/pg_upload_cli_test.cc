@@ -6,6 +6,7 @@
 #include <httplib.h>
 #include <simdjson.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -41,21 +42,23 @@ struct PgApiSetup {
   }
 };
 
-// `kraken serve --db postgresql://...` on a free loopback port.
+// `kraken serve --db postgresql://...` on a free loopback port; with `url_from_env`, the URL
+// in KRAKEN_STORAGE_PATH and no --db instead (deploy/kubernetes/api-deployment.yaml's form).
 struct PgReplica {
   int port = 0;
   std::unique_ptr<testing::ChildProcess> process;
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
 };
 
-PgReplica StartPgReplica(const PgApiSetup& setup, const std::string& name) {
+PgReplica StartPgReplica(const PgApiSetup& setup, const std::string& name, bool url_from_env = false) {
   PgReplica replica;
   replica.port = testing::FreeLoopbackPort();
-  replica.process = std::make_unique<testing::ChildProcess>(
-      std::vector<std::string>{KRAKEN_BINARY_PATH, "serve", "--host", "127.0.0.1", "--port",
-                               std::to_string(replica.port), "--db", setup.db_url, "--token-file",
-                               setup.dir + "/token"},
-      setup.dir + "/" + name + ".log");
+  std::vector<std::string> argv = {KRAKEN_BINARY_PATH, "serve",      "--host", "127.0.0.1", "--port",
+                                   std::to_string(replica.port), "--token-file", setup.dir + "/token"};
+  if (!url_from_env) argv.insert(argv.end(), {"--db", setup.db_url});
+  if (url_from_env) ::setenv("KRAKEN_STORAGE_PATH", setup.db_url.c_str(), 1);  // the child inherits it
+  replica.process = std::make_unique<testing::ChildProcess>(argv, setup.dir + "/" + name + ".log");
+  if (url_from_env) ::unsetenv("KRAKEN_STORAGE_PATH");
   EXPECT_FALSE(replica.process->WaitForLog("listening on", std::chrono::seconds(30)).empty())
       << replica.process->Log();
   return replica;
@@ -79,7 +82,9 @@ TEST(PgUploadCliTest, TwoReplicasOnOneDatabaseServeTheSameProfiles) {
   PgApiSetup setup;
   ASSERT_NO_FATAL_FAILURE(setup.Start("pg-replicas"));
   PgReplica a = StartPgReplica(setup, "serve-a");
-  PgReplica b = StartPgReplica(setup, "serve-b");
+  PgReplica b = StartPgReplica(setup, "serve-b", /*url_from_env=*/true);
+  // B found the database through the environment (its log shows the URL without password).
+  EXPECT_NE(b.process->Log().find("(store " + setup.db_url + ")"), std::string::npos) << b.process->Log();
   std::string file = testing::DataPath("kineto/hta/trace_filter/sampled_rank-0.json.gz");
   std::string flags = " --token-file " + setup.dir + "/token --upload-spool " + setup.dir + "/spool ";
   RunResult to_a = RunKraken("upload --upload-to " + a.url() + flags + file);

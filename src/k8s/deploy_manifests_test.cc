@@ -234,6 +234,29 @@ void ExpectControllerDeployment(const YAML::Node& doc, const std::string& accoun
   EXPECT_EQ(args, want);
 }
 
+// The plain API Deployment's PostgreSQL option, as the chart's api.database.urlSecret:
+// the URL only from a Secret (kraken-db, key url), here optional so that without it the
+// pod starts on SQLite; it reaches `kraken serve` as KRAKEN_STORAGE_PATH, which is used
+// only when no --db is given (pg_upload_cli_test.cc starts a replica that way).
+void ExpectPlainApiStoreFromOptionalSecret(const std::vector<YAML::Node>& docs) {
+  int apis = 0;
+  for (const YAML::Node& doc : docs) {
+    if (doc["kind"].as<std::string>() != "Deployment" || doc["metadata"]["name"].as<std::string>() != "kraken-api")
+      continue;
+    ++apis;
+    const YAML::Node api = doc["spec"]["template"]["spec"]["containers"][0];
+    std::vector<std::string> args = api["args"].as<std::vector<std::string>>();
+    EXPECT_EQ(std::find(args.begin(), args.end(), "--db"), args.end());
+    ASSERT_EQ(api["env"].size(), 1u);
+    EXPECT_EQ(api["env"][0]["name"].as<std::string>(), "KRAKEN_STORAGE_PATH");
+    const YAML::Node secret = api["env"][0]["valueFrom"]["secretKeyRef"];
+    EXPECT_EQ(secret["name"].as<std::string>(), "kraken-db");
+    EXPECT_EQ(secret["key"].as<std::string>(), "url");
+    EXPECT_TRUE(secret["optional"].as<bool>());
+  }
+  EXPECT_EQ(apis, 1);
+}
+
 TEST(DeployManifestsTest, PlainManifestsParseWithRequiredFields) {
   std::map<std::string, int> kinds;
   std::vector<YAML::Node> all;
@@ -276,6 +299,7 @@ TEST(DeployManifestsTest, PlainManifestsParseWithRequiredFields) {
     }
   }
   EXPECT_EQ(controllers, 1);
+  ExpectPlainApiStoreFromOptionalSecret(all);
   EXPECT_EQ(kinds["Service"], 2);
   EXPECT_EQ(kinds["ServiceMonitor"], 1);
   EXPECT_EQ(kinds["KubeSchedulerConfiguration"], 1);
