@@ -111,6 +111,56 @@ TEST(PgUploadCliTest, TwoReplicasOnOneDatabaseServeTheSameProfiles) {
   EXPECT_NE(listed.out.find("sampled_rank-0.json.gz"), std::string::npos) << listed.out;
 }
 
+// PostgreSQL stopped under a running `kraken serve --db` (as a crash: pg_ctl -m immediate)
+// and started again on the same port and data folder. While it is down a request fails
+// cleanly: a 5xx with a one-line error, and the server keeps serving; once it is back the
+// pool drops the connections it lost and the same process answers again, with the data.
+TEST(PgUploadCliTest, ServeRecoversWhenPostgresRestartsUnderIt) {
+  PgApiSetup setup;
+  ASSERT_NO_FATAL_FAILURE(setup.Start("pg-restart"));
+  PgReplica api = StartPgReplica(setup, "serve");
+  std::string flags = " --token-file " + setup.dir + "/token --upload-spool " + setup.dir + "/spool ";
+  RunResult sent = RunKraken("upload --upload-to " + api.url() + flags +
+                             testing::DataPath("kineto/hta/trace_filter/sampled_rank-0.json.gz"));
+  ASSERT_EQ(sent.exit_code, 0) << sent.err;
+  ASSERT_EQ(ListedProfiles(api).size(), 1u);
+  const int port_before = setup.server.port();
+
+  ASSERT_TRUE(setup.server.Stop().ok());
+  httplib::Client client("127.0.0.1", api.port);
+  std::string while_down;  // the first failure, for the log
+  for (int i = 0; i < 3; ++i) {
+    auto down = client.Get("/api/v1/profiles");
+    ASSERT_TRUE(down) << "the server stopped answering while PostgreSQL was down: " << api.process->Log();
+    EXPECT_GE(down->status, 500) << down->body;
+    EXPECT_LT(down->status, 600) << down->body;
+    std::string body = down->body;
+    while (!body.empty() && body.back() == '\n') body.pop_back();
+    EXPECT_FALSE(body.empty());
+    EXPECT_EQ(body.find('\n'), std::string::npos) << "not one line: " << down->body;
+    if (while_down.empty()) while_down = std::to_string(down->status) + " " + body;
+  }
+
+  ASSERT_TRUE(setup.server.Restart().ok());
+  EXPECT_EQ(setup.server.port(), port_before);
+  // At most one failed request per connection the pool held when PostgreSQL went away.
+  int failed_after_restart = 0;
+  httplib::Result back = client.Get("/api/v1/profiles");
+  while (back && back->status >= 500 && failed_after_restart < 16) {
+    ++failed_after_restart;
+    back = client.Get("/api/v1/profiles");
+  }
+  ASSERT_TRUE(back) << api.process->Log();
+  EXPECT_EQ(back->status, 200) << back->body;
+  for (int i = 0; i < 5; ++i) {
+    std::map<int64_t, std::string> listed = ListedProfiles(api);
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(listed.begin()->second, "sampled_rank-0.json.gz");
+  }
+  std::printf("PostgreSQL down under kraken serve: %s\nrestarted: %d request(s) failed before one succeeded\n",
+              while_down.c_str(), failed_after_restart);
+}
+
 // 50 agents at once, 25 to each replica: ten real files, each sent by five clients. Each
 // body is stored once across both replicas; the others are told it is there (200).
 TEST(PgUploadCliTest, FiftyConcurrentAgentsOnTwoReplicasLandWithoutLossOrDuplicates) {
