@@ -6,6 +6,7 @@
 #include <httplib.h>
 #include <simdjson.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -41,21 +42,23 @@ struct PgApiSetup {
   }
 };
 
-// `kraken serve --db postgresql://...` on a free loopback port.
+// `kraken serve --db postgresql://...` on a free loopback port; with `url_from_env`, the URL
+// in KRAKEN_STORAGE_PATH and no --db instead (deploy/kubernetes/api-deployment.yaml's form).
 struct PgReplica {
   int port = 0;
   std::unique_ptr<testing::ChildProcess> process;
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
 };
 
-PgReplica StartPgReplica(const PgApiSetup& setup, const std::string& name) {
+PgReplica StartPgReplica(const PgApiSetup& setup, const std::string& name, bool url_from_env = false) {
   PgReplica replica;
   replica.port = testing::FreeLoopbackPort();
-  replica.process = std::make_unique<testing::ChildProcess>(
-      std::vector<std::string>{KRAKEN_BINARY_PATH, "serve", "--host", "127.0.0.1", "--port",
-                               std::to_string(replica.port), "--db", setup.db_url, "--token-file",
-                               setup.dir + "/token"},
-      setup.dir + "/" + name + ".log");
+  std::vector<std::string> argv = {KRAKEN_BINARY_PATH, "serve",      "--host", "127.0.0.1", "--port",
+                                   std::to_string(replica.port), "--token-file", setup.dir + "/token"};
+  if (!url_from_env) argv.insert(argv.end(), {"--db", setup.db_url});
+  if (url_from_env) ::setenv("KRAKEN_STORAGE_PATH", setup.db_url.c_str(), 1);  // the child inherits it
+  replica.process = std::make_unique<testing::ChildProcess>(argv, setup.dir + "/" + name + ".log");
+  if (url_from_env) ::unsetenv("KRAKEN_STORAGE_PATH");
   EXPECT_FALSE(replica.process->WaitForLog("listening on", std::chrono::seconds(30)).empty())
       << replica.process->Log();
   return replica;
@@ -79,7 +82,9 @@ TEST(PgUploadCliTest, TwoReplicasOnOneDatabaseServeTheSameProfiles) {
   PgApiSetup setup;
   ASSERT_NO_FATAL_FAILURE(setup.Start("pg-replicas"));
   PgReplica a = StartPgReplica(setup, "serve-a");
-  PgReplica b = StartPgReplica(setup, "serve-b");
+  PgReplica b = StartPgReplica(setup, "serve-b", /*url_from_env=*/true);
+  // B found the database through the environment (its log shows the URL without password).
+  EXPECT_NE(b.process->Log().find("(store " + setup.db_url + ")"), std::string::npos) << b.process->Log();
   std::string file = testing::DataPath("kineto/hta/trace_filter/sampled_rank-0.json.gz");
   std::string flags = " --token-file " + setup.dir + "/token --upload-spool " + setup.dir + "/spool ";
   RunResult to_a = RunKraken("upload --upload-to " + a.url() + flags + file);
@@ -104,6 +109,56 @@ TEST(PgUploadCliTest, TwoReplicasOnOneDatabaseServeTheSameProfiles) {
   RunResult listed = RunKraken("list --db " + setup.db_url);
   EXPECT_EQ(listed.exit_code, 0) << listed.err;
   EXPECT_NE(listed.out.find("sampled_rank-0.json.gz"), std::string::npos) << listed.out;
+}
+
+// PostgreSQL stopped under a running `kraken serve --db` (as a crash: pg_ctl -m immediate)
+// and started again on the same port and data folder. While it is down a request fails
+// cleanly: a 5xx with a one-line error, and the server keeps serving; once it is back the
+// pool drops the connections it lost and the same process answers again, with the data.
+TEST(PgUploadCliTest, ServeRecoversWhenPostgresRestartsUnderIt) {
+  PgApiSetup setup;
+  ASSERT_NO_FATAL_FAILURE(setup.Start("pg-restart"));
+  PgReplica api = StartPgReplica(setup, "serve");
+  std::string flags = " --token-file " + setup.dir + "/token --upload-spool " + setup.dir + "/spool ";
+  RunResult sent = RunKraken("upload --upload-to " + api.url() + flags +
+                             testing::DataPath("kineto/hta/trace_filter/sampled_rank-0.json.gz"));
+  ASSERT_EQ(sent.exit_code, 0) << sent.err;
+  ASSERT_EQ(ListedProfiles(api).size(), 1u);
+  const int port_before = setup.server.port();
+
+  ASSERT_TRUE(setup.server.Stop().ok());
+  httplib::Client client("127.0.0.1", api.port);
+  std::string while_down;  // the first failure, for the log
+  for (int i = 0; i < 3; ++i) {
+    auto down = client.Get("/api/v1/profiles");
+    ASSERT_TRUE(down) << "the server stopped answering while PostgreSQL was down: " << api.process->Log();
+    EXPECT_GE(down->status, 500) << down->body;
+    EXPECT_LT(down->status, 600) << down->body;
+    std::string body = down->body;
+    while (!body.empty() && body.back() == '\n') body.pop_back();
+    EXPECT_FALSE(body.empty());
+    EXPECT_EQ(body.find('\n'), std::string::npos) << "not one line: " << down->body;
+    if (while_down.empty()) while_down = std::to_string(down->status) + " " + body;
+  }
+
+  ASSERT_TRUE(setup.server.Restart().ok());
+  EXPECT_EQ(setup.server.port(), port_before);
+  // At most one failed request per connection the pool held when PostgreSQL went away.
+  int failed_after_restart = 0;
+  httplib::Result back = client.Get("/api/v1/profiles");
+  while (back && back->status >= 500 && failed_after_restart < 16) {
+    ++failed_after_restart;
+    back = client.Get("/api/v1/profiles");
+  }
+  ASSERT_TRUE(back) << api.process->Log();
+  EXPECT_EQ(back->status, 200) << back->body;
+  for (int i = 0; i < 5; ++i) {
+    std::map<int64_t, std::string> listed = ListedProfiles(api);
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(listed.begin()->second, "sampled_rank-0.json.gz");
+  }
+  std::printf("PostgreSQL down under kraken serve: %s\nrestarted: %d request(s) failed before one succeeded\n",
+              while_down.c_str(), failed_after_restart);
 }
 
 // 50 agents at once, 25 to each replica: ten real files, each sent by five clients. Each

@@ -107,7 +107,9 @@ TEST(MigForecastPrometheusTest, TheNodeWhoseRiseIsWithinTheLookaheadChangesAhead
       << soon;
   // a100-later: its rise is three hours away, so nothing is proposed ahead of it yet, and
   // its pods' trough demand (one instance) does not cut the layout the forecast peak needs.
-  EXPECT_EQ(later, "1g.5gb-x2 (keep: demand asks for the current layout 1g.5gb-x2)");
+  EXPECT_EQ(later,
+            "1g.5gb-x2 (keep: the forecast peak of the next 1440 min (1g.5gb: 2 instances by seasonal-naive) needs "
+            "the current layout 1g.5gb-x2; measured demand alone asks for 1g.5gb-x1)");
   EXPECT_NE(r.out.find("; MIG: 1 change, 1 keep, 1 labelled; "), std::string::npos) << r.out;
 }
 

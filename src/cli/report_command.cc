@@ -58,6 +58,9 @@ void AddChargebackOptions(CLI::App* cmd, ChargebackSettings* c) {
   cmd->add_option("--chargeback-gpu-model", c->gpu_model, "GPU model of series without modelName");
   cmd->add_option("--chargeback-usd-per-gpu-hour", c->usd_per_gpu_hour,
                   "Flat chargeback price instead of the catalog's");
+  cmd->add_option("--chargeback-forecast", c->forecast,
+                  "Also the month through the forecaster (`kraken cost chargeback --forecast`, e.g. 24h): its "
+                  "95% interval, and AT RISK/OVER against --chargeback-budgets");
 }
 
 }  // namespace

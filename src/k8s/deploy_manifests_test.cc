@@ -2,8 +2,8 @@
 // metadata.name; RBAC grants no wildcard and no create/update/delete; the Helm chart's
 // templates render with values.yaml (helm is not packaged in Debian 12, so the test
 // renders the subset of Go templates the chart uses: {{ .Values.x.y }},
-// {{ .Release.Name/Namespace }}, {{- if .Values.flag }} ... {{- end }}) and the result
-// parses; the Grafana dashboard is JSON whose queries read DCGM_* and kraken_* metrics.
+// {{ .Release.Name/Namespace }}, {{- if .Values.flag }} ... {{- end }}, nested) and the
+// result parses; the Grafana dashboard is JSON whose queries read DCGM_* and kraken_* metrics.
 
 // GCC 12 reports a false -Wmaybe-uninitialized inside libstdc++'s std::regex automaton
 // (std::function moves) under -O2 with the sanitizers; the warning is in the standard
@@ -98,20 +98,31 @@ void ExpectPodResourcesMount(const YAML::Node& daemonset, const std::string& whe
 // The chart's template subset, with values looked up in values.yaml.
 std::string RenderTemplate(std::string text, const YAML::Node& values, const std::string& release,
                            const std::string& ns) {
-  // {{- if .Values.a.b }} ... {{- end }} (not nested in this chart).
-  std::regex if_block(R"(\{\{-? if \.Values\.([A-Za-z0-9_.]+) \}\}([\s\S]*?)\{\{-? end \}\})");
-  std::smatch m;
   auto lookup = [&](const std::string& path) {
     YAML::Node node = YAML::Clone(values);
     for (std::string_view part : Split(path, '.')) node = node[std::string(part)];
     return node;
   };
-  while (std::regex_search(text, m, if_block)) {
-    YAML::Node flag = lookup(m[1]);
-    // Helm's truthiness: false and "" are off.
+  // {{- if .Values.a.b }} ... {{- end }}, possibly nested: the last "if" of the text has no
+  // other "if" before its "end", so resolving the last one first resolves inner blocks first.
+  std::regex if_action(R"(^\{\{-? if \.Values\.([A-Za-z0-9_.]+) \}\})");
+  std::regex end_action(R"(\{\{-? end \}\})");
+  std::smatch m;
+  for (size_t at = text.rfind("{{- if "); at != std::string::npos; at = text.rfind("{{- if ")) {
+    std::string rest = text.substr(at);
+    EXPECT_TRUE(std::regex_search(rest, m, if_action)) << rest.substr(0, 80);
+    if (m.empty()) break;
+    std::string flag_path = m[1];
+    size_t body = at + m.length(0);
+    std::smatch end;
+    std::string tail = text.substr(body);
+    EXPECT_TRUE(std::regex_search(tail, end, end_action)) << flag_path << ": if without end";
+    if (end.empty()) break;
+    YAML::Node flag = lookup(flag_path);
+    // Helm's truthiness: false, 0 and "" are off.
     std::string flag_text = flag.IsDefined() ? flag.as<std::string>("false") : "false";
-    bool on = flag_text != "false" && !flag_text.empty();
-    text = m.prefix().str() + (on ? m[2].str() : "") + m.suffix().str();
+    bool on = flag_text != "false" && flag_text != "0" && !flag_text.empty();
+    text = text.substr(0, at) + (on ? end.prefix().str() : "") + end.suffix().str();
   }
   std::regex value(R"(\{\{ \.Values\.([A-Za-z0-9_.]+) \}\})");
   while (std::regex_search(text, m, value)) {
@@ -138,16 +149,23 @@ std::map<std::string, std::set<std::string>> Grants(const YAML::Node& role) {
 // The controller may get and patch exactly what the annotation writer touches; no other
 // account of kraken may patch anything but the agent, its Node (ExpectAgentRbacAndNodeName).
 // The API/extender account may read GpuWorkloadProfiles (extender --workload-profiles).
-void ExpectControllerRbac(const std::vector<YAML::Node>& docs, const std::string& controller_role) {
+// Profiled experiments (profile_runs) add: LIST pods and Jobs, create the ncu Job, read its
+// pod's log; without them none of these is granted.
+void ExpectControllerRbac(const std::vector<YAML::Node>& docs, const std::string& controller_role, bool profile_runs,
+                          bool workload_profiles) {
   const std::set<std::string> get_patch = {"get", "patch"};
-  // Profiled experiments add: LIST pods and Jobs, create the ncu Job, read its pod's log.
-  const std::map<std::string, std::set<std::string>> expected = {{"/pods", {"get", "patch", "list"}},
-                                                                 {"/pods/log", {"get"}},
-                                                                 {"/nodes", get_patch},
-                                                                 {"batch/jobs", {"get", "patch", "list", "create"}},
-                                                                 {"kraken.io/gpuworkloadprofiles", {"get", "create", "patch"}},
-                                                                 {"kubeflow.org/mpijobs", get_patch},
-                                                                 {"kubeflow.org/pytorchjobs", get_patch}};
+  std::map<std::string, std::set<std::string>> expected = {
+      {"/pods", get_patch},
+      {"/nodes", get_patch},
+      {"batch/jobs", get_patch},
+      {"kraken.io/gpuworkloadprofiles", {"get", "create", "patch"}},
+      {"kubeflow.org/mpijobs", get_patch},
+      {"kubeflow.org/pytorchjobs", get_patch}};
+  if (profile_runs) {
+    expected["/pods"].insert("list");
+    expected["/pods/log"] = {"get"};
+    expected["batch/jobs"].insert({"list", "create"});
+  }
   int roles = 0;
   for (const YAML::Node& doc : docs) {
     if (doc["kind"].as<std::string>("") != "ClusterRole") continue;
@@ -159,7 +177,10 @@ void ExpectControllerRbac(const std::vector<YAML::Node>& docs, const std::string
     }
     bool agent = doc["metadata"]["name"].as<std::string>() == "kraken-agent";
     if (doc["metadata"]["name"].as<std::string>().ends_with("-api")) {
-      EXPECT_EQ(grants["kraken.io/gpuworkloadprofiles"], std::set<std::string>{"get"}) << doc["metadata"]["name"];
+      EXPECT_EQ(grants.count("kraken.io/gpuworkloadprofiles"), workload_profiles ? 1u : 0u);
+      if (workload_profiles) {
+        EXPECT_EQ(grants["kraken.io/gpuworkloadprofiles"], std::set<std::string>{"get"}) << doc["metadata"]["name"];
+      }
     }
     for (const auto& [resource, verbs] : grants) {
       EXPECT_EQ(verbs.count("create"), 0u) << doc["metadata"]["name"] << " may create " << resource;
@@ -198,16 +219,42 @@ void ExpectAgentRbacAndNodeName(const std::vector<YAML::Node>& docs, const std::
   EXPECT_EQ(daemonsets, 1);
 }
 
-// The controller container runs `kraken annotate --every ...` under its own account.
+// The controller container runs `kraken annotate --every ...` under its own account, with
+// profile_run_args (--profile-runs ...) after them.
 void ExpectControllerDeployment(const YAML::Node& doc, const std::string& account, const std::string& prometheus,
-                                const std::string& namespaces) {
+                                const std::string& namespaces, const std::vector<std::string>& profile_run_args = {}) {
   const YAML::Node pod = doc["spec"]["template"]["spec"];
   EXPECT_EQ(pod["serviceAccountName"].as<std::string>(), account);
   EXPECT_EQ(doc["spec"]["replicas"].as<int>(), 1);
   std::vector<std::string> args;
   for (const YAML::Node& a : pod["containers"][0]["args"]) args.push_back(a.as<std::string>());
-  EXPECT_EQ(args, (std::vector<std::string>{"annotate", "--every", "5m", "--range", "7d", "--prometheus", prometheus,
-                                            "--namespace", namespaces}));
+  std::vector<std::string> want = {"annotate", "--every", "5m",  "--range",
+                                   "7d",       "--prometheus", prometheus, "--namespace", namespaces};
+  want.insert(want.end(), profile_run_args.begin(), profile_run_args.end());
+  EXPECT_EQ(args, want);
+}
+
+// The plain API Deployment's PostgreSQL option, as the chart's api.database.urlSecret:
+// the URL only from a Secret (kraken-db, key url), here optional so that without it the
+// pod starts on SQLite; it reaches `kraken serve` as KRAKEN_STORAGE_PATH, which is used
+// only when no --db is given (pg_upload_cli_test.cc starts a replica that way).
+void ExpectPlainApiStoreFromOptionalSecret(const std::vector<YAML::Node>& docs) {
+  int apis = 0;
+  for (const YAML::Node& doc : docs) {
+    if (doc["kind"].as<std::string>() != "Deployment" || doc["metadata"]["name"].as<std::string>() != "kraken-api")
+      continue;
+    ++apis;
+    const YAML::Node api = doc["spec"]["template"]["spec"]["containers"][0];
+    std::vector<std::string> args = api["args"].as<std::vector<std::string>>();
+    EXPECT_EQ(std::find(args.begin(), args.end(), "--db"), args.end());
+    ASSERT_EQ(api["env"].size(), 1u);
+    EXPECT_EQ(api["env"][0]["name"].as<std::string>(), "KRAKEN_STORAGE_PATH");
+    const YAML::Node secret = api["env"][0]["valueFrom"]["secretKeyRef"];
+    EXPECT_EQ(secret["name"].as<std::string>(), "kraken-db");
+    EXPECT_EQ(secret["key"].as<std::string>(), "url");
+    EXPECT_TRUE(secret["optional"].as<bool>());
+  }
+  EXPECT_EQ(apis, 1);
 }
 
 TEST(DeployManifestsTest, PlainManifestsParseWithRequiredFields) {
@@ -235,7 +282,9 @@ TEST(DeployManifestsTest, PlainManifestsParseWithRequiredFields) {
   EXPECT_EQ(kinds["ClusterRoleBinding"], 3);
   EXPECT_EQ(kinds["DaemonSet"], 1);
   EXPECT_EQ(kinds["Deployment"], 2);
-  ExpectControllerRbac(all, "kraken-controller");
+  // The plain manifests run neither profiled experiments nor --workload-profiles: the
+  // grants they need are comments in rbac.yaml.
+  ExpectControllerRbac(all, "kraken-controller", false, false);
   ExpectAgentRbacAndNodeName(all, "kraken-agent");
   int controllers = 0;
   for (const YAML::Node& doc : all) {
@@ -250,6 +299,7 @@ TEST(DeployManifestsTest, PlainManifestsParseWithRequiredFields) {
     }
   }
   EXPECT_EQ(controllers, 1);
+  ExpectPlainApiStoreFromOptionalSecret(all);
   EXPECT_EQ(kinds["Service"], 2);
   EXPECT_EQ(kinds["ServiceMonitor"], 1);
   EXPECT_EQ(kinds["KubeSchedulerConfiguration"], 1);
@@ -313,72 +363,96 @@ TEST(DeployManifestsTest, HelmChartRendersWithItsValues) {
   EXPECT_EQ(meta["name"].as<std::string>(), "kraken");
   YAML::Node values = YAML::Load(testing::ReadFileOrDie(chart + "/values.yaml"));
   EXPECT_EQ(values["controller"]["interval"].as<std::string>(), "5m");
+  // Off by default: no profile Jobs, no Job create or pods/log grant, no CRD reads.
+  EXPECT_FALSE(values["controller"]["profileRuns"]["enabled"].as<bool>());
+  EXPECT_EQ(values["controller"]["profileRuns"]["launchCount"].as<int>(), 50);
+  EXPECT_FALSE(values["extender"]["workloadProfiles"]["enabled"].as<bool>());
   values["controller"]["namespaces"] = "ml,research";
-  for (bool extender : {true, false}) {
-    for (bool controller : {true, false}) {
-      values["extender"]["enabled"] = extender;
-      values["controller"]["enabled"] = controller;
-      // The API's cluster page from Prometheus (here a Thanos Query URL) or, "", its store.
-      std::string api_prometheus = controller ? "http://thanos-query.monitoring.svc:9090" : "";
-      values["api"]["prometheus"] = api_prometheus;
-      // The API replicas' shared PostgreSQL store, its URL from a Secret, or none.
-      std::string db_secret = extender ? "kraken-db" : "";
-      values["api"]["database"]["urlSecret"] = db_secret;
-      std::map<std::string, int> kinds;
-      std::vector<YAML::Node> all;
-      int containers_in_api = 0;
-      for (const auto& entry : std::filesystem::directory_iterator(chart + "/templates")) {
-        std::string rendered =
-            RenderTemplate(testing::ReadFileOrDie(entry.path().string()), values, "kraken", "kraken-system");
-        EXPECT_EQ(rendered.find("{{"), std::string::npos) << entry.path() << " left a template action";
-        for (const YAML::Node& doc : LoadDocuments(rendered)) {
-          ExpectObject(doc, entry.path().string());
-          all.push_back(doc);
-          std::string kind = doc["kind"].as<std::string>("");
-          std::string name = doc["metadata"]["name"].as<std::string>("");
-          ++kinds[kind];
-          if (kind == "Deployment" && name == "kraken-api") {
-            containers_in_api = static_cast<int>(doc["spec"]["template"]["spec"]["containers"].size());
-            std::vector<std::string> api_args =
-                doc["spec"]["template"]["spec"]["containers"][0]["args"].as<std::vector<std::string>>();
-            std::vector<std::string> want_args = {"serve", "--host", "0.0.0.0", "--port", "7070"};
-            if (!api_prometheus.empty()) want_args.insert(want_args.end(), {"--prometheus", api_prometheus});
-            if (!db_secret.empty()) want_args.insert(want_args.end(), {"--db", "$(KRAKEN_DB_URL)"});
-            EXPECT_EQ(api_args, want_args);
-            const YAML::Node env = doc["spec"]["template"]["spec"]["containers"][0]["env"];
-            EXPECT_EQ(env.IsDefined(), !db_secret.empty());
-            if (!db_secret.empty()) {
-              EXPECT_EQ(env[0]["name"].as<std::string>(), "KRAKEN_DB_URL");
-              EXPECT_EQ(env[0]["valueFrom"]["secretKeyRef"]["name"].as<std::string>(), "kraken-db");
-              EXPECT_EQ(env[0]["valueFrom"]["secretKeyRef"]["key"].as<std::string>(), "url");
+  // Profiled experiments: 0 off (values.yaml), 1 on with the pods' own images, 2 on with an
+  // image and launch count of the chart's; --workload-profiles with 1 and 2.
+  for (int profile_variant = 0; profile_variant < 3; ++profile_variant) {
+    for (bool extender : {true, false}) {
+      for (bool controller : {true, false}) {
+        bool profile_runs = profile_variant > 0;
+        values["controller"]["profileRuns"]["enabled"] = profile_runs;
+        const std::string launch_count = profile_variant == 2 ? "20" : "50";
+        const std::string ncu_image = profile_variant == 2 ? "registry.example.com/ml/ncu:12.4" : "";
+        values["controller"]["profileRuns"]["ncuImage"] = ncu_image;
+        values["controller"]["profileRuns"]["launchCount"] = std::stoi(launch_count);
+        values["extender"]["workloadProfiles"]["enabled"] = profile_runs;
+        std::vector<std::string> profile_run_args;
+        if (profile_runs) profile_run_args = {"--profile-runs", "--ncu-launch-count", launch_count};
+        if (!ncu_image.empty()) profile_run_args.insert(profile_run_args.end(), {"--ncu-image", ncu_image});
+        values["extender"]["enabled"] = extender;
+        values["controller"]["enabled"] = controller;
+        // The API's cluster page from Prometheus (here a Thanos Query URL) or, "", its store.
+        std::string api_prometheus = controller ? "http://thanos-query.monitoring.svc:9090" : "";
+        values["api"]["prometheus"] = api_prometheus;
+        // The API replicas' shared PostgreSQL store, its URL from a Secret, or none.
+        std::string db_secret = extender ? "kraken-db" : "";
+        values["api"]["database"]["urlSecret"] = db_secret;
+        std::map<std::string, int> kinds;
+        std::vector<YAML::Node> all;
+        int containers_in_api = 0;
+        for (const auto& entry : std::filesystem::directory_iterator(chart + "/templates")) {
+          std::string rendered =
+              RenderTemplate(testing::ReadFileOrDie(entry.path().string()), values, "kraken", "kraken-system");
+          EXPECT_EQ(rendered.find("{{"), std::string::npos) << entry.path() << " left a template action";
+          for (const YAML::Node& doc : LoadDocuments(rendered)) {
+            ExpectObject(doc, entry.path().string());
+            all.push_back(doc);
+            std::string kind = doc["kind"].as<std::string>("");
+            std::string name = doc["metadata"]["name"].as<std::string>("");
+            ++kinds[kind];
+            if (kind == "Deployment" && name == "kraken-api") {
+              containers_in_api = static_cast<int>(doc["spec"]["template"]["spec"]["containers"].size());
+              std::vector<std::string> api_args =
+                  doc["spec"]["template"]["spec"]["containers"][0]["args"].as<std::vector<std::string>>();
+              std::vector<std::string> want_args = {"serve", "--host", "0.0.0.0", "--port", "7070"};
+              if (!api_prometheus.empty()) want_args.insert(want_args.end(), {"--prometheus", api_prometheus});
+              if (!db_secret.empty()) want_args.insert(want_args.end(), {"--db", "$(KRAKEN_DB_URL)"});
+              EXPECT_EQ(api_args, want_args);
+              const YAML::Node env = doc["spec"]["template"]["spec"]["containers"][0]["env"];
+              EXPECT_EQ(env.IsDefined(), !db_secret.empty());
+              if (!db_secret.empty()) {
+                EXPECT_EQ(env[0]["name"].as<std::string>(), "KRAKEN_DB_URL");
+                EXPECT_EQ(env[0]["valueFrom"]["secretKeyRef"]["name"].as<std::string>(), "kraken-db");
+                EXPECT_EQ(env[0]["valueFrom"]["secretKeyRef"]["key"].as<std::string>(), "url");
+              }
+              if (extender) {
+                std::vector<std::string> want_extender = {"extender", "--listen", "0.0.0.0:8888"};
+                if (profile_runs) want_extender.push_back("--workload-profiles");
+                EXPECT_EQ(doc["spec"]["template"]["spec"]["containers"][1]["args"].as<std::vector<std::string>>(),
+                          want_extender);
+              }
+            }
+            if (kind == "Deployment" && name == "kraken-controller")
+              ExpectControllerDeployment(doc, "kraken-controller", "http://prometheus-operated.monitoring.svc:9090",
+                                         "ml,research", profile_run_args);
+            if (kind == "DaemonSet") {
+              const YAML::Node c = doc["spec"]["template"]["spec"]["containers"][0];
+              EXPECT_EQ(c["image"].as<std::string>(), "ghcr.io/kraken-profiler/kraken:0.1.0");
+              EXPECT_EQ(c["args"][4].as<std::string>(), "100ms");
+              EXPECT_EQ(c["ports"][0]["containerPort"].as<int>(), 9400);
+              EXPECT_EQ(doc["metadata"]["namespace"].as<std::string>(), "kraken-system");
+              ExpectPodResourcesMount(doc, entry.path().string());
             }
           }
-          if (kind == "Deployment" && name == "kraken-controller")
-            ExpectControllerDeployment(doc, "kraken-controller", "http://prometheus-operated.monitoring.svc:9090",
-                                       "ml,research");
-          if (kind == "DaemonSet") {
-            const YAML::Node c = doc["spec"]["template"]["spec"]["containers"][0];
-            EXPECT_EQ(c["image"].as<std::string>(), "ghcr.io/kraken-profiler/kraken:0.1.0");
-            EXPECT_EQ(c["args"][4].as<std::string>(), "100ms");
-            EXPECT_EQ(c["ports"][0]["containerPort"].as<int>(), 9400);
-            EXPECT_EQ(doc["metadata"]["namespace"].as<std::string>(), "kraken-system");
-            ExpectPodResourcesMount(doc, entry.path().string());
-          }
         }
+        EXPECT_EQ(kinds["DaemonSet"], 1);
+        EXPECT_EQ(kinds["Deployment"], controller ? 2 : 1);
+        EXPECT_EQ(kinds["ServiceMonitor"], 1);
+        EXPECT_EQ(kinds["ServiceAccount"], controller ? 3 : 2);
+        EXPECT_EQ(kinds["ClusterRoleBinding"], controller ? 3 : 2);
+        ExpectAgentRbacAndNodeName(all, "kraken-agent");
+        if (controller) {
+          ExpectControllerRbac(all, "kraken-controller", profile_runs, profile_runs);
+        } else {
+          EXPECT_EQ(kinds["ClusterRole"], 2);
+        }
+        EXPECT_EQ(containers_in_api, extender ? 2 : 1);
       }
-      EXPECT_EQ(kinds["DaemonSet"], 1);
-      EXPECT_EQ(kinds["Deployment"], controller ? 2 : 1);
-      EXPECT_EQ(kinds["ServiceMonitor"], 1);
-      EXPECT_EQ(kinds["ServiceAccount"], controller ? 3 : 2);
-      EXPECT_EQ(kinds["ClusterRoleBinding"], controller ? 3 : 2);
-      ExpectAgentRbacAndNodeName(all, "kraken-agent");
-      if (controller) {
-        ExpectControllerRbac(all, "kraken-controller");
-      } else {
-        EXPECT_EQ(kinds["ClusterRole"], 2);
-      }
-      EXPECT_EQ(containers_in_api, extender ? 2 : 1);
-    }
+  }
   }
 }
 

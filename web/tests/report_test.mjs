@@ -168,7 +168,9 @@ async function runCase(browser, c) {
 
 // The chargeback section: `kraken report --chargeback-prometheus` against a real Prometheus
 // holding a day of the real A100 MIG DCGM capture; the table's rows are the teams and the
-// total of the document's "chargeback", at its figures.
+// total of the document's "chargeback", at its figures. With --chargeback-forecast 1h and a
+// budget of $1600 for ml, the forecast month (the flat A100 + 1g.5gb rate for 720 h) and
+// the verdict OVER.
 async function runChargebackCase(browser) {
   console.log('case chargeback');
   const prom = await startPrometheusHistory({ data: args.data, dir: path.join(args.out, 'chargeback-prometheus'),
@@ -176,9 +178,11 @@ async function runChargebackCase(browser) {
   try {
     const input = path.join(args.data, 'nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt');
     const html = path.join(args.out, 'chargeback.html');
+    const budgets = path.join(args.out, 'chargeback-budgets.csv');
+    fs.writeFileSync(budgets, 'team,monthly_usd\nml,1600\n');
     kraken('report', input, '-o', html, '--chargeback-prometheus', prom.url, '--chargeback-end', String(prom.endS),
       '--chargeback-range', `${HISTORY_SPAN_S}s`, '--chargeback-step', `${HISTORY_STEP_S}s`,
-      '--chargeback-gpu-model', 'a100-40gb-sxm');
+      '--chargeback-gpu-model', 'a100-40gb-sxm', '--chargeback-forecast', '1h', '--chargeback-budgets', budgets);
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(pathToFileURL(html).href);
     await page.waitForSelector('body[data-rendered]', { timeout: 20000 });
@@ -194,6 +198,22 @@ async function runChargebackCase(browser) {
     check(rows[0] && rows[0].team === 'ml' && near(rows[0].cost, 1.99 * allocated, 1e-9), `ml row costs $${1.99 * allocated} (got ${rows[0] && rows[0].cost})`);
     check(rows[0] && rows[0].cells[5] === `$${(1.99 * allocated).toFixed(2)}`, `ml cost cell reads $${(1.99 * allocated).toFixed(2)} (got ${rows[0] && rows[0].cells[5]})`);
     check(rows[1] && rows[1].cells[0] === 'total' && near(rows[1].cost, charge.total.cost_usd, 1e-12), 'the last row is the total');
+    // The forecast month: the whole A100 and its 1g.5gb held at every step, 720 h at $1.99.
+    const month = 1.99 * (1 + 1 / 7) * 720;
+    const f = charge.teams[0].forecast;
+    check(f && f.available && f.horizon === '1h', `ml has a 1h forecast (got ${JSON.stringify(f)})`);
+    check(f && near(f.month_usd, month, 1e-6), `ml forecast month $${month} (got ${f && f.month_usd})`);
+    const cells = rows[0] ? rows[0].cells : [];
+    // "$1,637.49 [$1,637.49, $1,637.49]": the month, then its interval, to the cent.
+    const dollars = (text) => (String(text).match(/\$[\d,]+(\.\d+)?/g) || []).map((d) => Number(d.slice(1).replace(/,/g, '')));
+    const shown = dollars(cells[8]);
+    check(Boolean(f) && shown.length === 3 && near(shown[0], month, 0.005 / month) && near(shown[1], f.month_low_usd, 0.005 / month)
+      && near(shown[2], f.month_high_usd, 0.005 / month), `ml forecast cell reads $${month.toFixed(2)} and its interval (got ${cells[8]})`);
+    check(dollars(cells[9])[0] === 1600 && cells[10] === 'OVER', `ml budget $1,600 OVER (got ${cells[9]} ${cells[10]})`);
+    const header = await page.$$eval('[data-section="chargeback"] thead th', (ths) => ths.map((th) => th.textContent));
+    check(header[8] === 'month (forecast 1h, 95%)', `forecast column header (got ${header[8]})`);
+    const notes = await page.$$eval('[data-key="forecast-note"]', (ps) => ps.map((p) => p.textContent));
+    check(notes.length === 1 && notes[0].startsWith(`Forecast: ${f && f.method}`), `the forecaster is named (got ${notes})`);
     await page.screenshot({ path: path.join(args.out, 'chargeback.png'), fullPage: true });
     await page.close();
   } finally {

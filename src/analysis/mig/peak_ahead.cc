@@ -107,6 +107,28 @@ std::optional<std::map<std::string, int>> ParseMigLayoutName(std::string_view na
 
 namespace {
 
+// The method of the forecast of a profile as the layout names it.
+std::string ForecastMethodOf(const std::map<std::string, InstanceForecast>& forecasts, const std::string& in_layout) {
+  for (const auto& [profile, forecast] : forecasts)
+    if (AsInLayout(profile) == in_layout) return forecast.method;
+  return "";
+}
+
+// When the window's forecast peak is what keeps (part of) the current layout, the reason
+// says so instead of crediting measured demand, which alone asks for less.
+void NameTheForecastPeak(const std::string& kept_by_forecast, const std::string& current,
+                         const std::map<std::string, int>& wanted, int64_t window_s, RebalanceDecision* d) {
+  std::map<std::string, int> measured;
+  for (const auto& [profile, n] : wanted) measured[AsInLayout(profile)] = n;
+  const std::string peak = "the forecast peak of the next " + Minutes(window_s) + " (" + kept_by_forecast + ")";
+  if (d->action == RebalanceAction::kKeep) {
+    d->reason = peak + " needs the current layout " + current + "; measured demand alone asks for " +
+                MigLayoutName(measured);
+  } else {
+    d->reason += "; not below " + peak;
+  }
+}
+
 // The first forecast time a profile needs more than `have` instances within the lookahead.
 struct Rise {
   std::string profile;
@@ -147,12 +169,20 @@ RebalanceDecision DecideRebalanceAhead(const RebalanceState& state, const std::s
     // change and leave the peak unserved).
     std::map<std::string, int> target;
     for (const auto& [profile, n] : wanted) target[AsInLayout(profile)] = n;
+    std::string kept_by_forecast;  // "1g.10gb: 2 instances by seasonal-naive" per profile the forecast keeps
     for (const auto& [profile, have] : *served) {
       auto peak = window_peak.find(profile);
-      target[profile] = std::max(target[profile], std::min(have, peak != window_peak.end() ? peak->second : 0));
+      const int needed = std::min(have, peak != window_peak.end() ? peak->second : 0);
+      if (needed <= target[profile]) continue;
+      target[profile] = needed;
+      if (!kept_by_forecast.empty()) kept_by_forecast += ", ";
+      kept_by_forecast +=
+          profile + ": " + std::to_string(needed) + " instances by " + ForecastMethodOf(forecasts, profile);
     }
     std::string name = MigLayoutName(target);
-    return DecideRebalance(state, current, name == "none" && wanted.empty() ? "" : name, now_s, options);
+    RebalanceDecision d = DecideRebalance(state, current, name == "none" && wanted.empty() ? "" : name, now_s, options);
+    if (!kept_by_forecast.empty()) NameTheForecastPeak(kept_by_forecast, current, wanted, options.window_s, &d);
+    return d;
   }
   std::string why = "the forecast (" + forecasts.at(rise.profile).method + ") has " + rise.profile + " demand at " +
                     std::to_string(rise.instances) + " instances at " + ClockTime(rise.at_s) + " (in " +

@@ -102,6 +102,10 @@ TEST(MigPeakAhead, ProposedBeforeTheDailyRiseAndOncePerWindow) {
       RebalanceState{}, current, {{"1g.10gb", 1}}, ForecastInstances(trough, *temporal::ParseHorizon("1h"), options.window_s),
       day8 - 6 * 3600, 3600, options);
   EXPECT_EQ(no_cut.action, RebalanceAction::kKeep) << no_cut.reason;
+  // The reason names the forecast that keeps the layout, not measured demand.
+  EXPECT_EQ(no_cut.reason,
+            "the forecast peak of the next 1440 min (1g.10gb: 2 instances by seasonal-naive) needs the current layout "
+            "1g.10gb-x2; measured demand alone asks for 1g.10gb-x1");
   // On the new layout nothing more is proposed.
   RebalanceDecision kept = DecideRebalanceAhead(state, layout, wanted,
                                                 ForecastInstances(later, *temporal::ParseHorizon("1h"), options.window_s),

@@ -90,7 +90,13 @@ Status PgTestServer::Start(const std::string& bin, const std::string& dir) {
   if (RunShell(as + bin_ + "/initdb -D " + dir_ + "/data -U kraken -A trust -E UTF8 --no-sync", &out) != 0)
     return IoError("initdb: " + out);
   port_ = FreePort();
-  out.clear();
+  return Launch();
+}
+
+
+Status PgTestServer::Launch() {
+  std::string as = AsServerUser();
+  std::string out;
   std::string options = "-c listen_addresses=127.0.0.1 -c port=" + std::to_string(port_) +
                         " -c unix_socket_directories=" + dir_ + " -c fsync=off -c max_connections=120";
   if (RunShell(as + bin_ + "/pg_ctl -D " + dir_ + "/data -l " + dir_ + "/server.log -w -t 60 -o '" + options +
@@ -105,10 +111,18 @@ Status PgTestServer::Start(const std::string& bin, const std::string& dir) {
 }
 
 PgTestServer::~PgTestServer() {
-  if (!running_) return;
-  std::string out;
-  RunShell(AsServerUser() + bin_ + "/pg_ctl -D " + dir_ + "/data -m immediate -w stop", &out);
+  if (running_) (void)Stop();
 }
+
+Status PgTestServer::Stop() {
+  std::string out;
+  if (RunShell(AsServerUser() + bin_ + "/pg_ctl -D " + dir_ + "/data -m immediate -w stop", &out) != 0)
+    return IoError("pg_ctl stop: " + out);
+  running_ = false;
+  return Status::Ok();
+}
+
+Status PgTestServer::Restart() { return running_ ? Status::Ok() : Launch(); }
 
 std::string PgTestServer::url(const std::string& database) const {
   return "postgresql://kraken@127.0.0.1:" + std::to_string(port_) + "/" + database;

@@ -23,11 +23,17 @@ class PgTestServer {
   // initdb in `dir`/data (trust authentication, user "kraken"), then starts on 127.0.0.1 at
   // a free port with its socket in `dir`. Errors carry the tools' output.
   Status Start(const std::string& bin, const std::string& dir);
+  // pg_ctl stop -m immediate (as a crash would: clients see their connections drop), and
+  // pg_ctl start again on the same port and data folder.
+  Status Stop();
+  Status Restart();
   // "postgresql://kraken@127.0.0.1:PORT/postgres"
   std::string url(const std::string& database = "postgres") const;
   int port() const { return port_; }
 
  private:
+  Status Launch();  // pg_ctl start on port_
+
   std::string bin_, dir_;
   int port_ = 0;
   bool running_ = false;
