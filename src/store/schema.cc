@@ -3,6 +3,8 @@
 #include <chrono>
 #include <string>
 
+#include "store/database.h"
+
 namespace kraken::store {
 namespace {
 
@@ -194,14 +196,24 @@ Status CheckIntegrity(SqliteDb& db) {
 std::span<const SchemaMigration> SchemaMigrations() { return kMigrations; }
 
 Status PrepareSchema(SqliteDb& db, bool writable) {
-  // The first read of the header: a file that is not SQLite fails here.
-  auto application_id = db.QueryInt("PRAGMA application_id");
-  if (!application_id.ok())
-    return InvalidInput(db.path() + ": not a kraken database (" + sqlite3_errmsg(db.handle()) + ")");
-  KRAKEN_ASSIGN_OR_RETURN(int64_t version, db.QueryInt("PRAGMA user_version"));
-  KRAKEN_ASSIGN_OR_RETURN(int64_t tables, db.QueryInt("SELECT COUNT(*) FROM sqlite_schema"));
+  // The three header reads share one snapshot: read one by one, a connection opening a new
+  // file while another one creates its schema saw application_id 0 (before that commit)
+  // and the tables (after it), and refused the store as "an SQLite file with other tables".
+  int64_t application_id = 0;
+  int64_t version = 0;
+  int64_t tables = 0;
+  {
+    KRAKEN_ASSIGN_OR_RETURN(ReadTransaction header_snapshot, ReadTransaction::Begin(db));
+    // The first read of the header: a file that is not SQLite fails here.
+    auto first_read = db.QueryInt("PRAGMA application_id");
+    if (!first_read.ok())
+      return InvalidInput(db.path() + ": not a kraken database (" + sqlite3_errmsg(db.handle()) + ")");
+    application_id = *first_read;
+    KRAKEN_ASSIGN_OR_RETURN(version, db.QueryInt("PRAGMA user_version"));
+    KRAKEN_ASSIGN_OR_RETURN(tables, db.QueryInt("SELECT COUNT(*) FROM sqlite_schema"));
+  }
   bool is_new = tables == 0 && version == 0;
-  if (!is_new && *application_id != kKrakenApplicationId)
+  if (!is_new && application_id != kKrakenApplicationId)
     return InvalidInput(db.path() + ": not a kraken database (an SQLite file with other tables)");
   if (version > kSchemaVersion)
     return InvalidInput(db.path() + ": schema version " + std::to_string(version) +
