@@ -46,12 +46,7 @@ int32_t IntLabel(const promql::RangeSeries& s, const std::string& name) {
 }
 
 GpuKey KeyOf(const promql::RangeSeries& s) {
-  std::string host = promql::SeriesLabel(s, "Hostname");
-  if (host.empty()) {
-    std::string instance = promql::SeriesLabel(s, "instance");  // host:port
-    host = instance.substr(0, instance.rfind(':'));
-  }
-  return {host, IntLabel(s, "gpu"), IntLabel(s, "GPU_I_ID")};
+  return {promql::SeriesHostname(s), IntLabel(s, "gpu"), IntLabel(s, "GPU_I_ID")};
 }
 
 struct Accumulated {

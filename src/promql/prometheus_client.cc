@@ -171,4 +171,11 @@ bool SeriesPod(const RangeSeries& series, std::string* namespace_name, std::stri
   return false;
 }
 
+std::string SeriesHostname(const RangeSeries& series) {
+  std::string host = SeriesLabel(series, "Hostname");
+  if (!host.empty()) return host;
+  std::string instance = SeriesLabel(series, "instance");
+  return instance.substr(0, instance.rfind(':'));
+}
+
 }  // namespace kraken::promql

@@ -31,6 +31,10 @@ std::string SeriesLabel(const RangeSeries& series, std::string_view name);
 // none names a pod.
 bool SeriesPod(const RangeSeries& series, std::string* namespace_name, std::string* pod);
 
+// The node of the series' GPU: its Hostname label, else the host part of `instance`
+// (host:port of the exporter; some exporter versions send no Hostname).
+std::string SeriesHostname(const RangeSeries& series);
+
 // Reads a /api/v1/query_range answer. An "error" status becomes InvalidInput with the
 // server's errorType and message; any other shape than a matrix is refused.
 Result<std::vector<RangeSeries>> ParseRangeResponse(std::string_view json);
