@@ -48,22 +48,43 @@ std::string DcgmMetricNameRegex() {
   return regex;
 }
 
-Result<std::string> BuildDcgmQuery(const std::string& namespace_name, const std::string& pod) {
-  if (!IsKubernetesName(namespace_name))
-    return InvalidInput("--namespace '" + namespace_name + "' is not a Kubernetes namespace name");
-  if (!pod.empty() && !IsKubernetesName(pod)) return InvalidInput("--pod '" + pod + "' is not a Kubernetes pod name");
+namespace {
+
+constexpr std::pair<const char*, const char*> kPodSpellings[] = {
+    {"namespace", "pod"}, {"exported_namespace", "exported_pod"}, {"pod_namespace", "pod_name"}};
+
+// One selector per label spelling, OR-ed; `pod_matcher` is "" or `="name"` / `=~"regex"`.
+std::string SpellingSelectors(const std::string& namespace_name, const std::string& pod_matcher) {
   const std::string names = "__name__=~\"" + DcgmMetricNameRegex() + "\"";
-  const std::pair<const char*, const char*> spellings[] = {
-      {"namespace", "pod"}, {"exported_namespace", "exported_pod"}, {"pod_namespace", "pod_name"}};
   std::string query;
-  for (const auto& [ns_label, pod_label] : spellings) {
+  for (const auto& [ns_label, pod_label] : kPodSpellings) {
     std::string selector = "{" + names + "," + ns_label + "=\"" + namespace_name + "\"";
-    if (!pod.empty()) selector += std::string(",") + pod_label + "=\"" + pod + "\"";
+    if (!pod_matcher.empty()) selector += std::string(",") + pod_label + pod_matcher;
     selector += "}";
     if (!query.empty()) query += " or ";
     query += selector;
   }
   return query;
+}
+
+// Kubernetes names are [a-z0-9.-]: only '.' means something in a regex (escaped for
+// the regex, and its backslash for the PromQL string).
+std::string PodAlternation(const std::vector<std::string>& pods) {
+  std::string regex;
+  for (const std::string& pod : pods) {
+    if (!regex.empty()) regex += '|';
+    for (char c : pod) regex += c == '.' ? std::string("\\\\.") : std::string(1, c);
+  }
+  return "=~\"" + regex + "\"";
+}
+
+}  // namespace
+
+Result<std::string> BuildDcgmQuery(const std::string& namespace_name, const std::string& pod) {
+  if (!IsKubernetesName(namespace_name))
+    return InvalidInput("--namespace '" + namespace_name + "' is not a Kubernetes namespace name");
+  if (!pod.empty() && !IsKubernetesName(pod)) return InvalidInput("--pod '" + pod + "' is not a Kubernetes pod name");
+  return SpellingSelectors(namespace_name, pod.empty() ? "" : "=\"" + pod + "\"");
 }
 
 Status QueryRangePaged(PrometheusClient& client, const std::string& query, const ClusterQueryOptions& options,
@@ -95,6 +116,88 @@ Result<ClusterQueryResult> QueryCluster(PrometheusClient& client, const ClusterQ
     result.points_received += static_cast<int64_t>(s.values.size());
   }
   result.pods = BuildPodProfiles(all, client.url());
+  return result;
+}
+
+}  // namespace kraken::promql
+
+namespace kraken::promql {
+namespace {
+
+// The namespace's pods over [start_s, end_s] and how many series each has.
+Result<std::map<PodKey, int64_t>> ListPodSeries(PrometheusClient& client, const std::string& namespace_name,
+                                                int64_t start_s, int64_t end_s, int64_t* series_without_pod) {
+  std::vector<std::string> matchers;
+  const std::string names = "__name__=~\"" + DcgmMetricNameRegex() + "\"";
+  for (const auto& [ns_label, pod_label] : kPodSpellings)
+    matchers.push_back("{" + names + "," + ns_label + "=\"" + namespace_name + "\"}");
+  KRAKEN_ASSIGN_OR_RETURN(std::vector<RangeSeries> series, client.Series(matchers, start_s, end_s));
+  std::map<PodKey, int64_t> pods;
+  for (const RangeSeries& s : series) {
+    PodKey key;
+    if (!SeriesPod(s, &key.namespace_name, &key.pod)) ++*series_without_pod;
+    else if (key.namespace_name == namespace_name && IsKubernetesName(key.pod)) ++pods[key];
+  }
+  return pods;
+}
+
+// Consecutive pods whose series x instants stay within the budget (at least one pod each).
+std::vector<std::vector<std::string>> PodBatches(const std::map<PodKey, int64_t>& pods, int64_t instants,
+                                                 int64_t points_per_batch) {
+  constexpr size_t kMaxPodsPerBatch = 500;  // keeps the regex, and the request, small
+  std::vector<std::vector<std::string>> batches;
+  int64_t points = 0;
+  for (const auto& [key, series] : pods) {
+    int64_t pod_points = series * instants;
+    if (batches.empty() || batches.back().size() >= kMaxPodsPerBatch ||
+        (points + pod_points > points_per_batch && !batches.back().empty())) {
+      batches.emplace_back();
+      points = 0;
+    }
+    batches.back().push_back(key.pod);
+    points += pod_points;
+  }
+  return batches;
+}
+
+void AddCounters(const PodProfiles& batch, PodProfiles* total) {
+  total->series_without_pod += batch.series_without_pod;
+  total->blank_values += batch.blank_values;
+  total->non_finite_values += batch.non_finite_values;
+  total->unknown_metric_series += batch.unknown_metric_series;
+}
+
+}  // namespace
+
+Result<ClusterQueryResult> QueryClusterInBatches(PrometheusClient& client, const ClusterQueryOptions& options,
+                                                 const std::function<void(PodProfiles&)>& consume) {
+  ClusterQueryResult result;
+  KRAKEN_ASSIGN_OR_RETURN(result.query, BuildDcgmQuery(options.namespace_name, options.pod));
+  ClusterQueryOptions fixed = options;
+  if (fixed.end_s == 0) {
+    fixed.end_s =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  }
+  KRAKEN_ASSIGN_OR_RETURN(result.plan, PlanRangeQuery(fixed.end_s, fixed.range_s, fixed.step_s, fixed.points_per_window));
+  result.end_s = fixed.end_s;
+  KRAKEN_ASSIGN_OR_RETURN(auto pods, ListPodSeries(client, options.namespace_name, fixed.end_s - fixed.range_s,
+                                                   fixed.end_s, &result.pods.series_without_pod));
+  for (const std::vector<std::string>& batch : PodBatches(pods, result.plan.total_points, options.points_per_batch)) {
+    std::string query = SpellingSelectors(options.namespace_name, PodAlternation(batch));
+    std::vector<RangeSeries> all;
+    QueryPlan plan;
+    int64_t end_s = 0;
+    KRAKEN_RETURN_IF_ERROR(QueryRangePaged(client, query, fixed, &plan, &end_s, &all));
+    for (const RangeSeries& s : all) {
+      ++result.series_received;
+      result.points_received += static_cast<int64_t>(s.values.size());
+    }
+    PodProfiles profiles = BuildPodProfiles(all, client.url());
+    all.clear();
+    all.shrink_to_fit();
+    AddCounters(profiles, &result.pods);
+    consume(profiles);
+  }
   return result;
 }
 

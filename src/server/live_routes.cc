@@ -21,7 +21,7 @@
 namespace kraken::server {
 namespace {
 
-// ?range= (Prometheus duration, default 1d), ?end= (Unix s), ?step= (duration or auto).
+// ?range= (Prometheus duration, default 1d), ?end= (Unix s); the step is the heatmap's bin.
 Result<PrometheusClusterSettings> PrometheusSettingsOf(const ServerContext& ctx, const httplib::Request& req) {
   PrometheusClusterSettings settings;
   settings.prometheus_url = ctx.options.prometheus;
@@ -30,11 +30,6 @@ Result<PrometheusClusterSettings> PrometheusSettingsOf(const ServerContext& ctx,
     auto range = promql::ParsePromDurationSeconds(req.get_param_value("range"));
     if (!range.ok()) return range.status().WithContext("range");
     settings.range_s = *range;
-  }
-  if (req.has_param("step") && req.get_param_value("step") != "auto") {
-    auto step = promql::ParsePromDurationSeconds(req.get_param_value("step"));
-    if (!step.ok()) return step.status().WithContext("step");
-    settings.step_s = *step;
   }
   KRAKEN_ASSIGN_OR_RETURN(settings.end_s, IntParam(req, "end", 0, 0, int64_t{1} << 40));
   return settings;
