@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <optional>
 #include <map>
 #include <set>
@@ -55,7 +56,8 @@ GpuKey KeyOf(const promql::RangeSeries& s) {
 }
 
 // Prometheus aggregates, the page only sums: per bin the mean and the number of raw
-// samples (avg_over_time, count_over_time), per field the newest sample (last_over_time).
+// samples (avg_over_time, count_over_time), per field the newest sample of the last bin
+// (last_over_time).
 // So what crosses the wire grows with GPUs x bins, not with GPUs x samples.
 struct BusyAnswers {
   std::vector<promql::RangeSeries> mean, count;
@@ -241,30 +243,48 @@ ClusterDocument ToDocument(Folded& folded, const PrometheusClusterSettings& sett
   return doc;
 }
 
+// One query of the page and where its answer goes.
+struct FieldQuery {
+  std::string expression;
+  int64_t start_s = 0, end_s = 0;
+  std::vector<promql::RangeSeries>* answer = nullptr;
+};
+
 // The queries of the page: per busy field the bin means and counts over the grid, per
-// field the newest sample of the range, at its end.
-Result<FieldAnswers> QueryFields(promql::PrometheusClient& client, const BinGrid& grid, int64_t range_s,
-                                 int64_t* queries) {
+// field the newest sample of the last bin. They run at once: Prometheus evaluates
+// concurrent queries on its cores.
+Status QueryFields(promql::PrometheusClient& client, const BinGrid& grid, FieldAnswers* answers, int64_t* queries) {
   // (end - bin, end]: a sample on a bin edge counts in one bin, not two.
-  const std::string bin_window = "[" + std::to_string(grid.bin_s * 1000 - 1) + "ms]";
-  const std::string range_window = "[" + std::to_string(range_s) + "s]";
-  FieldAnswers answers;
+  const std::string window = "[" + std::to_string(grid.bin_s * 1000 - 1) + "ms])";
+  std::vector<FieldQuery> jobs;
   for (const FieldSelector& f : kFieldSelectors) {
     if (IsBusy(f.field)) {
-      BusyAnswers& busy = answers.busy[f.field];
-      KRAKEN_ASSIGN_OR_RETURN(busy.mean, client.QueryRange(std::string("avg_over_time(") + f.selector + bin_window + ")",
-                                                           grid.first_end_s(), grid.end_s, grid.bin_s));
-      KRAKEN_ASSIGN_OR_RETURN(busy.count,
-                              client.QueryRange(std::string("count_over_time(") + f.selector + bin_window + ")",
-                                                grid.first_end_s(), grid.end_s, grid.bin_s));
-      *queries += 2;
+      BusyAnswers& busy = answers->busy[f.field];
+      jobs.push_back({"avg_over_time(" + std::string(f.selector) + window, grid.first_end_s(), grid.end_s, &busy.mean});
+      jobs.push_back(
+          {"count_over_time(" + std::string(f.selector) + window, grid.first_end_s(), grid.end_s, &busy.count});
     }
-    KRAKEN_ASSIGN_OR_RETURN(answers.latest[f.field],
-                            client.QueryRange(std::string("last_over_time(") + f.selector + range_window + ")",
-                                              grid.end_s, grid.end_s, grid.bin_s));
-    *queries += 1;
+    // The newest sample within the last bin: what the GPU does now, not what a GPU gone
+    // days ago did last (that would cost a pass over the whole range).
+    jobs.push_back({"last_over_time(" + std::string(f.selector) + window, grid.end_s, grid.end_s,
+                    &answers->latest[f.field]});
   }
-  return answers;
+  std::vector<std::future<Result<std::vector<promql::RangeSeries>>>> running;
+  for (const FieldQuery& job : jobs)
+    running.push_back(std::async(std::launch::async, [&client, &job, &grid] {
+      return client.QueryRange(job.expression, job.start_s, job.end_s, grid.bin_s);
+    }));
+  Status first_error = Status::Ok();
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    auto answer = running[i].get();
+    if (!answer.ok()) {
+      if (first_error.ok()) first_error = answer.status();
+      continue;
+    }
+    *jobs[i].answer = std::move(answer).value();
+  }
+  *queries = static_cast<int64_t>(jobs.size());
+  return first_error;
 }
 
 }  // namespace
@@ -285,9 +305,10 @@ Result<std::string> RenderPrometheusClusterView(const PrometheusClusterSettings&
   grid.bin_s = std::max<int64_t>(1, (settings.range_s + static_cast<int64_t>(settings.bins) - 1) /
                                         static_cast<int64_t>(settings.bins));
   int64_t queries = 0;
-  auto answers = QueryFields(*client, grid, settings.range_s, &queries);
-  if (!answers.ok()) return answers.status().WithContext("range " + std::to_string(settings.range_s) + " s");
-  Folded folded = Fold(*answers, grid);
+  FieldAnswers answers;
+  Status queried = QueryFields(*client, grid, &answers, &queries);
+  if (!queried.ok()) return queried.WithContext("range " + std::to_string(settings.range_s) + " s");
+  Folded folded = Fold(answers, grid);
   ClusterDocument doc = ToDocument(folded, settings, grid);
   doc.prometheus_url = settings.prometheus_url;
   doc.start_s = grid.end_s - settings.range_s;

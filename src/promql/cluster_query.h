@@ -23,8 +23,9 @@ struct ClusterQueryOptions {
   int64_t end_s = 0;   // Unix seconds of the range's end; 0 = now
   int64_t points_per_window = kDefaultPointsPerWindow;
   // QueryClusterInBatches: the most points (series x instants) one batch of pods asks
-  // for. Parsed series and profiles cost ~100 bytes a point: 4 M points is ~400 MB.
-  int64_t points_per_batch = 4'000'000;
+  // for. Parsed series and profiles cost ~100 bytes a point and two batches are in
+  // flight: 2 M points is ~400 MB.
+  int64_t points_per_batch = 2'000'000;
 };
 
 // The PromQL expression: the DCGM fields kraken's analyses read (current and 1.x names),
@@ -57,8 +58,8 @@ Result<ClusterQueryResult> QueryCluster(PrometheusClient& client, const ClusterQ
 // The same pods as QueryCluster, for a whole namespace (options.pod empty) read in
 // batches, so memory holds one batch of samples whatever the namespace's size: the pods
 // are listed first (/api/v1/series: labels only, over the range), then asked for in
-// batches of at most options.points_per_batch points (pod label =~ "a|b|..."). `consume`
-// gets each batch's profiles and may drop them. The result's `pods` keeps the counters,
+// batches of at most options.points_per_batch points (pod label =~ "a|b|..."), two at a
+// time. `consume` gets each batch's profiles, in pod order, and may drop them. The result's `pods` keeps the counters,
 // not the profiles; its `query` is the namespace-wide query each batch narrows.
 Result<ClusterQueryResult> QueryClusterInBatches(PrometheusClient& client, const ClusterQueryOptions& options,
                                                  const std::function<void(PodProfiles&)>& consume);
