@@ -27,21 +27,34 @@ bool IsKubernetesName(const std::string& name) {
   return true;
 }
 
-}  // namespace
+// The framebuffer's size fields are read only for a GPU's memory total (pod_profiles.cc:
+// FB_TOTAL, or FREE + USED + RESERVED at one instant), so at a coarser step: a quarter
+// to a third of a namespace's series, at 1/60 of the points.
+bool IsMemoryTotalMetric(Metric m) {
+  return m == Metric::kFbFreeBytes || m == Metric::kFbTotalBytes || m == Metric::kFbReservedBytes;
+}
+constexpr int64_t kMemoryTotalStepFactor = 60;
 
-std::string DcgmMetricNameRegex() {
+enum class NameSet { kAll, kSampled, kMemoryTotals };
+
+bool InSet(Metric m, NameSet set) {
+  bool wanted = false;
+  for (Metric w : kWantedMetrics) wanted = wanted || w == m;
+  if (!wanted) return false;
+  if (set == NameSet::kAll) return true;
+  return IsMemoryTotalMetric(m) == (set == NameSet::kMemoryTotals);
+}
+
+std::string NameRegex(NameSet set) {
   std::set<std::string_view> names;
   for (const prometheus::DcgmMetricEntry& entry : prometheus::DcgmMetricCatalog()) {
-    bool wanted = false;
-    for (Metric m : kWantedMetrics) wanted = wanted || entry.metric == m;
-    if (!wanted) continue;
+    if (!InSet(entry.metric, set)) continue;
     names.insert(entry.field);
     if (!entry.legacy_name.empty()) names.insert(entry.legacy_name);
   }
   // kraken's agent's per-pod shares of shared GPUs (pod_share_catalog.h) stand for the same metrics.
   for (const prometheus::PodShareMetric& share : prometheus::PodShareMetrics())
-    for (Metric m : kWantedMetrics)
-      if (share.metric == m) names.insert(share.name);
+    if (InSet(share.metric, set)) names.insert(share.name);
   std::string regex;
   for (std::string_view n : names) {
     if (!regex.empty()) regex += '|';
@@ -50,14 +63,19 @@ std::string DcgmMetricNameRegex() {
   return regex;
 }
 
+}  // namespace
+
+std::string DcgmMetricNameRegex() { return NameRegex(NameSet::kAll); }
+
 namespace {
 
 constexpr std::pair<const char*, const char*> kPodSpellings[] = {
     {"namespace", "pod"}, {"exported_namespace", "exported_pod"}, {"pod_namespace", "pod_name"}};
 
 // One selector per label spelling, OR-ed; `pod_matcher` is "" or `="name"` / `=~"regex"`.
-std::string SpellingSelectors(const std::string& namespace_name, const std::string& pod_matcher) {
-  const std::string names = "__name__=~\"" + DcgmMetricNameRegex() + "\"";
+std::string SpellingSelectors(const std::string& namespace_name, const std::string& pod_matcher,
+                              NameSet set = NameSet::kAll) {
+  const std::string names = "__name__=~\"" + NameRegex(set) + "\"";
   std::string query;
   for (const auto& [ns_label, pod_label] : kPodSpellings) {
     std::string selector = "{" + names + "," + ns_label + "=\"" + namespace_name + "\"";
@@ -108,11 +126,33 @@ Status QueryRangePaged(PrometheusClient& client, const std::string& query, const
   return Status::Ok();
 }
 
+namespace {
+
+// The pods' DCGM series: the sampled fields at the plan's step, the memory-total fields at
+// a step kMemoryTotalStepFactor times as long from the same start, so their instants are
+// instants of the sampled fields too (where FREE + USED is summed).
+Status QueryDcgmPaged(PrometheusClient& client, const std::string& pod_matcher, const ClusterQueryOptions& options,
+                      QueryPlan* plan, int64_t* end_s, std::vector<RangeSeries>* out) {
+  const std::string& ns = options.namespace_name;
+  KRAKEN_RETURN_IF_ERROR(
+      QueryRangePaged(client, SpellingSelectors(ns, pod_matcher, NameSet::kSampled), options, plan, end_s, out));
+  ClusterQueryOptions coarse = options;
+  coarse.end_s = *end_s;
+  coarse.step_s = plan->step_s * std::clamp<int64_t>(options.range_s / plan->step_s, 1, kMemoryTotalStepFactor);
+  QueryPlan coarse_plan;
+  int64_t coarse_end_s = 0;
+  return QueryRangePaged(client, SpellingSelectors(ns, pod_matcher, NameSet::kMemoryTotals), coarse, &coarse_plan,
+                         &coarse_end_s, out);
+}
+
+}  // namespace
+
 Result<ClusterQueryResult> QueryCluster(PrometheusClient& client, const ClusterQueryOptions& options) {
   ClusterQueryResult result;
   KRAKEN_ASSIGN_OR_RETURN(result.query, BuildDcgmQuery(options.namespace_name, options.pod));
   std::vector<RangeSeries> all;
-  KRAKEN_RETURN_IF_ERROR(QueryRangePaged(client, result.query, options, &result.plan, &result.end_s, &all));
+  std::string pod_matcher = options.pod.empty() ? "" : "=\"" + options.pod + "\"";
+  KRAKEN_RETURN_IF_ERROR(QueryDcgmPaged(client, pod_matcher, options, &result.plan, &result.end_s, &all));
   for (const RangeSeries& s : all) {
     ++result.series_received;
     result.points_received += static_cast<int64_t>(s.values.size());
@@ -176,11 +216,10 @@ struct FetchedBatch {
 
 Result<FetchedBatch> FetchBatch(PrometheusClient& client, const ClusterQueryOptions& options,
                                 const std::vector<std::string>& pods) {
-  std::string query = SpellingSelectors(options.namespace_name, PodAlternation(pods));
   std::vector<RangeSeries> all;
   QueryPlan plan;
   int64_t end_s = 0;
-  KRAKEN_RETURN_IF_ERROR(QueryRangePaged(client, query, options, &plan, &end_s, &all));
+  KRAKEN_RETURN_IF_ERROR(QueryDcgmPaged(client, PodAlternation(pods), options, &plan, &end_s, &all));
   FetchedBatch batch;
   for (const RangeSeries& s : all) {
     ++batch.series;
