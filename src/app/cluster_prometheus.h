@@ -1,9 +1,11 @@
 // GET /api/v1/cluster when `kraken serve --prometheus URL` is given: the fleet, its
 // GPU x time heatmap, per-namespace and per-pod use and the pooling candidates read from
 // the DCGM series in Prometheus (or Thanos, Mimir: the same HTTP API) through the query
-// layer of `kraken analyze --prometheus` (promql/: paging under the server's point limit,
-// every label spelling of dcgm-exporter and the agent), in the document shape the store
-// path renders (cluster_document.h).
+// layer of `kraken analyze --prometheus` (promql/: every label spelling of dcgm-exporter
+// and the agent), in the document shape the store path renders (cluster_document.h).
+// Prometheus aggregates per heatmap bin (avg_over_time, count_over_time) and per field
+// (last_over_time), so the answer grows with GPUs x bins, not with the samples: a week of
+// 8,000 GPUs is 60 points per GPU, not 10,080 (docs/prometheus-scale.md).
 #pragma once
 
 #include <cstddef>
@@ -18,7 +20,6 @@ struct PrometheusClusterSettings {
   std::string prometheus_url;
   int64_t range_s = 86400;  // [end - range, end]
   int64_t end_s = 0;        // Unix seconds; 0 = now
-  int64_t step_s = 0;       // 0 = auto, as `kraken analyze --prometheus --step auto`
   int64_t threshold_pct = 30;
   size_t bins = 60;  // heatmap columns over the range
   int timeout_s = 60;

@@ -28,10 +28,18 @@ Result<promql::ClusterQueryOptions> MakeQueryOptions(const ClusterAnalyzeSetting
 Result<ClusterPooling> AnalyzeClusterPooling(promql::PrometheusClient& client,
                                              const promql::ClusterQueryOptions& options, const DeviceSpec* fallback) {
   ClusterPooling out;
-  KRAKEN_ASSIGN_OR_RETURN(out.query, promql::QueryCluster(client, options));
-  for (auto& [key, profile] : out.query.pods.by_pod)
-    for (pooling::PodGpuUse& use : pooling::PodGpuUses(profile, key.namespace_name, key.pod, fallback))
-      out.uses.push_back(std::move(use));
+  // Each pod is reduced to its GPU uses as its batch arrives; the samples go with the batch.
+  auto reduce = [&](promql::PodProfiles& batch) {
+    for (auto& [key, profile] : batch.by_pod)
+      for (pooling::PodGpuUse& use : pooling::PodGpuUses(profile, key.namespace_name, key.pod, fallback))
+        out.uses.push_back(std::move(use));
+  };
+  if (options.pod.empty()) {
+    KRAKEN_ASSIGN_OR_RETURN(out.query, promql::QueryClusterInBatches(client, options, reduce));
+  } else {
+    KRAKEN_ASSIGN_OR_RETURN(out.query, promql::QueryCluster(client, options));
+    reduce(out.query.pods);
+  }
   out.report = pooling::FindPoolingCandidates(out.uses);
   return out;
 }

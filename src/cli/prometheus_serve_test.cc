@@ -89,7 +89,9 @@ TEST_F(PrometheusServeTest, ClusterRouteSaysWhatAnalyzeSaysForTheSameRange) {
   simdjson::dom::element doc = parser.parse(answer->body);
   EXPECT_EQ(std::string_view(doc["source"]), "prometheus");
   EXPECT_EQ(int64_t(doc["prometheus"]["end_s"]), end_s_);
-  EXPECT_EQ(int64_t(doc["prometheus"]["step_s"]), int64_t(expected["source"]["step_s"]));
+  // Prometheus aggregates per heatmap bin: the step is the bin, a day over 24 bins.
+  EXPECT_EQ(int64_t(doc["prometheus"]["step_s"]), kServeDayS / 24);
+  EXPECT_EQ(int64_t(doc["prometheus"]["start_s"]), end_s_ - kServeDayS);
 
   // Per pod: the mean busy figure, in percent, is analyze's gpu_busy mean.
   std::map<std::string, simdjson::dom::element> pods;
@@ -109,6 +111,8 @@ TEST_F(PrometheusServeTest, ClusterRouteSaysWhatAnalyzeSaysForTheSameRange) {
   }
   EXPECT_NEAR(double(pods["trainer-0"]["mean_gpu_util_pct"]), 99.563, 1e-9);
   EXPECT_NEAR(double(pods["infer-t4"]["mean_gpu_util_pct"]), 0.0, 1e-12);
+  // Samples are Prometheus's raw ones, counted once each: every 300 s in (end - 1d, end].
+  EXPECT_EQ(int64_t(pods["trainer-0"]["samples"]), kServeDayS / 300);
 
   // Per namespace: ml is its three pods' samples together. The A10G line (namespace ray-llm)
   // sends only DCGM_FI_PROF_DRAM_ACTIVE, no busy field: it is in no use figure.

@@ -167,7 +167,7 @@ void AddServeCommand(CLI::App& app, CommandList& commands) {
                   "(samples from its first pass, before any commit) instead of the store's newest live profile");
   cmd->add_option("--prometheus", args->prometheus,
                   "URL of Prometheus (or Thanos, Mimir): GET /api/v1/cluster reads the fleet from its DCGM "
-                  "series instead of the store's live profiles");
+                  "series instead of the store's live profiles, and so does GET /api/v1/live without --agent");
   cmd->add_option("--budget-prometheus", args->budget_prometheus,
                   "Prometheus holding the DCGM history: serves kraken_budget_* at /api/v1/cost/budgets/metrics");
   cmd->add_option("--budgets", args->budgets, "CSV team,monthly_usd for the budget metrics (docs/cost.md)");

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "promql/pod_profiles.h"
@@ -20,6 +22,10 @@ struct ClusterQueryOptions {
   int64_t step_s = 0;  // 0 = auto (query_plan.h)
   int64_t end_s = 0;   // Unix seconds of the range's end; 0 = now
   int64_t points_per_window = kDefaultPointsPerWindow;
+  // QueryClusterInBatches: the most points (series x instants) one batch of pods asks
+  // for. Parsed series and profiles cost ~100 bytes a point and two batches are in
+  // flight: 2 M points is ~400 MB.
+  int64_t points_per_batch = 2'000'000;
 };
 
 // The PromQL expression: the DCGM fields kraken's analyses read (current and 1.x names),
@@ -48,5 +54,14 @@ Status QueryRangePaged(PrometheusClient& client, const std::string& query, const
                        QueryPlan* plan, int64_t* end_s, std::vector<RangeSeries>* out);
 
 Result<ClusterQueryResult> QueryCluster(PrometheusClient& client, const ClusterQueryOptions& options);
+
+// The same pods as QueryCluster, for a whole namespace (options.pod empty) read in
+// batches, so memory holds one batch of samples whatever the namespace's size: the pods
+// are listed first (/api/v1/series: labels only, over the range), then asked for in
+// batches of at most options.points_per_batch points (pod label =~ "a|b|..."), two at a
+// time. `consume` gets each batch's profiles, in pod order, and may drop them. The result's `pods` keeps the counters,
+// not the profiles; its `query` is the namespace-wide query each batch narrows.
+Result<ClusterQueryResult> QueryClusterInBatches(PrometheusClient& client, const ClusterQueryOptions& options,
+                                                 const std::function<void(PodProfiles&)>& consume);
 
 }  // namespace kraken::promql

@@ -113,6 +113,44 @@ Result<std::vector<RangeSeries>> ParseRangeResponse(std::string_view json) {
   return out;
 }
 
+Result<std::vector<RangeSeries>> ParseSeriesResponse(std::string_view json) {
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string padded(json);
+  simdjson::ondemand::document doc;
+  if (auto e = parser.iterate(padded).get(doc)) return JsonError("not JSON", e);
+  simdjson::ondemand::object root;
+  if (auto e = doc.get_object().get(root)) return JsonError("not a JSON object", e);
+  std::string status, error;
+  std::vector<RangeSeries> out;
+  for (auto field : root) {
+    std::string_view key, text;
+    if (auto e = field.unescaped_key().get(key)) return JsonError("key", e);
+    if (key == "status" || key == "error") {
+      std::string key_copy(key);
+      if (auto e = field.value().get_string().get(text)) return JsonError(key_copy, e);
+      (key_copy == "status" ? status : error) = std::string(text);
+    } else if (key == "data") {
+      simdjson::ondemand::array data;
+      if (auto e = field.value().get_array().get(data)) return JsonError("data", e);
+      for (auto item : data) {
+        simdjson::ondemand::object labels;
+        if (auto e = std::move(item).get_object().get(labels)) return JsonError("series", e);
+        RangeSeries& series = out.emplace_back();
+        for (auto label : labels) {
+          std::string_view name, value;
+          if (auto e = label.unescaped_key().get(name)) return JsonError("label name", e);
+          std::string name_copy(name);
+          if (auto e = label.value().get_string().get(value)) return JsonError("label value", e);
+          series.labels.emplace_back(std::move(name_copy), std::string(value));
+        }
+      }
+    }
+  }
+  if (status == "error") return InvalidInput("Prometheus refused the series request: " + error);
+  if (status != "success") return InvalidInput("Prometheus answer has status '" + status + "'");
+  return out;
+}
+
 Result<ServerAddress> ParseServerUrl(std::string_view url) {
   std::string_view rest = Trim(url);
   std::string scheme = StartsWith(rest, "https://") ? "https://" : "http://";
@@ -155,6 +193,20 @@ Result<std::vector<RangeSeries>> PrometheusClient::QueryRange(const std::string&
   return ParseRangeResponse(response->body);
 }
 
+Result<std::vector<RangeSeries>> PrometheusClient::Series(const std::vector<std::string>& matchers, int64_t start_s,
+                                                          int64_t end_s) {
+  httplib::Client client(address_.scheme_host_port);
+  client.set_connection_timeout(timeout_s_, 0);
+  client.set_read_timeout(timeout_s_, 0);
+  httplib::Params params{{"start", std::to_string(start_s)}, {"end", std::to_string(end_s)}};
+  for (const std::string& m : matchers) params.emplace("match[]", m);
+  auto response = client.Post(address_.path_prefix + "/api/v1/series", params);
+  if (!response) return IoError("Prometheus " + url_ + ": " + httplib::to_string(response.error()));
+  if (response->status != 200 && response->status != 400 && response->status != 422)
+    return IoError("Prometheus " + url_ + ": HTTP " + std::to_string(response->status) + " to /api/v1/series");
+  return ParseSeriesResponse(response->body);
+}
+
 std::string SeriesLabel(const RangeSeries& series, std::string_view name) {
   for (const auto& [key, value] : series.labels)
     if (key == name) return value;
@@ -169,6 +221,13 @@ bool SeriesPod(const RangeSeries& series, std::string* namespace_name, std::stri
     if (!pod->empty()) return true;
   }
   return false;
+}
+
+std::string SeriesHostname(const RangeSeries& series) {
+  std::string host = SeriesLabel(series, "Hostname");
+  if (!host.empty()) return host;
+  std::string instance = SeriesLabel(series, "instance");
+  return instance.substr(0, instance.rfind(':'));
 }
 
 }  // namespace kraken::promql

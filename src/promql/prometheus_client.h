@@ -31,9 +31,16 @@ std::string SeriesLabel(const RangeSeries& series, std::string_view name);
 // none names a pod.
 bool SeriesPod(const RangeSeries& series, std::string* namespace_name, std::string* pod);
 
+// The node of the series' GPU: its Hostname label, else the host part of `instance`
+// (host:port of the exporter; some exporter versions send no Hostname).
+std::string SeriesHostname(const RangeSeries& series);
+
 // Reads a /api/v1/query_range answer. An "error" status becomes InvalidInput with the
 // server's errorType and message; any other shape than a matrix is refused.
 Result<std::vector<RangeSeries>> ParseRangeResponse(std::string_view json);
+
+// Reads a /api/v1/series answer: one label set (with __name__) per series.
+Result<std::vector<RangeSeries>> ParseSeriesResponse(std::string_view json);
 
 struct ServerAddress {
   std::string scheme_host_port;  // "http://127.0.0.1:9090"
@@ -49,6 +56,10 @@ class PrometheusClient {
 
   // One query_range call, [start_s, end_s] both inclusive.
   Result<std::vector<RangeSeries>> QueryRange(const std::string& query, int64_t start_s, int64_t end_s, int64_t step_s);
+
+  // One /api/v1/series call: the label sets of every series a matcher selects in
+  // [start_s, end_s], no samples (RangeSeries with labels only). Cheap: index lookups.
+  Result<std::vector<RangeSeries>> Series(const std::vector<std::string>& matchers, int64_t start_s, int64_t end_s);
 
   const std::string& url() const { return url_; }
 

@@ -89,6 +89,24 @@ TEST(RangeResponseTest, ServerErrorsAndWrongShapesAreInvalidInput) {
       ParseRangeResponse(R"({"status":"success","data":{"resultType":"matrix","result":[{"values":[[1]]}]}})").ok());
 }
 
+TEST(SeriesResponseTest, ReadsLabelSetsAndRefusesErrorsAndWrongShapes) {
+  auto series = ParseSeriesResponse(R"({"status":"success","data":[)"
+                                    R"({"__name__":"DCGM_FI_DEV_FB_USED","exported_pod":"train-0","gpu":"3"},)"
+                                    R"({"__name__":"DCGM_FI_DEV_GPU_UTIL","pod":"a\"b"}]})");
+  ASSERT_TRUE(series.ok()) << series.status().message();
+  ASSERT_EQ(series->size(), 2u);
+  EXPECT_EQ(SeriesLabel((*series)[0], "exported_pod"), "train-0");
+  EXPECT_EQ(SeriesLabel((*series)[0], "gpu"), "3");
+  EXPECT_EQ(SeriesLabel((*series)[1], "pod"), "a\"b");
+  EXPECT_TRUE((*series)[0].values.empty());
+  auto refused = ParseSeriesResponse(R"({"status":"error","errorType":"bad_data","error":"parse error"})");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("parse error"), std::string::npos);
+  EXPECT_FALSE(ParseSeriesResponse("not json").ok());
+  EXPECT_FALSE(ParseSeriesResponse(R"({"status":"success","data":{"resultType":"matrix"}})").ok());
+  EXPECT_FALSE(ParseSeriesResponse(R"({"status":"success","data":[{"pod":3}]})").ok());
+}
+
 TEST(ServerUrlTest, SplitsHostAndPrefix) {
   auto a = ParseServerUrl("http://127.0.0.1:9090/prometheus/");
   ASSERT_TRUE(a.ok());

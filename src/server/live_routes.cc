@@ -1,6 +1,7 @@
 // GET /api/v1/cluster (one row per GPU over every stored live profile, a GPU x time
 // heatmap and the GPUs idle enough to pool: app/cluster_view.h) and GET /api/v1/live
-// (server-sent events, 1 Hz, with the latest samples of the newest live profile).
+// (server-sent events, 1 Hz, with the latest samples: of the agent's ring with --agent,
+// else of Prometheus with --prometheus, else of the newest live profile in the store).
 // Shapes: docs/api.md.
 #include <chrono>
 #include <map>
@@ -9,6 +10,7 @@
 
 #include "app/cluster_prometheus.h"
 #include "app/cluster_view.h"
+#include "app/live_prometheus.h"
 #include "promql/query_plan.h"
 #include "app/latest_samples.h"
 #include "base/json_writer.h"
@@ -19,7 +21,7 @@
 namespace kraken::server {
 namespace {
 
-// ?range= (Prometheus duration, default 1d), ?end= (Unix s), ?step= (duration or auto).
+// ?range= (Prometheus duration, default 1d), ?end= (Unix s); the step is the heatmap's bin.
 Result<PrometheusClusterSettings> PrometheusSettingsOf(const ServerContext& ctx, const httplib::Request& req) {
   PrometheusClusterSettings settings;
   settings.prometheus_url = ctx.options.prometheus;
@@ -28,11 +30,6 @@ Result<PrometheusClusterSettings> PrometheusSettingsOf(const ServerContext& ctx,
     auto range = promql::ParsePromDurationSeconds(req.get_param_value("range"));
     if (!range.ok()) return range.status().WithContext("range");
     settings.range_s = *range;
-  }
-  if (req.has_param("step") && req.get_param_value("step") != "auto") {
-    auto step = promql::ParsePromDurationSeconds(req.get_param_value("step"));
-    if (!step.ok()) return step.status().WithContext("step");
-    settings.step_s = *step;
   }
   KRAKEN_ASSIGN_OR_RETURN(settings.end_s, IntParam(req, "end", 0, 0, int64_t{1} << 40));
   return settings;
@@ -93,6 +90,32 @@ std::string LiveEvent(ServerContext& ctx) {
   return "event: samples\ndata: " + json.Take() + "\n\n";
 }
 
+// One "samples" event from Prometheus, read at most once a second for all streams.
+std::string PrometheusLiveEvent(ServerContext& ctx) {
+  SharedLiveEvent& shared = ctx.prometheus_live;
+  std::lock_guard<std::mutex> lock(shared.mutex);
+  auto now = std::chrono::steady_clock::now();
+  if (!shared.event.empty() && now - shared.read_at < std::chrono::seconds(1)) return shared.event;
+  PrometheusLiveSettings settings;
+  settings.prometheus_url = ctx.options.prometheus;
+  settings.timeout_s = std::max(1, ctx.options.timeout_s);
+  auto event = RenderPrometheusLiveEvent(settings);
+  std::string body = event.ok() ? std::move(event).value()
+                                : PrometheusLiveErrorEvent(settings.prometheus_url, event.status().message());
+  shared.event = "event: samples\ndata: " + body + "\n\n";
+  shared.read_at = std::chrono::steady_clock::now();
+  return shared.event;
+}
+
+// The event of the source `kraken serve` was given: agent, Prometheus, else the store.
+std::string NextLiveEvent(ServerContext& ctx, int64_t* since_ns) {
+  if (!ctx.options.agent_host.empty())
+    return "event: samples\ndata: " + AgentRingEvent({ctx.options.agent_host, ctx.options.agent_port}, since_ns) +
+           "\n\n";
+  if (!ctx.options.prometheus.empty()) return PrometheusLiveEvent(ctx);
+  return LiveEvent(ctx);
+}
+
 void HandleLive(ServerContext& ctx, httplib::Response& res) {
   const int budget = LiveStreamBudget(ctx.options);
   if (ctx.live_streams.fetch_add(1) >= budget) {
@@ -107,11 +130,7 @@ void HandleLive(ServerContext& ctx, httplib::Response& res) {
   res.set_chunked_content_provider(
       "text/event-stream", [&ctx, since_ns](size_t, httplib::DataSink& sink) {
     if (ctx.stopping) return false;
-    std::string event = ctx.options.agent_host.empty()
-                            ? LiveEvent(ctx)
-                            : "event: samples\ndata: " +
-                                  AgentRingEvent({ctx.options.agent_host, ctx.options.agent_port}, since_ns.get()) +
-                                  "\n\n";
+    std::string event = NextLiveEvent(ctx, since_ns.get());
     if (!sink.write(event.data(), event.size())) return false;
     // The next event a second later; checks every 100 ms whether the server stops or the
     // client went away, so neither waits on a sleeping stream.

@@ -35,7 +35,8 @@ struct ServeOptions {
   std::string agent_host;  // empty: no agent
   int agent_port = 0;
   // `--prometheus URL`: GET /api/v1/cluster reads the DCGM series there
-  // (app/cluster_prometheus.h) instead of the store's live profiles.
+  // (app/cluster_prometheus.h) instead of the store's live profiles, and so does
+  // GET /api/v1/live unless --agent is given (app/live_prometheus.h).
   std::string prometheus;
   // GET /api/v1/cost/budgets/metrics (docs/cost.md): the chargeback's Prometheus, the
   // budgets CSV, the range charged and the GPU model of series without modelName.

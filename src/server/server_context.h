@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
+#include <mutex>
+#include <string>
 
 #include "server/legacy_profiles.h"
 #include "server/profile_facts.h"
@@ -17,6 +20,14 @@
 
 namespace kraken::server {
 
+// The newest /api/v1/live event read from Prometheus, shared by every open stream for a
+// second: N dashboards cost Prometheus one query a second, not N.
+struct SharedLiveEvent {
+  std::mutex mutex;  // held while one stream queries; the others then reuse its answer
+  std::chrono::steady_clock::time_point read_at;
+  std::string event;
+};
+
 struct ServerContext {
   ServeOptions options;
   std::unique_ptr<StorePool> store;
@@ -26,6 +37,7 @@ struct ServerContext {
   TimelineCache timelines;  // the timeline explorer's indexes
   std::atomic<bool> stopping{false};  // ends the /api/v1/live streams
   std::atomic<int> live_streams{0};   // open /api/v1/live streams (LiveStreamBudget)
+  SharedLiveEvent prometheus_live;    // with --prometheus and no --agent
 };
 
 // Most /api/v1/live streams open at once: a quarter of --threads. The connection front
