@@ -1,5 +1,7 @@
 #include "app/cluster_request.h"
 
+#include <algorithm>
+
 #include "model/device_catalog.h"
 #include "report/pooling_output.h"
 
@@ -23,16 +25,28 @@ Result<promql::ClusterQueryOptions> MakeQueryOptions(const ClusterAnalyzeSetting
   return options;
 }
 
+std::vector<int64_t> AnswerTimesSeconds(const Profile& pod) {
+  std::vector<int64_t> times;
+  for (const Series& s : pod.series)
+    for (const Sample& sample : s.samples) times.push_back(sample.time_ns / 1'000'000'000);
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  return times;
+}
+
 }  // namespace
 
 Result<ClusterPooling> AnalyzeClusterPooling(promql::PrometheusClient& client,
-                                             const promql::ClusterQueryOptions& options, const DeviceSpec* fallback) {
+                                             const promql::ClusterQueryOptions& options, const DeviceSpec* fallback,
+                                             bool keep_answer_times) {
   ClusterPooling out;
   // Each pod is reduced to its GPU uses as its batch arrives; the samples go with the batch.
   auto reduce = [&](promql::PodProfiles& batch) {
-    for (auto& [key, profile] : batch.by_pod)
+    for (auto& [key, profile] : batch.by_pod) {
       for (pooling::PodGpuUse& use : pooling::PodGpuUses(profile, key.namespace_name, key.pod, fallback))
         out.uses.push_back(std::move(use));
+      if (keep_answer_times) out.answer_times_s[key] = AnswerTimesSeconds(profile);
+    }
   };
   if (options.pod.empty()) {
     KRAKEN_ASSIGN_OR_RETURN(out.query, promql::QueryClusterInBatches(client, options, reduce));

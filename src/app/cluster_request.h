@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,12 +33,17 @@ struct ClusterPooling {
   promql::ClusterQueryResult query;
   std::vector<pooling::PodGpuUse> uses;
   pooling::PoolingReport report;
+  // With keep_answer_times: per pod, the times (Unix s, ascending, distinct) at which any of
+  // its series answered. The pods' profiles go with their batch (query.pods keeps only the
+  // counters), so what a later step needs of them is kept here.
+  std::map<promql::PodKey, std::vector<int64_t>> answer_times_s;
 };
 
 // Queries the namespace (and pod) of `options` and analyses every pod's GPU use; GPUs
 // without a model name are taken for `fallback` (may be null).
 Result<ClusterPooling> AnalyzeClusterPooling(promql::PrometheusClient& client,
-                                             const promql::ClusterQueryOptions& options, const DeviceSpec* fallback);
+                                             const promql::ClusterQueryOptions& options, const DeviceSpec* fallback,
+                                             bool keep_answer_times = false);
 
 // The whole request: settings checked (messages name the CLI flags), Prometheus queried,
 // the document rendered.

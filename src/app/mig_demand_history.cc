@@ -8,14 +8,13 @@ namespace kraken {
 namespace {
 
 // The steps (indices of the query's plan) at which any series of the pod answered.
-std::set<size_t> AnsweredSteps(const Profile& pod, int64_t start_s, int64_t step_s, int64_t points) {
+std::set<size_t> AnsweredSteps(const std::vector<int64_t>& answer_times_s, int64_t start_s, int64_t step_s,
+                               int64_t points) {
   std::set<size_t> steps;
-  for (const Series& s : pod.series)
-    for (const Sample& sample : s.samples) {
-      int64_t t = sample.time_ns / 1'000'000'000;
-      if (t < start_s || (t - start_s) % step_s != 0 || (t - start_s) / step_s >= points) continue;
-      steps.insert(static_cast<size_t>((t - start_s) / step_s));
-    }
+  for (int64_t t : answer_times_s) {
+    if (t < start_s || (t - start_s) % step_s != 0 || (t - start_s) / step_s >= points) continue;
+    steps.insert(static_cast<size_t>((t - start_s) / step_s));
+  }
   return steps;
 }
 
@@ -30,8 +29,8 @@ void AddMigInstanceHistories(const ClusterPooling& pooling, NodeMigHistories* in
   for (size_t i = 0; i < pooling.uses.size(); ++i) {
     const pooling::PodGpuUse& use = pooling.uses[i];
     if (profiles[i].empty() || use.node.empty()) continue;
-    auto pod = pooling.query.pods.by_pod.find({use.namespace_name, use.pod});
-    if (pod == pooling.query.pods.by_pod.end()) continue;
+    auto pod = pooling.answer_times_s.find({use.namespace_name, use.pod});
+    if (pod == pooling.answer_times_s.end()) continue;
     mig::InstanceHistory& history = (*into)[use.node];
     if (history.times_s.empty())
       for (size_t k = 0; k < points; ++k) history.times_s.push_back(start_s + static_cast<int64_t>(k) * plan.step_s);

@@ -121,7 +121,8 @@ Result<std::vector<k8s::PodResult>> AnalyzePods(const AnnotateArgs& args, const 
   for (const std::string& namespace_name : args.namespaces) {
     promql::ClusterQueryOptions options = setup.options;
     options.namespace_name = namespace_name;
-    KRAKEN_ASSIGN_OR_RETURN(ClusterPooling pooling, AnalyzeClusterPooling(client, options, setup.fallback));
+    KRAKEN_ASSIGN_OR_RETURN(ClusterPooling pooling,
+                            AnalyzeClusterPooling(client, options, setup.fallback, setup.mig_lookahead.has_value()));
     for (const auto& [node, profiles] : pooling::MigInstancesByNode(pooling.uses, pooling.report))
       for (const auto& [profile, count] : profiles) (*mig_demand)[node][profile] += count;
     if (setup.mig_lookahead) AddMigInstanceHistories(pooling, mig_histories);
