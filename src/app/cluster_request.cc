@@ -17,6 +17,7 @@ Result<promql::ClusterQueryOptions> MakeQueryOptions(const ClusterAnalyzeSetting
   auto range = promql::ParsePromDurationSeconds(settings.range);
   if (!range.ok()) return range.status().WithContext("--range");
   options.range_s = *range;
+  options.auto_step_at_least_sample_interval = true;
   if (settings.step != "auto") {
     auto step = promql::ParsePromDurationSeconds(settings.step);
     if (!step.ok()) return step.status().WithContext("--step");
@@ -77,6 +78,8 @@ Result<std::string> RenderClusterAnalysis(const ClusterAnalyzeSettings& settings
   view.end_s = pooling.query.end_s;
   view.start_s = pooling.query.end_s - options.range_s;
   view.step_s = pooling.query.plan.step_s;
+  view.step_reason = pooling.query.step_reason;
+  view.sample_interval_s = pooling.query.sample_interval_s;
   view.windows = static_cast<int64_t>(pooling.query.plan.windows.size());
   view.series_received = pooling.query.series_received;
   view.points_received = pooling.query.points_received;

@@ -117,10 +117,35 @@ TEST_F(PrometheusClusterTest, WeekOfRealDcgmHistoryGivesTheExportsValuesPerPod) 
   EXPECT_DOUBLE_EQ(double(doc["gpus"]["saved_gpu_hours"]), 168.0);
 }
 
+TEST_F(PrometheusClusterTest, AutoStepIsTheSampleIntervalAndGivesWhatStep5mGives) {
+  RunResult automatic = RunKraken(Args("--namespace ml --range 7d --gpu-model a100-40gb-sxm --json"));
+  RunResult asked = RunKraken(Args("--namespace ml --range 7d --step 5m --gpu-model a100-40gb-sxm --json"));
+  ASSERT_EQ(automatic.exit_code, 0) << automatic.err;
+  ASSERT_EQ(asked.exit_code, 0) << asked.err;
+  simdjson::dom::parser auto_parser, asked_parser;
+  simdjson::dom::element auto_doc = auto_parser.parse(automatic.out);
+  simdjson::dom::element asked_doc = asked_parser.parse(asked.out);
+  EXPECT_EQ(int64_t(auto_doc["source"]["step_s"]), 300);
+  EXPECT_EQ(int64_t(auto_doc["source"]["sample_interval_s"]), 300);
+  EXPECT_NE(std::string_view(auto_doc["source"]["step_reason"]).find("sample interval"), std::string_view::npos);
+  EXPECT_EQ(std::string_view(asked_doc["source"]["step_reason"]), "as asked (--step)");
+  EXPECT_EQ(int64_t(asked_doc["source"]["sample_interval_s"]), 0);
+  EXPECT_EQ(int64_t(auto_doc["source"]["points"]), int64_t(asked_doc["source"]["points"]));
+  // Same step, same pods: everything after the source block is the same text.
+  size_t auto_pods = automatic.out.find("\"pods\"");
+  ASSERT_NE(auto_pods, std::string::npos);
+  EXPECT_EQ(automatic.out.substr(auto_pods), asked.out.substr(asked.out.find("\"pods\"")));
+  EXPECT_EQ(std::string_view(auto_doc["pods"].at(0)["action"]).empty(), false);
+}
+
 TEST_F(PrometheusClusterTest, AutoStepTextOutputAndOnePod) {
   RunResult r = RunKraken(Args("--namespace ml --pod infer-t4 --explain"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("step 60 s, 2 query window(s)"), std::string::npos) << r.out;
+  // The history is backfilled every 300 s: the auto step is that, not the range rule's 60 s.
+  EXPECT_NE(r.out.find("step 300 s (auto: the data's sample interval (300 s), coarser than the range rule's 60 s), "
+                       "1 query window(s)"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("ml/infer-t4"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("trainer-0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("reclaim"), std::string::npos) << r.out;

@@ -87,6 +87,24 @@ std::string SpellingSelectors(const std::string& namespace_name, const std::stri
   return query;
 }
 
+// The sample-interval probe (sample_interval.h): timestamp() drops the metric name, so each
+// name and label spelling is its own term, and `or` keeps one series per remaining label set
+// (a GPU's fields share their scrape times).
+std::string TimestampProbe(const std::string& namespace_name, const std::string& pod_matcher) {
+  std::string query;
+  std::string names = NameRegex(NameSet::kSampled);
+  for (size_t begin = 0; begin < names.size();) {
+    size_t end = std::min(names.find('|', begin), names.size());
+    for (const auto& [ns_label, pod_label] : kPodSpellings) {
+      if (!query.empty()) query += " or ";
+      query += "timestamp({__name__=\"" + names.substr(begin, end - begin) + "\"," + ns_label + "=\"" +
+               namespace_name + "\"" + (pod_matcher.empty() ? "" : std::string(",") + pod_label + pod_matcher) + "})";
+    }
+    begin = end + 1;
+  }
+  return query;
+}
+
 // Kubernetes names are [a-z0-9.-]: only '.' means something in a regex (escaped for
 // the regex, and its backslash for the PromQL string).
 std::string PodAlternation(const std::vector<std::string>& pods) {
@@ -145,6 +163,26 @@ Status QueryDcgmPaged(PrometheusClient& client, const std::string& pod_matcher, 
                          &coarse_end_s, out);
 }
 
+int64_t NowS() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Fixes the end (0 = now) and the step: an auto step is measured on `pod_matcher`'s
+// sampled series so it is never finer than the data.
+Result<ClusterQueryOptions> FixEndAndStep(PrometheusClient& client, const ClusterQueryOptions& options,
+                                          const std::string& pod_matcher, ClusterQueryResult* result) {
+  ClusterQueryOptions fixed = options;
+  if (fixed.end_s == 0) fixed.end_s = NowS();
+  if (fixed.step_s == 0 && !fixed.auto_step_at_least_sample_interval) return fixed;  // the range rule alone
+  KRAKEN_ASSIGN_OR_RETURN(
+      StepChoice step, ChooseStep(client, TimestampProbe(options.namespace_name, pod_matcher),
+                                  fixed.end_s, fixed.range_s, fixed.step_s, fixed.points_per_window));
+  fixed.step_s = step.step_s;
+  result->step_reason = step.reason;
+  result->sample_interval_s = step.sample_interval_s;
+  return fixed;
+}
+
 }  // namespace
 
 Result<ClusterQueryResult> QueryCluster(PrometheusClient& client, const ClusterQueryOptions& options) {
@@ -152,7 +190,8 @@ Result<ClusterQueryResult> QueryCluster(PrometheusClient& client, const ClusterQ
   KRAKEN_ASSIGN_OR_RETURN(result.query, BuildDcgmQuery(options.namespace_name, options.pod));
   std::vector<RangeSeries> all;
   std::string pod_matcher = options.pod.empty() ? "" : "=\"" + options.pod + "\"";
-  KRAKEN_RETURN_IF_ERROR(QueryDcgmPaged(client, pod_matcher, options, &result.plan, &result.end_s, &all));
+  KRAKEN_ASSIGN_OR_RETURN(ClusterQueryOptions fixed, FixEndAndStep(client, options, pod_matcher, &result));
+  KRAKEN_RETURN_IF_ERROR(QueryDcgmPaged(client, pod_matcher, fixed, &result.plan, &result.end_s, &all));
   for (const RangeSeries& s : all) {
     ++result.series_received;
     result.points_received += static_cast<int64_t>(s.values.size());
@@ -236,14 +275,18 @@ Result<ClusterQueryResult> QueryClusterInBatches(PrometheusClient& client, const
   ClusterQueryResult result;
   KRAKEN_ASSIGN_OR_RETURN(result.query, BuildDcgmQuery(options.namespace_name, options.pod));
   ClusterQueryOptions fixed = options;
-  if (fixed.end_s == 0) {
-    fixed.end_s =
-        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  }
-  KRAKEN_ASSIGN_OR_RETURN(result.plan, PlanRangeQuery(fixed.end_s, fixed.range_s, fixed.step_s, fixed.points_per_window));
-  result.end_s = fixed.end_s;
+  if (fixed.end_s == 0) fixed.end_s = NowS();
   KRAKEN_ASSIGN_OR_RETURN(auto pods, ListPodSeries(client, options.namespace_name, fixed.end_s - fixed.range_s,
                                                    fixed.end_s, &result.pods.series_without_pod));
+  // The sample interval is measured on the first few pods' series: a few dozen points.
+  constexpr size_t kProbePods = 3;
+  std::vector<std::string> probe_pods;
+  for (auto it = pods.begin(); it != pods.end() && probe_pods.size() < kProbePods; ++it)
+    probe_pods.push_back(it->first.pod);
+  KRAKEN_ASSIGN_OR_RETURN(fixed, FixEndAndStep(client, fixed, probe_pods.empty() ? "" : PodAlternation(probe_pods),
+                                               &result));
+  KRAKEN_ASSIGN_OR_RETURN(result.plan, PlanRangeQuery(fixed.end_s, fixed.range_s, fixed.step_s, fixed.points_per_window));
+  result.end_s = fixed.end_s;
   auto batches = PodBatches(pods, result.plan.total_points, options.points_per_batch);
   // Two batches in flight: Prometheus encodes the answers (the slow part) on two cores.
   // They are consumed in order, so the output does not depend on which answers first.

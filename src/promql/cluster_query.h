@@ -12,6 +12,7 @@
 #include "promql/pod_profiles.h"
 #include "promql/prometheus_client.h"
 #include "promql/query_plan.h"
+#include "promql/sample_interval.h"
 
 namespace kraken::promql {
 
@@ -20,6 +21,9 @@ struct ClusterQueryOptions {
   std::string pod;             // "" = every pod of the namespace
   int64_t range_s = 7 * 86400;
   int64_t step_s = 0;  // 0 = auto (query_plan.h)
+  // Auto step also never finer than the data's sample interval, measured first
+  // (sample_interval.h). `analyze` sets it; annotate's MIG hold timing is tuned to 60 s.
+  bool auto_step_at_least_sample_interval = false;
   int64_t end_s = 0;   // Unix seconds of the range's end; 0 = now
   int64_t points_per_window = kDefaultPointsPerWindow;
   // QueryClusterInBatches: the most points (series x instants) one batch of pods asks
@@ -40,6 +44,9 @@ struct ClusterQueryResult {
   std::string query;
   QueryPlan plan;
   int64_t end_s = 0;
+  // Why plan.step_s: as asked, or auto (sample_interval.h) with the interval measured.
+  std::string step_reason;
+  int64_t sample_interval_s = 0;
   int64_t series_received = 0;  // summed over windows
   int64_t points_received = 0;
   PodProfiles pods;

@@ -12,6 +12,7 @@
 #include "promql/pod_profiles.h"
 #include "promql/prometheus_client.h"
 #include "promql/query_plan.h"
+#include "promql/sample_interval.h"
 
 namespace kraken::promql {
 namespace {
@@ -60,6 +61,19 @@ TEST(QueryPlanTest, AutoStepIsAMinuteAndGrowsForLongRanges) {
   EXPECT_FALSE(PlanRangeQuery(0, 60, 120).ok());
   EXPECT_FALSE(PlanRangeQuery(0, 0, 0).ok());
   EXPECT_FALSE(PlanRangeQuery(0, 600, 60, 11'001).ok());
+}
+
+// timestamp(selector) at a 60 s step: repeated sample times are one sample; the smallest
+// gap of any series wins (mixed intervals), fractional scrape times round down.
+TEST(SampleIntervalTest, SmallestGapBetweenDistinctSampleTimes) {
+  promql::RangeSeries every_5m, every_2m, single;
+  every_5m.values = {"1000", "1000", "1000", "1300", "1300", "1600"};
+  every_2m.values = {"2000.5", "2000.5", "2120.5", "2240.5", "NaN"};
+  single.values = {"5000", "5000"};
+  EXPECT_EQ(promql::SmallestSampleIntervalS({every_5m}), 300);
+  EXPECT_EQ(promql::SmallestSampleIntervalS({every_5m, every_2m, single}), 120);
+  EXPECT_EQ(promql::SmallestSampleIntervalS({single}), 0);
+  EXPECT_EQ(promql::SmallestSampleIntervalS({}), 0);
 }
 
 TEST(RangeResponseTest, ReadsMatrixLabelsTimesAndValueText) {

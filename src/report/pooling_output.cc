@@ -27,7 +27,8 @@ std::string RenderClusterPoolingText(const ClusterPoolingView& v) {
   out += "Prometheus " + v.prometheus_url + "  namespace " + v.namespace_name +
          (v.pod.empty() ? "" : "  pod " + v.pod) + "\n";
   out += "  range " + FormatFixed(HoursOf(v.end_s - v.start_s), 1) + " h ending at " + std::to_string(v.end_s) +
-         " (Unix s), step " + std::to_string(v.step_s) + " s, " + std::to_string(v.windows) + " query window(s), " +
+         " (Unix s), step " + std::to_string(v.step_s) + " s" +
+         (v.step_reason.empty() ? "" : " (" + v.step_reason + ")") + ", " + std::to_string(v.windows) + " query window(s), " +
          std::to_string(v.series_received) + " series, " + std::to_string(v.points_received) + " points\n";
   for (const auto& [name, value] : v.counters)
     if (value > 0) out += "  " + name + ": " + std::to_string(value) + "\n";
@@ -86,6 +87,7 @@ std::string RenderClusterPoolingJson(const ClusterPoolingView& v) {
   json.Key("source").BeginObject();
   json.Field("prometheus", v.prometheus_url).Field("query", v.query).Field("namespace", v.namespace_name);
   json.Field("pod", v.pod).Field("start_s", v.start_s).Field("end_s", v.end_s).Field("step_s", v.step_s);
+  json.Field("step_reason", v.step_reason).Field("sample_interval_s", v.sample_interval_s);
   json.Field("windows", v.windows).Field("series", v.series_received).Field("points", v.points_received);
   json.Key("counters").BeginObject();
   for (const auto& [name, value] : v.counters) json.Field(name, value);

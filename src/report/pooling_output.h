@@ -19,6 +19,8 @@ struct ClusterPoolingView {
   int64_t start_s = 0;
   int64_t end_s = 0;
   int64_t step_s = 0;
+  std::string step_reason;     // as asked, or auto and why (promql/sample_interval.h)
+  int64_t sample_interval_s = 0;  // 0 = not measured
   int64_t windows = 0;
   int64_t series_received = 0;
   int64_t points_received = 0;
