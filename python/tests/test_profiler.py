@@ -52,6 +52,15 @@ CPU_WORKLOAD = textwrap.dedent("""
 """)
 
 
+def wait_for_passes(profiler: kraken.WorkloadProfiler, count: int) -> None:
+    """Until the running session has taken `count` passes: on a loaded machine its sampling
+    thread may not have run at all in a fixed few milliseconds."""
+    deadline = time.monotonic() + 60
+    while profiler.passes_taken < count:
+        assert time.monotonic() < deadline, f"the session took {profiler.passes_taken} of {count} passes in 60 s"
+        time.sleep(0.005)
+
+
 def profile_until_sampled(out: Path, exit_code: int = 0) -> Dict[str, Any]:
     """`kraken profile --json` of 10 passes of 50 ms over `sh` and its first child (a
     sleep), exiting `exit_code`. The command outlasts the sampling however slow a loaded
@@ -115,6 +124,7 @@ def test_report_holds_steps_phases_and_the_cli_analyses_of_the_stored_run(replay
         for _ in range(5):
             time.sleep(0.02)
             profiler.step()
+        wait_for_passes(profiler, 5)
     summary = profiler.summary
     profile_id = summary.stored["profile_id"]
     assert summary.stored["db"] == db and profile_id is not None
@@ -191,7 +201,7 @@ def test_an_exception_in_the_block_stops_sampling_and_propagates(replay) -> None
     profiler = kraken.WorkloadProfiler("failing", sampling_interval=20, store=False)
     with pytest.raises(ZeroDivisionError):
         with profiler:
-            time.sleep(0.05)
+            wait_for_passes(profiler, 1)
             1 / 0
     assert not profiler.running and profiler.summary.passes >= 1
 
@@ -301,6 +311,7 @@ def test_a_forked_child_cannot_stop_the_session_nor_remove_its_files(replay) -> 
         assert f"was started by process {os.getpid()}; this forked child cannot step it" in message
         assert folder.exists()
         profiler.step()  # the session still runs in the parent
+        wait_for_passes(profiler, 1)
     assert profiler.summary.passes >= 1
 
 
@@ -325,5 +336,5 @@ def test_a_kernel_recorder_that_fails_to_start_leaves_nothing_running(replay, mo
     monkeypatch.delitem(sys.modules, "torch")
     with pytest.warns(kraken.KernelTimelineWarning):
         with profiler:  # starts again cleanly
-            time.sleep(0.03)
+            wait_for_passes(profiler, 1)
     assert profiler.summary.passes >= 1
