@@ -25,6 +25,7 @@
 #define KRAKEN_KRAKEN_H_
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Bumped whenever a function's signature or meaning changes incompatibly; adding a
  * function or an option key keeps it. kraken_abi_version() reports the library's. */
@@ -175,6 +176,9 @@ KRAKEN_API kraken_status kraken_session_step(kraken_session* session);
 /* Stops sampling, saves the profile and returns `kraken profile --json`'s document: the
  * run summary, with "stored": {"db", "profile_id", "file"}. Once only. */
 KRAKEN_API kraken_status kraken_session_stop(kraken_session* session, char** out);
+/* The sampling passes the session has taken so far (also while it samples, from any
+ * thread): with "samples" set, a caller can wait until all of them are taken. */
+KRAKEN_API kraken_status kraken_session_passes(const kraken_session* session, int64_t* out_passes);
 /* After stop: the whole profile in kraken's export JSON, as `kraken profile --out FILE`
  * writes it (readable by every analysis above once written to a file). */
 KRAKEN_API kraken_status kraken_session_profile(kraken_session* session, char** out);

@@ -84,6 +84,8 @@ class Library:
         lib.kraken_session_step.argtypes = [ctypes.c_void_p]
         lib.kraken_session_stop.restype = ctypes.c_int
         lib.kraken_session_stop.argtypes = [ctypes.c_void_p, _c_void_pp]
+        lib.kraken_session_passes.restype = ctypes.c_int
+        lib.kraken_session_passes.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64)]
         lib.kraken_session_profile.restype = ctypes.c_int
         lib.kraken_session_profile.argtypes = [ctypes.c_void_p, _c_void_pp]
         lib.kraken_session_free.restype = None
@@ -162,6 +164,12 @@ class Library:
         out = ctypes.c_void_p()
         self._check(self.cdll.kraken_session_stop(handle, ctypes.byref(out)))
         return self._take(out)
+
+    def session_passes(self, handle: ctypes.c_void_p) -> int:
+        """kraken_session_passes: the sampling passes taken so far."""
+        passes = ctypes.c_int64()
+        self._check(self.cdll.kraken_session_passes(handle, ctypes.byref(passes)))
+        return passes.value
 
     def session_profile(self, handle: ctypes.c_void_p) -> str:
         """kraken_session_profile: the whole profile (export JSON)."""

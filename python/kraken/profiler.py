@@ -137,6 +137,16 @@ class WorkloadProfiler:
         """Whether sampling has started and not been stopped."""
         return self._handle is not None
 
+    @property
+    def passes_taken(self) -> int:
+        """The sampling passes taken so far: while running, read from the sampling thread
+        (with ``max_samples`` set, a caller can wait until all are taken instead of guessing
+        how long a loaded machine needs); after stop, the run's; 0 before any run."""
+        with self._lock:
+            if self._handle is not None:
+                return _native.library().session_passes(self._handle)
+            return self._summary.passes if self._summary is not None else 0
+
     def start(self) -> "WorkloadProfiler":
         """Starts sampling (and kernel recording). Returns self.
 

@@ -36,16 +36,41 @@ CPU_WORKLOAD = textwrap.dedent("""
 
     profiler = WorkloadProfiler(workload_name="cpu-loop", sampling_interval=50, max_samples=10,
                                 metrics=["gpu_util", "memory"], store=False)
+    # Started before the session, so that every pass finds it in the tree however late a
+    # loaded machine would run a Popen inside the block.
+    child = subprocess.Popen(["sleep", "60"])
     with profiler:
-        child = subprocess.Popen(["sleep", "5"])
-        deadline = time.monotonic() + 3.0      # 6 x the 10 passes x 50 ms: room for a loaded machine
         total = 0
-        while time.monotonic() < deadline:     # a CPU workload, one step per iteration
+        # Until the session has taken its 10 passes (0.5 s idle, much longer loaded): a fixed
+        # deadline would stop it early and the run would have fewer passes than the CLI's.
+        while profiler.passes_taken < 10:       # a CPU workload, one step per iteration
             total += sum(i * i for i in range(2000))
             profiler.step()
     child.kill()
+    assert profiler.passes_taken == 10
     print(json.dumps(profiler.summary.raw))
 """)
+
+
+def wait_for_passes(profiler: kraken.WorkloadProfiler, count: int) -> None:
+    """Until the running session has taken `count` passes: on a loaded machine its sampling
+    thread may not have run at all in a fixed few milliseconds."""
+    deadline = time.monotonic() + 60
+    while profiler.passes_taken < count:
+        assert time.monotonic() < deadline, f"the session took {profiler.passes_taken} of {count} passes in 60 s"
+        time.sleep(0.005)
+
+
+def profile_until_sampled(out: Path, exit_code: int = 0) -> Dict[str, Any]:
+    """`kraken profile --json` of 10 passes of 50 ms over `sh` and its first child (a
+    sleep), exiting `exit_code`. The command outlasts the sampling however slow a loaded
+    machine makes it: it ends once kraken has written --out, which kraken does when the
+    pass limit is reached, before it waits for the command. (A fixed `sleep 2` ended first
+    under load: the tree ended, and the run had fewer passes than the Python one.)"""
+    script = ('sleep 60 & i=0; while [ ! -e "$0" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done; '
+              f'kill $!; exit {exit_code}')
+    return kraken_json("profile", "--out", str(out), "--interval", "50ms", "--samples", "10", "--",
+                       "sh", "-c", script, str(out), exit_code=exit_code)
 
 
 def measured(summary: Dict[str, Any]) -> Dict[str, Any]:
@@ -58,10 +83,10 @@ def run_child(code: str) -> Dict[str, Any]:
     return json.loads(r.stdout)
 
 
-def test_a_with_block_gives_the_figures_of_kraken_profile_on_the_same_capture(replay) -> None:
+def test_a_with_block_gives_the_figures_of_kraken_profile_on_the_same_capture(replay, tmp_path: Path) -> None:
     replay("h100.nvml", "11345:self/0,11327:self/0/0")
-    cli = kraken_json("profile", "--no-store", "--interval", "50ms", "--samples", "10", "--", "sh", "-c",
-                      "sleep 2; exit 3", exit_code=3)
+    cli = profile_until_sampled(tmp_path / "cli.json", exit_code=3)
+    assert cli["passes"] == 10
     replay("h100.nvml", "")  # the child sets its own map
     python = run_child(CPU_WORKLOAD)
     assert measured(python) == measured(cli)
@@ -77,9 +102,10 @@ def test_a_with_block_gives_the_figures_of_kraken_profile_on_the_same_capture(re
     assert python["exit_code"] is None and python["stored"]["profile_id"] is None
 
 
-def test_mig_run_has_exact_memory_and_unknown_utilization(replay) -> None:
+def test_mig_run_has_exact_memory_and_unknown_utilization(replay, tmp_path: Path) -> None:
     replay("h100-mig.nvml", "21198:self/0")
-    cli = kraken_json("profile", "--no-store", "--interval", "50ms", "--samples", "10", "--", "sh", "-c", "sleep 2")
+    cli = profile_until_sampled(tmp_path / "cli.json")
+    assert cli["passes"] == 10
     replay("h100-mig.nvml", "")
     python = run_child(CPU_WORKLOAD.replace('f"11345:{os.getpid()},11327:self/0"', 'f"21198:{os.getpid()}"'))
     assert measured(python) == measured(cli)
@@ -98,6 +124,7 @@ def test_report_holds_steps_phases_and_the_cli_analyses_of_the_stored_run(replay
         for _ in range(5):
             time.sleep(0.02)
             profiler.step()
+        wait_for_passes(profiler, 5)
     summary = profiler.summary
     profile_id = summary.stored["profile_id"]
     assert summary.stored["db"] == db and profile_id is not None
@@ -174,7 +201,7 @@ def test_an_exception_in_the_block_stops_sampling_and_propagates(replay) -> None
     profiler = kraken.WorkloadProfiler("failing", sampling_interval=20, store=False)
     with pytest.raises(ZeroDivisionError):
         with profiler:
-            time.sleep(0.05)
+            wait_for_passes(profiler, 1)
             1 / 0
     assert not profiler.running and profiler.summary.passes >= 1
 
@@ -284,6 +311,7 @@ def test_a_forked_child_cannot_stop_the_session_nor_remove_its_files(replay) -> 
         assert f"was started by process {os.getpid()}; this forked child cannot step it" in message
         assert folder.exists()
         profiler.step()  # the session still runs in the parent
+        wait_for_passes(profiler, 1)
     assert profiler.summary.passes >= 1
 
 
@@ -308,5 +336,5 @@ def test_a_kernel_recorder_that_fails_to_start_leaves_nothing_running(replay, mo
     monkeypatch.delitem(sys.modules, "torch")
     with pytest.warns(kraken.KernelTimelineWarning):
         with profiler:  # starts again cleanly
-            time.sleep(0.03)
+            wait_for_passes(profiler, 1)
     assert profiler.summary.passes >= 1

@@ -95,6 +95,7 @@ void ProfilingSession::SampleUntilStopped() {
   hooks.target_ended = [this] { return TargetEnded(); };
   hooks.on_pass = [this](const SampleBatch& kept, const profiling::PassRecord&) {
     builder_.Add(kept);
+    ++passes_taken_;
     return Status::Ok();
   };
   profiling::SamplingOptions options{.interval_ns = interval_ns_, .max_passes = settings_.samples};

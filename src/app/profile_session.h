@@ -59,6 +59,9 @@ class ProfilingSession {
   Result<std::string> Stop();
   bool stopped() const;   // Stop was called
   bool finished() const;  // Stop has completed: the profile is whole
+  // Sampling passes taken so far (any thread): a caller that asked for `samples` passes
+  // can wait for them instead of guessing how long a loaded machine takes.
+  int64_t passes_taken() const { return passes_taken_.load(); }
 
   // After Stop: the whole profile in kraken's export JSON, as `kraken profile --out` writes it.
   Result<std::string> ProfileJson() const;
@@ -77,6 +80,7 @@ class ProfilingSession {
   profiling::BatchProfileBuilder builder_;  // the sampling thread's until it is joined
   profiling::SamplingResult run_;           // likewise
   std::atomic<bool> stop_requested_{false};
+  std::atomic<int64_t> passes_taken_{0};
   std::thread sampler_;
 
   mutable std::mutex mutex_;  // guards what follows

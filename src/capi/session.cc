@@ -84,6 +84,15 @@ kraken_status kraken_session_stop(kraken_session* session, char** out) {
   });
 }
 
+kraken_status kraken_session_passes(const kraken_session* session, int64_t* out_passes) {
+  return kraken::capi::Perform([&]() -> Outcome {
+    if (Outcome checked = kraken::capi::CheckSession(session); checked.code() != KRAKEN_OK) return checked;
+    if (out_passes == nullptr) return Outcome::BadArgument("out_passes is NULL");
+    *out_passes = session->session->passes_taken();
+    return kraken::Status::Ok();
+  });
+}
+
 kraken_status kraken_session_profile(kraken_session* session, char** out) {
   return kraken::capi::Deliver(out, [&]() -> Outcome {
     if (Outcome checked = kraken::capi::CheckSession(session); checked.code() != KRAKEN_OK) return checked;

@@ -43,10 +43,6 @@ SamplingResult RunSampling(nvml::NvmlSampler& sampler, ProcessTreeTracker& tree,
       result.reason = StopReason::kTargetEnded;
       return result;
     }
-    if (options.max_passes > 0 && pass >= options.max_passes) {
-      result.reason = StopReason::kPasses;
-      return result;
-    }
     if (options.duration_ns > 0 && Clock::now() - start >= std::chrono::nanoseconds(options.duration_ns)) {
       result.reason = StopReason::kDuration;
       return result;
@@ -66,6 +62,13 @@ SamplingResult RunSampling(nvml::NvmlSampler& sampler, ProcessTreeTracker& tree,
         result.sink_status = status;
         return result;
       }
+    }
+    // The pass limit ends the run as soon as its last pass is in, not one interval later:
+    // a session's owner that waits for the passes (kraken_session_passes) and stops it
+    // then gets the same stop reason as `kraken profile --samples`.
+    if (options.max_passes > 0 && pass + 1 >= options.max_passes) {
+      result.reason = StopReason::kPasses;
+      return result;
     }
     // Deadlines on the start's grid: a slow pass shortens the next wait, it does not
     // shift every later pass.

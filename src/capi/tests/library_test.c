@@ -86,6 +86,8 @@ static void NullPointersAndMissingInputsAreArgumentErrors(void) {
   KT_CHECK_STATUS(kraken_export_profile(NULL, NULL, &out), KRAKEN_ERROR_INVALID_ARGUMENT);
   KT_CHECK_STATUS(kraken_session_start(NULL, NULL), KRAKEN_ERROR_INVALID_ARGUMENT);
   KT_CHECK_STATUS(kraken_session_step(NULL), KRAKEN_ERROR_INVALID_ARGUMENT);
+  int64_t passes = 0;
+  KT_CHECK_STATUS(kraken_session_passes(NULL, &passes), KRAKEN_ERROR_INVALID_ARGUMENT);
   KT_CHECK_STATUS(kraken_session_stop(NULL, &out), KRAKEN_ERROR_INVALID_ARGUMENT);
   kraken_free(NULL);
   kraken_session_free(NULL);

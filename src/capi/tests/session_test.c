@@ -66,7 +66,15 @@ static void SessionFiguresAreThoseOfKrakenProfile(void) {
       "\"out\":\"%s/run.json\",\"name\":\"bert-training\"}",
       KRAKEN_NVML_REPLAY_LIBRARY, dir, dir);
   kraken_session* session = Start(options);
-  SleepMs(2000); /* 10 passes of 50 ms (0.5 s, more on a loaded machine), then the pass limit holds */
+  /* Waits for the 10 passes (0.5 s, longer on a loaded machine) rather than for a fixed
+   * time that a loaded machine can outlast. */
+  int64_t passes = -1;
+  for (int waited_ms = 0; waited_ms < 60000; waited_ms += 10) {
+    KT_CHECK_STATUS(kraken_session_passes(session, &passes), KRAKEN_OK);
+    if (passes >= 10) break;
+    SleepMs(10);
+  }
+  KT_CHECK(passes == 10);
   char* run = NULL;
   KT_CHECK_STATUS(kraken_session_stop(session, &run), KRAKEN_OK);
   KT_CHECK_CONTAINS(run, "\"stop_reason\": \"the pass limit was reached\"");
