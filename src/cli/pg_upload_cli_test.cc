@@ -15,6 +15,7 @@
 #include "base/testing/test_data.h"
 #include "cli/agent_process_testing.h"
 #include "cli/cli_test_support.h"
+#include "cli/upload_race_testing.h"
 #include "store/pg/pg_db.h"
 #include "store/pg/pg_test_server.h"
 
@@ -169,47 +170,19 @@ TEST(PgUploadCliTest, FiftyConcurrentAgentsOnTwoReplicasLandWithoutLossOrDuplica
   std::vector<PgReplica> replicas;
   replicas.push_back(StartPgReplica(setup, "serve-a"));
   replicas.push_back(StartPgReplica(setup, "serve-b"));
-  const std::vector<std::string> files = {
-      "nvidia-smi/capture__linux-x86_64__nvidia-l40s__595.80.txt",
-      "nvidia-smi/capture__linux-x86_64__nvidia-h200-mig__590.48.01.txt",
-      "nvidia-smi/capture__linux-x86_64__nvidia-h100-mig__590.48.01.txt",
-      "nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt",
-      "kineto/hta/critical_path/cuda_event_sync/event_sync_trace.json.gz",
-      "kineto/hta/critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
-      "kineto/hta/trace_compare/test/test.json.gz",
-      "kineto/hta/trace_compare/base/base.json.gz",
-      "kineto/hta/trace_filter/sampled_rank-0.json.gz",
-      "kineto/hta/trace_filter/sampled_rank-1.json.gz",
-  };
-  auto started = std::chrono::steady_clock::now();
-  std::vector<std::unique_ptr<testing::ChildProcess>> clients;
-  for (size_t i = 0; i < 50; ++i) {
-    std::string spool = setup.dir + "/spool" + std::to_string(i);  // fifty machines, fifty spools
-    clients.push_back(std::make_unique<testing::ChildProcess>(
-        std::vector<std::string>{KRAKEN_BINARY_PATH, "upload", "--upload-to", replicas[i % 2].url(), "--token-file",
-                                 setup.dir + "/token", "--upload-spool", spool, "--upload-retry-for", "120s",
-                                 testing::DataPath(files[(i / 2) % files.size()])},
-        setup.dir + "/client" + std::to_string(i) + ".log"));
-  }
-  int sent = 0, already = 0;
-  for (auto& client : clients) {
-    EXPECT_EQ(client->Stop(0, std::chrono::seconds(180)), 0) << client->Log();
-    std::string log = client->Log();
-    sent += log.find("1 sent, 0 already there, 0 waiting") != std::string::npos;
-    already += log.find("0 sent, 1 already there, 0 waiting") != std::string::npos;
-  }
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  EXPECT_EQ(sent, 10);
-  EXPECT_EQ(already, 40);
+  testing::UploadRaceOutcome race = testing::RunFiftyUploadClients({replicas[0].url(), replicas[1].url()}, setup.dir);
+  EXPECT_EQ(race.sent, 10);
+  EXPECT_EQ(race.already, 40);
   std::map<int64_t, std::string> from_a = ListedProfiles(replicas[0]), from_b = ListedProfiles(replicas[1]);
   EXPECT_EQ(from_a, from_b);
   std::multiset<std::string> sources;
   for (const auto& [id, source] : from_b) sources.insert(source);
   EXPECT_EQ(sources.size(), 10u);
-  for (const std::string& file : files) EXPECT_EQ(sources.count(std::filesystem::path(file).filename().string()), 1u);
+  for (const std::string& file : testing::TenRealUploadFiles())
+    EXPECT_EQ(sources.count(std::filesystem::path(file).filename().string()), 1u);
   std::printf("PostgreSQL, 2 replicas, 50 concurrent uploads of 10 distinct real files: %d stored, %d already there, "
               "%zu profiles listed, %.2f s\n",
-              sent, already, sources.size(), seconds);
+              race.sent, race.already, sources.size(), race.seconds);
 }
 
 }  // namespace
