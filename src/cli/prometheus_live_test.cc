@@ -15,6 +15,7 @@
 #include "base/text.h"
 #include "cli/agent_process_testing.h"
 #include "cli/prometheus_test_server.h"
+#include "cli/serve_over_prometheus_testing.h"
 #include "importers/common/exposition_parser.h"
 #include "model/dcgm_metric_catalog.h"
 
@@ -95,27 +96,20 @@ class PrometheusLiveTest : public ::testing::Test {
     };
     int64_t series = 0;
     std::string history = testing::BuildOpenMetricsHistory(captures_, {end_s_, 1800, 15}, &series);
-    prometheus_ = new testing::PrometheusServer(history, testing::MakeTempDir("prometheus_live"));
-    if (!prometheus_->ok()) return;
-    std::string dir = testing::MakeTempDir("prometheus_live_api");
-    port_ = testing::FreeLoopbackPort();
-    serve_ = new testing::ChildProcess({KRAKEN_BINARY_PATH, "serve", "--host", "127.0.0.1", "--port",
-                                        std::to_string(port_), "--db", dir + "/api.db", "--prometheus",
-                                        prometheus_->url()},
-                                       dir + "/serve.log");
-    serve_->WaitForLog("listening on", std::chrono::seconds(20));
+    served_ = new testing::ServeOverPrometheus(history, "prometheus_live");
+    prometheus_ = &served_->prometheus;
+    serve_ = served_->serve.get();
+    port_ = served_->port;
   }
   static void TearDownTestSuite() {
-    delete serve_;
-    delete prometheus_;
-    serve_ = nullptr;
+    delete served_;
+    served_ = nullptr;
     prometheus_ = nullptr;
+    serve_ = nullptr;
   }
-  void SetUp() override {
-    ASSERT_TRUE(prometheus_->ok()) << prometheus_->error();
-    ASSERT_TRUE(serve_->running()) << serve_->Log();
-  }
+  void SetUp() override { ASSERT_TRUE(served_->ready()) << served_->problem(); }
 
+  static inline testing::ServeOverPrometheus* served_ = nullptr;
   static inline testing::PrometheusServer* prometheus_ = nullptr;
   static inline testing::ChildProcess* serve_ = nullptr;
   static inline std::vector<testing::CaptureAttribution> captures_;

@@ -15,6 +15,7 @@
 #include "cli/agent_process_testing.h"
 #include "cli/cli_test_support.h"
 #include "cli/prometheus_test_server.h"
+#include "cli/serve_over_prometheus_testing.h"
 
 namespace kraken {
 namespace {
@@ -38,26 +39,18 @@ class PrometheusServeTest : public ::testing::Test {
     };
     int64_t series = 0;
     std::string history = testing::BuildOpenMetricsHistory(captures, shape, &series);
-    prometheus_ = new testing::PrometheusServer(history, testing::MakeTempDir("prometheus_serve"));
-    if (!prometheus_->ok()) return;
-    std::string dir = testing::MakeTempDir("prometheus_serve_api");
-    port_ = testing::FreeLoopbackPort();
-    serve_ = new testing::ChildProcess({KRAKEN_BINARY_PATH, "serve", "--host", "127.0.0.1", "--port",
-                                        std::to_string(port_), "--db", dir + "/api.db", "--prometheus",
-                                        prometheus_->url()},
-                                       dir + "/serve.log");
-    serve_->WaitForLog("listening on", std::chrono::seconds(20));
+    served_ = new testing::ServeOverPrometheus(history, "prometheus_serve");
+    prometheus_ = &served_->prometheus;
+    serve_ = served_->serve.get();
+    port_ = served_->port;
   }
   static void TearDownTestSuite() {
-    delete serve_;
-    delete prometheus_;
-    serve_ = nullptr;
+    delete served_;
+    served_ = nullptr;
     prometheus_ = nullptr;
+    serve_ = nullptr;
   }
-  void SetUp() override {
-    ASSERT_TRUE(prometheus_->ok()) << prometheus_->error();
-    ASSERT_TRUE(serve_->running()) << serve_->Log();
-  }
+  void SetUp() override { ASSERT_TRUE(served_->ready()) << served_->problem(); }
 
   static httplib::Result Get(const std::string& path) {
     httplib::Client client("127.0.0.1", port_);
@@ -65,6 +58,7 @@ class PrometheusServeTest : public ::testing::Test {
     return client.Get(path);
   }
 
+  static inline testing::ServeOverPrometheus* served_ = nullptr;
   static inline testing::PrometheusServer* prometheus_ = nullptr;
   static inline testing::ChildProcess* serve_ = nullptr;
   static inline int port_ = 0;
