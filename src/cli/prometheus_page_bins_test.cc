@@ -22,7 +22,9 @@ constexpr int64_t kBinsHourS = 3600;
 
 // The capture's whole-GPU engine-activity line: "NAME{labels}" and its value text.
 void BinsEngineLine(std::string* series, std::string* value) {
-  for (std::string_view line : Split(testing::ReadFileOrDie(testing::DataPath(kBinsA100)), '\n')) {
+  // Held here: the views Split returns point into it (a temporary would die before the loop).
+  const std::string capture = testing::ReadFileOrDie(testing::DataPath(kBinsA100));
+  for (std::string_view line : Split(capture, '\n')) {
     if (!StartsWith(line, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{") || line.find("GPU_I_ID") != std::string_view::npos)
       continue;
     size_t close = line.find('}');
