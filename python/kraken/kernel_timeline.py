@@ -67,7 +67,11 @@ class TorchRecorder(KernelRecorder):
         else:
             warnings.warn("kernel_timeline: torch.cuda is not available, so torch.profiler records CPU "
                           "operators only (no GPU kernels)", KernelTimelineWarning, stacklevel=4)
-        self.profiler = self.torch.profiler.profile(activities=activities)
+        # torch.profiler writes ProfilerStep#N ranges (which kraken's step analysis reads)
+        # only when a schedule is given; without one its step() just counts. This
+        # schedule records every step of the block, as the schedule-less profile does.
+        record = self.torch.profiler.ProfilerAction.RECORD
+        self.profiler = self.torch.profiler.profile(activities=activities, schedule=lambda _step: record)
         self.profiler.start()
 
     def step(self) -> None:

@@ -221,8 +221,10 @@ def test_kernel_timeline_without_torch_or_cupti_warns_how_to_enable_one(replay, 
 
 def test_with_torch_imported_the_torch_profiler_trace_is_imported(replay, monkeypatch) -> None:
     # PyTorch is not installed here. A stand-in `torch` module with the torch.profiler
-    # calls kraken makes (profile(activities=...), start, step, stop, export_chrome_trace)
-    # exports a real recorded Kineto trace. This checks kraken's side - the recorder is
+    # calls kraken makes (profile(activities=..., schedule=...), start, step, stop,
+    # export_chrome_trace) exports a real recorded Kineto trace. torch.profiler records
+    # ProfilerStep#N ranges only when given a schedule, so the stand-in checks that kraken
+    # passes one that records every step. This checks kraken's side - the recorder is
     # chosen when torch is imported, steps are forwarded, the exported trace is imported
     # into the report by kraken's importer - not PyTorch itself (untested here).
     replay("h100.nvml", "")
@@ -230,8 +232,10 @@ def test_with_torch_imported_the_torch_profiler_trace_is_imported(replay, monkey
     trace = Path(data(RESNET_TRACE))
 
     class FakeProfile:
-        def __init__(self, activities):
+        def __init__(self, activities, schedule=None):
             calls.append(("profile", activities))
+            assert schedule is not None, "without a schedule torch.profiler writes no ProfilerStep ranges"
+            assert [schedule(step) for step in (0, 1, 1000)] == ["RECORD"] * 3
 
         def start(self):
             calls.append("start")
@@ -247,7 +251,8 @@ def test_with_torch_imported_the_torch_profiler_trace_is_imported(replay, monkey
             Path(path).write_bytes(trace.read_bytes())
 
     profiler_module = types.SimpleNamespace(profile=FakeProfile,
-                                            ProfilerActivity=types.SimpleNamespace(CPU="CPU", CUDA="CUDA"))
+                                            ProfilerActivity=types.SimpleNamespace(CPU="CPU", CUDA="CUDA"),
+                                            ProfilerAction=types.SimpleNamespace(RECORD="RECORD"))
     torch = types.SimpleNamespace(profiler=profiler_module, cuda=types.SimpleNamespace(is_available=lambda: True))
     monkeypatch.setitem(sys.modules, "torch", torch)
     profiler = kraken.WorkloadProfiler("torch-run", sampling_interval=20, store=False,
@@ -319,14 +324,15 @@ def test_a_kernel_recorder_that_fails_to_start_leaves_nothing_running(replay, mo
     replay("h100.nvml", "")
 
     class BrokenProfile:
-        def __init__(self, activities):
+        def __init__(self, activities, schedule=None):
             pass
 
         def start(self):
             raise RuntimeError("CUPTI_ERROR_NOT_INITIALIZED")
 
     torch = types.SimpleNamespace(
-        profiler=types.SimpleNamespace(profile=BrokenProfile, ProfilerActivity=types.SimpleNamespace(CPU=1, CUDA=2)),
+        profiler=types.SimpleNamespace(profile=BrokenProfile, ProfilerActivity=types.SimpleNamespace(CPU=1, CUDA=2),
+                                       ProfilerAction=types.SimpleNamespace(RECORD=3)),
         cuda=types.SimpleNamespace(is_available=lambda: True))
     monkeypatch.setitem(sys.modules, "torch", torch)
     profiler = kraken.WorkloadProfiler("broken", sampling_interval=20, store=False, metrics=["kernel_timeline"])
