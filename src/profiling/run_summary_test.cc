@@ -2,6 +2,8 @@
 // on real captures are in src/cli/profile_cli_test.cc.
 #include "profiling/run_summary.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "profiling/tree_attribution.h"
@@ -95,6 +97,21 @@ TEST(RunSummaryTest, BoundFromGpmActivityOnly) {
   EXPECT_EQ(SummarizeRun(passes, 1).bound, "compute");
   for (PassRecord& p : passes) p.gpus[0].sm_active = 0.1;
   EXPECT_EQ(SummarizeRun(passes, 1).bound, "neither");
+}
+
+TEST(RunSummaryTest, GpmPassesWithoutANumberAreLeftOutOfTheBound) {
+  std::vector<PassRecord> passes;
+  for (int i = 0; i < 3; ++i) {
+    PassRecord p = AttributePass(Batch(100, {{7, 90, 1}}), {7}, 1, {true}, nullptr);
+    p.gpus[0].sm_active = 0.8;
+    p.gpus[0].dram_active = i == 0 ? 0.2 : std::nan("");
+    passes.push_back(p);
+  }
+  RunSummary s = SummarizeRun(passes, 1);
+  EXPECT_EQ(s.bound, "compute");
+  EXPECT_EQ(s.bound_reason.find("nan"), std::string::npos) << s.bound_reason;
+  for (PassRecord& p : passes) p.gpus[0].dram_active = std::nan("");
+  EXPECT_EQ(SummarizeRun(passes, 1).bound, "unknown");
 }
 
 TEST(RunSummaryTest, MigRunHasMemoryButNoUtilization) {
