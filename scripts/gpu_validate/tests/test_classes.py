@@ -90,3 +90,16 @@ def test_name_without_templates_only_when_unique() -> None:
     top.append(entry("void k<double, 2>(double*)", "compute", "compute"))
     assert classes.NameIndex({"kernels": {"top": top}}).find("void k<half, 8>(half *)") == (None, None)
     assert classes.NameIndex({"kernels": {"top": top}}).find("void other(int)") == (None, None)
+
+
+def test_the_recorded_h100_kernels_all_match() -> None:
+    # The run's own recordings (examples/, written by ingest.py): ncu and kraken's CUPTI
+    # tracer named every kernel differently, and matched none before the normalization.
+    from conftest import SOURCE_DIR
+
+    folder = os.path.join(SOURCE_DIR, "examples", "nvidia-h100-80gb-hbm3")
+    for ncu, trace, kernels, respelled in (("ncu-kernel-mix.csv", "kernel-mix.cupti.json.gz", 5, 5),
+                                           ("ncu-resnet50-train.csv", "resnet50-train.cupti.json.gz", 4, 3)):
+        result = classes.compare(analyze(os.path.join(folder, ncu)), analyze(os.path.join(folder, trace)))
+        assert result["kernels_measured"] == kernels and result["kernels_matched"] == kernels, ncu
+        assert sum(r["name"]["name"] != r["ncu"]["name"] for r in result["kernels"]) == respelled, ncu
