@@ -8,9 +8,11 @@ import os
 import tarfile
 
 from conftest import BUILD_DIR, data_path
-from test_figures_ingest import gpu_run, result, write  # noqa: F401 - gpu_run is a fixture
-
 import ingest
+import test_figures_ingest
+from test_figures_ingest import result, write
+
+gpu_run = test_figures_ingest.gpu_run  # the fixture: a results folder with round numbers
 
 KRAKEN = os.path.join(BUILD_DIR, "src", "cli", "kraken")
 PLUGIN = "kineto/kineto_tb_plugin/"
@@ -28,7 +30,7 @@ def tarball(folder: str, path: str) -> str:
     return path
 
 
-def test_a_second_run_replaces_and_adds(gpu_run, tmp_path) -> None:  # noqa: F811
+def test_a_second_run_replaces_and_adds(gpu_run, tmp_path) -> None:
     steps(gpu_run, [{"step": "p2.resnet50-train-compare", "status": "failed rc=1", "log": "logs/c.log"},
                     {"step": "p3.gemm-plain", "status": "ok"},
                     {"step": "p4.mps", "status": "skipped", "reason": "no nvidia-cuda-mps-control"}])
@@ -81,7 +83,7 @@ def mps_windows(root: str) -> None:
         write(folder, f"p-{w}.json", result(8.0))
 
 
-def test_classes_and_predictions_recomputed(gpu_run, tmp_path) -> None:  # noqa: F811
+def test_classes_and_predictions_recomputed(gpu_run, tmp_path) -> None:
     agreement = os.path.join(gpu_run, "agreement")
     write(agreement, "kernel-mix.ncu-analysis.json", {"kernels": {"top": [
         {"name": "<unnamed>::saxpy(int, float, const float *, float *)", "bound": "memory", "side": "memory"}]}})
