@@ -80,14 +80,16 @@ PREDICTIONS = [(".json", ["--mode", "all", "--json"]),
                (".mps-uncapped.json", ["--mode", "mps", "--sm-split", "100,100", "--json"])]
 
 
-def predict_pair(kraken: str, inputs: List[str], store: List[str], out_dir: str, tag: str) -> Dict[str, Any]:
-    """Runs both predictions of one pair; the index entry's fields (files, commands, errors)."""
+def predict_pair(kraken: str, inputs: List[str], store: List[str], out_dir: str, tag: str,
+                 shown: List[str]) -> Dict[str, Any]:
+    """Runs both predictions of one pair; the index entry's fields (files, commands with the
+    inputs as `shown`, errors)."""
     entry: Dict[str, Any] = {}
     for suffix, options in PREDICTIONS:
         key = "file" if suffix == ".json" else "mps_uncapped_file"
         command = [kraken, "colocate"] + inputs + store + options
         run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-        entry.setdefault("commands", []).append(" ".join(command[1:]))
+        entry.setdefault("commands", []).append(" ".join(["colocate"] + shown + store + options))
         if run.returncode == 0:
             with open(os.path.join(out_dir, tag + suffix), "w", encoding="utf-8") as f:
                 f.write(run.stdout)
@@ -111,11 +113,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     os.makedirs(args.out, exist_ok=True)
     if args.traces:
         inputs, store = trace_inputs(args.traces), []
-        index: Dict[str, Any] = {"traces": {w: os.path.relpath(p, args.traces) for w, p in inputs.items()},
-                                 "pairs": []}
+        # Recorded relative to the results folder (agreement/W-cupti/...), not this machine's.
+        folder = os.path.basename(os.path.normpath(args.traces))
+        shown = {w: os.path.join(folder, os.path.relpath(p, args.traces)) for w, p in inputs.items()}
+        index: Dict[str, Any] = {"traces": shown, "pairs": []}
     else:
         ids = stored_ids(args.profiles)
         inputs, store = {w: f"db:{i}" for w, i in ids.items()}, ["--db", args.db]
+        shown = inputs
         index = {"profile_ids": ids, "pairs": []}
     names: List[str] = ([w for w in WORKLOAD_ORDER if w in inputs] +
                         sorted(w for w in inputs if w not in WORKLOAD_ORDER))
@@ -123,7 +128,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for a, b in pairs_of(names):
         tag = f"{a}+{b}"
         entry = {"pair": tag, "a": a, "b": b}
-        entry.update(predict_pair(args.kraken, [inputs[a], inputs[b]], store, args.out, tag))
+        entry.update(predict_pair(args.kraken, [inputs[a], inputs[b]], store, args.out, tag, [shown[a], shown[b]]))
         failures += 1 if entry.get("errors") else 0
         index["pairs"].append(entry)
         print(f"{tag}: {'failed: ' + '; '.join(entry['errors']) if entry.get('errors') else 'ok'}")

@@ -31,12 +31,13 @@ def test_store_less_predictions_of_a_pair(tmp_path) -> None:
     rc = predict.main(["--kraken", KRAKEN, "--traces", traces_folder(tmp_path, TRACES), "--out", str(out)])
     assert rc == 0
     index = json.loads((out / "index.json").read_text())
-    assert index["traces"]["bert-infer"].startswith("bert-infer-cupti/")
+    assert index["traces"]["bert-infer"] == "agreement/bert-infer-cupti/" + os.path.basename(TRACES["bert-infer"])
     [pair] = index["pairs"]
     assert pair["pair"] == "resnet50-train+bert-infer" and pair["exit_code"] == 0
     assert pair["file"] == "resnet50-train+bert-infer.json"
     assert pair["mps_uncapped_file"] == "resnet50-train+bert-infer.mps-uncapped.json"
-    assert "--sm-split 100,100" in pair["commands"][1]
+    assert pair["commands"][1] == (f"colocate {index['traces']['resnet50-train']} {index['traces']['bert-infer']} "
+                                   "--mode mps --sm-split 100,100 --json")
     uncapped = json.loads((out / pair["mps_uncapped_file"]).read_text())
     [mps] = uncapped["modes"]
     assert mps["mode"] == "mps" and mps["sm_shares"] == [1, 1] and len(mps["predictions"]) == 2
