@@ -41,6 +41,8 @@ def test_a_second_run_replaces_and_adds(gpu_run, tmp_path) -> None:
         "steps_compared": list(range(20)), "kernels": {"reference": 1000, "other": 999, "diff_pct": -0.1},
         "kernel_time_us": {"reference": 2000.0, "other": 2001.0, "diff_pct": 0.05}})
     write(second, "overhead/breakdown/summary.json", {"phase": 7})
+    write(second, "overhead/small-kernels-plain.json", result(125.0))
+    write(second, "overhead/small-kernels-cupti.json", result(100.0))
     steps(second, [{"step": "p2.resnet50-train-compare", "status": "ok"},
                    {"step": "p7.breakdown", "status": "failed rc=3", "log": "logs/p7.log"}])
     write(second, "logs/p7.log", "$ python3 breakdown.py\nno CUPTI\n")
@@ -57,6 +59,8 @@ def test_a_second_run_replaces_and_adds(gpu_run, tmp_path) -> None:
     assert "- step `p7.breakdown`: failed rc=3 (log: no CUPTI)" in failed
     assert "- step `p4.mps`: skipped; no nvidia-cuda-mps-control" in failed
     assert "p2.resnet50-train-compare" not in failed  # failed in run 1, measured by run 2
+    assert "- target missed: CUPTI tracer on small-kernels +25.00 % (issue 13: < 3 %)" in failed
+    assert "CUPTI tracer on gemm" not in failed  # no target for it
     # The first run's measurements stay (the second did not repeat them).
     assert "| gemm+elementwise | gemm | 2.000 | 1.600 | -20.00 % |" in docs
 
