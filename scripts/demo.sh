@@ -26,6 +26,10 @@ pick_input() {
   [ -n "$example" ] || example=$(find "$root/examples" -name '*.pt.trace.json*' 2>/dev/null | sort | head -1)
   if [ -n "$example" ]; then
     what="a recording in examples/: $example"
+    # The folder's README.md (scripts/gpu_validate/ingest.py) starts "# <GPU>: recorded by ...".
+    local gpu
+    gpu=$(sed -n '1s/^# \(.*\): recorded by .*/\1/p' "$(dirname "$example")/README.md" 2>/dev/null || true)
+    [ -z "$gpu" ] || what="$what (recorded on a real $gpu; the README.md beside it names the driver, versions and commands)"
     return
   fi
   example="$data/kineto/kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"

@@ -161,19 +161,25 @@ def window_results(folder: str, index: Dict[str, Any]) -> Dict[str, Dict[str, An
 
 
 def predicted(root: str, a: str, b: str, member: str, mode: str) -> Dict[str, Optional[float]]:
-    """kraken's predicted slowdown (and p99 increase) of `member` in pair a+b under `mode`."""
-    doc = read_json(os.path.join(root, "colocation", "predictions", f"{a}+{b}.json"))
-    if not doc:
-        return {"slowdown": None, "p99_increase": None}
+    """kraken's predicted slowdown (and p99 increase) of `member` in pair a+b under `mode`.
+
+    MPS is compared with the uncapped prediction (predict.py's A+B.mps-uncapped.json,
+    `--sm-split 100,100`): the measured MPS daemon set no SM cap. Runs that predate that
+    file fall back to the `--mode all` document's MPS entry when its split is 100/100."""
+    folder = os.path.join(root, "colocation", "predictions")
+    documents = [read_json(os.path.join(folder, f"{a}+{b}.json"))]
+    if mode == "mps":
+        documents.insert(0, read_json(os.path.join(folder, f"{a}+{b}.mps-uncapped.json")))
     position = 0 if member == a else 1
-    for m in doc.get("modes", []):
-        if m.get("mode") != mode or (mode == "mps" and any(s != 1 for s in m.get("sm_shares") or [])):
-            continue
-        predictions = m.get("predictions") or []
-        if position < len(predictions):
-            p = predictions[position]
-            latency = p.get("latency") or {}
-            return {"slowdown": p.get("slowdown"), "p99_increase": latency.get("p99_increase")}
+    for doc in documents:
+        for m in (doc or {}).get("modes", []):
+            if m.get("mode") != mode or (mode == "mps" and any(s != 1 for s in m.get("sm_shares") or [])):
+                continue
+            predictions = m.get("predictions") or []
+            if position < len(predictions):
+                p = predictions[position]
+                latency = p.get("latency") or {}
+                return {"slowdown": p.get("slowdown"), "p99_increase": latency.get("p99_increase")}
     return {"slowdown": None, "p99_increase": None}
 
 

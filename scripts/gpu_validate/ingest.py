@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """Turns what scripts/gpu-validate.sh brought back into the repository's examples and docs.
 
-    ingest.py RESULTS.tar.gz [RESULTS-2.tar.gz ...] [--dest REPO_ROOT] [--allow-replay]
+    ingest.py RUN1.tar.gz [RUN2.tar.gz ...] [--dest REPO_ROOT] [--kraken BIN] [--allow-replay]
 
-Reads the run's own files (its environment listing, step logs, results) and writes:
+Merges the results of one or more runs, oldest first (a later archive's files replace
+the same-named ones and add its phases; steps.jsonl records are merged step by step),
+recomputes what the scripts do better since a run (classes.py's kernel matching,
+predict.py's predictions from the recorded CUPTI traces with this tree's kraken, MPS
+without an SM cap included), then reads the runs' files (environment listing, step logs,
+results) and writes:
 - examples/<gpu>/: the recorded traces and captures (torch.profiler traces, kraken
   WorkloadProfiler reports, CUPTI traces, the NVML capture, nvidia-smi -q, Nsight Compute
   CSVs) and README.md naming the GPU, driver, versions and the commands that made each file;
@@ -21,8 +26,10 @@ are written too, and say they are a rehearsal. --dest defaults to this repositor
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import gzip
+import io
 import json
 import os
 import re
@@ -35,7 +42,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import actions as actions_mod  # noqa: E402
+import classes as classes_mod  # noqa: E402
 import figures as figs_mod  # noqa: E402
+import predict as predict_mod  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 TOP = "kraken-gpu-validate"
@@ -49,13 +58,13 @@ EXAMPLE_FILES: List[Tuple[str, str, str]] = [
      "torch.profiler trace of 20 BERT-base inference batches"),
     ("examples/resnet50-train-kraken/resnet50-train.kraken.json", "resnet50-train.kraken.json",
      "kraken.WorkloadProfiler report (profile + analysis) of 20 further ResNet-50 steps"),
-    ("examples/resnet50-train-kraken/resnet50-train.kraken.html", "resnet50-train.kraken.html",
+    ("examples/resnet50-train-kraken/resnet50-train.kraken.html", "resnet50-train.kraken.html.gz",
      "the same report as HTML"),
     ("examples/resnet50-train-kraken/resnet50-train.profile.json", "resnet50-train.profile.json",
      "the WorkloadProfiler run's NVML profile (kraken export JSON)"),
     ("examples/bert-infer-kraken/bert-infer.kraken.json", "bert-infer.kraken.json",
      "kraken.WorkloadProfiler report of 20 further BERT batches"),
-    ("examples/bert-infer-kraken/bert-infer.kraken.html", "bert-infer.kraken.html", "the same report as HTML"),
+    ("examples/bert-infer-kraken/bert-infer.kraken.html", "bert-infer.kraken.html.gz", "the same report as HTML"),
     ("examples/bert-infer-kraken/bert-infer.profile.json", "bert-infer.profile.json",
      "the WorkloadProfiler run's NVML profile (kraken export JSON)"),
     ("agreement/resnet50-train-cupti/*.json", "resnet50-train.cupti.json.gz",
@@ -75,18 +84,80 @@ EXAMPLE_FILES: List[Tuple[str, str, str]] = [
 ]
 
 
-def unpack(archives: Sequence[str], into: str) -> str:
-    """Extracts every archive (or takes a results folder as it is); returns the results root."""
-    if len(archives) == 1 and os.path.isdir(archives[0]):
-        return archives[0]
+def unpack(archives: Sequence[str], into: str) -> Tuple[str, List[Dict[str, Any]]]:
+    """Merges every archive (or results folder), in order, into `into`/kraken-gpu-validate: a
+    later one replaces the files of the same name and adds its phases; the folders given
+    are copied, never written. Returns the merged root and each input's run.json."""
+    root = os.path.join(into, TOP)
+    runs: List[Dict[str, Any]] = []
+    steps: Dict[str, Dict[str, Any]] = {}
     for path in archives:
-        with tarfile.open(path) as tar:
-            for member in tar.getmembers():
+        merge_steps(root, steps)
+        if os.path.isdir(path):
+            shutil.copytree(path, root, dirs_exist_ok=True)
+            runs.append(dict(figs_mod.read_json(os.path.join(path, "run.json")) or {}, source=os.path.basename(path)))
+            continue
+        try:
+            tar = tarfile.open(path)
+        except (OSError, tarfile.TarError) as e:
+            first_line = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise ValueError(f"{path}: not a results tarball ({first_line})") from e
+        with tar:
+            members = tar.getmembers()
+            for member in members:
                 name = os.path.normpath(member.name)
                 if name.startswith("..") or os.path.isabs(name) or not (member.isfile() or member.isdir()):
                     raise ValueError(f"{path}: unexpected member {member.name}")
             tar.extractall(into)
-    return os.path.join(into, TOP)
+            run_json = tar.extractfile(f"{TOP}/run.json") if f"{TOP}/run.json" in tar.getnames() else None
+            runs.append(dict(json.load(run_json) if run_json else {}, source=os.path.basename(path)))
+    merge_steps(root, steps)
+    if steps:
+        with open(os.path.join(root, "steps.jsonl"), "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(step) + "\n" for step in steps.values())
+    return root, runs
+
+
+def merge_steps(root: str, steps: Dict[str, Dict[str, Any]]) -> None:
+    """Adds root/steps.jsonl's records to `steps` (a later record of a step replaces it):
+    each archive brings its own steps.jsonl, which replaces the previous one's file."""
+    for line in read_text(os.path.join(root, "steps.jsonl")).splitlines():
+        try:
+            step = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(step, dict) and step.get("step"):
+            steps[str(step["step"])] = step
+
+
+def refresh(root: str, kraken: str) -> List[str]:
+    """Recomputes, in the merged results, what the scripts have learnt to do better since the
+    run: the class comparisons (classes.py) and the predictions (predict.py --traces, with
+    this tree's kraken). Returns what it did, one line each, for the summary."""
+    done = []
+    agreement_dir = os.path.join(root, "agreement")
+    for program in ("kernel-mix", "resnet50-train"):
+        ncu = os.path.join(agreement_dir, f"{program}.ncu-analysis.json")
+        trace = os.path.join(agreement_dir, f"{program}.trace-analysis.json")
+        ncu_doc, trace_doc = figs_mod.read_json(ncu), figs_mod.read_json(trace)
+        if ncu_doc and trace_doc:
+            result = classes_mod.compare(ncu_doc, trace_doc)
+            with open(os.path.join(agreement_dir, f"{program}.classes.json"), "w", encoding="utf-8") as f:
+                json.dump(result, f, indent=1)
+            done.append(f"classes {program}: {result['kernels_matched']}/{result['kernels_measured']} kernels matched")
+    if not os.path.isdir(agreement_dir) or not any(n.endswith("-cupti") for n in os.listdir(agreement_dir)):
+        return done
+    if not os.access(kraken, os.X_OK):
+        return done + [f"predictions: kept the run's ({kraken} is not built)"]
+    out = os.path.join(root, "colocation", "predictions")
+    shutil.rmtree(out, ignore_errors=True)
+    with contextlib.redirect_stdout(io.StringIO()):
+        rc = predict_mod.main(["--kraken", kraken, "--traces", agreement_dir, "--out", out])
+    pairs = (figs_mod.read_json(os.path.join(out, "index.json")) or {}).get("pairs") or []
+    shown = os.path.relpath(kraken, REPO) if os.path.abspath(kraken).startswith(REPO + os.sep) else kraken
+    return done + [f"predictions: {len(pairs)} pairs recomputed from the CUPTI traces with {shown} "
+                   "(`--mode all` and MPS without an SM cap)"
+                   + ("" if rc == 0 else " (some failed: colocation/predictions/index.json)")]
 
 
 def read_text(path: str) -> str:
@@ -284,12 +355,15 @@ def write_colocation(root: str, dest: str, figures: Dict[str, Any], rehearsal: b
         "prediction from the workloads' CUPTI profiles.", "",
         "- `pairs.csv` / `pairs.json`: one row per workload of each pair and mode. `measured_slowdown` =",
         "  solo throughput / throughput in the pair (time per unit of work, shared over alone: kraken's",
-        "  definition); `predicted_slowdown`: `kraken colocate --mode all` (timeslice, or `mps (no SM",
-        "  cap)`); `error_pct` = predicted / measured - 1; step-time p50/p99 alone and in the pair (a",
+        "  definition); `predicted_slowdown`: `kraken colocate --mode all` for timeslice, `--mode mps",
+        "  --sm-split 100,100` (`mps (no SM cap)`, as the MPS daemon ran) for MPS; `error_pct` =",
+        "  predicted / measured - 1; step-time p50/p99 alone and in the pair (a",
         "  step = one training step, one inference batch, 20 elementwise kernels, 4 GEMMs).",
         "- `solo.csv`: each workload alone (mean of the windows before and after the pairs; `drift_pct`",
         "  is their difference).",
-        "- `predictions/A+B.json`: `kraken colocate db:A db:B --mode all --json` as written on the node.",
+        "- `predictions/A+B.json`: `kraken colocate A B --mode all --json`, `predictions/A+B.mps-uncapped.json`:",
+        "  `kraken colocate A B --mode mps --sm-split 100,100 --json`, A and B the CUPTI traces of the",
+        "  workloads (`scripts/gpu_validate/predict.py --traces`, rerun by ingest.py); `index.json`: the commands.",
         "- `profiles/W.kernels-profile.json`: `kraken profile --kernels --json` of the run the prediction",
         "  used; `profiles/W.MODE-solo-profile.json`: `kraken profile --pid --json` of the solo window.", ""]
     with open(os.path.join(folder, "README.md"), "w", encoding="utf-8") as f:
@@ -328,16 +402,20 @@ METHOD_NOTES = [
     "  ProfilerStep ranges, so the model reads the busy fraction over the steps). The CUPTI trace",
     "  carries no CPU operators, so kraken cannot tell the BERT run is inference: no workload is",
     "  request-driven and no latency (p99) is predicted; the measured step p99 is reported anyway.",
-    "- MPS is compared with kraken's `mps (no SM cap)`: the daemon ran without",
-    "  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE.", "",
+    "- MPS is compared with kraken's `mps (no SM cap)` (`kraken colocate A B --mode mps --sm-split",
+    "  100,100`): the daemon ran without CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, so the split `--mode all`",
+    "  suggests (e.g. 50/50) is not what was measured.",
+    "- ingest.py recomputes the class comparison and the predictions from the recorded files with",
+    "  the tree's kraken (`make build` first), so a later fix to either shows in every run's tables.", "",
     "## Tests without a GPU", "",
     "- `gpu_validate_helpers_test` (pytest, `scripts/gpu_validate/tests/`): argument parsing and",
     "  reporting of the workloads, the --serve protocol, the profiler paths against stand-in torch",
     "  modules; windows and their deadlines with stand-in workers, the agent windows on the NVML",
     "  replay; the trace comparison on a real PyTorch trace (itself, a copy missing a kernel, a cut",
-    "  incremental copy); class matching on a real ncu export; NVML call timing on the replay",
-    "  library; ncu fallbacks against a stand-in ncu; the packer's limits; the figures and the",
-    "  ingester on a results folder with round numbers.",
+    "  incremental copy); class matching on a real ncu export and across ncu's and CUPTI's",
+    "  spellings; predict.py on real traces with the built kraken (both predictions); NVML call",
+    "  timing on the replay library; ncu fallbacks against a stand-in ncu; the packer's limits;",
+    "  the figures and the ingester on a results folder with round numbers, and merging two runs.",
     "- `gpu_validate_replay_test`: the whole script on the NVML replay (`--replay --quick`), then",
     "  the ingester on its tarball: every phase runs, nothing fails, what needs CUDA is skipped with",
     "  its reason, the output fits the device tool's limits, the tables say \"not measured\".",
@@ -367,6 +445,8 @@ def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal
     out += ["## How to run it", "", "On a machine with one NVIDIA GPU (the device tool), from this repository:", "",
             "```", "make bundle                     # here: dist/kraken-0.1.0-linux-x86_64.tar.gz",
             DEVICE_CALL, "python3 scripts/gpu_validate/ingest.py <files_at>/results*.tar.gz   # here", "```", "",
+            "Several runs (e.g. a short follow-up of some phases) merge in one command, oldest first:",
+            "`python3 scripts/gpu_validate/ingest.py RUN1.tar.gz RUN2.tar.gz` (after `make build`).", "",
             "The command takes at most 460 s (`--budget`; the device call's limit is 540 s). Phase budgets",
             "(expected on an H100): environment <= 40 s (~15), 1 examples <= 120 s (~90), 2 agreement",
             "<= 75 s (~60), 3 overhead <= 60 s (~50), 4 co-location the rest (~180: time-slicing gets 55 %",
@@ -457,35 +537,99 @@ def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal
     return "\n".join(out) + "\n"
 
 
+#: Issue 13's overhead targets for the CUPTI tracer, by overhead workload.
+CUPTI_OVERHEAD_TARGET_PCT = {"small-kernels": 3.0, "resnet50-train": 1.0}
+
+
+def failures_markdown(root: str, figures: Dict[str, Any], refreshed: List[str]) -> List[str]:
+    """docs/validation.md's "What failed or was not measured": the steps that did not end
+    well (steps.jsonl of every run), the figures still "not measured", and what ingest.py
+    recomputed here after the run."""
+    out = ["## What failed or was not measured", ""]
+    for line in read_text(os.path.join(root, "steps.jsonl")).splitlines():
+        try:
+            step = json.loads(line)
+        except ValueError:
+            continue
+        if str(step.get("status", "")).split(" ")[0] not in ("ok", "started", "stopped"):
+            last = read_text(os.path.join(root, str(step.get("log") or ""))).strip().splitlines()[-1:] or [""]
+            redone = " - its comparison was recomputed since, below" if str(step.get("step")).endswith("-classes") else ""
+            out.append(f"- step `{step.get('step')}`: {step.get('status')}{'; ' + step['reason'] if step.get('reason') else ''}"
+                       f"{' (log: ' + last[0][:160] + ')' if last[0] and not last[0].startswith('$ ') else ''}{redone}")
+    for r in figures["agreement"]["traces"]:
+        if not r["measured"]:
+            out.append(f"- CUPTI vs torch.profiler, {r['workload']}: {figs_mod.NOT_MEASURED} (no ProfilerStep both traces have)")
+    for c in figures["agreement"]["classes"]:
+        if not c["measured"]:
+            out.append(f"- roofline classes, {c['program']}: {figs_mod.NOT_MEASURED}")
+    for mode, m in figures["colocation"].items():
+        for r in (m or {}).get("pairs") or []:
+            if r["measured_slowdown"] is None or r["predicted_slowdown"] is None:
+                what = "measured" if r["measured_slowdown"] is None else "predicted"
+                out.append(f"- co-location {mode}, {r['pair']} / {r['workload']}: not {what}")
+    for r in figures["overhead"]["cupti"]:
+        target = CUPTI_OVERHEAD_TARGET_PCT.get(r["workload"])
+        if target is not None and r["overhead_pct"] is not None and r["overhead_pct"] > target:
+            out.append(f"- target missed: CUPTI tracer on {r['workload']} {md_pct(r['overhead_pct'])} "
+                       f"(issue 13: < {target:g} %)")
+    if len(out) == 2:
+        out.append("- nothing: every step ended well and every figure was measured.")
+    out += ["", "Recomputed by ingest.py from the recorded files after the run (the scripts improved since):", ""]
+    out += [f"- {line}" for line in refreshed] or ["- nothing"]
+    return out + [""]
+
+
+def figures_text_markdown(figures: Dict[str, Any]) -> List[str]:
+    """Every figure as figures.py prints it (also those the tables above do not show)."""
+    return ["## All figures as text", "", "`python3 scripts/gpu_validate/figures.py RESULTS_DIR` of the merged results:",
+            "", "```", figs_mod.render_text(figures), "```", ""]
+
+
+def runs_markdown(runs: List[Dict[str, Any]]) -> List[str]:
+    """Which results were merged, in order (later files replace earlier ones)."""
+    out = ["Results merged, in order (a later run's files replace the earlier one's):", ""]
+    for r in runs:
+        out.append(f"- `{r.get('source')}`: {r.get('mode', '?')} run of {time_of({'run': r})}")
+    return out + [""]
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("archives", nargs="+", help="results*.tar.gz the run brought back (or its folder)")
+    parser.add_argument("archives", nargs="+", help="results*.tar.gz the runs brought back (or their folders), oldest first")
     parser.add_argument("--dest", default=REPO, help="repository root to write into (default: this one)")
+    parser.add_argument("--kraken", default=os.path.join(REPO, "build", "src", "cli", "kraken"),
+                        help="kraken that recomputes the predictions (default: this tree's build)")
     parser.add_argument("--allow-replay", action="store_true", help="also write examples from a rehearsal (tests)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="kraken-ingest-") as tmp:
-        root = unpack(args.archives, tmp)
+        try:
+            root, runs = unpack(args.archives, tmp)
+        except (OSError, ValueError, tarfile.TarError) as e:
+            print(f"ingest: {e}", file=sys.stderr)
+            return 2
         if not os.path.isdir(root):
             print(f"ingest: no {TOP}/ folder in {', '.join(args.archives)}", file=sys.stderr)
             return 2
+        refreshed = refresh(root, args.kraken)
         info = environment(root)
         figures = figs_mod.all_figures(root)
         acts = actions_mod.all_actions(root)
         rehearsal = info["run"].get("mode") != "gpu"
-        commands = step_commands(root)
         written = []
         if not rehearsal or args.allow_replay:
-            written.append(write_examples(root, args.dest, info, commands, rehearsal))
+            written.append(write_examples(root, args.dest, info, step_commands(root), rehearsal))
             written.append(write_colocation(root, args.dest, figures, rehearsal))
         else:
             print("ingest: a replay rehearsal measured nothing: examples/ left alone (--allow-replay writes them)")
         docs = os.path.join(args.dest, "docs", "validation.md")
         os.makedirs(os.path.dirname(docs), exist_ok=True)
+        page = validation_markdown(figures, info, rehearsal, acts)
+        page += "\n".join(runs_markdown(runs) + failures_markdown(root, figures, refreshed) + figures_text_markdown(figures))
         with open(docs, "w", encoding="utf-8") as f:
-            f.write(validation_markdown(figures, info, rehearsal, acts))
+            f.write(page)
         written.append(docs)
         print("wrote " + ", ".join(os.path.relpath(w, args.dest) for w in written))
-        print()
+        print("\n".join(refreshed) + "\n")
         print(figs_mod.render_text(figures))
         print(actions_mod.render_text(acts))
     return 0

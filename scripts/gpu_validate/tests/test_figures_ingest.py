@@ -158,3 +158,17 @@ def test_a_rehearsal_measures_nothing(gpu_run, tmp_path) -> None:
     assert "**time-slicing (kraken `timeslice`)**: not measured (rehearsal with stand-in workers)" in docs
     figs = figures.all_figures(gpu_run)
     assert figs["overhead"]["nvml"]["measured"] is False
+
+
+def test_mps_measured_without_cap_meets_the_uncapped_prediction(tmp_path) -> None:
+    root = str(tmp_path)
+    capped = prediction((1.6, 2.2), (1.1, 1.3))
+    capped["modes"][1]["sm_shares"] = [0.5, 0.5]  # --mode all's suggested split: not what ran
+    write(root, "colocation/predictions/gemm+elementwise.json", capped)
+    assert figures.predicted(root, "gemm", "elementwise", "gemm", "mps")["slowdown"] is None
+    assert figures.predicted(root, "gemm", "elementwise", "elementwise", "timeslice")["slowdown"] == 2.2
+    write(root, "colocation/predictions/gemm+elementwise.mps-uncapped.json",
+          {"modes": [{"mode": "mps", "sm_shares": [1, 1], "predictions": [{"slowdown": 1.9}, {"slowdown": 6.0}]}]})
+    assert figures.predicted(root, "gemm", "elementwise", "gemm", "mps")["slowdown"] == 1.9
+    assert figures.predicted(root, "gemm", "elementwise", "elementwise", "mps")["slowdown"] == 6.0
+    assert figures.predicted(root, "gemm", "elementwise", "elementwise", "timeslice")["slowdown"] == 2.2
