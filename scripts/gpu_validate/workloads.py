@@ -345,24 +345,21 @@ def run_torch_profiler(workload: Workload, steps: int, trace: str) -> Dict[str, 
         activities.append(ProfilerActivity.CUDA)
     plain = trace[:-3] if trace.endswith(".gz") else trace
     os.makedirs(os.path.dirname(os.path.abspath(plain)), exist_ok=True)
-    exported: List[str] = []
-
-    def export_once(prof: Any) -> None:
-        if not exported:
-            prof.export_chrome_trace(plain)
-            exported.append(plain)
-
+    ready: List[int] = []
     # Without a schedule torch.profiler records no ProfilerStep ranges (run 1's traces had
     # none, so nothing could be compared step for step). One cycle whose `steps` steps are
-    # all active: its last step's end (the last prof.step(), else the exit) stops the
-    # trace and calls on_trace_ready once. No profiler warm-up step: the workload warmed
-    # up before, and every measured step must be in the trace.
+    # all active; prof.step() between steps only, so the last step ends at the exit, which
+    # stops the trace (its post-processing outside the measured window) and calls
+    # on_trace_ready once. No profiler warm-up step: the workload warmed up before, and
+    # every measured step must be in the trace.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "won't be using warmup": intended, see above
         every_step = schedule(wait=0, warmup=0, active=steps, repeat=1)
-    with profile(activities=activities, profile_memory=True, schedule=every_step, on_trace_ready=export_once) as prof:
-        result = measure(workload, None, steps, on_step=lambda _: prof.step())
-    export_once(prof)  # a no-op when on_trace_ready ran
+    with profile(activities=activities, profile_memory=True, schedule=every_step,
+                 on_trace_ready=lambda p: ready.append(p.step_num)) as prof:
+        result = measure(workload, None, steps, on_step=lambda i: prof.step() if i + 1 < steps else None)
+    prof.export_chrome_trace(plain)  # once, the trace being stopped
+    result["trace_ready_calls"] = len(ready)
     if not os.path.exists(plain) or os.path.getsize(plain) == 0:
         raise RuntimeError(f"torch.profiler wrote no trace to {plain}")
     result["trace_profiler_steps"] = profiler_steps_in_trace(plain)

@@ -126,18 +126,20 @@ def test_torch_profiler_run_writes_a_gzipped_trace(fake_torch, tmp_path) -> None
     assert workloads.main(["--workload", "gemm", "--steps", "3", "--warmup-steps", "2", "--profiler", "torch",
                            "--trace", str(trace), "--out", str(tmp_path / "r.json")]) == 0
     assert ("profile", ("CPU", "CUDA"), True) in fake_torch
-    # One cycle of 3 active steps: the trace is ready once, when the last step ends, and
-    # written once (the export after the exit finds it done).
+    # One cycle of 3 active steps; the last one ends at the exit (not in the measured
+    # window), which stops the trace: ready once, then written once.
     assert ("schedule", 0, 0, 3, 1) in fake_torch
     assert fake_torch.count("trace-ready") == 1
-    assert [c for c in fake_torch if isinstance(c, tuple) and c[0] == "export"] == [("export", str(trace)[:-3])]
+    exports = [i for i, c in enumerate(fake_torch) if isinstance(c, tuple) and c[0] == "export"]
+    assert len(exports) == 1 and fake_torch[exports[0]] == ("export", str(trace)[:-3])
+    assert fake_torch.index("profile-stop") < fake_torch.index("trace-ready") < exports[0]
     with gzip.open(trace, "rt") as f:
         events = json.load(f)["traceEvents"]
     assert [e["name"] for e in events] == ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"]
     assert not os.path.exists(str(trace)[:-3])
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["profiler"] == "torch" and result["steps"] == 3 and result["trace"] == str(trace)
-    assert result["trace_profiler_steps"] == 3
+    assert result["trace_profiler_steps"] == 3 and result["trace_ready_calls"] == 1
     assert fake_torch.count("mm") == 4 * (2 + 3)  # warm-up steps, then the profiled ones
 
 
