@@ -194,7 +194,8 @@ def render_breakdown(b: Dict[str, Any]) -> List[str]:
             lines.append(f"  {w['workload']:15s} plain2 vs plain (noise) {pct(w['noise_pct'])}")
     for r in b["agent"]:
         extra = f", pass {r['pass_ms_median']:.3f} ms median" if r["pass_ms_median"] is not None else ""
-        lines.append(f"  agent {r['window']:28s} {fmt(r['throughput_per_s'])}/s, overhead {pct(r['overhead_pct'])}{extra}")
+        lines.append(f"  agent {r['window']:28s} {fmt(r['throughput_per_s'])}/s, "
+                     f"overhead {pct(r['overhead_pct'])}{extra}")
     nvml = b["nvml_sum_of_medians_us"]
     lines.append("  NVML per call: " + (f"sum of medians {nvml:.1f} us per GPU and pass" if nvml is not None
                                           else f"{NOT_MEASURED} (replayed NVML)"))

@@ -16,8 +16,8 @@ Profilers (scripts/gpu-validate.sh phases 1 and 2), each around `--steps` steps 
 warm-up: `torch`: torch.profiler (CPU + CUDA, memory) with a schedule recording every
 step, so that the trace has each step as a ProfilerStep#N range (torch.profiler marks
 steps only when given a schedule), written to --trace once (gzipped when it ends in .gz);
-the run fails when the trace lacks a step; `kraken`: kraken.WorkloadProfiler with the kernel timeline
-(report JSON and HTML into --kraken-dir); `torch+kraken`: both, one after the other, in one
+the run fails when the trace lacks a step; `kraken`: kraken.WorkloadProfiler with the
+kernel timeline (report JSON and HTML into --kraken-dir); `torch+kraken`: both, one after the other, in one
 process; `nvtx`: each step inside an NVTX range named ProfilerStep#i, as torch.profiler
 numbers its steps, so that a CUPTI trace of this run compares step for step with the
 torch.profiler trace of another run (docs/kernel-capture.md "Comparing with torch.profiler");
@@ -34,8 +34,9 @@ windows of a pair start within a millisecond of each other and no window pays th
 
 `small-kernels` launches 200 in-place adds on 1024 fp32 elements per step (launch-bound:
 the CPU is the bottleneck); `short-kernels` the same loop on 4Mi elements (kernels of
-about 10 us: the GPU is). `cpu-spin` is a stand-in without torch (a fixed amount of Python work per step) for the
-replay rehearsal of the script on machines without a GPU; its results say `stand_in`.
+about 10 us: the GPU is). `cpu-spin` is a stand-in without torch (a fixed amount of
+Python work per step) for the replay rehearsal of the script on machines without a GPU;
+its results say `stand_in`.
 
 Argument parsing and reporting need neither torch nor a GPU (tests: workloads_test.py).
 """
