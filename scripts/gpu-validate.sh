@@ -37,6 +37,13 @@
 #                    (always --dry-run; with MIG off its refusal is the result); a profiled
 #                    experiment: the controller's profile-Job ncu argv (`kraken annotate
 #                    --print-ncu-command`) on kernel_mix, its log imported by `kraken analyze`
+#   7     150 [110]  overhead breakdown, only when --phases names it: 3 s windows, each in a
+#                    fresh process: ResNet-50 training plain / with the CUPTI tracer / plain
+#                    again; the small-kernels loop plain / tracer / tracer with
+#                    KRAKEN_CUPTI_API=none (kernel records only) / torch.profiler (CUDA only,
+#                    no export) / plain again; short-kernels (the loop on 4Mi elements, GPU-
+#                    bound) plain / tracer; the agent windows and NVML latency again
+#                    (overhead/p7-*)
 #   pack   30   [5]  figures (scripts/gpu_validate/figures.py), results tarball(s), summary.txt
 #
 # Without a GPU (no nvidia-smi listing one) or with --replay it rehearses: NVML answered by
@@ -45,14 +52,18 @@
 # cpu-spin workers), and every step that needs CUDA or torch skipped, saying so.
 #
 # Usage: scripts/gpu-validate.sh [--bundle TARBALL | --build DIR] --out DIR [--replay]
-#                                [--budget SECONDS] [--quick] [--keep-work]
+#                                [--budget SECONDS] [--quick] [--keep-work] [--phases LIST]
+# --phases: the phases to run, a comma list of 1..7 (default 1,2,3,4,5,6); the environment
+# and packing always run; a step whose input a skipped phase would have made is skipped,
+# saying so. A second, shorter GPU call, e.g.:
+#   scripts/gpu-validate.sh --bundle dist/kraken-0.1.0-linux-x86_64.tar.gz --out $OUT --phases 1,2,7 --budget 310
 # Never changes the GPU's settings: no nvidia-smi -pm/-pl/-lgc/-c/-mig/-r, ncu runs with
 # --clock-control none; the MPS daemon runs with private pipe/log folders and is stopped.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 gv="$root/scripts/gpu_validate"
-bundle="" build="" out="" force_replay=0 budget=460 quick=0 keep_work=0
+bundle="" build="" out="" force_replay=0 budget=460 quick=0 keep_work=0 phases=1,2,3,4,5,6
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle) bundle=$2; shift 2 ;;
@@ -62,12 +73,19 @@ while [ $# -gt 0 ]; do
     --budget) budget=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --keep-work) keep_work=1; shift ;;
+    --phases) phases=$2; shift 2 ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "gpu-validate: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [ -n "$out" ] || { echo "gpu-validate: --out DIR is required" >&2; exit 2; }
 case "$budget" in ''|*[!0-9]*) echo "gpu-validate: --budget takes whole seconds" >&2; exit 2 ;; esac
+case ",$phases," in
+  *[!1-7,]*|*,,*) echo "gpu-validate: --phases takes a comma list of phases 1..7, not '$phases'" >&2; exit 2 ;;
+esac
+want() { case ",$phases," in *",$1,"*) return 0 ;; esac; return 1; }
+# not_run N NAME: the summary says that phase N was left out.
+not_run() { say ""; say "== phase $1: $2: not run (--phases $phases)"; }
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 
 start_s=$(date +%s)
@@ -207,12 +225,12 @@ trap 'say "stopped by a signal"; exit 130' INT TERM
 
 # --- Environment ----------------------------------------------------------------------------
 say "kraken GPU validation (scripts/gpu-validate.sh), mode: $mode, kraken from the $origin"
-say "started $(date -u +%Y-%m-%dT%H:%M:%SZ), budget ${budget}s, output $out"
-"$py" - "$res/run.json" "$mode" "$origin" "$budget" "$start_s" <<'EOF'
+say "started $(date -u +%Y-%m-%dT%H:%M:%SZ), budget ${budget}s, phases $phases, output $out"
+"$py" - "$res/run.json" "$mode" "$origin" "$budget" "$start_s" "$phases" <<'EOF'
 import json, sys
-path, mode, origin, budget, start = sys.argv[1:6]
-json.dump({"mode": mode, "kraken_from": origin, "budget_s": int(budget), "start_unix": int(start)},
-          open(path, "w"), indent=1)
+path, mode, origin, budget, start, phases = sys.argv[1:7]
+json.dump({"mode": mode, "kraken_from": origin, "budget_s": int(budget), "start_unix": int(start),
+           "phases": [int(p) for p in phases.split(",")]}, open(path, "w"), indent=1)
 EOF
 phase "environment" 40
 env_cmd() {  # env_cmd NAME CMD...: a step whose output also goes into env/NAME.txt and the summary
@@ -271,8 +289,10 @@ run_if() {
 }
 
 # --- Phase 1: examples ---------------------------------------------------------------------
-phase "phase 1: examples" 120
 ex="$res/examples"
+kernel_mix="$work/kernel_mix"
+if want 1; then
+phase "phase 1: examples" 120
 if [ -z "$(need kraken)" ]; then
   "$kraken" record-nvml --out "$ex/node.nvml" --duration 900s --interval 100ms > "$res/logs/record-nvml.log" 2>&1 &
   record_pid=$!
@@ -287,7 +307,6 @@ if [ "$mode" = replay ]; then  # the WorkloadProfiler path on the replayed NVML,
   run_if p1.stand-in-workload-profiler 30 kraken "$py" "$gv/workloads.py" --workload cpu-spin --steps 20 \
     --profiler kraken --kraken-dir "$ex/cpu-spin-kraken" --kraken-db "$work/kraken.db" --out "$ex/cpu-spin.run.json"
 fi
-kernel_mix="$work/kernel_mix"
 # Hopper code, and its PTX, which the driver compiles for a newer GPU.
 run_if p1.kernel-mix-build 40 nvcc "$nvcc" -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 \
   -gencode arch=compute_90,code=compute_90 -o "$kernel_mix" "$gv/kernel_mix.cu"
@@ -312,8 +331,11 @@ else
   skip p1.ncu-kernel-mix "kernel_mix was not built"
 fi
 
+else
+  not_run 1 examples
+fi
+
 # --- Phase 2: agreement --------------------------------------------------------------------
-phase "phase 2: agreement" 75
 ag="$res/agreement"
 # traced_profile W STEPS: W's steps under `kraken profile --kernels` (NVTX ProfilerStep#i
 # ranges), stored in the co-location store: its kernels are W's co-location profile too.
@@ -330,15 +352,6 @@ traced_profile() {
   fi
 }
 largest() { ls -S "$@" 2>/dev/null | head -1; }
-for w in resnet50-train bert-infer; do
-  traced_profile "$w" 20 p2
-  trace=$(largest "$ag/$w-cupti"/*.json)
-  if [ -f "$ex/$w.pt.trace.json.gz" ] && [ -n "$trace" ]; then
-    step "p2.$w-compare" 60 "$py" "$gv/compare_traces.py" "$ex/$w.pt.trace.json.gz" "$trace" --out "$ag/$w.compare.json"
-  else
-    skip "p2.$w-compare" "needs both traces (torch.profiler: phase 1, CUPTI: above)"
-  fi
-done
 # classes SOURCE_CSV TRACE NAME PHASE: kraken's class of each ncu-measured kernel vs its name class.
 classes() {
   local csv=$1 trace=$2 name=$3
@@ -351,23 +364,29 @@ classes() {
     skip "$4.$name-classes" "needs the ncu CSV and a trace of the same program"
   fi
 }
+if want 2; then
+phase "phase 2: agreement" 75
+for w in resnet50-train bert-infer; do
+  traced_profile "$w" 20 p2
+  trace=$(largest "$ag/$w-cupti"/*.json)
+  if [ -f "$ex/$w.pt.trace.json.gz" ] && [ -n "$trace" ]; then
+    step "p2.$w-compare" 60 "$py" "$gv/compare_traces.py" "$ex/$w.pt.trace.json.gz" "$trace" --out "$ag/$w.compare.json"
+  else
+    skip "p2.$w-compare" "needs both traces (torch.profiler: phase 1, CUPTI: above)"
+  fi
+done
 classes "$ex/ncu-kernel-mix.csv" "$(largest "$ex/kernel-mix-traces"/*.json)" kernel-mix p2
-stop_recording
-[ -f "$ex/node.nvml" ] && gzip -f "$ex/node.nvml"
-say "[stopped               ] record-nvml: $(tail -n 1 "$res/logs/record-nvml.log" 2>/dev/null)"
+else
+  not_run 2 agreement
+fi
+if [ -n "$record_pid" ]; then  # started in phase 1
+  stop_recording
+  [ -f "$ex/node.nvml" ] && gzip -f "$ex/node.nvml"
+  say "[stopped               ] record-nvml: $(tail -n 1 "$res/logs/record-nvml.log" 2>/dev/null)"
+fi
 
 # --- Phase 3: overhead ---------------------------------------------------------------------
-phase "phase 3: overhead" 60
 ov="$res/overhead"
-if [ "$mode" = gpu ]; then
-  run_if p3.agent-overhead 40 "torch kraken" "$py" "$gv/windows.py" agent-overhead --workload gemm --kraken "$kraken" \
-    --out "$ov/agent" --seconds "$overhead_s" --deadline $((phase_end - 20))
-else
-  run_if p3.agent-overhead 40 kraken "$py" "$gv/windows.py" agent-overhead --workload gemm --stand-in \
-    --kraken "$kraken" --out "$ov/agent" --seconds "$overhead_s" --deadline "$phase_end"
-fi
-step p3.nvml-latency 20 "$py" "$gv/nvml_latency.py" --out "$ov/nvml-latency.json" \
-  ${KRAKEN_NVML_LIBRARY:+--library "$KRAKEN_NVML_LIBRARY"}
 mkdir -p "$work/cupti-overhead"
 # tracer_overhead W PHASE: W alone in a plain process, then in one with the tracer injected.
 tracer_overhead() {
@@ -377,9 +396,24 @@ tracer_overhead() {
     KRAKEN_CUPTI_OUTPUT="$work/cupti-overhead/" "$py" "$gv/workloads.py" --workload "$1" --seconds "$overhead_s" \
     --out "$ov/$1-cupti.json"
 }
+if want 3; then
+phase "phase 3: overhead" 60
+if [ "$mode" = gpu ]; then
+  run_if p3.agent-overhead 40 "torch kraken" "$py" "$gv/windows.py" agent-overhead --workload gemm --kraken "$kraken" \
+    --out "$ov/agent" --seconds "$overhead_s" --deadline $((phase_end - 20))
+else
+  run_if p3.agent-overhead 40 kraken "$py" "$gv/windows.py" agent-overhead --workload gemm --stand-in \
+    --kraken "$kraken" --out "$ov/agent" --seconds "$overhead_s" --deadline "$phase_end"
+fi
+step p3.nvml-latency 20 "$py" "$gv/nvml_latency.py" --out "$ov/nvml-latency.json" \
+  ${KRAKEN_NVML_LIBRARY:+--library "$KRAKEN_NVML_LIBRARY"}
 tracer_overhead gemm p3
+else
+  not_run 3 overhead
+fi
 
 # --- Phase 4: co-location ------------------------------------------------------------------
+if want 4; then
 phase "phase 4: co-location" "$budget"
 co="$res/colocation"
 traced_profile gemm 100 p4
@@ -420,8 +454,12 @@ elif [ -z "$mps_control" ]; then
 else
   skip p4.mps "needs torch with CUDA"
 fi
+else
+  not_run 4 co-location
+fi
 
 # --- Phase 5: extras, in the time left -----------------------------------------------------
+if want 5; then
 phase "phase 5: extras (time left)" "$budget"
 if [ -f "$(largest "$ag/resnet50-train-cupti"/*.json)" ]; then
   run_if p5.ncu-resnet50 80 "gpu ncu torch" "$gv/ncu_roofline.sh" "$ncu" "$ag/ncu-resnet50-train" --nvtx-step \
@@ -431,8 +469,12 @@ else
   skip p5.ncu-resnet50 "needs the CUPTI trace of ResNet-50 (its kernel names)"
 fi
 tracer_overhead small-kernels p5
+else
+  not_run 5 extras
+fi
 
 # --- Phase 6: kraken's actions, in the time left ----------------------------------------------
+if want 6; then
 phase "phase 6: actions (time left)" "$budget"
 act="$res/actions"
 mkdir -p "$act"
@@ -446,5 +488,50 @@ if [ -x "$kernel_mix" ]; then
     -- "$kernel_mix" 2
 else
   skip p6.profile-run "kernel_mix was not built"
+fi
+else
+  not_run 6 actions
+fi
+
+# --- Phase 7: overhead breakdown, only when asked --------------------------------------------
+# p7_window NAME WORKLOAD NEEDS [VAR=VALUE...] [-- WORKLOAD_ARGS...]: one window of WORKLOAD
+# in a fresh process with VAR=VALUE in its environment; the result in overhead/p7-NAME.json.
+p7_window() {
+  local name=$1 w=$2 needs=$3 vars=(); shift 3
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do vars+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  run_if "p7.$name" 30 "$needs" env "${vars[@]}" "$py" "$gv/workloads.py" --workload "$w" --seconds "$overhead_s" \
+    "$@" --out "$ov/p7-$name.json"
+}
+if want 7; then
+phase "phase 7: overhead breakdown" 150
+tracer=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_OUTPUT="$work/cupti-overhead/")
+# Issue 13's targets: < 1 % on ResNet-50 training, < 3 % on small kernels. Two plain runs
+# around the others: their difference is the noise the other figures are read against.
+p7_window resnet50-train-plain resnet50-train "gpu torch"
+p7_window resnet50-train-cupti resnet50-train "gpu torch cupti" "${tracer[@]}"
+p7_window resnet50-train-plain2 resnet50-train "gpu torch"
+# Launch-bound: what of the tracer's cost is the kernel records alone (no API records),
+# and what torch.profiler's CUDA recording costs on the same loop.
+p7_window small-kernels-plain small-kernels "gpu torch"
+p7_window small-kernels-cupti small-kernels "gpu torch cupti" "${tracer[@]}"
+p7_window small-kernels-cupti-api-none small-kernels "gpu torch cupti" "${tracer[@]}" KRAKEN_CUPTI_API=none
+p7_window small-kernels-torch-cuda small-kernels "gpu torch" -- --profiler torch-cuda-noexport
+p7_window small-kernels-plain2 small-kernels "gpu torch"
+# The same loop with GPU-bound kernels (~10 us each).
+p7_window short-kernels-plain short-kernels "gpu torch"
+p7_window short-kernels-cupti short-kernels "gpu torch cupti" "${tracer[@]}"
+# The agent and NVML again (the sampler's cadence may have changed since phase 3's code).
+if [ "$mode" = gpu ]; then
+  run_if p7.agent-overhead 40 "torch kraken" "$py" "$gv/windows.py" agent-overhead --workload gemm --kraken "$kraken" \
+    --out "$ov/p7-agent" --seconds "$overhead_s" --deadline $((phase_end - 20))
+else
+  run_if p7.agent-overhead 40 kraken "$py" "$gv/windows.py" agent-overhead --workload gemm --stand-in \
+    --kraken "$kraken" --out "$ov/p7-agent" --seconds "$overhead_s" --deadline "$phase_end"
+fi
+step p7.nvml-latency 20 "$py" "$gv/nvml_latency.py" --out "$ov/p7-nvml-latency.json" \
+  ${KRAKEN_NVML_LIBRARY:+--library "$KRAKEN_NVML_LIBRARY"}
+else
+  not_run 7 "overhead breakdown"
 fi
 exit 0

@@ -9,7 +9,8 @@
 # --kernels` (no CUDA driver), the CUPTI vs torch.profiler comparisons (the fake libcupti
 # records no NVTX steps) and the ResNet-50 class comparison (the ncu stand-in's kernels are
 # not ResNet-50's). Every other step must pass, the MPS daemon must be started and stopped,
-# and ingest.py must write measured-looking tables from the packed results.
+# and ingest.py must write measured-looking tables from the packed results. Every phase
+# runs, 7 (the overhead breakdown, only when asked) too.
 # Usage: scripts/gpu_validate_fake_node_test.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "${1:?usage: gpu_validate_fake_node_test.sh BUILD_DIR}" && pwd)
@@ -32,7 +33,8 @@ env PATH="$node/bin:$PATH" PYTHONPATH="$node/python" KRAKEN_CUPTI_LIBRARY="$fake
   KRAKEN_NVML_REPLAY="$root/tests/fixtures/nvml/h100.nvml" \
   KRAKEN_NCU_DETAILS="$data/ncu/a100-cc8.0_sgemm_nersc-roofline-metrics_details.csv" \
   KRAKEN_NCU_RAW="$data/ncu/gtx1080-cc6.1_vectoradd_page-raw_all-metrics.csv" \
-  "$root/scripts/gpu-validate.sh" --build "$build" --quick --out "$tmp/out" > "$tmp/stdout.txt" 2>&1 || rc=$?
+  "$root/scripts/gpu-validate.sh" --build "$build" --quick --out "$tmp/out" --phases 1,2,3,4,5,6,7 \
+  > "$tmp/stdout.txt" 2>&1 || rc=$?
 [ "$rc" = 0 ] || { cat "$tmp/stdout.txt"; fail "gpu-validate.sh exited $rc"; }
 summary="$tmp/out/summary.txt"
 head -1 "$summary" | grep -q 'mode: gpu,' || fail "not in GPU mode"
@@ -44,10 +46,20 @@ want=$(echo "$expected_failures" | tr ' ' '\n' | sort | tr '\n' ' ')
 for step in env.nvidia-smi env.gpu-query env.ncu p1.resnet50-train p1.bert-infer p1.nvidia-smi-q p1.ncu-kernel-mix \
             p2.resnet50-train-cupti p2.bert-infer-cupti p3.agent-overhead p3.gemm-plain p3.gemm-cupti p3.nvml-latency \
             p4.gemm-cupti p4.elementwise-cupti p4.predictions p4.timeslice p4.mps-start p4.mps p4.mps-servers \
-            p5.ncu-resnet50 p5.small-kernels-plain p5.small-kernels-cupti p6.mig-apply-dry-run p6.profile-run; do
+            p5.ncu-resnet50 p5.small-kernels-plain p5.small-kernels-cupti p6.mig-apply-dry-run p6.profile-run \
+            p7.resnet50-train-plain p7.resnet50-train-cupti p7.resnet50-train-plain2 p7.small-kernels-plain \
+            p7.small-kernels-cupti p7.small-kernels-cupti-api-none p7.small-kernels-torch-cuda p7.small-kernels-plain2 \
+            p7.short-kernels-plain p7.short-kernels-cupti p7.agent-overhead p7.nvml-latency; do
   grep -qE "^\[ok +[0-9.]+s\] $step\$" "$summary" || fail "step $step did not run ok"
 done
 grep -q "co-location (mps): measured slowdown vs kraken's prediction" "$summary" || fail "no MPS figures"
+grep -qE "^  small-kernels   cupti-api-none  [0-9.]+/s overhead [-+][0-9.]+ %$" "$summary" || fail "no breakdown figures"
+grep -qE "^  resnet50-train  plain2 vs plain \(noise\) [-+][0-9.]+ %$" "$summary" || fail "no breakdown noise"
+# A bad phase list is refused before anything runs.
+rc=0
+"$root/scripts/gpu-validate.sh" --build "$build" --out "$tmp/bad" --phases 1,8 2> "$tmp/bad.txt" || rc=$?
+[ "$rc" = 2 ] && grep -q "^gpu-validate: --phases takes a comma list of phases 1..7, not '1,8'$" "$tmp/bad.txt" ||
+  fail "--phases 1,8: exit $rc, $(cat "$tmp/bad.txt")"
 
 tar -xzf "$tmp/out/results.tar.gz" -C "$tmp"
 res="$tmp/kraken-gpu-validate"

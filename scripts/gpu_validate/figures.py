@@ -100,10 +100,11 @@ def agreement(root: str) -> Dict[str, Any]:
 
 # --- Overhead ------------------------------------------------------------------------------
 
-def agent_overhead(root: str) -> List[Dict[str, Any]]:
-    """One row per agent window: throughput, overhead vs the alone windows, pass time."""
-    index = read_json(os.path.join(root, "overhead", "agent", "windows.json")) or {}
-    folder = os.path.join(root, "overhead", "agent")
+def agent_overhead(root: str, name: str = "agent") -> List[Dict[str, Any]]:
+    """One row per agent window (overhead/NAME/): throughput, overhead vs the alone
+    windows, pass time."""
+    index = read_json(os.path.join(root, "overhead", name, "windows.json")) or {}
+    folder = os.path.join(root, "overhead", name)
     tp: Dict[str, Optional[float]] = {}
     for entry in index.get("windows", []):
         files = list(entry.get("results", {}).values())
@@ -146,6 +147,59 @@ def overhead(root: str) -> Dict[str, Any]:
     return {"agent": agent_overhead(root), "cupti": cupti,
             "nvml": {"measured": bool(functions), "library": nvml.get("library"), "functions": functions,
                      "sum_of_medians_us": nvml.get("sum_of_medians_us") if functions else None}}
+
+
+# --- Overhead breakdown (phase 7) ---------------------------------------------------------
+
+#: Phase 7's windows per workload (overhead/p7-W-RUN.json), in the order they ran; runs
+#: named plain* are the baseline (their mean) and their difference the noise.
+BREAKDOWN_RUNS = {
+    "resnet50-train": ["plain", "cupti", "plain2"],
+    "small-kernels": ["plain", "cupti", "cupti-api-none", "torch-cuda", "plain2"],
+    "short-kernels": ["plain", "cupti"],
+}
+
+
+def overhead_breakdown(root: str) -> Dict[str, Any]:
+    """Phase 7: per workload, each run's throughput and its overhead against the mean of
+    the plain runs; the two plain runs against each other (noise); the agent windows and
+    NVML latency measured again."""
+    workloads = []
+    for w, runs in BREAKDOWN_RUNS.items():
+        tp = {run: throughput(read_json(os.path.join(root, "overhead", f"p7-{w}-{run}.json"))) for run in runs}
+        plain = [tp[r] for r in runs if r.startswith("plain") and tp[r]]
+        base = sum(plain) / len(plain) if plain else None
+        rows = [{"run": r, "throughput_per_s": tp[r],
+                 "overhead_pct": None if r.startswith("plain") else overhead_pct(base, tp[r])} for r in runs]
+        noise = overhead_pct(tp.get("plain"), tp.get("plain2")) if "plain2" in tp else None
+        workloads.append({"workload": w, "baseline_per_s": base, "runs": rows, "noise_pct": noise})
+    nvml = read_json(os.path.join(root, "overhead", "p7-nvml-latency.json")) or {}
+    functions = {} if not measured_on_gpu(root) else {
+        k: v for k, v in (nvml.get("functions") or {}).items() if not v.get("absent")}
+    return {"workloads": workloads, "agent": agent_overhead(root, "p7-agent"),
+            "nvml_sum_of_medians_us": nvml.get("sum_of_medians_us") if functions else None,
+            "ran": os.path.exists(os.path.join(root, "overhead", "p7-nvml-latency.json"))}
+
+
+def render_breakdown(b: Dict[str, Any]) -> List[str]:
+    """Phase 7's lines of the text figures."""
+    if not b["ran"]:
+        return ["overhead breakdown (phase 7): not run"]
+    lines = ["overhead breakdown (phase 7): each run vs the mean of the plain runs (+: slower)"]
+    for w in b["workloads"]:
+        for r in w["runs"]:
+            vs = "(baseline)" if r["run"].startswith("plain") else f"overhead {pct(r['overhead_pct'])}"
+            lines.append(f"  {w['workload']:15s} {r['run']:15s} {fmt(r['throughput_per_s'])}/s {vs}")
+        if "plain2" in [r["run"] for r in w["runs"]]:
+            lines.append(f"  {w['workload']:15s} plain2 vs plain (noise) {pct(w['noise_pct'])}")
+    for r in b["agent"]:
+        extra = f", pass {r['pass_ms_median']:.3f} ms median" if r["pass_ms_median"] is not None else ""
+        lines.append(f"  agent {r['window']:28s} {fmt(r['throughput_per_s'])}/s, "
+                     f"overhead {pct(r['overhead_pct'])}{extra}")
+    nvml = b["nvml_sum_of_medians_us"]
+    lines.append("  NVML per call: " + (f"sum of medians {nvml:.1f} us per GPU and pass" if nvml is not None
+                                          else f"{NOT_MEASURED} (replayed NVML)"))
+    return lines
 
 
 # --- Co-location ---------------------------------------------------------------------------
@@ -239,7 +293,8 @@ def colocation(root: str) -> Dict[str, Any]:
 def all_figures(root: str) -> Dict[str, Any]:
     """Every figure of the run (see the module docstring)."""
     run = read_json(os.path.join(root, "run.json")) or {}
-    return {"run": run, "agreement": agreement(root), "overhead": overhead(root), "colocation": colocation(root)}
+    return {"run": run, "agreement": agreement(root), "overhead": overhead(root), "colocation": colocation(root),
+            "overhead_breakdown": overhead_breakdown(root)}
 
 
 # --- Text ----------------------------------------------------------------------------------
@@ -288,6 +343,8 @@ def render_text(figs: Dict[str, Any]) -> str:
                      ", ".join(f"{k} {v['median_us']:.1f} us" for k, v in slow))
     else:
         lines.append(f"NVML per call: {NOT_MEASURED} (replayed NVML)")
+    if "overhead_breakdown" in figs:
+        lines.extend(render_breakdown(figs["overhead_breakdown"]))
     for mode, m in figs["colocation"].items():
         if m is None:
             lines.append(f"co-location ({mode}): not run")

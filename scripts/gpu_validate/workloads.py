@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The GPU validation run's workloads: one CLI, throughput and per-step latencies.
 
-    workloads.py --workload resnet50-train|bert-infer|elementwise|gemm|small-kernels|cpu-spin
+    workloads.py --workload resnet50-train|bert-infer|elementwise|gemm|small-kernels|short-kernels|cpu-spin
                  [--seconds N | --steps N] [--warmup-steps K] [--out FILE]
-                 [--profiler none|torch|kraken|torch+kraken|nvtx] [--trace FILE] [--kraken-dir DIR]
+                 [--profiler none|torch|kraken|torch+kraken|nvtx|torch-cuda-noexport] [--trace FILE]
+                 [--kraken-dir DIR]
     workloads.py --workload W --serve       (a worker: windows run on command, see below)
 
 Every step ends with a device synchronization, so a step's wall time is its latency (a
@@ -12,12 +13,18 @@ training step, an inference request, a batch of elementwise or GEMM kernels). Th
 percentiles (p50/p90/p99, linear interpolation as numpy's default).
 
 Profilers (scripts/gpu-validate.sh phases 1 and 2), each around `--steps` steps after the
-warm-up: `torch`: torch.profiler (CPU + CUDA, memory), the trace written to --trace
-(gzipped when it ends in .gz); `kraken`: kraken.WorkloadProfiler with the kernel timeline
-(report JSON and HTML into --kraken-dir); `torch+kraken`: both, one after the other, in one
+warm-up: `torch`: torch.profiler (CPU + CUDA, memory) with a schedule recording every
+step, so that the trace has each step as a ProfilerStep#N range (torch.profiler marks
+steps only when given a schedule), written to --trace once (gzipped when it ends in .gz);
+the run fails when the trace lacks a step; `kraken`: kraken.WorkloadProfiler with the
+kernel timeline (report JSON and HTML into --kraken-dir); `torch+kraken`: both, one after the other, in one
 process; `nvtx`: each step inside an NVTX range named ProfilerStep#i, as torch.profiler
 numbers its steps, so that a CUPTI trace of this run compares step for step with the
-torch.profiler trace of another run (docs/kernel-capture.md "Comparing with torch.profiler").
+torch.profiler trace of another run (docs/kernel-capture.md "Comparing with torch.profiler");
+`torch-cuda-noexport` (overhead breakdown, scripts/gpu-validate.sh phase 7): the
+--seconds window measured inside torch.profiler with CUDA activities only; nothing is
+exported and the process exits without stopping the profiler, so only its recording
+cost is measured, not its post-processing.
 
 `--serve` (co-location and overhead windows, scripts/gpu_validate/windows.py): the worker
 builds and warms its workload once, prints `ready {json}`, then reads commands on stdin:
@@ -25,8 +32,11 @@ builds and warms its workload once, prints `ready {json}`, then reads commands o
 `done TAG`; `quit` or end of input exits. One process then serves several windows, so the
 windows of a pair start within a millisecond of each other and no window pays the start-up.
 
-`cpu-spin` is a stand-in without torch (a fixed amount of Python work per step) for the
-replay rehearsal of the script on machines without a GPU; its results say `stand_in`.
+`small-kernels` launches 200 in-place adds on 1024 fp32 elements per step (launch-bound:
+the CPU is the bottleneck); `short-kernels` the same loop on 4Mi elements (kernels of
+about 10 us: the GPU is). `cpu-spin` is a stand-in without torch (a fixed amount of
+Python work per step) for the replay rehearsal of the script on machines without a GPU;
+its results say `stand_in`.
 
 Argument parsing and reporting need neither torch nor a GPU (tests: workloads_test.py).
 """
@@ -37,9 +47,11 @@ import gzip
 import json
 import math
 import os
+import re
 import shutil
 import sys
 import time
+import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 #: Workload name -> (what one item is, items per step, needs torch).
@@ -49,9 +61,14 @@ WORKLOADS: Dict[str, Dict[str, Any]] = {
     "elementwise": {"unit": "GB", "torch": True},
     "gemm": {"unit": "TFLOP", "torch": True},
     "small-kernels": {"unit": "kernels", "torch": True},
+    "short-kernels": {"unit": "kernels", "torch": True},
     "cpu-spin": {"unit": "spins", "torch": False},
 }
-PROFILERS = ("none", "torch", "kraken", "torch+kraken", "nvtx")
+PROFILERS = ("none", "torch", "kraken", "torch+kraken", "nvtx", "torch-cuda-noexport")
+#: Profilers measured over a --seconds window like a plain run (the others over --steps).
+WINDOW_PROFILERS = ("none", "torch-cuda-noexport")
+#: Profilers never stopped (torch-cuda-noexport): the command line exits without their teardown.
+PROFILERS_LEFT_RUNNING: List[Any] = []
 #: Step times kept in a result file; the percentiles always use every step.
 MAX_STEP_TIMES_KEPT = 5000
 
@@ -88,7 +105,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
         parser.error(f"--profiler {args.profiler} needs --kraken-dir DIR")
     if args.serve and args.profiler != "none":
         parser.error("--serve measures windows only; it takes no --profiler")
-    if args.profiler != "none" and args.steps is None:
+    if args.profiler not in WINDOW_PROFILERS and args.steps is None:
         args.steps = 20
     if args.steps is None and args.seconds is None:
         args.seconds = 10.0
@@ -260,10 +277,11 @@ def build_torch_workload(name: str, batch: Optional[int], device: str) -> Worklo
             sync()
 
         return Workload(name, step, per_step * 2.0 * n ** 3 / 1e12, "TFLOP", facts)
-    if name == "small-kernels":
+    if name in ("small-kernels", "short-kernels"):
         kernels = batch or 200
-        x = torch.zeros(1024, device=device)
-        facts.update(tensor="1024 fp32 elements", kernels_per_step=kernels)
+        elements = 1024 if name == "small-kernels" else 4 << 20
+        x = torch.zeros(elements, device=device)
+        facts.update(tensor=f"{elements} fp32 elements", kernels_per_step=kernels)
 
         def step() -> None:
             for _ in range(kernels):
@@ -310,21 +328,57 @@ def gzip_file(path: str) -> str:
     return path + ".gz"
 
 
+def profiler_steps_in_trace(path: str) -> int:
+    """How many distinct ProfilerStep#N ranges a Chrome trace (plain or gzipped) holds."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:  # type: ignore[operator]
+        return len(set(re.findall(r'"name":\s*"ProfilerStep#(\d+)"', f.read())))
+
+
 def run_torch_profiler(workload: Workload, steps: int, trace: str) -> Dict[str, Any]:
-    """`steps` steps under torch.profiler; the Chrome trace goes to `trace`."""
+    """`steps` steps under torch.profiler, each a ProfilerStep#N range; the Chrome trace
+    goes to `trace`, exported exactly once."""
     import torch
-    from torch.profiler import ProfilerActivity, profile
+    from torch.profiler import ProfilerActivity, profile, schedule
 
     activities = [ProfilerActivity.CPU]
     if torch.cuda.is_available():
         activities.append(ProfilerActivity.CUDA)
-    with profile(activities=activities, profile_memory=True) as prof:
-        result = measure(workload, None, steps, on_step=lambda _: prof.step())
     plain = trace[:-3] if trace.endswith(".gz") else trace
     os.makedirs(os.path.dirname(os.path.abspath(plain)), exist_ok=True)
-    prof.export_chrome_trace(plain)
+    ready: List[int] = []
+    # Without a schedule torch.profiler records no ProfilerStep ranges (run 1's traces had
+    # none, so nothing could be compared step for step). One cycle whose `steps` steps are
+    # all active; prof.step() between steps only, so the last step ends at the exit, which
+    # stops the trace (its post-processing outside the measured window) and calls
+    # on_trace_ready once. No profiler warm-up step: the workload warmed up before, and
+    # every measured step must be in the trace.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "won't be using warmup": intended, see above
+        every_step = schedule(wait=0, warmup=0, active=steps, repeat=1)
+    with profile(activities=activities, profile_memory=True, schedule=every_step,
+                 on_trace_ready=lambda p: ready.append(p.step_num)) as prof:
+        result = measure(workload, None, steps, on_step=lambda i: prof.step() if i + 1 < steps else None)
+    prof.export_chrome_trace(plain)  # once, the trace being stopped
+    result["trace_ready_calls"] = len(ready)
+    if not os.path.exists(plain) or os.path.getsize(plain) == 0:
+        raise RuntimeError(f"torch.profiler wrote no trace to {plain}")
+    result["trace_profiler_steps"] = profiler_steps_in_trace(plain)
     result["trace"] = gzip_file(plain) if trace.endswith(".gz") else plain
     result["profiler"] = "torch"
+    return result
+
+
+def run_torch_cuda_window(workload: Workload, seconds: Optional[float], steps: Optional[int]) -> Dict[str, Any]:
+    """A window measured inside torch.profiler recording CUDA activities only; the
+    profiler is left running (see main: the process exits without its post-processing)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    prof = profile(activities=[ProfilerActivity.CUDA])
+    prof.start()
+    PROFILERS_LEFT_RUNNING.append(prof)
+    result = measure(workload, seconds, steps)
+    result["profiler"] = "torch-cuda-noexport"
     return result
 
 
@@ -397,33 +451,54 @@ def serve(workload: Workload, stdin: Any = None, stdout: Any = None) -> int:
     return 0
 
 
+def run_profiled(args: argparse.Namespace, workload: Workload) -> Dict[str, Any]:
+    """The measurement of --profiler (`none`: plain)."""
+    if args.profiler == "torch":
+        return run_torch_profiler(workload, args.steps, args.trace)
+    if args.profiler == "kraken":
+        return run_kraken_profiler(workload, args.steps, args.kraken_dir, args.kraken_db)
+    if args.profiler == "torch+kraken":
+        result = run_torch_profiler(workload, args.steps, args.trace)
+        result["kraken_run"] = run_kraken_profiler(workload, args.steps, args.kraken_dir, args.kraken_db)
+        return result
+    if args.profiler == "nvtx":
+        return run_nvtx_steps(workload, args.steps)
+    if args.profiler == "torch-cuda-noexport":
+        return run_torch_cuda_window(workload, args.seconds, args.steps)
+    result = measure(workload, args.seconds, args.steps)
+    result["profiler"] = "none"
+    return result
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Builds the workload, warms it up, measures (or serves), reports."""
+    """Builds the workload, warms it up, measures (or serves), reports. Exit code 1 when a
+    torch.profiler trace lacks some of the measured steps (the comparison needs them)."""
     args = parse_args(argv)
     workload = build_workload(args.workload, args.batch, args.device)
     for _ in range(args.warmup_steps):
         workload.step()
     if args.serve:
         return serve(workload)
-    if args.profiler == "torch":
-        result = run_torch_profiler(workload, args.steps, args.trace)
-    elif args.profiler == "kraken":
-        result = run_kraken_profiler(workload, args.steps, args.kraken_dir, args.kraken_db)
-    elif args.profiler == "torch+kraken":
-        result = run_torch_profiler(workload, args.steps, args.trace)
-        result["kraken_run"] = run_kraken_profiler(workload, args.steps, args.kraken_dir, args.kraken_db)
-    elif args.profiler == "nvtx":
-        result = run_nvtx_steps(workload, args.steps)
-    else:
-        result = measure(workload, args.seconds, args.steps)
-        result["profiler"] = "none"
+    result = run_profiled(args, workload)
     result["warmup_steps"] = args.warmup_steps
     if not args.quiet:
         print(format_report(result), flush=True)
     if args.out:
         write_json(args.out, result)
+    marked = result.get("trace_profiler_steps")
+    if marked is not None and marked < result["steps"]:
+        print(f"workloads.py: {result['trace']} has {marked} ProfilerStep ranges for {result['steps']} measured steps",
+              file=sys.stderr)
+        return 1
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    if PROFILERS_LEFT_RUNNING:
+        # The profiler is still recording: leave without its teardown (which would parse
+        # every recorded kernel in Python), the result being written already.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)

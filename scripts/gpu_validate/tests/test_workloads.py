@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import workloads
-from conftest import HELPERS
+from conftest import FAKE_NODE, HELPERS
 
 
 def test_importing_does_not_import_torch() -> None:
@@ -126,13 +126,73 @@ def test_torch_profiler_run_writes_a_gzipped_trace(fake_torch, tmp_path) -> None
     assert workloads.main(["--workload", "gemm", "--steps", "3", "--warmup-steps", "2", "--profiler", "torch",
                            "--trace", str(trace), "--out", str(tmp_path / "r.json")]) == 0
     assert ("profile", ("CPU", "CUDA"), True) in fake_torch
+    # One cycle of 3 active steps; the last one ends at the exit (not in the measured
+    # window), which stops the trace: ready once, then written once.
+    assert ("schedule", 0, 0, 3, 1) in fake_torch
+    assert fake_torch.count("trace-ready") == 1
+    exports = [i for i, c in enumerate(fake_torch) if isinstance(c, tuple) and c[0] == "export"]
+    assert len(exports) == 1 and fake_torch[exports[0]] == ("export", str(trace)[:-3])
+    assert fake_torch.index("profile-stop") < fake_torch.index("trace-ready") < exports[0]
     with gzip.open(trace, "rt") as f:
         events = json.load(f)["traceEvents"]
     assert [e["name"] for e in events] == ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"]
     assert not os.path.exists(str(trace)[:-3])
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["profiler"] == "torch" and result["steps"] == 3 and result["trace"] == str(trace)
+    assert result["trace_profiler_steps"] == 3 and result["trace_ready_calls"] == 1
     assert fake_torch.count("mm") == 4 * (2 + 3)  # warm-up steps, then the profiled ones
+
+
+def test_a_trace_without_its_steps_fails_the_run(fake_torch, tmp_path, monkeypatch, capsys) -> None:
+    """Run 1's defect: torch.profiler without a schedule marks no ProfilerStep ranges. The
+    stand-in does the same, and the run then says so and exits 1 (its files written)."""
+    import torch.profiler
+
+    monkeypatch.setattr(torch.profiler, "schedule", lambda **kwargs: None)
+    trace = tmp_path / "t.json"
+    assert workloads.main(["--workload", "gemm", "--steps", "2", "--warmup-steps", "0", "--profiler", "torch",
+                           "--trace", str(trace), "--out", str(tmp_path / "r.json"), "--quiet"]) == 1
+    assert "has 0 ProfilerStep ranges for 2 measured steps" in capsys.readouterr().err
+    assert json.loads((tmp_path / "r.json").read_text())["trace_profiler_steps"] == 0
+    assert fake_torch.count("trace-ready") == 1  # the default schedule's exit (RECORD -> stop)
+
+
+def test_profiler_steps_in_trace_counts_distinct_steps(tmp_path) -> None:
+    path = tmp_path / "t.json.gz"
+    with gzip.open(path, "wt") as f:  # a CPU range and its GPU projection name the same step
+        json.dump({"traceEvents": [{"name": "ProfilerStep#0"}, {"name": "ProfilerStep#0", "cat": "gpu_user_annotation"},
+                                   {"name": "ProfilerStep#1"}, {"name": "Optimizer.step#SGD.step"}]}, f)
+    assert workloads.profiler_steps_in_trace(str(path)) == 2
+
+
+def test_torch_cuda_window_leaves_the_profiler_recording(fake_torch, tmp_path) -> None:
+    out = tmp_path / "r.json"
+    try:
+        assert workloads.main(["--workload", "small-kernels", "--batch", "2", "--seconds", "0.05",
+                               "--profiler", "torch-cuda-noexport", "--out", str(out)]) == 0
+        assert ("profile", ("CUDA",), False) in fake_torch and "profile-start" in fake_torch
+        assert "profile-stop" not in fake_torch and not any(isinstance(c, tuple) and c[0] == "export"
+                                                            for c in fake_torch)
+        assert len(workloads.PROFILERS_LEFT_RUNNING) == 1
+    finally:
+        del workloads.PROFILERS_LEFT_RUNNING[:]
+    result = json.loads(out.read_text())
+    assert result["profiler"] == "torch-cuda-noexport" and result["wall_s"] >= 0.05 and result["steps"] >= 1
+
+
+def test_torch_cuda_window_command_line_exits_after_writing(tmp_path) -> None:
+    """The command line leaves through os._exit (no profiler teardown): the result and the
+    report must be out before."""
+    out = tmp_path / "r.json"
+    env = dict(os.environ, PYTHONPATH=os.path.join(FAKE_NODE, "python"))
+    run = subprocess.run([sys.executable, os.path.join(HELPERS, "workloads.py"), "--workload", "short-kernels",
+                          "--batch", "3", "--seconds", "0.05", "--warmup-steps", "1", "--profiler",
+                          "torch-cuda-noexport", "--out", str(out)], env=env, stdout=subprocess.PIPE,
+                         universal_newlines=True, timeout=60)
+    assert run.returncode == 0 and run.stdout.startswith("throughput: ")
+    result = json.loads(out.read_text())
+    assert result["workload"] == "short-kernels" and result["facts"]["tensor"] == f"{4 << 20} fp32 elements"
+    assert result["facts"]["kernels_per_step"] == 3 and result["unit"] == "kernels"
 
 
 def test_nvtx_steps_are_named_like_the_profilers(fake_torch, tmp_path) -> None:
