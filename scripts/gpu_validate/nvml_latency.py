@@ -35,6 +35,9 @@ MEMORY_V2_SIZE = 40  # unsigned int version + padding + 4 x unsigned long long
 FIELD_VALUE_SIZE = 40
 #: nvmlFieldValue_t: fieldId, scopeId, timestamp (8), latencyUsec (8), valueType, nvmlReturn.
 FIELD_RETURN_OFFSET = 28
+FIELD_TYPE_OFFSET = 24
+VALUE_TYPE_NAMES = {0: "DOUBLE", 1: "UNSIGNED_INT", 2: "UNSIGNED_LONG", 3: "UNSIGNED_LONG_LONG",
+                    4: "SIGNED_LONG_LONG", 5: "SIGNED_INT", 6: "UNSIGNED_SHORT"}
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -153,6 +156,7 @@ def measure(library: str, device_index: int, calls: int, seconds: float) -> Dict
     if not pcie_entry.get("absent"):
         # Each field answers on its own: whether this driver has the counters at all.
         pcie_entry["field_returns"] = field_returns(pcie_fields, PCIE_FIELD_IDS)
+        pcie_entry["field_value_types"] = field_value_types(pcie_fields, PCIE_FIELD_IDS)
     total = sum(f.get("median_us", 0) for f in result["functions"].values())
     result["sum_of_medians_us"] = round(total, 3)
     if hasattr(nvml, "nvmlShutdown"):
@@ -166,6 +170,15 @@ def field_returns(buffer: Any, ids: Sequence[int]) -> Dict[str, str]:
     for i, field in enumerate(ids):
         rc = ctypes.c_uint.from_buffer(buffer, i * FIELD_VALUE_SIZE + FIELD_RETURN_OFFSET).value
         out[str(field)] = RETURN_NAMES.get(rc, str(rc))
+    return out
+
+
+def field_value_types(buffer: Any, ids: Sequence[int]) -> Dict[str, str]:
+    """The nvmlValueType_t of each field: a 32-bit counter ("UNSIGNED_INT") wraps at 4 GiB."""
+    out: Dict[str, str] = {}
+    for i, field in enumerate(ids):
+        value_type = ctypes.c_uint.from_buffer(buffer, i * FIELD_VALUE_SIZE + FIELD_TYPE_OFFSET).value
+        out[str(field)] = VALUE_TYPE_NAMES.get(value_type, str(value_type))
     return out
 
 

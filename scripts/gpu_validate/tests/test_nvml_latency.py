@@ -26,6 +26,7 @@ def test_every_function_is_timed_on_the_replay(monkeypatch) -> None:
     pcie = functions["nvmlDeviceGetFieldValues(PCIe bytes)"]
     assert pcie["last_return"] == "SUCCESS"
     assert pcie["field_returns"] == {"197": "NOT_SUPPORTED", "198": "NOT_SUPPORTED"}
+    assert sorted(pcie["field_value_types"]) == ["197", "198"]  # whether a counter is 32 or 64 bits
     assert result["sum_of_medians_us"] > 0
 
 

@@ -83,23 +83,29 @@ TEST(NvmlCadenceTest, SlowCallsAreMadeOncePerSlowInterval) {
   SteppedSampler s(api, 1'000'000);
   ASSERT_TRUE(s.sampler.Open().ok());
   SampleBatch batch;
-  std::vector<int> slow_passes;
-  for (int pass = 0; pass < 25; ++pass) {  // 2.5 s at 100 ms
+  std::array<std::vector<int>, 2> slow_passes;  // per GPU
+  for (int pass = 0; pass < 30; ++pass) {  // 3 s at 100 ms
     s.sampler.Sample(batch);
     EXPECT_EQ(ValuesOf(batch, Metric::kGpuUtilPct, Pick{1}), (std::vector<double>{50})) << pass;
-    bool has_energy = CountMetric(batch, Metric::kEnergyMj) == 2;
-    EXPECT_EQ(has_energy, s.sampler.last_pass_was_slow()) << pass;
-    EXPECT_EQ(CountMetric(batch, Metric::kPcieTxBytesPerS), has_energy ? 2u : 0u) << pass;
     EXPECT_EQ(CountMetric(batch, Metric::kProcessSmUtilPct), 2u) << pass;  // a new sample every call
-    if (has_energy) slow_passes.push_back(pass);
+    bool any = false;
+    for (int32_t gpu = 0; gpu < 2; ++gpu) {
+      bool energy = !ValuesOf(batch, Metric::kEnergyMj, Pick{gpu}).empty();
+      EXPECT_EQ(ValuesOf(batch, Metric::kPcieTxBytesPerS, Pick{gpu}).size(), energy ? 1u : 0u) << pass;
+      if (energy) slow_passes[static_cast<size_t>(gpu)].push_back(pass);
+      any = any || energy;
+    }
+    EXPECT_EQ(any, s.sampler.last_pass_was_slow()) << pass;
     EXPECT_GE(s.sampler.last_pass_duration_us(), 0);
     s.now_us += 100'000;
   }
-  EXPECT_EQ(slow_passes, (std::vector<int>{0, 10, 20}));
+  // Both in the first pass; then GPU 1 half an interval after GPU 0, not in the same pass.
+  EXPECT_EQ(slow_passes[0], (std::vector<int>{0, 10, 20}));
+  EXPECT_EQ(slow_passes[1], (std::vector<int>{0, 15, 25}));
   for (const char* call : {"energy", "pcie_tx", "pcie_rx"})
     EXPECT_EQ(api.calls[call], (std::array<int, 2>{3, 3})) << call;
-  EXPECT_EQ(api.calls["utilization"], (std::array<int, 2>{25, 25}));
-  EXPECT_EQ(api.calls["process_utilization"], (std::array<int, 2>{25, 25}));
+  EXPECT_EQ(api.calls["utilization"], (std::array<int, 2>{30, 30}));
+  EXPECT_EQ(api.calls["process_utilization"], (std::array<int, 2>{30, 30}));
 }
 
 TEST(NvmlCadenceTest, SlowValuesKeepTheirSources) {
@@ -139,8 +145,10 @@ TEST(NvmlCadenceTest, EachGpuKeepsItsOwnCadence) {
   ASSERT_TRUE(s.sampler.Open().ok());
   SampleBatch batch;
   const uint8_t only_first[] = {1, 0};
-  for (int pass = 0; pass < 15; ++pass) {  // GPU 1 only in passes 0 and 14
-    if (pass == 0 || pass == 14) {
+  // GPU 1 only in passes 0 and 16: past its slow time (1.5 s: 1 s plus its half-interval
+  // offset), so pass 16 reads them.
+  for (int pass = 0; pass < 17; ++pass) {
+    if (pass == 0 || pass == 16) {
       s.sampler.Sample(batch);
     } else {
       s.sampler.Sample(batch, only_first);
@@ -148,7 +156,7 @@ TEST(NvmlCadenceTest, EachGpuKeepsItsOwnCadence) {
     s.now_us += 100'000;
   }
   EXPECT_EQ(api.calls["energy"], (std::array<int, 2>{2, 2}));
-  EXPECT_EQ(api.calls["utilization"], (std::array<int, 2>{15, 2}));
+  EXPECT_EQ(api.calls["utilization"], (std::array<int, 2>{17, 2}));
 }
 
 // End to end on the replay: the cheap metrics and process utilization every pass, PCIe

@@ -186,11 +186,16 @@ void NvmlSampler::PlanSlowReads(std::span<const uint8_t> sample, int64_t now_us)
     slow_due_[d] = due ? 1 : 0;
     if (!due) continue;
     last_pass_slow_ = true;
-    // On a fixed grid (a pass a little early or late does not drift the cadence); a GPU
-    // that fell behind (not sampled for a while) starts a new grid now.
-    int64_t next = next_slow_us_[d] < 0 ? now_us : next_slow_us_[d];
-    next += options_.slow_interval_us;
-    next_slow_us_[d] = next <= now_us ? now_us + options_.slow_interval_us : next;
+    // Every GPU reads them in the first pass; after that GPU d's reads are offset by
+    // d / n of the interval, so that a node's GPUs do not all make their ~44 ms of slow
+    // calls in the same pass. On a fixed grid (a pass a little early or late does not drift
+    // the cadence); a GPU that fell behind (not sampled for a while) starts a new grid now.
+    int64_t interval = options_.slow_interval_us;
+    int64_t next = next_slow_us_[d] < 0
+                       ? now_us + interval * static_cast<int64_t>(d) / static_cast<int64_t>(slow_due_.size())
+                       : next_slow_us_[d];
+    next += interval;
+    next_slow_us_[d] = next <= now_us ? now_us + interval : next;
   }
 }
 

@@ -29,7 +29,8 @@ struct NvmlSamplerOptions {
   // Time between the slow reads of a GPU: nvmlDeviceGetTotalEnergyConsumption and
   // nvmlDeviceGetPcieThroughput (tx, rx), ~44 ms per H100 together against ~3 ms for every
   // other call. A pass in between does not ask them and its batch has no energy or PCIe
-  // throughput values. 0: every pass reads them.
+  // throughput values. Every GPU reads them in the first pass; after that the GPUs' slow
+  // reads are spread over the interval (GPU d offset by d/n of it). 0: every pass.
   int64_t slow_interval_us = kDefaultSlowIntervalUs;
   // Monotonic µs for the slow cadence; empty: std::chrono::steady_clock (tests step it).
   std::function<int64_t()> clock_us;
