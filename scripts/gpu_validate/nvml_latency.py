@@ -28,8 +28,16 @@ RETURN_NAMES = {0: "SUCCESS", 1: "UNINITIALIZED", 2: "INVALID_ARGUMENT", 3: "NOT
                 999: "UNKNOWN"}
 #: The field ids kraken reads per pass (src/collectors/nvml/nvml_reader.h kFieldRequests).
 FIELD_IDS = (3, 4, 82, 94, 138, 139)
+#: NVML_FI_DEV_PCIE_COUNT_TX_BYTES (197) and NVML_FI_DEV_PCIE_COUNT_RX_BYTES (198): cumulative
+#: PCIe byte counters (NVML 12.x nvml.h), a candidate for the 20 ms nvmlDeviceGetPcieThroughput.
+PCIE_FIELD_IDS = (197, 198)
 MEMORY_V2_SIZE = 40  # unsigned int version + padding + 4 x unsigned long long
 FIELD_VALUE_SIZE = 40
+#: nvmlFieldValue_t: fieldId, scopeId, timestamp (8), latencyUsec (8), valueType, nvmlReturn.
+FIELD_RETURN_OFFSET = 28
+FIELD_TYPE_OFFSET = 24
+VALUE_TYPE_NAMES = {0: "DOUBLE", 1: "UNSIGNED_INT", 2: "UNSIGNED_LONG", 3: "UNSIGNED_LONG_LONG",
+                    4: "SIGNED_LONG_LONG", 5: "SIGNED_INT", 6: "UNSIGNED_SHORT"}
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -89,12 +97,19 @@ def measure(library: str, device_index: int, calls: int, seconds: float) -> Dict
         return nvml.nvmlDeviceGetMemoryInfo_v2(handle, memory_v2)
 
     fields = ctypes.create_string_buffer(FIELD_VALUE_SIZE * len(FIELD_IDS))
+    pcie_fields = ctypes.create_string_buffer(FIELD_VALUE_SIZE * len(PCIE_FIELD_IDS))
+
+    def ask_fields(buffer: Any, ids: Sequence[int]) -> int:
+        ctypes.memset(buffer, 0, len(buffer))
+        for i, field in enumerate(ids):
+            ctypes.c_uint.from_buffer(buffer, i * FIELD_VALUE_SIZE).value = field
+        return nvml.nvmlDeviceGetFieldValues(handle, len(ids), buffer)
 
     def fields_call() -> int:
-        ctypes.memset(fields, 0, len(fields))
-        for i, field in enumerate(FIELD_IDS):
-            ctypes.c_uint.from_buffer(fields, i * FIELD_VALUE_SIZE).value = field
-        return nvml.nvmlDeviceGetFieldValues(handle, len(FIELD_IDS), fields)
+        return ask_fields(fields, FIELD_IDS)
+
+    def pcie_fields_call() -> int:
+        return ask_fields(pcie_fields, PCIE_FIELD_IDS)
 
     def processes_call() -> int:
         count = ctypes.c_uint(64)  # 64 x 32 bytes: room for any entry size NVML uses
@@ -123,6 +138,7 @@ def measure(library: str, device_index: int, calls: int, seconds: float) -> Dict
         "nvmlDeviceGetDecoderUtilization": lambda: nvml.nvmlDeviceGetDecoderUtilization(
             handle, ctypes.byref(uint_a), ctypes.byref(uint_b)),
         "nvmlDeviceGetFieldValues(6 fields)": fields_call,
+        "nvmlDeviceGetFieldValues(PCIe bytes)": pcie_fields_call,
         "nvmlDeviceGetComputeRunningProcesses_v3": processes_call,
         "nvmlDeviceGetProcessUtilization": process_utilization_call,
     }
@@ -136,11 +152,34 @@ def measure(library: str, device_index: int, calls: int, seconds: float) -> Dict
         result["functions"][label] = time_calls(call, calls, seconds)
     if gpm_ok:
         nvml.nvmlGpmSampleFree(gpm_sample)
+    pcie_entry = result["functions"].get("nvmlDeviceGetFieldValues(PCIe bytes)", {})
+    if not pcie_entry.get("absent"):
+        # Each field answers on its own: whether this driver has the counters at all.
+        pcie_entry["field_returns"] = field_returns(pcie_fields, PCIE_FIELD_IDS)
+        pcie_entry["field_value_types"] = field_value_types(pcie_fields, PCIE_FIELD_IDS)
     total = sum(f.get("median_us", 0) for f in result["functions"].values())
     result["sum_of_medians_us"] = round(total, 3)
     if hasattr(nvml, "nvmlShutdown"):
         nvml.nvmlShutdown()
     return result
+
+
+def field_returns(buffer: Any, ids: Sequence[int]) -> Dict[str, str]:
+    """The nvmlReturn of each field of the last nvmlDeviceGetFieldValues answer in `buffer`."""
+    out: Dict[str, str] = {}
+    for i, field in enumerate(ids):
+        rc = ctypes.c_uint.from_buffer(buffer, i * FIELD_VALUE_SIZE + FIELD_RETURN_OFFSET).value
+        out[str(field)] = RETURN_NAMES.get(rc, str(rc))
+    return out
+
+
+def field_value_types(buffer: Any, ids: Sequence[int]) -> Dict[str, str]:
+    """The nvmlValueType_t of each field: a 32-bit counter ("UNSIGNED_INT") wraps at 4 GiB."""
+    out: Dict[str, str] = {}
+    for i, field in enumerate(ids):
+        value_type = ctypes.c_uint.from_buffer(buffer, i * FIELD_VALUE_SIZE + FIELD_TYPE_OFFSET).value
+        out[str(field)] = VALUE_TYPE_NAMES.get(value_type, str(value_type))
+    return out
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

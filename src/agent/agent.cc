@@ -166,6 +166,7 @@ void Agent::SampleOnce() {
     // pass and nothing is copied per GPU.
     per_device_ = !plans_.empty();
     if (per_device_) KeepNewestPerDevice(filtered_, due_, device_latest_, remap_);
+    HoldSlowValues(filtered_, due_.size(), held_slow_);
     for (size_t d = 0; d < due_.size(); ++d) device_passes_[d] += due_[d];
     ++stats_.samples_total;
     stats_.last_sample_duration_seconds = seconds;
@@ -245,6 +246,12 @@ void Agent::RenderMetrics(std::string& out) const {
     input.batch = &shown_;
   } else {
     input.batch = ring_.Latest();
+  }
+  // Between the sampler's slow reads a pass has no energy or PCIe values: show the last.
+  if (input.batch != nullptr && MissesHeldValues(*input.batch, held_slow_)) {
+    if (input.batch != &shown_) shown_ = *input.batch;
+    AddHeldValues(held_slow_, shown_);
+    input.batch = &shown_;
   }
   input.devices = &sampler_.devices();
   input.hostname = options_.hostname;

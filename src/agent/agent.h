@@ -106,6 +106,8 @@ class Agent {
   std::vector<SampleBatch> device_latest_;
   std::vector<int64_t> device_passes_;
   mutable SampleBatch shown_;
+  // The sampler's slow values (energy, PCIe) per GPU, shown until the next slow read.
+  HeldSlowValues held_slow_;
   bool per_device_ = false;  // some pod has a policy: render from device_latest_, not the ring
   std::vector<GpuWindowAnalysis> analyses_;  // guarded by mutex_; replaced whole
   int64_t last_analysis_ns_ = 0;             // steady clock; sampler thread only

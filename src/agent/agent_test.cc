@@ -121,6 +121,54 @@ TEST(AgentTest, SamplesIntoTheRingRendersAndCommitsToTheStore) {
   EXPECT_EQ(power_series, 8);
 }
 
+// The sampler reads PCIe throughput only every slow interval (10 s here: the first pass
+// only); /metrics keeps showing each GPU's last value on the passes in between, while the
+// passes themselves (ring, store) have none.
+TEST(AgentTest, MetricsHoldTheSlowValuesBetweenSlowReads) {
+  ::setenv("KRAKEN_NVML_REPLAY", (testing::SourceDir() + "/tests/fixtures/nvml/h100x8.nvml").c_str(), 1);
+  nvml::NvmlSamplerOptions sampler_options;
+  sampler_options.proc_root = "";
+  sampler_options.slow_interval_us = 10'000'000;
+  auto session = nvml::OpenNvmlSession(KRAKEN_NVML_REPLAY_LIBRARY, sampler_options);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  AgentOptions options;
+  options.interval_ns = 20'000'000;
+  options.ring_ns = 10'000'000'000;
+  options.hostname = "replay-node";
+  Agent agent(options, *session->sampler, nullptr);
+  ASSERT_TRUE(agent.Start().ok());
+  while (agent.samples_total() < 4) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::string text;
+  agent.RenderMetrics(text);
+  ASSERT_TRUE(agent.Stop().ok());
+  EXPECT_FALSE(session->sampler->last_pass_was_slow());
+  int pcie_lines = 0;
+  for (std::string_view line : Split(text, '\n')) pcie_lines += line.rfind("DCGM_FI_PROF_PCIE_TX_BYTES{", 0) == 0;
+  EXPECT_EQ(pcie_lines, 8) << text;
+  EXPECT_NE(text.find("kraken_agent_sample_duration_seconds{"), std::string::npos);
+  std::string ring;
+  agent.RenderRing(0, ring);
+  // Only the ring's first pass has PCIe values (one per GPU); GPU utilization is in every one.
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(ring);
+  int64_t passes = 0, pcie_passes = 0, util_passes = 0;
+  for (simdjson::dom::element pass : doc["passes"].get_array()) {
+    int64_t pcie = 0, util = 0;
+    for (simdjson::dom::element sample : pass["samples"].get_array()) {
+      std::string_view metric = sample["metric"].get_string();
+      pcie += metric == "pcie_tx_bytes_per_s";
+      util += metric == "gpu_util_pct";
+    }
+    ++passes;
+    pcie_passes += pcie > 0;
+    util_passes += util == 8;
+    EXPECT_TRUE(pcie == 0 || pcie == 8) << pcie;
+  }
+  EXPECT_GE(passes, 4);
+  EXPECT_EQ(pcie_passes, 1);
+  EXPECT_EQ(util_passes, passes);
+}
+
 // MIG instances of the replayed H100 (tests/fixtures/nvml/h100-mig.nvml, frame 0): GPU
 // instance 2 is a 3g.40gb with 27262976 B used of 42412802048 B (26 and 40448 MiB), GPU
 // instance 9 a 1g.10gb with 9437184 B used (9 MiB); the whole GPU 61865984 B (59 MiB).

@@ -22,7 +22,65 @@ void CopyValue(const SampleBatch::Value& in, int32_t entity, SampleBatch::Value&
   out.source_name = in.source_name;  // assignment keeps the slot's buffer
 }
 
+// The metrics of the sampler's slow reads that /metrics holds between them.
+constexpr Metric kHeldMetrics[] = {Metric::kEnergyMj, Metric::kPcieTxBytesPerS, Metric::kPcieRxBytesPerS};
+constexpr size_t kHeldCount = sizeof(kHeldMetrics) / sizeof(kHeldMetrics[0]);
+
+int HeldSlot(Metric metric) {
+  for (size_t i = 0; i < kHeldCount; ++i)
+    if (kHeldMetrics[i] == metric) return static_cast<int>(i);
+  return -1;
+}
+
+bool IsGpuLevel(const SeriesEntity& e) { return e.gpu_index >= 0 && e.gpu_instance_id < 0 && e.pid < 0; }
+
+// Per GPU-level entity of `batch` (by GPU): a bit per held slot it has a value for.
+template <typename Each>
+void ForEachMissingHeld(const SampleBatch& batch, const HeldSlowValues& held, Each each) {
+  for (size_t e = 0; e < batch.entities.size(); ++e) {
+    const SeriesEntity& entity = batch.entities[e];
+    if (!IsGpuLevel(entity) || static_cast<size_t>(entity.gpu_index) >= held.size()) continue;
+    unsigned present = 0;
+    for (const SampleBatch::Value& v : batch.values) {
+      int slot = HeldSlot(v.metric);
+      if (v.entity == static_cast<int32_t>(e) && slot >= 0) present |= 1u << slot;
+    }
+    const auto& slots = held[static_cast<size_t>(entity.gpu_index)];
+    for (size_t i = 0; i < slots.size(); ++i)
+      if (slots[i].seen && !(present & (1u << i))) each(static_cast<int32_t>(e), slots[i]);
+  }
+}
+
 }  // namespace
+
+void HoldSlowValues(const SampleBatch& batch, size_t gpus, HeldSlowValues& held) {
+  if (held.size() != gpus) held.assign(gpus, std::vector<HeldSlowValue>(kHeldCount));
+  for (const SampleBatch::Value& v : batch.values) {
+    int slot = HeldSlot(v.metric);
+    if (slot < 0 || v.entity < 0 || static_cast<size_t>(v.entity) >= batch.entities.size()) continue;
+    const SeriesEntity& e = batch.entities[static_cast<size_t>(v.entity)];
+    if (!IsGpuLevel(e) || static_cast<size_t>(e.gpu_index) >= gpus) continue;
+    HeldSlowValue& h = held[static_cast<size_t>(e.gpu_index)][static_cast<size_t>(slot)];
+    h.metric = v.metric;
+    h.value = v.value;
+    h.source_name = v.source_name;  // assignment keeps the buffer
+    h.seen = true;
+  }
+}
+
+bool MissesHeldValues(const SampleBatch& batch, const HeldSlowValues& held) {
+  bool missing = false;
+  ForEachMissingHeld(batch, held, [&](int32_t, const HeldSlowValue&) { missing = true; });
+  return missing;
+}
+
+void AddHeldValues(const HeldSlowValues& held, SampleBatch& batch) {
+  std::vector<SampleBatch::Value> added;
+  ForEachMissingHeld(batch, held, [&](int32_t entity, const HeldSlowValue& h) {
+    added.push_back(SampleBatch::Value{h.metric, entity, h.value, h.source_name});
+  });
+  for (SampleBatch::Value& v : added) batch.values.push_back(std::move(v));
+}
 
 bool MarkOptedOut(const std::vector<DevicePlan>& plans, const SampleBatch& batch, std::vector<uint8_t>& opted_out,
                   const PodPolicies* policies) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "agent/pod_policy.h"
@@ -60,5 +61,23 @@ void KeepNewestPerDevice(const SampleBatch& in, const std::vector<uint8_t>& samp
 
 // `out` = the per-device copies one after the other (device order, as one pass has them).
 void ConcatDevices(const std::vector<SampleBatch>& per_device, SampleBatch& out);
+
+// The GPU-level values the sampler reads only every slow interval (energy, PCIe
+// throughput; nvml::NvmlSamplerOptions::slow_interval_us), last seen per GPU, so that
+// /metrics keeps showing them on the passes in between (a scrape must not lose a series).
+struct HeldSlowValue {
+  Metric metric = Metric::kOther;
+  double value = 0;
+  std::string source_name;
+  bool seen = false;
+};
+using HeldSlowValues = std::vector<std::vector<HeldSlowValue>>;  // [gpu][slot]
+
+// Takes the slow values `batch` has into `held` (sized here to `gpus` GPUs).
+void HoldSlowValues(const SampleBatch& batch, size_t gpus, HeldSlowValues& held);
+// Whether `batch` lacks a held value for one of its GPU-level entities.
+bool MissesHeldValues(const SampleBatch& batch, const HeldSlowValues& held);
+// Appends the held values `batch` lacks to its GPU-level entities.
+void AddHeldValues(const HeldSlowValues& held, SampleBatch& batch);
 
 }  // namespace kraken::agent

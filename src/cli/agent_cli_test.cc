@@ -311,7 +311,9 @@ TEST(ConfigCliTest, PrintShowsEachValueAndWhereItCameFrom) {
     ASSERT_EQ(s["source"].get(source), simdjson::SUCCESS);
     settings[std::string(key)] = {std::string(value), std::string(source)};
   }
-  EXPECT_EQ(settings.size(), 31u);  // 26 + upload.{url,token_file,spool,spool_max_bytes,retry_for}
+  // 27 (sampling.slow_interval among them) + upload.{url,token_file,spool,spool_max_bytes,retry_for}
+  EXPECT_EQ(settings.size(), 32u);
+  EXPECT_EQ(settings["sampling.slow_interval"], std::make_pair(std::string("1s"), std::string("default")));
   EXPECT_EQ(settings["upload.retry_for"], std::make_pair(std::string("30s"), std::string("default")));
   EXPECT_EQ(settings["agent.node_name"], std::make_pair(std::string(""), std::string("default")));
   EXPECT_EQ(settings["agent.pod_resources_socket"],

@@ -109,7 +109,9 @@ int RunAgent(const AgentArgs& args) {
                                     "), which holds the passes it analyses: raise agent.ring"));
   if (!c.gpu_sampling) return RunWithoutGpuSampling(c);
 
-  auto session = nvml::OpenNvmlSession(c.nvml_library);
+  nvml::NvmlSamplerOptions sampler_options;
+  sampler_options.slow_interval_us = c.slow_interval_ns / 1000;
+  auto session = nvml::OpenNvmlSession(c.nvml_library, sampler_options);
   if (!session.ok()) return ReportError(session.status());
 
   std::unique_ptr<ProfileStore> store;
@@ -216,6 +218,9 @@ void AddAgentCommand(CLI::App& app, CommandList& commands) {
   AddUploadKeyFlags(cmd, f);
   f.AddKeyFlag(cmd, "--listen", "agent.listen", "Address of /metrics and /healthz, HOST:PORT (port 0: a free one)");
   f.AddKeyFlag(cmd, "--interval", "sampling.interval", "Time between sampling passes, e.g. 100ms, 1s");
+  f.AddKeyFlag(cmd, "--slow-interval", "sampling.slow_interval",
+               "Time between a GPU's slow NVML reads (energy, PCIe throughput: ~44 ms per H100), e.g. 1s "
+               "(default), 0: every pass");
   f.AddKeyFlag(cmd, "--db", "store.path", "Profile database (default: $KRAKEN_STORAGE_PATH, else the XDG data dir)");
   f.AddKeySwitch(cmd, "--no-store", "store.enabled", "false", "Serve /metrics only; keep nothing on disk");
   f.AddKeyFlag(cmd, "--retention", "store.retention", "Delete stored profiles older than this, e.g. 7d (0: keep all)");

@@ -94,7 +94,10 @@ TEST(NvmlCliTest, RecordNvmlRecordsThroughTheReplayLibrary) {
   RunResult r = RunKraken(std::string("record-nvml --nvml-library ") + KRAKEN_NVML_REPLAY_LIBRARY +
                     " --frames 6 --interval 1ms --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "kraken: wrote 6 frames of 1 GPUs to " + out + "\n");
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n') + 1), "kraken: wrote 6 frames of 1 GPUs to " + out + "\n");
+  // The recorder's own overhead; at 1 ms frames only the first makes the slow reads (1 s).
+  EXPECT_NE(r.err.find("kraken: frame reads took "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; 1 of 6 frames made the slow reads"), std::string::npos) << r.err;
   std::string text = testing::ReadFileOrDie(out);
   EXPECT_NE(text.find("source = recorded"), std::string::npos);
   EXPECT_NE(text.find("[frame 5]"), std::string::npos);
@@ -107,6 +110,18 @@ TEST(NvmlCliTest, RecordNvmlRecordsThroughTheReplayLibrary) {
   RunResult bad = RunKraken("record-nvml --nvml-library " + std::string(KRAKEN_NVML_REPLAY_LIBRARY) + " --interval soon --out -");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--interval: 'soon' is not a duration"), std::string::npos) << bad.err;
+}
+
+TEST(NvmlCliTest, RecordNvmlSlowIntervalZeroReadsEveryFrame) {
+  ::setenv("KRAKEN_NVML_REPLAY", Fixture("h100.nvml").c_str(), 1);
+  std::string out = testing::MakeTempDir("nvml_record_slow") + "/every.nvml";
+  std::string library = std::string(" --nvml-library ") + KRAKEN_NVML_REPLAY_LIBRARY;
+  RunResult r = RunKraken("record-nvml" + library + " --frames 4 --interval 1ms --slow-interval 0 --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("; 4 of 4 frames made the slow reads"), std::string::npos) << r.err;
+  RunResult bad = RunKraken("record-nvml" + library + " --slow-interval later --out -");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--slow-interval: 'later' is not a duration"), std::string::npos) << bad.err;
 }
 
 // A script records "during the runs" without knowing how long they take: SIGTERM ends the

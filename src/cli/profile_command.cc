@@ -27,6 +27,7 @@ namespace {
 
 struct ProfileArgs {
   std::string interval = "100ms";
+  std::string slow_interval = "1s";  // the slow NVML reads (nvml::NvmlSamplerOptions)
   std::string duration;
   int64_t samples = 0;
   int64_t pid = 0;
@@ -89,6 +90,9 @@ int RunProfile(const ProfileArgs& args) {
   auto interval = ParseDurationNs(args.interval);
   if (!interval || *interval <= 0)
     return ReportError(InvalidInput("--interval: '" + args.interval + "' is not a duration such as 100ms"));
+  auto slow_interval = ParseDurationNs(args.slow_interval);
+  if (!slow_interval || *slow_interval < 0)
+    return ReportError(InvalidInput("--slow-interval: '" + args.slow_interval + "' is not a duration such as 1s"));
   std::optional<int64_t> duration = 0;
   if (!args.duration.empty()) duration = ParseDurationNs(args.duration);
   if (!duration) return ReportError(InvalidInput("--duration: '" + args.duration + "' is not a duration such as 60s"));
@@ -103,7 +107,9 @@ int RunProfile(const ProfileArgs& args) {
   if (!upload.ok()) return ReportError(upload.status());
 
   // NVML first: without it the command is not started at all.
-  auto session = nvml::OpenNvmlSession(args.library);
+  nvml::NvmlSamplerOptions sampler_options;
+  sampler_options.slow_interval_us = *slow_interval / 1000;
+  auto session = nvml::OpenNvmlSession(args.library, sampler_options);
   if (!session.ok()) return ReportError(session.status());
   nvml::NvmlSampler& sampler = *session->sampler;
   ProfileMetadata metadata = RunMetadata(args, *interval);
@@ -200,6 +206,10 @@ void AddProfileCommand(CLI::App& app, CommandList& commands) {
   CLI::App* cmd = app.add_subcommand(
       "profile", "Run a command (or attach to a process) and characterize its GPU use from NVML samples");
   cmd->add_option("--interval", args->interval, "Time between NVML sampling passes, e.g. 100ms, 1s")
+      ->capture_default_str();
+  cmd->add_option("--slow-interval", args->slow_interval,
+                  "Time between a GPU's slow NVML reads (energy, PCIe throughput: ~44 ms per H100), "
+                  "0: every pass")
       ->capture_default_str();
   cmd->add_option("--duration", args->duration,
                   "Stop sampling after this long, e.g. 60s (default: until the process tree ends)");

@@ -31,6 +31,7 @@ struct MetricGroups {
 
 struct KrakenConfig {
   int64_t interval_ns = 100'000'000;  // sampling.interval
+  int64_t slow_interval_ns = 1'000'000'000;  // sampling.slow_interval; 0 = every pass
   std::string nvml_library;           // sampling.nvml_library; "" = KRAKEN_NVML_LIBRARY, else the driver's
   bool gpu_sampling = true;           // sampling.gpu (KRAKEN_ENABLE_GPU_PROFILING); false: no NVML
   MetricGroups metrics;

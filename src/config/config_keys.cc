@@ -65,6 +65,13 @@ const std::vector<KeySpec> kKeys = {
     {{"sampling.interval", "", "time between sampling passes (--interval), 1ms .. 24h"},
      [](std::string_view t, KrakenConfig& c) -> Status { return ParseDurationIn(t, 1'000'000, 86'400 * kSecondNs, false, c.interval_ns); },
      [](const KrakenConfig& c) { return FormatDurationNs(c.interval_ns); }},
+    {{"sampling.slow_interval", "",
+      "time between the slow NVML reads of a GPU (--slow-interval): energy, PCIe throughput; 0: every pass, "
+      "else 1ms .. 24h"},
+     [](std::string_view t, KrakenConfig& c) -> Status {
+       return ParseDurationIn(t, 1'000'000, 86'400 * kSecondNs, true, c.slow_interval_ns);
+     },
+     [](const KrakenConfig& c) { return FormatDurationNs(c.slow_interval_ns); }},
     {{"sampling.nvml_library", "KRAKEN_NVML_LIBRARY", "NVML library to load (--nvml-library); empty: libnvidia-ml.so.1"},
      [](std::string_view t, KrakenConfig& c) -> Status {
        c.nvml_library = std::string(Trim(t));

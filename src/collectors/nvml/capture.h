@@ -200,6 +200,9 @@ struct DeviceFrame {
   std::vector<uint64_t> xids;  // XID critical errors delivered in this pass
   Answer<std::vector<GpmValue>> gpm;
   std::map<uint32_t, MigFrame> migs;  // by GPU instance id
+  // Whether this pass asked the slow calls (energy, PCIe throughput; NvmlReader::ReadFrame).
+  // When false, energy and PCIe hold the last slow pass's answers. Not stored in captures.
+  bool slow_read = true;
   bool operator==(const DeviceFrame&) const = default;
 };
 

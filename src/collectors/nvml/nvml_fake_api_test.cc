@@ -88,10 +88,18 @@ class FakeNvml : public NvmlApi {
   unsigned long long last_seen_ = 0;
 };
 
+// Names from `proc_root`; every pass reads everything (the cadence: nvml_cadence_test.cc).
+NvmlSamplerOptions EveryPassOptions(std::string proc_root) {
+  NvmlSamplerOptions options;
+  options.proc_root = std::move(proc_root);
+  options.slow_interval_us = 0;
+  return options;
+}
+
 TEST(NvmlFakeApiTest, InitFailureNamesTheReturnCode) {
   FakeNvml fake;
   fake.init_rc = NVML_ERROR_DRIVER_NOT_LOADED;
-  NvmlSampler sampler(fake, NvmlSamplerOptions{""});
+  NvmlSampler sampler(fake, EveryPassOptions(""));
   Status status = sampler.Open();
   EXPECT_EQ(status.code(), StatusCode::kNotFound);
   EXPECT_EQ(status.message(), "nvmlInit failed: the NVIDIA driver is not loaded (DRIVER_NOT_LOADED)");
@@ -99,7 +107,7 @@ TEST(NvmlFakeApiTest, InitFailureNamesTheReturnCode) {
 
 TEST(NvmlFakeApiTest, ADriverThatSupportsNothingGivesNoValues) {
   FakeNvml fake;
-  NvmlSampler sampler(fake, NvmlSamplerOptions{""});
+  NvmlSampler sampler(fake, EveryPassOptions(""));
   ASSERT_TRUE(sampler.Open().ok());
   ASSERT_EQ(sampler.devices().size(), 1u);  // the GPU answering NO_PERMISSION is left out
   const DeviceInfo& d = sampler.devices()[0];
@@ -122,7 +130,7 @@ TEST(NvmlFakeApiTest, ProcessListsGrowAndGarbageSamplesAreDropped) {
   std::string proc = kraken::testing::MakeTempDir("fake_proc");
   std::filesystem::create_directories(proc + "/100");
   std::ofstream(proc + "/100/comm") << "python3\n";
-  NvmlSampler sampler(fake, NvmlSamplerOptions{proc});
+  NvmlSampler sampler(fake, EveryPassOptions(proc));
   ASSERT_TRUE(sampler.Open().ok());
   SampleBatch batch;
   sampler.Sample(batch);

@@ -57,7 +57,11 @@ class NvmlReader {
   // With `read` (one entry per GPU), only GPUs whose entry is nonzero are asked; the
   // others keep their previous DeviceFrame, except `xids`, which always hold this pass's
   // events (the event set is drained every pass).
-  void ReadFrame(Frame& frame, std::span<const uint8_t> read = {});
+  // With `slow` (one entry per GPU), the slow calls -- nvmlDeviceGetTotalEnergyConsumption
+  // (~2.4 ms on an H100) and nvmlDeviceGetPcieThroughput (blocks 20 ms per direction) --
+  // are made only on GPUs whose entry is nonzero; DeviceFrame::slow_read says which.
+  // Empty: every GPU read gets them.
+  void ReadFrame(Frame& frame, std::span<const uint8_t> read = {}, std::span<const uint8_t> slow = {});
 
  private:
   struct GpmState {
@@ -83,7 +87,8 @@ class NvmlReader {
   };
 
   void ReadFacts(nvmlDevice_t handle, DeviceFacts& facts);
-  void ReadDevice(Gpu& gpu, const DeviceFacts& facts, DeviceFrame& frame);
+  void ReadDevice(Gpu& gpu, const DeviceFacts& facts, bool slow, DeviceFrame& frame);
+  void ReadSlow(Gpu& gpu, DeviceFrame& frame);
   Answer<MemoryInfo> Memory(nvmlDevice_t handle, bool& v1);
   void ReadProcesses(Gpu& gpu, DeviceFrame& frame);
   void ReadProcessUtilization(Gpu& gpu, DeviceFrame& frame);

@@ -17,6 +17,9 @@ struct RecordOptions {
   int64_t duration_us = 10'000'000;
   int64_t interval_us = 100'000;
   int64_t frames = 0;  // when > 0, exactly this many frames (duration is ignored)
+  // Time between the slow reads (energy, PCIe throughput; see NvmlSamplerOptions). A frame
+  // in between holds the last energy and PCIe answers. 0: every frame reads them.
+  int64_t slow_interval_us = 0;
   // Provenance written to [capture] (e.g. library = the path that was loaded).
   std::map<std::string, std::string> info;
   // Waits until the next frame is due; replaced in tests to record without sleeping.
@@ -26,6 +29,16 @@ struct RecordOptions {
   std::function<bool()> stop_requested;
 };
 
-Result<Capture> RecordCapture(NvmlApi& api, const RecordOptions& options);
+// How long reading the frames took (the recorder's own NVML overhead).
+struct RecordStats {
+  int64_t frames = 0;
+  int64_t slow_frames = 0;  // frames that made the slow reads
+  int64_t median_read_us = 0;
+  int64_t max_read_us = 0;
+  int64_t median_fast_read_us = 0;  // frames without the slow reads; 0 when none
+};
+
+// `stats`, when given, receives the read times of the frames.
+Result<Capture> RecordCapture(NvmlApi& api, const RecordOptions& options, RecordStats* stats = nullptr);
 
 }  // namespace kraken::nvml

@@ -155,6 +155,8 @@ Status NvmlSampler::Open() {
   topology_ = BuildTopology(reader_.devices(), reader_.topology());
   rates_.assign(devices_.size(), Rates());
   last_xid_.assign(devices_.size(), -1);
+  next_slow_us_.assign(devices_.size(), -1);
+  slow_due_.assign(devices_.size(), 0);
   return Status::Ok();
 }
 
@@ -170,11 +172,40 @@ const std::string& NvmlSampler::ProcessName(uint32_t pid) {
   return process_names_.emplace(pid, std::move(name)).first->second;
 }
 
+int64_t NvmlSampler::NowUs() const {
+  if (options_.clock_us) return options_.clock_us();
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void NvmlSampler::PlanSlowReads(std::span<const uint8_t> sample, int64_t now_us) {
+  last_pass_slow_ = false;
+  for (size_t d = 0; d < slow_due_.size(); ++d) {
+    bool read = sample.empty() || (d < sample.size() && sample[d] != 0);
+    bool due = read && (options_.slow_interval_us <= 0 || next_slow_us_[d] < 0 || now_us >= next_slow_us_[d]);
+    slow_due_[d] = due ? 1 : 0;
+    if (!due) continue;
+    last_pass_slow_ = true;
+    // Every GPU reads them in the first pass; after that GPU d's reads are offset by
+    // d / n of the interval, so that a node's GPUs do not all make their ~44 ms of slow
+    // calls in the same pass. On a fixed grid (a pass a little early or late does not drift
+    // the cadence); a GPU that fell behind (not sampled for a while) starts a new grid now.
+    int64_t interval = options_.slow_interval_us;
+    int64_t next = next_slow_us_[d] < 0
+                       ? now_us + interval * static_cast<int64_t>(d) / static_cast<int64_t>(slow_due_.size())
+                       : next_slow_us_[d];
+    next += interval;
+    next_slow_us_[d] = next <= now_us ? now_us + interval : next;
+  }
+}
+
 void NvmlSampler::Sample(SampleBatch& batch, std::span<const uint8_t> sample) {
   batch.time_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                       std::chrono::system_clock::now().time_since_epoch())
                       .count();
-  reader_.ReadFrame(frame_, sample);
+  auto start = std::chrono::steady_clock::now();
+  PlanSlowReads(sample, NowUs());
+  reader_.ReadFrame(frame_, sample, slow_due_);
   entity_count_ = 0;
   value_count_ = 0;
   for (size_t d = 0; d < devices_.size() && d < frame_.devices.size(); ++d) {
@@ -186,6 +217,8 @@ void NvmlSampler::Sample(SampleBatch& batch, std::span<const uint8_t> sample) {
   }
   CutTo(batch.entities, entity_count_, spare_entities_);
   CutTo(batch.values, value_count_, spare_values_);
+  last_pass_us_ = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start)
+                      .count();
 }
 
 void NvmlSampler::SampleDevice(size_t index, const DeviceFrame& f, SampleBatch& batch) {
@@ -226,14 +259,15 @@ void NvmlSampler::SampleDevice(size_t index, const DeviceFrame& f, SampleBatch& 
   };
   add_memory(f.memory, f.memory_v1, gpu);
   if (f.power_mw.ok()) add(Metric::kPowerW, gpu, f.power_mw.value / 1000.0, "nvmlDeviceGetPowerUsage");
-  if (f.energy_mj.ok())
+  // The slow reads: only in a pass that made them (in between, the frame holds old answers).
+  if (f.slow_read && f.energy_mj.ok())
     add(Metric::kEnergyMj, gpu, static_cast<double>(f.energy_mj.value), "nvmlDeviceGetTotalEnergyConsumption");
   if (f.sm_clock_mhz.ok()) add(Metric::kSmClockMhz, gpu, f.sm_clock_mhz.value, "nvmlDeviceGetClockInfo.sm");
   if (f.mem_clock_mhz.ok()) add(Metric::kMemClockMhz, gpu, f.mem_clock_mhz.value, "nvmlDeviceGetClockInfo.mem");
   if (f.gpu_temp_c.ok()) add(Metric::kGpuTempC, gpu, f.gpu_temp_c.value, "nvmlDeviceGetTemperature");
-  if (f.pcie_tx_kbps.ok())
+  if (f.slow_read && f.pcie_tx_kbps.ok())
     add(Metric::kPcieTxBytesPerS, gpu, f.pcie_tx_kbps.value * 1000.0, "nvmlDeviceGetPcieThroughput.tx");
-  if (f.pcie_rx_kbps.ok())
+  if (f.slow_read && f.pcie_rx_kbps.ok())
     add(Metric::kPcieRxBytesPerS, gpu, f.pcie_rx_kbps.value * 1000.0, "nvmlDeviceGetPcieThroughput.rx");
   if (f.encoder_pct.ok()) add(Metric::kEncoderUtilPct, gpu, f.encoder_pct.value, "nvmlDeviceGetEncoderUtilization");
   if (f.decoder_pct.ok()) add(Metric::kDecoderUtilPct, gpu, f.decoder_pct.value, "nvmlDeviceGetDecoderUtilization");

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -25,6 +26,16 @@ namespace kraken::nvml {
 struct NvmlSamplerOptions {
   // Where process names come from (<proc_root>/<pid>/comm); empty = do not look them up.
   std::string proc_root = "/proc";
+  // Time between the slow reads of a GPU: nvmlDeviceGetTotalEnergyConsumption and
+  // nvmlDeviceGetPcieThroughput (tx, rx), ~44 ms per H100 together against ~3 ms for every
+  // other call. A pass in between does not ask them and its batch has no energy or PCIe
+  // throughput values. Every GPU reads them in the first pass; after that the GPUs' slow
+  // reads are spread over the interval (GPU d offset by d/n of it). 0: every pass.
+  int64_t slow_interval_us = kDefaultSlowIntervalUs;
+  // Monotonic µs for the slow cadence; empty: std::chrono::steady_clock (tests step it).
+  std::function<int64_t()> clock_us;
+
+  static constexpr int64_t kDefaultSlowIntervalUs = 1'000'000;
 };
 
 // "Hopper" for NVML_DEVICE_ARCH_HOPPER, as nvidia-smi -q names it; "" when unknown.
@@ -56,6 +67,9 @@ class NvmlSampler {
   void Sample(SampleBatch& batch, std::span<const uint8_t> sample);
   // The raw answers of the last pass.
   const Frame& last_frame() const { return frame_; }
+  // How long the last Sample() took (NVML calls and batch), and whether it made slow reads.
+  int64_t last_pass_duration_us() const { return last_pass_us_; }
+  bool last_pass_was_slow() const { return last_pass_slow_; }
 
  private:
   struct Rates {  // previous NVLink counters, to turn them into bytes per second
@@ -65,6 +79,9 @@ class NvmlSampler {
   };
 
   void SampleDevice(size_t index, const DeviceFrame& frame, SampleBatch& batch);
+  int64_t NowUs() const;
+  // Fills slow_due_ for this pass: a GPU to be read whose slow reads are due.
+  void PlanSlowReads(std::span<const uint8_t> sample, int64_t now_us);
   const std::string& ProcessName(uint32_t pid);
 
   NvmlSamplerOptions options_;
@@ -74,6 +91,10 @@ class NvmlSampler {
   Frame frame_;
   std::vector<Rates> rates_;
   std::vector<int64_t> last_xid_;  // per GPU; -1 = none seen since Open
+  std::vector<int64_t> next_slow_us_;  // per GPU: when its slow reads are next due; -1 = now
+  std::vector<uint8_t> slow_due_;      // per GPU, this pass
+  int64_t last_pass_us_ = 0;
+  bool last_pass_slow_ = false;
   std::unordered_map<uint32_t, std::string> process_names_;
   size_t entity_count_ = 0;
   size_t value_count_ = 0;

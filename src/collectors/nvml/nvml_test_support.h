@@ -32,6 +32,7 @@ inline Result<NvmlSession> OpenReplay(const std::string& capture_path, bool lega
   ::setenv("KRAKEN_NVML_REPLAY", capture_path.c_str(), 1);
   NvmlSamplerOptions options;
   options.proc_root = "";  // the captured pids are not this machine's processes
+  options.slow_interval_us = 0;  // every pass reads everything (the cadence has its own tests)
   return OpenNvmlSession(legacy ? KRAKEN_NVML_REPLAY_LEGACY_LIBRARY : KRAKEN_NVML_REPLAY_LIBRARY, options);
 }
 
