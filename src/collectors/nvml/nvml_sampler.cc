@@ -1,6 +1,7 @@
 #include "collectors/nvml/nvml_sampler.h"
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 
 namespace kraken::nvml {
@@ -320,7 +321,9 @@ void NvmlSampler::SampleDevice(size_t index, const DeviceFrame& f, SampleBatch& 
     if (!gpm.ok()) return;
     for (const GpmValue& m : gpm.value) {
       Metric metric = GpmMetric(m.metric_id);
-      if (m.rc == NVML_SUCCESS && metric != Metric::kOther) add(metric, entity, m.value / 100.0, "nvmlGpmMetricsGet");
+      // NaN answers happen (an H100's DRAM activity for a 0.2 s process): no value, not a NaN.
+      if (m.rc == NVML_SUCCESS && metric != Metric::kOther && std::isfinite(m.value))
+        add(metric, entity, m.value / 100.0, "nvmlGpmMetricsGet");
     }
   };
   add_gpm(f.gpm, gpu);
