@@ -129,7 +129,9 @@ void TraceSession::ProcessQueued() {
     if (!closed_.load()) ProcessBuffer(buffer, valid_size);
     RecycleBuffer(buffer);
   }
-  if (hooks_.take_dropped_records) dropped_records_ += hooks_.take_dropped_records();
+  // Only with buffers in hand: the writer polls every 50 ms, and each CUPTI call it makes
+  // while the application launches is one more chance to contend for CUPTI's locks.
+  if (!batch.empty() && hooks_.take_dropped_records) dropped_records_ += hooks_.take_dropped_records();
   if (!closed_.load() && writer_->pending_bytes() > 0 && !writer_->Flush()) write_error_ = writer_->error();
 }
 
@@ -165,6 +167,7 @@ void TraceSession::WriterLoop() {
 
 void TraceSession::CloseTrace() {
   if (closed_.load()) return;
+  if (hooks_.take_dropped_records) dropped_records_ += hooks_.take_dropped_records();  // dropped since the last buffer
   converter_.Finish(hooks_.now ? hooks_.now() : 0);
   JsonMembers footer = converter_.FooterMembers();
   footer.emplace_back("kraken_cupti_dropped_records", JsonInt(static_cast<int64_t>(dropped_records_)));
