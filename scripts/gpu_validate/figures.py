@@ -211,7 +211,7 @@ def traced_windows(root: str) -> List[Dict[str, Any]]:
                      "names_not_in_reference": len(names - reference) if reference else None,
                      "reference_names_missing": len(reference - names) if reference else None,
                      "top_kernel": ((summary.get("top_kernels") or [{}])[0]).get("name"),
-                     "activities": summary.get("activities")})
+                     "activities": summary.get("activities"), "tracer_cost": summary.get("tracer_cost") or {}})
     return rows
 
 
@@ -228,6 +228,12 @@ def render_traced_windows(rows: List[Dict[str, Any]]) -> List[str]:
                      f"{fmt(r['kernels_per_step'], 1)} kernels and {fmt(r['kernel_ms_per_step'], 2)} ms kernel time "
                      f"per step, GPU busy {fmt(None if busy is None else busy * 100, 1)} %, "
                      f"{r['distinct_kernel_names']} names ({diff}); top {(r['top_kernel'] or '')[:50]}")
+        cost = r.get("tracer_cost") or {}
+        if cost.get("writer_cpu_ms") is not None:
+            lines.append(f"      tracer: writer CPU {fmt(cost.get('writer_cpu_ms'), 1)} ms of the process's "
+                         f"{fmt(cost.get('process_cpu_ms'), 1)} ms over {fmt(cost.get('traced_ms'), 1)} ms traced; "
+                         f"{cost.get('flushes')} flushes, {fmt(cost.get('flush_ms_total'), 1)} ms in all, "
+                         f"longest {fmt(cost.get('flush_ms_max'), 1)} ms")
     return lines
 
 

@@ -19,6 +19,7 @@ import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 TOP_KERNELS = 5
+COST_KEYS = ("flushes", "flush_ms_total", "flush_ms_max", "writer_cpu_ms", "process_cpu_ms", "traced_ms")
 
 
 def load_trace(path: str) -> Dict[str, Any]:
@@ -98,6 +99,8 @@ def summarize(trace: Dict[str, Any], run: Optional[Dict[str, Any]], label: str) 
         "events_by_category": count_categories(trace),
         "activities": trace.get("kraken_cupti_activities"),
         "dropped_records": trace.get("kraken_cupti_dropped_records"),
+        # kraken's tracer's own cost (its footer): a busy writer or a long flush shows here.
+        "tracer_cost": {key: trace.get(f"kraken_cupti_{key}") for key in COST_KEYS},
     }
 
 

@@ -104,7 +104,9 @@ def test_second_version_rows_and_traced_windows(phase7_run) -> None:
     write(phase7_run, "overhead/p7-traces/resnet50-train-kraken-profile.json",
           {"step_p50_ms": 38.8, "kernels_per_step": 737.0, "kernel_ms_per_step": 36.1, "gpu_busy_fraction": 0.9,
            "distinct_kernel_names": 3, "kernel_names": {"conv": 1, "bn": 1, "gemm": 1},
-           "top_kernels": [{"name": "gemm", "count": 1, "time_ms": 2.0}]})
+           "top_kernels": [{"name": "gemm", "count": 1, "time_ms": 2.0}],
+           "tracer_cost": {"flushes": 4, "flush_ms_total": 2.0, "flush_ms_max": 1.25, "writer_cpu_ms": 310.0,
+                           "process_cpu_ms": 9000.0, "traced_ms": 7000.0}})
     b = figures.overhead_breakdown(phase7_run)
     resnet = {r["run"]: r["overhead_pct"] for r in b["workloads"][0]["runs"]}
     assert set(resnet) == {"plain", "cupti", "kraken-profile", "cupti-kernels", "plain2"}  # absent ones left out
@@ -117,3 +119,5 @@ def test_second_version_rows_and_traced_windows(phase7_run) -> None:
     assert "  resnet50-train  kraken-profile  99.000/s overhead +0.00 %" in text
     assert ("    resnet50-train-kraken-profile    step p50 38.80 ms, 737.0 kernels and 36.10 ms kernel time per step, "
             "GPU busy 90.0 %, 3 names (+1/-1); top gemm") in text
+    assert ("      tracer: writer CPU 310.0 ms of the process's 9000.0 ms over 7000.0 ms traced; 4 flushes, "
+            "2.0 ms in all, longest 1.2 ms") in text

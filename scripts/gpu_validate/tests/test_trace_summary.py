@@ -60,6 +60,17 @@ def test_the_runs_window_and_a_cut_trace(tmp_path) -> None:
     assert s["gpu_busy_fraction"] == pytest.approx(90e-6 / 1.1)
     assert s["top_kernels"][0] == {"name": "conv", "count": 2, "time_ms": pytest.approx(0.06)}
     assert s["distinct_kernel_names"] == 3 and s["activities"] == "kernels" and s["step_p50_ms"] == 40.0
+    assert s["tracer_cost"]["writer_cpu_ms"] is None  # cut before the footer
+
+
+def test_the_tracers_cost_from_a_complete_trace(tmp_path) -> None:
+    text = kraken_trace_text(0, [("k", 1.0, 2.0)]) + ('\n], "kraken_cupti_flushes": 3, "kraken_cupti_flush_ms_max": 1.5, '
+                                                       '"kraken_cupti_writer_cpu_ms": 120.0}')
+    trace = tmp_path / "t.json"
+    trace.write_text(text)
+    s = trace_summary.summarize(trace_summary.load_trace(str(trace)), None, "t")
+    assert s["tracer_cost"]["flushes"] == 3 and s["tracer_cost"]["writer_cpu_ms"] == 120.0
+    assert s["tracer_cost"]["flush_ms_max"] == 1.5 and s["tracer_cost"]["traced_ms"] is None
 
 
 def test_unreadable_input_is_one_line(tmp_path, capsys) -> None:
