@@ -47,13 +47,17 @@ for step in env.nvidia-smi env.gpu-query env.ncu p1.resnet50-train p1.bert-infer
             p2.resnet50-train-cupti p2.bert-infer-cupti p3.agent-overhead p3.gemm-plain p3.gemm-cupti p3.nvml-latency \
             p4.gemm-cupti p4.elementwise-cupti p4.predictions p4.timeslice p4.mps-start p4.mps p4.mps-servers \
             p5.ncu-resnet50 p5.small-kernels-plain p5.small-kernels-cupti p6.mig-apply-dry-run p6.profile-run \
-            p7.resnet50-train-plain p7.resnet50-train-cupti p7.resnet50-train-plain2 p7.small-kernels-plain \
-            p7.small-kernels-cupti p7.small-kernels-cupti-api-none p7.small-kernels-torch-cuda p7.small-kernels-plain2 \
-            p7.short-kernels-plain p7.short-kernels-cupti p7.agent-overhead p7.nvml-latency; do
+            p7.agent-overhead p7.resnet50-train-plain p7.resnet50-train-cupti p7.resnet50-train-cupti-nvtx-inj \
+            p7.resnet50-train-kraken-profile p7.resnet50-train-cupti-flush-60s p7.resnet50-train-cupti-kernels \
+            p7.resnet50-train-cupti-nvtx-steps p7.resnet50-train-plain2 p7.summary-resnet50-train-cupti \
+            p7.summary-resnet50-train-kraken-profile p7.summary-resnet50-train-cupti-kernels \
+            p7.summary-small-kernels-cupti-kernels p7.small-kernels-plain p7.small-kernels-cupti \
+            p7.small-kernels-cupti-kernels p7.small-kernels-torch-cuda p7.small-kernels-plain2 p7.nvml-latency; do
   grep -qE "^\[ok +[0-9.]+s\] $step\$" "$summary" || fail "step $step did not run ok"
 done
 grep -q "co-location (mps): measured slowdown vs kraken's prediction" "$summary" || fail "no MPS figures"
-grep -qE "^  small-kernels   cupti-api-none  [0-9.]+/s overhead [-+][0-9.]+ %$" "$summary" || fail "no breakdown figures"
+grep -qE "^  small-kernels   cupti-kernels   [0-9.]+/s overhead [-+][0-9.]+ %$" "$summary" || fail "no breakdown figures"
+grep -qE "^    resnet50-train-kraken-profile +step p50 [0-9.]+ ms, " "$summary" || fail "no traced-window figures"
 grep -qE "^  resnet50-train  plain2 vs plain \(noise\) [-+][0-9.]+ %$" "$summary" || fail "no breakdown noise"
 # A bad phase list is refused before anything runs.
 rc=0

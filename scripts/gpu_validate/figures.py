@@ -154,10 +154,15 @@ def overhead(root: str) -> Dict[str, Any]:
 #: Phase 7's windows per workload (overhead/p7-W-RUN.json), in the order they ran; runs
 #: named plain* are the baseline (their mean) and their difference the noise.
 BREAKDOWN_RUNS = {
-    "resnet50-train": ["plain", "cupti", "plain2"],
-    "small-kernels": ["plain", "cupti", "cupti-api-none", "torch-cuda", "plain2"],
+    "resnet50-train": ["plain", "cupti", "cupti-nvtx-inj", "kraken-profile", "cupti-flush-60s", "cupti-kernels",
+                       "cupti-nvtx-steps", "plain2"],
+    "small-kernels": ["plain", "cupti", "cupti-api-none", "cupti-kernels", "torch-cuda", "plain2"],
     "short-kernels": ["plain", "cupti"],
 }
+#: Runs the second version of phase 7 added: listed only when their window ran.
+OPTIONAL_RUNS = {"cupti-nvtx-inj", "kraken-profile", "cupti-flush-60s", "cupti-kernels", "cupti-nvtx-steps"}
+#: The traced run the others' kernel names are compared with (run 2's direct injection).
+TRACE_REFERENCE_RUN = "resnet50-train-cupti"
 
 
 def overhead_breakdown(root: str) -> Dict[str, Any]:
@@ -165,7 +170,9 @@ def overhead_breakdown(root: str) -> Dict[str, Any]:
     the plain runs; the two plain runs against each other (noise); the agent windows and
     NVML latency measured again."""
     workloads = []
-    for w, runs in BREAKDOWN_RUNS.items():
+    for w, all_runs in BREAKDOWN_RUNS.items():
+        runs = [r for r in all_runs
+                if r not in OPTIONAL_RUNS or os.path.exists(os.path.join(root, "overhead", f"p7-{w}-{r}.json"))]
         tp = {run: throughput(read_json(os.path.join(root, "overhead", f"p7-{w}-{run}.json"))) for run in runs}
         plain = [tp[r] for r in runs if r.startswith("plain") and tp[r]]
         base = sum(plain) / len(plain) if plain else None
@@ -176,9 +183,58 @@ def overhead_breakdown(root: str) -> Dict[str, Any]:
     nvml = read_json(os.path.join(root, "overhead", "p7-nvml-latency.json")) or {}
     functions = {} if not measured_on_gpu(root) else {
         k: v for k, v in (nvml.get("functions") or {}).items() if not v.get("absent")}
-    return {"workloads": workloads, "agent": agent_overhead(root, "p7-agent"),
+    return {"workloads": workloads, "agent": agent_overhead(root, "p7-agent"), "traces": traced_windows(root),
             "nvml_sum_of_medians_us": nvml.get("sum_of_medians_us") if functions else None,
             "ran": os.path.exists(os.path.join(root, "overhead", "p7-nvml-latency.json"))}
+
+
+def traced_windows(root: str) -> List[Dict[str, Any]]:
+    """Phase 7's trace summaries (overhead/p7-traces/NAME.json, trace_summary.py), each with
+    how many of its kernel names the reference run (TRACE_REFERENCE_RUN) lacks and the
+    other way round: other names mean the GPU ran other kernels (e.g. cuDNN algorithms)."""
+    folder = os.path.join(root, "overhead", "p7-traces")
+    if not os.path.isdir(folder):
+        return []
+    summaries = {name[:-5]: read_json(os.path.join(folder, name)) for name in sorted(os.listdir(folder))
+                 if name.endswith(".json")}
+    reference = set((summaries.get(TRACE_REFERENCE_RUN) or {}).get("kernel_names") or {})
+    rows = []
+    for name, summary in summaries.items():
+        if not summary:
+            continue
+        names = set(summary.get("kernel_names") or {})
+        rows.append({"run": name, "step_p50_ms": summary.get("step_p50_ms"),
+                     "kernels_per_step": summary.get("kernels_per_step"),
+                     "kernel_ms_per_step": summary.get("kernel_ms_per_step"),
+                     "gpu_busy_fraction": summary.get("gpu_busy_fraction"),
+                     "distinct_kernel_names": summary.get("distinct_kernel_names"),
+                     "names_not_in_reference": len(names - reference) if reference else None,
+                     "reference_names_missing": len(reference - names) if reference else None,
+                     "top_kernel": ((summary.get("top_kernels") or [{}])[0]).get("name"),
+                     "activities": summary.get("activities"), "tracer_cost": summary.get("tracer_cost") or {}})
+    return rows
+
+
+def render_traced_windows(rows: List[Dict[str, Any]]) -> List[str]:
+    """One line per traced window: the GPU's work per measured step."""
+    if not rows:
+        return []
+    lines = [f"  traced windows, measured steps (kernel names vs {TRACE_REFERENCE_RUN}: +only here/-only there):"]
+    for r in rows:
+        busy = r["gpu_busy_fraction"]
+        diff = (f"+{r['names_not_in_reference']}/-{r['reference_names_missing']}"
+                if r["names_not_in_reference"] is not None else NOT_MEASURED)
+        lines.append(f"    {r['run']:32s} step p50 {fmt(r['step_p50_ms'], 2)} ms, "
+                     f"{fmt(r['kernels_per_step'], 1)} kernels and {fmt(r['kernel_ms_per_step'], 2)} ms kernel time "
+                     f"per step, GPU busy {fmt(None if busy is None else busy * 100, 1)} %, "
+                     f"{r['distinct_kernel_names']} names ({diff}); top {(r['top_kernel'] or '')[:50]}")
+        cost = r.get("tracer_cost") or {}
+        if cost.get("writer_cpu_ms") is not None:
+            lines.append(f"      tracer: writer CPU {fmt(cost.get('writer_cpu_ms'), 1)} ms of the process's "
+                         f"{fmt(cost.get('process_cpu_ms'), 1)} ms over {fmt(cost.get('traced_ms'), 1)} ms traced; "
+                         f"{cost.get('flushes')} flushes, {fmt(cost.get('flush_ms_total'), 1)} ms in all, "
+                         f"longest {fmt(cost.get('flush_ms_max'), 1)} ms")
+    return lines
 
 
 def render_breakdown(b: Dict[str, Any]) -> List[str]:
@@ -192,6 +248,7 @@ def render_breakdown(b: Dict[str, Any]) -> List[str]:
             lines.append(f"  {w['workload']:15s} {r['run']:15s} {fmt(r['throughput_per_s'])}/s {vs}")
         if "plain2" in [r["run"] for r in w["runs"]]:
             lines.append(f"  {w['workload']:15s} plain2 vs plain (noise) {pct(w['noise_pct'])}")
+    lines.extend(render_traced_windows(b.get("traces") or []))
     for r in b["agent"]:
         extra = f", pass {r['pass_ms_median']:.3f} ms median" if r["pass_ms_median"] is not None else ""
         lines.append(f"  agent {r['window']:28s} {fmt(r['throughput_per_s'])}/s, "

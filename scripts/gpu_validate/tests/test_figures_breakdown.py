@@ -91,3 +91,33 @@ def test_breakdown_not_run_and_rehearsed(tmp_path) -> None:
     text = "\n".join(figures.render_breakdown(b))
     assert "small-kernels   cupti           not measured/s overhead not measured" in text
     assert "NVML per call: not measured (replayed NVML)" in text
+
+
+def test_second_version_rows_and_traced_windows(phase7_run) -> None:
+    # Run 2's puzzle: the directly injected tracer slow, under `kraken profile` not.
+    write(phase7_run, "overhead/p7-resnet50-train-kraken-profile.json", window(99.0))
+    write(phase7_run, "overhead/p7-resnet50-train-cupti-kernels.json", window(89.1))
+    write(phase7_run, "overhead/p7-traces/resnet50-train-cupti.json",
+          {"step_p50_ms": 47.5, "kernels_per_step": 737.0, "kernel_ms_per_step": 36.2, "gpu_busy_fraction": 0.75,
+           "distinct_kernel_names": 3, "kernel_names": {"conv": 1, "bn": 1, "relu": 1},
+           "top_kernels": [{"name": "conv", "count": 1, "time_ms": 1.0}]})
+    write(phase7_run, "overhead/p7-traces/resnet50-train-kraken-profile.json",
+          {"step_p50_ms": 38.8, "kernels_per_step": 737.0, "kernel_ms_per_step": 36.1, "gpu_busy_fraction": 0.9,
+           "distinct_kernel_names": 3, "kernel_names": {"conv": 1, "bn": 1, "gemm": 1},
+           "top_kernels": [{"name": "gemm", "count": 1, "time_ms": 2.0}],
+           "tracer_cost": {"flushes": 4, "flush_ms_total": 2.0, "flush_ms_max": 1.25, "writer_cpu_ms": 310.0,
+                           "process_cpu_ms": 9000.0, "traced_ms": 7000.0}})
+    b = figures.overhead_breakdown(phase7_run)
+    resnet = {r["run"]: r["overhead_pct"] for r in b["workloads"][0]["runs"]}
+    assert set(resnet) == {"plain", "cupti", "kraken-profile", "cupti-kernels", "plain2"}  # absent ones left out
+    assert resnet["kraken-profile"] == pytest.approx(0.0) and resnet["cupti-kernels"] == pytest.approx(100 / 90 * 10)
+    traces = {r["run"]: r for r in b["traces"]}
+    assert traces["resnet50-train-kraken-profile"]["names_not_in_reference"] == 1
+    assert traces["resnet50-train-kraken-profile"]["reference_names_missing"] == 1
+    assert traces["resnet50-train-cupti"]["names_not_in_reference"] == 0
+    text = "\n".join(figures.render_breakdown(b))
+    assert "  resnet50-train  kraken-profile  99.000/s overhead +0.00 %" in text
+    assert ("    resnet50-train-kraken-profile    step p50 38.80 ms, 737.0 kernels and 36.10 ms kernel time per step, "
+            "GPU busy 90.0 %, 3 names (+1/-1); top gemm") in text
+    assert ("      tracer: writer CPU 310.0 ms of the process's 9000.0 ms over 7000.0 ms traced; 4 flushes, "
+            "2.0 ms in all, longest 1.2 ms") in text

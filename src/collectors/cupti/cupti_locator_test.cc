@@ -118,3 +118,57 @@ TEST(TracerConfigTest, OutputPathPerProcess) {
 
 }  // namespace
 }  // namespace kraken::cupti
+
+namespace kraken::cupti {
+namespace {
+
+TracerConfig ConfigWithActivities(const char* activities, const char* api = nullptr) {
+  return ReadTracerConfig([&](const std::string_view name) -> const char* {
+    if (name == "KRAKEN_CUPTI_ACTIVITIES") return activities;
+    if (name == "KRAKEN_CUPTI_API") return api;
+    return nullptr;
+  });
+}
+
+TEST(TracerConfigTest, ActivitiesChooseTheOptionalKinds) {
+  TracerConfig all = ConfigWithActivities(nullptr);
+  EXPECT_EQ(all.activities, kDefaultActivities);
+  EXPECT_EQ(ActivitiesText(all.activities), "kernels,memcpy,memset,sync,nvtx,api");
+  EXPECT_TRUE(all.nvtx);
+  EXPECT_EQ(all.api, ApiRecording::kLaunches);
+
+  TracerConfig kernels = ConfigWithActivities("kernels");
+  EXPECT_EQ(kernels.activities, 0u);
+  EXPECT_FALSE(kernels.nvtx);
+  EXPECT_EQ(kernels.api, ApiRecording::kNone);
+  EXPECT_TRUE(kernels.problems.empty());
+
+  TracerConfig some = ConfigWithActivities("memcpy,marker,api", "all");
+  EXPECT_EQ(some.activities, uint32_t{kActivityMemcpy | kActivityNvtx | kActivityApi});
+  EXPECT_EQ(ActivitiesText(some.activities), "kernels,memcpy,nvtx,api");
+  EXPECT_EQ(some.api, ApiRecording::kAll);
+
+  // KRAKEN_CUPTI_API=none wins over `api` in the list.
+  TracerConfig no_api = ConfigWithActivities("api,sync", "none");
+  EXPECT_EQ(no_api.activities, uint32_t{kActivitySync});
+  EXPECT_EQ(no_api.api, ApiRecording::kNone);
+}
+
+TEST(TracerConfigTest, ABadActivityIsOneLineAndKeepsTheDefault) {
+  for (const char* bad : {"memcpy,kernel", "memcpy,", "", ","}) {
+    TracerConfig config = ConfigWithActivities(bad);
+    EXPECT_EQ(config.activities, kDefaultActivities) << bad;
+    if (*bad == '\0') {
+      EXPECT_TRUE(config.problems.empty());  // empty: unset
+      continue;
+    }
+    ASSERT_EQ(config.problems.size(), 1u) << bad;
+    EXPECT_EQ(config.problems[0].find('\n'), std::string::npos);
+  }
+  EXPECT_EQ(ConfigWithActivities("memcpy,kernel").problems[0],
+            "KRAKEN_CUPTI_ACTIVITIES=memcpy,kernel: 'kernel' is not one of kernels, memcpy, memset, sync, nvtx, "
+            "marker, api; using kernels,memcpy,memset,sync,nvtx,api");
+}
+
+}  // namespace
+}  // namespace kraken::cupti

@@ -125,8 +125,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
 extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
     kraken::cupti::NvtxGetExportTable get_export_table) {
   using namespace kraken::cupti;
-  const char* nvtx = std::getenv("KRAKEN_CUPTI_NVTX");
-  if (nvtx != nullptr && std::string(nvtx) == "0") return 0;
+  // KRAKEN_CUPTI_NVTX=0 or KRAKEN_CUPTI_ACTIVITIES without nvtx: NVTX stays a no-op.
+  if (!ReadTracerConfig([](const char* name) -> const char* { return std::getenv(name); }).nvtx) return 0;
   LoadOnce();
   if (g_cupti.handle == nullptr || g_cupti.functions.InitializeInjectionNvtx2 == nullptr) return 0;
   return g_cupti.functions.InitializeInjectionNvtx2(get_export_table);

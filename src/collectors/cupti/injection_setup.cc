@@ -71,7 +71,8 @@ TraceFile PrepareTraceFile(const TracerConfig& config, int64_t realtime_ns, cons
   file.header = {{"traceName", JsonString(file.path)},
                  {"host_name", JsonString(host)},
                  {"pid", JsonInt(pid)},
-                 {"command", JsonString(CommandLine())}};
+                 {"command", JsonString(CommandLine())},
+                 {"kraken_cupti_activities", JsonString(ActivitiesText(config.activities))}};
   if (cupti != nullptr) {
     file.header.emplace_back("cupti_version", JsonInt(cupti->version));
     file.header.emplace_back("kraken_cupti_library", JsonString(cupti->path));
@@ -140,11 +141,17 @@ std::string EnableActivities(const LoadedCupti& cupti, const TracerConfig& confi
   if (f.SetThreadIdType != nullptr) f.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);  // gettid(), as /proc
   if (CUptiResult r = f.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS)
     return KernelRecordsUnavailable(cupti, r);
-  // Optional kinds: a libcupti without one still traces kernels.
-  for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
-                                  CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_DEVICE,
-                                  CUPTI_ACTIVITY_KIND_CONTEXT})
-    f.Enable(kind);
+  // Device and context records are one per GPU: always on (the trace's deviceProperties).
+  f.Enable(CUPTI_ACTIVITY_KIND_DEVICE);
+  f.Enable(CUPTI_ACTIVITY_KIND_CONTEXT);
+  // Optional kinds (KRAKEN_CUPTI_ACTIVITIES): a libcupti without one still traces kernels.
+  const uint32_t wanted = config.activities;
+  if ((wanted & kActivityMemcpy) != 0) {
+    f.Enable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    f.Enable(CUPTI_ACTIVITY_KIND_MEMCPY2);
+  }
+  if ((wanted & kActivityMemset) != 0) f.Enable(CUPTI_ACTIVITY_KIND_MEMSET);
+  if ((wanted & kActivitySync) != 0) f.Enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
   if (config.nvtx) f.Enable(CUPTI_ACTIVITY_KIND_MARKER);
   if (config.api == ApiRecording::kNone) return "";
   bool by_id = config.api == ApiRecording::kLaunches && f.EnableRuntimeApi != nullptr && f.EnableDriverApi != nullptr;

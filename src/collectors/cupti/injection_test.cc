@@ -190,6 +190,46 @@ TEST(InjectionTest, EveryLaunchTheLibraryDeliversIsInTheTrace) {
   EXPECT_LT(std::abs(p.metadata.base_time_ns + p.kernels[0].start_ns - now_ns), int64_t{60'000'000'000});
 }
 
+TEST(InjectionTest, ActivitiesKernelsRecordsKernelsOnlyAndTheTraceSaysSo) {
+  std::string dir = testing::MakeTempDir("injection_kernels_only");
+  Injected r = RunInjected({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                            {"KRAKEN_FAKE_CUPTI_LAUNCHES", "300"},
+                            {"KRAKEN_CUPTI_ACTIVITIES", "kernels"},
+                            {"KRAKEN_CUPTI_QUIET", "1"},
+                            {"KRAKEN_CUPTI_OUTPUT", dir + "/trace_%p.json"}},
+                           dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  std::string trace;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().filename().string().starts_with("trace_")) trace = entry.path();
+  auto imported = ImportFile(BuiltinImporters(), trace);
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  const Profile& p = (*imported)[0];
+  EXPECT_EQ(p.kernels.size(), 300u);
+  EXPECT_TRUE(p.runtime_calls.empty());  // no cudaLaunchKernel records: API recording is off
+  EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_activities"), "kernels");
+}
+
+TEST(InjectionTest, ABadActivitiesValueIsOneLineAndTheDefaultIsTraced) {
+  std::string dir = testing::MakeTempDir("injection_bad_activities");
+  Injected r = RunInjected({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                            {"KRAKEN_FAKE_CUPTI_LAUNCHES", "10"},
+                            {"KRAKEN_CUPTI_ACTIVITIES", "kernels,cache"},
+                            {"KRAKEN_CUPTI_QUIET", "1"},
+                            {"KRAKEN_CUPTI_OUTPUT", dir + "/trace_%p.json"}},
+                           dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "kraken-cupti: KRAKEN_CUPTI_ACTIVITIES=kernels,cache: 'cache' is not one of kernels, memcpy, "
+                   "memset, sync, nvtx, marker, api; using kernels,memcpy,memset,sync,nvtx,api\n");
+  std::string trace;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().filename().string().starts_with("trace_")) trace = entry.path();
+  auto imported = ImportFile(BuiltinImporters(), trace);
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  EXPECT_EQ((*imported)[0].runtime_calls.size(), 10u);
+}
+
 // Waits until the file of `dir` starting with `prefix` has `bytes`; returns its path.
 std::string WaitForTrace(const std::string& dir, const std::string& prefix, uintmax_t bytes) {
   for (int i = 0; i < 2000; ++i) {

@@ -1,6 +1,7 @@
 #include "collectors/cupti/trace_session.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <chrono>
@@ -29,6 +30,12 @@ sigset_t BlockAsyncSignals() {
   return previous;
 }
 
+int64_t ClockNs(clockid_t clock) {
+  struct timespec now {};
+  clock_gettime(clock, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
 }  // namespace
 
 TraceSession::TraceSession(SessionOptions options, SessionHooks hooks, std::unique_ptr<KinetoTraceWriter> writer)
@@ -41,6 +48,7 @@ std::unique_ptr<TraceSession> TraceSession::Start(SessionOptions options, Sessio
   auto writer = KinetoTraceWriter::Open(options.output_path, options.base_time_ns, options.header, error);
   if (writer == nullptr) return nullptr;
   std::unique_ptr<TraceSession> session(new TraceSession(std::move(options), std::move(hooks), std::move(writer)));
+  session->started_ns_ = ClockNs(CLOCK_MONOTONIC);
   sigset_t previous = BlockAsyncSignals();
   try {
     session->thread_ = std::thread([s = session.get()] { s->WriterLoop(); });
@@ -129,7 +137,9 @@ void TraceSession::ProcessQueued() {
     if (!closed_.load()) ProcessBuffer(buffer, valid_size);
     RecycleBuffer(buffer);
   }
-  if (hooks_.take_dropped_records) dropped_records_ += hooks_.take_dropped_records();
+  // Only with buffers in hand: the writer polls every 50 ms, and each CUPTI call it makes
+  // while the application launches is one more chance to contend for CUPTI's locks.
+  if (!batch.empty() && hooks_.take_dropped_records) dropped_records_ += hooks_.take_dropped_records();
   if (!closed_.load() && writer_->pending_bytes() > 0 && !writer_->Flush()) write_error_ = writer_->error();
 }
 
@@ -145,30 +155,67 @@ void TraceSession::WriterLoop() {
       stop = stop_;
     }
     ProcessQueued();
-    if (stop) return;
+    if (stop) {
+      writer_cpu_ns_.store(ClockNs(CLOCK_THREAD_CPUTIME_ID));
+      return;
+    }
     if (int request = signal_request_.exchange(0); request != 0) {
-      if (hooks_.flush_all) hooks_.flush_all(true);
+      FlushCupti(true);
       ProcessQueued();
-      if (request == 2) CloseTrace();
+      if (request == 2) {
+        writer_cpu_ns_.store(ClockNs(CLOCK_THREAD_CPUTIME_ID));
+        CloseTrace();
+      }
       signal_requests_served_.fetch_add(1);
       if (request == 2) return;  // the process is about to die with the signal
       continue;
     }
     if (Clock::now() >= next_flush) {
       // Buffers CUPTI holds reach the file at least this often (what a kill -9 loses).
-      if (hooks_.flush_all) hooks_.flush_all(false);
+      FlushCupti(false);
       ProcessQueued();
       next_flush = Clock::now() + flush_interval;
     }
   }
 }
 
+void TraceSession::FlushCupti(bool forced) {
+  if (!hooks_.flush_all) return;
+  const int64_t start = ClockNs(CLOCK_MONOTONIC);
+  hooks_.flush_all(forced);
+  const int64_t took = ClockNs(CLOCK_MONOTONIC) - start;
+  std::lock_guard<std::mutex> lock(cost_mutex_);
+  ++flushes_;
+  flush_ns_total_ += took;
+  if (took > flush_ns_max_) flush_ns_max_ = took;
+}
+
+JsonMembers TraceSession::CostMembers() const {
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  const int64_t process_cpu_us = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * int64_t{1'000'000} +
+                                 usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
+  const int64_t writer_cpu_ns = writer_cpu_ns_.load();
+  std::lock_guard<std::mutex> lock(cost_mutex_);
+  JsonMembers members = {
+      {"kraken_cupti_flushes", JsonInt(flushes_)},
+      {"kraken_cupti_flush_ms_total", JsonNumber(static_cast<double>(flush_ns_total_) / 1e6)},
+      {"kraken_cupti_flush_ms_max", JsonNumber(static_cast<double>(flush_ns_max_) / 1e6)},
+      {"kraken_cupti_process_cpu_ms", JsonNumber(static_cast<double>(process_cpu_us) / 1e3)},
+      {"kraken_cupti_traced_ms", JsonNumber(static_cast<double>(ClockNs(CLOCK_MONOTONIC) - started_ns_) / 1e6)}};
+  if (writer_cpu_ns >= 0)
+    members.emplace_back("kraken_cupti_writer_cpu_ms", JsonNumber(static_cast<double>(writer_cpu_ns) / 1e6));
+  return members;
+}
+
 void TraceSession::CloseTrace() {
   if (closed_.load()) return;
+  if (hooks_.take_dropped_records) dropped_records_ += hooks_.take_dropped_records();  // dropped since the last buffer
   converter_.Finish(hooks_.now ? hooks_.now() : 0);
   JsonMembers footer = converter_.FooterMembers();
   footer.emplace_back("kraken_cupti_dropped_records", JsonInt(static_cast<int64_t>(dropped_records_)));
   footer.emplace_back("kraken_cupti_buffers_refused", JsonInt(static_cast<int64_t>(buffers_refused_.load())));
+  for (auto& member : CostMembers()) footer.push_back(std::move(member));
   if (!error_.empty()) footer.emplace_back("kraken_cupti_error", JsonString(error_));
   if (!writer_->Finish(footer) && write_error_.empty()) write_error_ = writer_->error();
   std::lock_guard<std::mutex> lock(mutex_);  // CompleteBuffer stops queueing from here on
@@ -178,7 +225,7 @@ void TraceSession::CloseTrace() {
 bool TraceSession::Finish() {
   if (finished_.exchange(true)) return write_error_.empty();
   // CUPTI hands over what it holds (CompleteBuffer queues it), then the writer drains.
-  if (hooks_.flush_all && !closed_.load()) hooks_.flush_all(true);
+  if (!closed_.load()) FlushCupti(true);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;

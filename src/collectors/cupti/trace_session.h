@@ -86,6 +86,8 @@ class TraceSession {
   void ProcessBuffer(uint8_t* buffer, size_t valid_size);
   void RecycleBuffer(uint8_t* buffer);
   void CloseTrace();          // writer thread or Finish after the join: the footer
+  void FlushCupti(bool forced);  // hooks_.flush_all, timed (what it may hold CUPTI's locks for)
+  JsonMembers CostMembers() const;  // the tracer's own cost, for the footer
 
   SessionOptions options_;
   SessionHooks hooks_;
@@ -108,6 +110,11 @@ class TraceSession {
   std::atomic<bool> finished_{false};
   std::atomic<bool> closed_{false};  // the footer is written: later buffers are dropped
   uint64_t dropped_records_ = 0;
+  // The tracer's cost, in the footer: is the writer a CPU hog, does a flush take long?
+  mutable std::mutex cost_mutex_;  // Finish's flush may overlap the writer's
+  int64_t flushes_ = 0, flush_ns_total_ = 0, flush_ns_max_ = 0;
+  std::atomic<int64_t> writer_cpu_ns_{-1};  // the writer thread's CPU time when its loop ended
+  int64_t started_ns_ = 0;                  // CLOCK_MONOTONIC at Start
   std::string write_error_;
   std::string error_;
   std::thread thread_;

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -124,6 +125,64 @@ TEST(TraceSessionTest, BuffersBeyondTheLimitAreRefusedAndCounted) {
   session->CompleteBuffer(buffers[1], 0);
   ASSERT_TRUE(session->Finish());
   EXPECT_EQ(ImportTrace(path).metadata.attributes.at("kraken_cupti_buffers_refused"), "1");
+}
+
+TEST(TraceSessionTest, AnIdleWriterMakesNoCuptiCallsBetweenFlushes) {
+  std::string path = testing::MakeTempDir("trace_session_idle") + "/trace.json";
+  SessionOptions options;
+  options.output_path = path;
+  options.config.buffer_bytes = 1 << 20;
+  options.config.flush_interval_ms = 60'000;  // no periodic flush during the test
+  std::atomic<int> dropped_queries{0}, flushes{0};
+  SessionHooks hooks;
+  hooks.next_record = NextKernelRecord;
+  hooks.now = [] { return int64_t{0}; };
+  hooks.flush_all = [&](bool) { flushes.fetch_add(1); };
+  hooks.take_dropped_records = [&]() -> uint64_t { return dropped_queries.fetch_add(1) == 0 ? 3 : 0; };
+  std::string error;
+  auto session = TraceSession::Start(std::move(options), std::move(hooks), &error);
+  ASSERT_NE(session, nullptr) << error;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // six 50 ms polls
+  EXPECT_EQ(dropped_queries.load(), 0);
+  EXPECT_EQ(flushes.load(), 0);
+  ProduceKernels(*session, 0, 100);
+  for (int i = 0; i < 400 && dropped_queries.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(dropped_queries.load(), 1);  // once for the buffer
+  ASSERT_TRUE(session->Finish());
+  EXPECT_EQ(flushes.load(), 1);  // the forced one at the end
+  EXPECT_EQ(session->dropped_records(), 3u);
+  Profile p = ImportTrace(path);
+  EXPECT_EQ(p.kernels.size(), 100u);
+  EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_dropped_records"), "3");
+}
+
+TEST(TraceSessionTest, TheFooterSaysWhatTheTracerCost) {
+  std::string path = testing::MakeTempDir("trace_session_cost") + "/trace.json";
+  SessionOptions options;
+  options.output_path = path;
+  options.config.buffer_bytes = 1 << 20;
+  options.config.flush_interval_ms = 20;
+  SessionHooks hooks;
+  hooks.next_record = NextKernelRecord;
+  hooks.now = [] { return int64_t{0}; };
+  // A flush that holds its caller 30 ms, as a CUPTI flush behind a lock could.
+  hooks.flush_all = [](bool) { std::this_thread::sleep_for(std::chrono::milliseconds(30)); };
+  std::string error;
+  auto session = TraceSession::Start(std::move(options), std::move(hooks), &error);
+  ASSERT_NE(session, nullptr) << error;
+  ProduceKernels(*session, 0, 100);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(session->Finish());
+  const auto& attributes = ImportTrace(path).metadata.attributes;
+  const int flushes = std::stoi(attributes.at("kraken_cupti_flushes"));
+  EXPECT_GE(flushes, 2);  // periodic ones and the forced one at the end
+  EXPECT_GE(std::stod(attributes.at("kraken_cupti_flush_ms_max")), 30.0);
+  EXPECT_GE(std::stod(attributes.at("kraken_cupti_flush_ms_total")), 30.0 * flushes);
+  EXPECT_GE(std::stod(attributes.at("kraken_cupti_traced_ms")), 200.0);
+  const double writer_cpu_ms = std::stod(attributes.at("kraken_cupti_writer_cpu_ms"));
+  EXPECT_GE(writer_cpu_ms, 0.0);
+  EXPECT_LT(writer_cpu_ms, 150.0);  // it slept in the flushes: not a CPU hog
+  EXPECT_GE(std::stod(attributes.at("kraken_cupti_process_cpu_ms")), writer_cpu_ms);
 }
 
 // A traced process, forked: produces kernels until killed, or for `rounds` buffers and then

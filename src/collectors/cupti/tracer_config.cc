@@ -22,7 +22,52 @@ void ReadInt(const std::function<const char*(const char*)>& getenv, const char* 
   *value = parsed * scale;
 }
 
+struct ActivityName {
+  const char* name;
+  uint32_t bits;
+};
+constexpr ActivityName kActivityNames[] = {{"kernels", 0},
+                                           {"memcpy", kActivityMemcpy},
+                                           {"memset", kActivityMemset},
+                                           {"sync", kActivitySync},
+                                           {"nvtx", kActivityNvtx},
+                                           {"marker", kActivityNvtx},
+                                           {"api", kActivityApi}};
+
+// KRAKEN_CUPTI_ACTIVITIES: a comma list of kActivityNames; a bad word keeps the default.
+void ReadActivities(const char* text, uint32_t* activities, std::vector<std::string>* problems) {
+  uint32_t bits = 0;
+  std::string_view rest(text);
+  while (true) {
+    size_t comma = rest.find(',');
+    std::string_view word = rest.substr(0, comma);
+    bool known = false;
+    for (const ActivityName& entry : kActivityNames)
+      if (word == entry.name) {
+        bits |= entry.bits;
+        known = true;
+      }
+    if (!known) {
+      problems->push_back(std::string("KRAKEN_CUPTI_ACTIVITIES=") + text + ": '" + std::string(word) +
+                          "' is not one of kernels, memcpy, memset, sync, nvtx, marker, api; using " +
+                          ActivitiesText(*activities));
+      return;
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  *activities = bits;
+}
+
 }  // namespace
+
+std::string ActivitiesText(uint32_t activities) {
+  std::string text = "kernels";
+  for (const ActivityName& entry : kActivityNames)
+    if (entry.bits != 0 && (activities & entry.bits) != 0 && std::string_view(entry.name) != "marker")
+      text += std::string(",") + entry.name;
+  return text;
+}
 
 TracerConfig ReadTracerConfig(const std::function<const char*(const char*)>& getenv) {
   TracerConfig config;
@@ -42,6 +87,17 @@ TracerConfig ReadTracerConfig(const std::function<const char*(const char*)>& get
   }
   if (const char* nvtx = getenv("KRAKEN_CUPTI_NVTX"); nvtx != nullptr) config.nvtx = std::string_view(nvtx) != "0";
   if (const char* quiet = getenv("KRAKEN_CUPTI_QUIET"); quiet != nullptr) config.quiet = std::string_view(quiet) == "1";
+  if (const char* activities = getenv("KRAKEN_CUPTI_ACTIVITIES"); activities != nullptr && *activities != '\0')
+    ReadActivities(activities, &config.activities, &config.problems);
+  // The older switches and the list agree: either one turning a kind off turns it off.
+  if (config.api == ApiRecording::kNone || (config.activities & kActivityApi) == 0) {
+    config.api = ApiRecording::kNone;
+    config.activities &= ~uint32_t{kActivityApi};
+  }
+  if (!config.nvtx || (config.activities & kActivityNvtx) == 0) {
+    config.nvtx = false;
+    config.activities &= ~uint32_t{kActivityNvtx};
+  }
   ReadInt(getenv, "KRAKEN_CUPTI_BUFFER_MB", 16, 65536, int64_t{1} << 20, &config.buffer_limit_bytes, &config.problems);
   ReadInt(getenv, "KRAKEN_CUPTI_FLUSH_MS", 10, 3'600'000, 1, &config.flush_interval_ms, &config.problems);
   ReadInt(getenv, "KRAKEN_CUPTI_SIGNAL_WAIT_MS", 0, 60'000, 1, &config.signal_wait_ms, &config.problems);

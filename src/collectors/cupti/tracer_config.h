@@ -13,10 +13,24 @@ namespace kraken::cupti {
 
 enum class ApiRecording { kLaunches, kAll, kNone };
 
+// The optional activity kinds (kernel records are always on), KRAKEN_CUPTI_ACTIVITIES: a
+// comma list of memcpy, memset, sync, nvtx (or marker), api; `kernels` alone: none of them.
+enum ActivityKind : uint32_t {
+  kActivityMemcpy = 1u << 0,
+  kActivityMemset = 1u << 1,
+  kActivitySync = 1u << 2,
+  kActivityNvtx = 1u << 3,
+  kActivityApi = 1u << 4,
+};
+constexpr uint32_t kDefaultActivities = kActivityMemcpy | kActivityMemset | kActivitySync | kActivityNvtx | kActivityApi;
+// "kernels,memcpy,..." for the trace header: what was asked for.
+std::string ActivitiesText(uint32_t activities);
+
 struct TracerConfig {
   std::string output = "kraken_cupti_%p.json";  // KRAKEN_CUPTI_OUTPUT
   ApiRecording api = ApiRecording::kLaunches;     // KRAKEN_CUPTI_API=launches|all|none
   bool nvtx = true;                               // KRAKEN_CUPTI_NVTX=0 turns NVTX ranges off
+  uint32_t activities = kDefaultActivities;       // KRAKEN_CUPTI_ACTIVITIES (api/nvtx off: as NONE/0)
   bool quiet = false;                             // KRAKEN_CUPTI_QUIET=1: no start line (errors still)
   int64_t buffer_bytes = 8 << 20;                 // one CUPTI activity buffer
   int64_t buffer_limit_bytes = 256 << 20;         // KRAKEN_CUPTI_BUFFER_MB: all buffers in flight

@@ -1,0 +1,82 @@
+"""trace_summary.py (gpu-validate.sh phase 7): a real torch.profiler trace of the shared
+data summarized whole; kraken's incremental trace format placed against a run's window and
+cut mid-line; unreadable input refused in one line."""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+
+import pytest
+
+import trace_summary
+from conftest import data_path
+
+ALEXNET = "kineto/hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+
+
+def test_a_real_trace_summarized_whole(tmp_path) -> None:
+    out = tmp_path / "s.json"
+    assert trace_summary.main(["--trace", data_path(ALEXNET), "--out", str(out), "--label", "alexnet"]) == 0
+    s = json.loads(out.read_text())
+    with gzip.open(data_path(ALEXNET), "rt") as f:
+        events = [e for e in json.load(f)["traceEvents"] if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    assert s["window"] == "whole trace" and s["kernels_per_step"] is None
+    assert s["kernels"] == len(events) == 79
+    assert s["kernel_time_ms"] == pytest.approx(sum(e["dur"] for e in events) / 1e3)
+    assert s["distinct_kernel_names"] == 16 == len(s["kernel_names"])
+    times = [k["time_ms"] for k in s["top_kernels"]]
+    assert len(times) == 5 and times == sorted(times, reverse=True)
+    assert sum(s["kernel_names"].values()) == 79
+
+
+def kraken_trace_text(base_ns: int, kernels) -> str:
+    """kraken's writer's layout: header, one event per line led by its separator."""
+    lines = ['{"schemaVersion": 1, "kraken_cupti_activities": "kernels", "baseTimeNanoseconds": %d, '
+             '"incrementalEvents": true, "traceEvents": [' % base_ns]
+    for i, (name, ts_us, dur_us) in enumerate(kernels):
+        sep = "" if i == 0 else ","
+        lines.append(sep + json.dumps({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7,
+                                       "ts": ts_us, "dur": dur_us}))
+    return "\n".join(lines)
+
+
+def test_the_runs_window_and_a_cut_trace(tmp_path) -> None:
+    base_ns = 1_800_000_000 * 10**9
+    # 2 kernels before the window (warm-up), 4 in it (2 steps), 1 after.
+    kernels = [("warm", 0.0, 5.0), ("warm", 10.0, 5.0), ("conv", 1e6, 30.0), ("relu", 1e6 + 40, 10.0),
+               ("conv", 1.5e6, 30.0), ("bn", 1.5e6 + 40, 20.0), ("late", 3e6, 1.0)]
+    text = kraken_trace_text(base_ns, kernels) + '\n,{"ph": "X", "cat": "ker'  # killed mid-line
+    trace = tmp_path / "kraken_cupti_1.json"
+    trace.write_text(text)
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"start_unix": 1_800_000_000.9, "end_unix": 1_800_000_002.0, "steps": 2,
+                               "step_ms": {"p50": 40.0}}))
+    out = tmp_path / "s.json"
+    assert trace_summary.main(["--trace", str(trace), "--run", str(run), "--out", str(out)]) == 0
+    s = json.loads(out.read_text())
+    assert s["kernels"] == 4 and s["kernels_per_step"] == 2.0
+    assert s["kernel_ms_per_step"] == pytest.approx(0.045)
+    assert s["gpu_busy_fraction"] == pytest.approx(90e-6 / 1.1)
+    assert s["top_kernels"][0] == {"name": "conv", "count": 2, "time_ms": pytest.approx(0.06)}
+    assert s["distinct_kernel_names"] == 3 and s["activities"] == "kernels" and s["step_p50_ms"] == 40.0
+    assert s["tracer_cost"]["writer_cpu_ms"] is None  # cut before the footer
+
+
+def test_the_tracers_cost_from_a_complete_trace(tmp_path) -> None:
+    text = kraken_trace_text(0, [("k", 1.0, 2.0)]) + ('\n], "kraken_cupti_flushes": 3, "kraken_cupti_flush_ms_max": 1.5, '
+                                                       '"kraken_cupti_writer_cpu_ms": 120.0}')
+    trace = tmp_path / "t.json"
+    trace.write_text(text)
+    s = trace_summary.summarize(trace_summary.load_trace(str(trace)), None, "t")
+    assert s["tracer_cost"]["flushes"] == 3 and s["tracer_cost"]["writer_cpu_ms"] == 120.0
+    assert s["tracer_cost"]["flush_ms_max"] == 1.5 and s["tracer_cost"]["traced_ms"] is None
+
+
+def test_unreadable_input_is_one_line(tmp_path, capsys) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json")
+    assert trace_summary.main(["--trace", str(bad), "--out", str(tmp_path / "o.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"trace_summary.py: {bad}: not a readable trace") and "\n" not in err
+    assert not os.path.exists(tmp_path / "o.json")
