@@ -446,7 +446,9 @@ METHOD_NOTES = [
     "  incremental copy); class matching on a real ncu export and across ncu's and CUPTI's",
     "  spellings; predict.py on real traces with the built kraken (both predictions); NVML call",
     "  timing on the replay library; ncu fallbacks against a stand-in ncu; the packer's limits;",
-    "  the figures and the ingester on a results folder with round numbers, and merging two runs.",
+    "  the figures and the ingester on a results folder with round numbers, and merging two runs:",
+    "  every table labelled with its run, failures fixed by a later run said so, predictions from",
+    "  the traces of the run that measured the pairs (`test_ingest_runs.py`).",
     "- `gpu_validate_replay_test`: the whole script on the NVML replay (`--replay --quick`), then",
     "  the ingester on its tarball: every phase runs, nothing fails, what needs CUDA is skipped with",
     "  its reason, the output fits the device tool's limits, the tables say \"not measured\".",
@@ -474,12 +476,14 @@ def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal
     else:
         out += [f"Run: {gpu.get('name', '?')}, driver {gpu.get('driver_version', '?')} (CUDA "
                 f"{info.get('cuda_driver') or '?'}), PyTorch {info['python'].get('torch', '?')}, {info.get('kraken') or '?'}, "
-                f"{time_of(info)}.", ""]
+                f"{'; '.join(run_report.label(r) for r in runs) if len(runs) > 1 else time_of(info)}.", ""]
     out += ["## How to run it", "", "On a machine with one NVIDIA GPU (the device tool), from this repository:", "",
             "```", "make bundle                     # here: dist/kraken-0.1.0-linux-x86_64.tar.gz",
             DEVICE_CALL, "python3 scripts/gpu_validate/ingest.py <files_at>/results*.tar.gz   # here", "```", "",
             "Several runs (e.g. a short follow-up of some phases) merge in one command, oldest first:",
-            "`python3 scripts/gpu_validate/ingest.py RUN1.tar.gz RUN2.tar.gz` (after `make build`).", "",
+            "`python3 scripts/gpu_validate/ingest.py RUN1.tar.gz RUN2.tar.gz` (after `make build`); each table",
+            "below names the run it comes from and what changed before that run",
+            "(`scripts/gpu_validate/run_notes.json`, by the run's start time).", "",
             "The command takes at most 460 s (`--budget`; the device call's limit is 540 s). Phase budgets",
             "(expected on an H100): environment <= 40 s (~15), 1 examples <= 120 s (~90), 2 agreement",
             "<= 75 s (~60), 3 overhead <= 60 s (~50), 4 co-location the rest (~180: time-slicing gets 55 %",

@@ -111,6 +111,6 @@ def test_classes_and_predictions_recomputed(gpu_run, tmp_path) -> None:
     assert uncapped["modes"][0]["sm_shares"] == [1, 1] and slowdown >= 1.0
     # Measured 10/8 = 1.25 under MPS; the row carries the uncapped prediction.
     assert f"| resnet50-train+bert-infer | resnet50-train | 1.250 | {slowdown:.3f} |" in docs
-    assert "- predictions: 1 pairs recomputed from the CUPTI traces with" in docs
+    assert "- predictions: 1 pairs recomputed from run 1's CUPTI traces (the run that measured the pairs) with" in docs
     # The recorded run's own prediction (gemm+elementwise, from the store) is replaced: no trace of those.
     assert not (predictions / "gemm+elementwise.json").exists()
