@@ -268,23 +268,30 @@ def copy_example(src_pattern: str, root: str, dest: str) -> Optional[int]:
     return os.path.getsize(dest)
 
 
-def write_examples(root: str, dest: str, info: Dict[str, Any], commands: Dict[str, str], rehearsal: bool) -> str:
-    """examples/<gpu>/ and its README; returns the folder."""
+def write_examples(root: str, dest: str, info: Dict[str, Any], commands: Dict[str, str], rehearsal: bool,
+                   runs: Optional[List[Dict[str, Any]]] = None) -> str:
+    """examples/<gpu>/ and its README, each file with the run that recorded it (`runs`:
+    unpack's records; the merged results keep the last run's file); returns the folder."""
+    import glob
+
+    runs = runs or []
     slug = gpu_slug(info)
     folder = os.path.join(dest, "examples", slug)
     written = []
     for src, name, what in EXAMPLE_FILES:
         size = copy_example(src, root, os.path.join(folder, name))
         if size is not None:
-            written.append((name, size, what))
+            holding = [r for r in runs if glob.glob(os.path.join(r["root"], src))]
+            written.append((name, size, what, f"run {holding[-1]['n']}" if holding else "-"))
     gpu = info.get("gpu") or {}
     py = info["python"]
     lines = [f"# {gpu.get('name', 'replay rehearsal')}: recorded by scripts/gpu-validate.sh", ""]
     if rehearsal:
         lines += ["**Rehearsal on the NVML replay, without a GPU: nothing here was measured.**", ""]
     lines += [
-        "Recorded with kraken's validation run (docs/validation.md), which wrote every file below",
-        f"on {time_of(info)}; the figures in docs/validation.md come from the same run.", "",
+        "Recorded with kraken's validation runs (docs/validation.md lists them: "
+        + ("; ".join(run_report.label(r) for r in runs) if runs else time_of(info)) + ");",
+        "each file below names the run that recorded it, as do the tables of docs/validation.md.", "",
         "| | |", "|---|---|",
         f"| GPU | {gpu.get('name', '-')} ({gpu.get('memory.total [MiB]', '?')}, compute capability "
         f"{gpu.get('compute_cap', '?')}, max SM clock {gpu.get('clocks.max.sm [MHz]', '?')}, power limit "
@@ -297,8 +304,8 @@ def write_examples(root: str, dest: str, info: Dict[str, Any], commands: Dict[st
         f"torchvision {py.get('torchvision', '-')}, transformers {py.get('transformers', '-')}, numpy {py.get('numpy', '-')} |",
         f"| CUDA toolkit | nvcc {info.get('nvcc') or '-'}; Nsight Compute: {info.get('ncu') or '-'} |",
         f"| kraken | {info.get('kraken') or '-'} ({info['run'].get('kraken_from', '-')}) |",
-        "", "## Files", "", "| file | what | bytes |", "|---|---|---|"]
-    lines += [f"| `{n}` | {w} | {s} |" for n, s, w in written]
+        "", "## Files", "", "| file | what | run | bytes |", "|---|---|---|---|"]
+    lines += [f"| `{n}` | {w} | {r} | {s} |" for n, s, w, r in written]
     lines += ["", "## Commands", "",
               "Each step of the run, as its log recorded it (`$RESULTS` = the run's output folder,",
               "`$WORK` = its scratch folder; paths of the bundle shortened):", "", "```"]
@@ -619,7 +626,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         rehearsal = info["run"].get("mode") != "gpu"
         written = []
         if not rehearsal or args.allow_replay:
-            written.append(write_examples(root, args.dest, info, step_commands(root), rehearsal))
+            written.append(write_examples(root, args.dest, info, step_commands(root), rehearsal, runs))
             written.append(write_colocation(root, args.dest, figures, rehearsal))
         else:
             print("ingest: a replay rehearsal measured nothing: examples/ left alone (--allow-replay writes them)")

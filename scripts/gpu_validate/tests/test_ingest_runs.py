@@ -108,6 +108,9 @@ def test_each_table_names_its_run(gpu_run, tmp_path) -> None:
             "(`kraken: error: GPU 0: MIG mode is off; enable it first`).") in failed
     assert "- target missed: CUPTI tracer on small-kernels +100.00 % (run 2, phase 7; issue 13: < 3 %)" in failed
     assert "- run 2, `kraken-gpu-validate`: gpu run of 2027-01-15 09:00 UTC, phases 1,2,7; changed since run 1" in docs
+    readme = (dest / "examples" / "nvidia-h100-80gb-hbm3" / "README.md").read_text()
+    assert f"(docs/validation.md lists them: {run1}; {run2});" in readme
+    assert "| `resnet50-train.pt.trace.json.gz` | torch.profiler trace (Kineto) of 20 ResNet-50 training steps | run 1 |" in readme
 
 
 def link_traces(root: str, pid: int, traces: dict) -> None:
