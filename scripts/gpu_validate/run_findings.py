@@ -55,12 +55,14 @@ def resnet_context(runs: List[Run]) -> List[str]:
     run = source_run(runs, "overhead/p7-resnet50-train-cupti.json")
     if run is None or not on_gpu(run):
         return []
+    # .get throughout: phase 7's windows may change (figures.BREAKDOWN_RUNS) without this page failing.
     b = {w["workload"]: w for w in figs_mod.overhead_breakdown(run["root"])["workloads"]}
+    resnet = b.get("resnet50-train") or {}
     plain = [p50(run, f"overhead/p7-resnet50-train-{r}.json") for r in ("plain", "plain2")]
-    rows = {r["run"]: r for r in b["resnet50-train"]["runs"]}
-    base, traced = b["resnet50-train"]["baseline_per_s"], rows["cupti"]["throughput_per_s"]
+    rows = {r["run"]: r for r in resnet.get("runs") or []}
+    base, traced = resnet.get("baseline_per_s"), (rows.get("cupti") or {}).get("throughput_per_s")
     lost = (traced / base - 1.0) * 100.0 if base and traced else None
-    small = {r["run"]: r["overhead_pct"] for r in b["small-kernels"]["runs"]}
+    small = {r["run"]: r["overhead_pct"] for r in (b.get("small-kernels") or {}).get("runs") or []}
     directly = p50(run, "agreement/resnet50-train.cupti-run.json")
     return [f"The comparison that matters, ResNet-50 training step p50 in {label(run)}:", "",
             f"- under `kraken profile --kernels` (phase 2, 20 steps): {num(directly, 2)} ms;",
