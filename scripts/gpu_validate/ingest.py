@@ -45,6 +45,8 @@ import actions as actions_mod  # noqa: E402
 import classes as classes_mod  # noqa: E402
 import figures as figs_mod  # noqa: E402
 import predict as predict_mod  # noqa: E402
+import run_findings  # noqa: E402
+import run_report  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 TOP = "kraken-gpu-validate"
@@ -67,9 +69,9 @@ EXAMPLE_FILES: List[Tuple[str, str, str]] = [
     ("examples/bert-infer-kraken/bert-infer.kraken.html", "bert-infer.kraken.html.gz", "the same report as HTML"),
     ("examples/bert-infer-kraken/bert-infer.profile.json", "bert-infer.profile.json",
      "the WorkloadProfiler run's NVML profile (kraken export JSON)"),
-    ("agreement/resnet50-train-cupti/*.json", "resnet50-train.cupti.json.gz",
+    ("agreement/resnet50-train-cupti/*.json*", "resnet50-train.cupti.json.gz",
      "kraken's CUPTI trace of another run of the same 20 ResNet-50 steps (NVTX ProfilerStep ranges)"),
-    ("agreement/bert-infer-cupti/*.json", "bert-infer.cupti.json.gz",
+    ("agreement/bert-infer-cupti/*.json*", "bert-infer.cupti.json.gz",
      "kraken's CUPTI trace of another run of the same 20 BERT batches"),
     ("examples/kernel-mix-traces/*.json", "kernel-mix.cupti.json.gz",
      "kraken's CUPTI trace of scripts/gpu_validate/kernel_mix.cu (kraken profile --kernels)"),
@@ -86,36 +88,54 @@ EXAMPLE_FILES: List[Tuple[str, str, str]] = [
 
 def unpack(archives: Sequence[str], into: str) -> Tuple[str, List[Dict[str, Any]]]:
     """Merges every archive (or results folder), in order, into `into`/kraken-gpu-validate: a
-    later one replaces the files of the same name and adds its phases; the folders given
-    are copied, never written. Returns the merged root and each input's run.json."""
+    later one replaces the files of the same name and adds its phases, and its trace folders
+    (`*-cupti/`, `*-traces/`: pid-named files) replace the earlier run's whole folder, so
+    that a trace and the figures computed from it come from one run; the folders given are
+    copied, never written. Returns the merged root and one record per input (run_report.py):
+    its run.json, name, order and its own results folder, kept apart from the merged one."""
     root = os.path.join(into, TOP)
     runs: List[Dict[str, Any]] = []
     steps: Dict[str, Dict[str, Any]] = {}
-    for path in archives:
+    for n, path in enumerate(archives, start=1):
         merge_steps(root, steps)
-        if os.path.isdir(path):
-            shutil.copytree(path, root, dirs_exist_ok=True)
-            runs.append(dict(figs_mod.read_json(os.path.join(path, "run.json")) or {}, source=os.path.basename(path)))
-            continue
-        try:
-            tar = tarfile.open(path)
-        except (OSError, tarfile.TarError) as e:
-            first_line = str(e).splitlines()[0] if str(e) else type(e).__name__
-            raise ValueError(f"{path}: not a results tarball ({first_line})") from e
-        with tar:
-            members = tar.getmembers()
-            for member in members:
-                name = os.path.normpath(member.name)
-                if name.startswith("..") or os.path.isabs(name) or not (member.isfile() or member.isdir()):
-                    raise ValueError(f"{path}: unexpected member {member.name}")
-            tar.extractall(into)
-            run_json = tar.extractfile(f"{TOP}/run.json") if f"{TOP}/run.json" in tar.getnames() else None
-            runs.append(dict(json.load(run_json) if run_json else {}, source=os.path.basename(path)))
+        own = path if os.path.isdir(path) else os.path.join(extract(path, os.path.join(into, f"run-{n}")), TOP)
+        replace_trace_folders(own, root)
+        shutil.copytree(own, root, dirs_exist_ok=True)
+        runs.append({"n": n, "root": own, "source": os.path.basename(os.path.normpath(path)),
+                     "run": figs_mod.read_json(os.path.join(own, "run.json")) or {}})
     merge_steps(root, steps)
     if steps:
         with open(os.path.join(root, "steps.jsonl"), "w", encoding="utf-8") as f:
             f.writelines(json.dumps(step) + "\n" for step in steps.values())
     return root, runs
+
+
+def extract(path: str, into: str) -> str:
+    """Unpacks one results tarball into `into` (refusing members outside it); returns `into`."""
+    try:
+        tar = tarfile.open(path)
+    except (OSError, tarfile.TarError) as e:
+        first_line = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ValueError(f"{path}: not a results tarball ({first_line})") from e
+    with tar:
+        for member in tar.getmembers():
+            name = os.path.normpath(member.name)
+            if name.startswith("..") or os.path.isabs(name) or not (member.isfile() or member.isdir()):
+                raise ValueError(f"{path}: unexpected member {member.name}")
+        tar.extractall(into)
+    if not os.path.isdir(os.path.join(into, TOP)):
+        raise ValueError(f"{path}: no {TOP}/ folder in it")
+    return into
+
+
+def replace_trace_folders(run_root: str, merged: str) -> None:
+    """Removes from the merged results each trace folder the next run brings again: their
+    files are named by process id, so merging would keep both runs' traces side by side."""
+    for sub in ("agreement", "examples"):
+        folder = os.path.join(run_root, sub)
+        for name in os.listdir(folder) if os.path.isdir(folder) else []:
+            if name.endswith(("-cupti", "-traces")) and os.path.isdir(os.path.join(folder, name)):
+                shutil.rmtree(os.path.join(merged, sub, name), ignore_errors=True)
 
 
 def merge_steps(root: str, steps: Dict[str, Dict[str, Any]]) -> None:
@@ -130,10 +150,19 @@ def merge_steps(root: str, steps: Dict[str, Dict[str, Any]]) -> None:
             steps[str(step["step"])] = step
 
 
-def refresh(root: str, kraken: str) -> List[str]:
+def colocation_run(runs: List[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    """The run whose co-location windows the merged results hold (the last one that measured
+    pairs): its predictions must come from its own CUPTI traces, not a later run's."""
+    holding = [r for r in runs if any(os.path.exists(os.path.join(r["root"], "colocation", mode, "windows.json"))
+                                      for mode in ("timeslice", "mps"))]
+    return holding[-1] if holding else None
+
+
+def refresh(root: str, kraken: str, traces_run: Optional[Dict[str, Any]] = None) -> List[str]:
     """Recomputes, in the merged results, what the scripts have learnt to do better since the
     run: the class comparisons (classes.py) and the predictions (predict.py --traces, with
-    this tree's kraken). Returns what it did, one line each, for the summary."""
+    this tree's kraken) from the CUPTI traces of `traces_run` (the run that measured the
+    pairs; the merged results' when None). Returns what it did, one line each."""
     done = []
     agreement_dir = os.path.join(root, "agreement")
     for program in ("kernel-mix", "resnet50-train"):
@@ -145,17 +174,19 @@ def refresh(root: str, kraken: str) -> List[str]:
             with open(os.path.join(agreement_dir, f"{program}.classes.json"), "w", encoding="utf-8") as f:
                 json.dump(result, f, indent=1)
             done.append(f"classes {program}: {result['kernels_matched']}/{result['kernels_measured']} kernels matched")
-    if not os.path.isdir(agreement_dir) or not any(n.endswith("-cupti") for n in os.listdir(agreement_dir)):
+    traces_dir = os.path.join(traces_run["root"], "agreement") if traces_run else agreement_dir
+    if not os.path.isdir(traces_dir) or not any(n.endswith("-cupti") for n in os.listdir(traces_dir)):
         return done
     if not os.access(kraken, os.X_OK):
         return done + [f"predictions: kept the run's ({kraken} is not built)"]
     out = os.path.join(root, "colocation", "predictions")
     shutil.rmtree(out, ignore_errors=True)
     with contextlib.redirect_stdout(io.StringIO()):
-        rc = predict_mod.main(["--kraken", kraken, "--traces", agreement_dir, "--out", out])
+        rc = predict_mod.main(["--kraken", kraken, "--traces", traces_dir, "--out", out])
     pairs = (figs_mod.read_json(os.path.join(out, "index.json")) or {}).get("pairs") or []
     shown = os.path.relpath(kraken, REPO) if os.path.abspath(kraken).startswith(REPO + os.sep) else kraken
-    return done + [f"predictions: {len(pairs)} pairs recomputed from the CUPTI traces with {shown} "
+    which = f"run {traces_run['n']}'s CUPTI traces (the run that measured the pairs)" if traces_run else "the CUPTI traces"
+    return done + [f"predictions: {len(pairs)} pairs recomputed from {which} with {shown} "
                    "(`--mode all` and MPS without an SM cap)"
                    + ("" if rc == 0 else " (some failed: colocation/predictions/index.json)")]
 
@@ -237,23 +268,30 @@ def copy_example(src_pattern: str, root: str, dest: str) -> Optional[int]:
     return os.path.getsize(dest)
 
 
-def write_examples(root: str, dest: str, info: Dict[str, Any], commands: Dict[str, str], rehearsal: bool) -> str:
-    """examples/<gpu>/ and its README; returns the folder."""
+def write_examples(root: str, dest: str, info: Dict[str, Any], commands: Dict[str, str], rehearsal: bool,
+                   runs: Optional[List[Dict[str, Any]]] = None) -> str:
+    """examples/<gpu>/ and its README, each file with the run that recorded it (`runs`:
+    unpack's records; the merged results keep the last run's file); returns the folder."""
+    import glob
+
+    runs = runs or []
     slug = gpu_slug(info)
     folder = os.path.join(dest, "examples", slug)
     written = []
     for src, name, what in EXAMPLE_FILES:
         size = copy_example(src, root, os.path.join(folder, name))
         if size is not None:
-            written.append((name, size, what))
+            holding = [r for r in runs if glob.glob(os.path.join(r["root"], src))]
+            written.append((name, size, what, f"run {holding[-1]['n']}" if holding else "-"))
     gpu = info.get("gpu") or {}
     py = info["python"]
     lines = [f"# {gpu.get('name', 'replay rehearsal')}: recorded by scripts/gpu-validate.sh", ""]
     if rehearsal:
         lines += ["**Rehearsal on the NVML replay, without a GPU: nothing here was measured.**", ""]
     lines += [
-        "Recorded with kraken's validation run (docs/validation.md), which wrote every file below",
-        f"on {time_of(info)}; the figures in docs/validation.md come from the same run.", "",
+        "Recorded with kraken's validation runs (docs/validation.md lists them: "
+        + ("; ".join(run_report.label(r) for r in runs) if runs else time_of(info)) + ");",
+        "each file below names the run that recorded it, as do the tables of docs/validation.md.", "",
         "| | |", "|---|---|",
         f"| GPU | {gpu.get('name', '-')} ({gpu.get('memory.total [MiB]', '?')}, compute capability "
         f"{gpu.get('compute_cap', '?')}, max SM clock {gpu.get('clocks.max.sm [MHz]', '?')}, power limit "
@@ -266,8 +304,8 @@ def write_examples(root: str, dest: str, info: Dict[str, Any], commands: Dict[st
         f"torchvision {py.get('torchvision', '-')}, transformers {py.get('transformers', '-')}, numpy {py.get('numpy', '-')} |",
         f"| CUDA toolkit | nvcc {info.get('nvcc') or '-'}; Nsight Compute: {info.get('ncu') or '-'} |",
         f"| kraken | {info.get('kraken') or '-'} ({info['run'].get('kraken_from', '-')}) |",
-        "", "## Files", "", "| file | what | bytes |", "|---|---|---|"]
-    lines += [f"| `{n}` | {w} | {s} |" for n, s, w in written]
+        "", "## Files", "", "| file | what | run | bytes |", "|---|---|---|---|"]
+    lines += [f"| `{n}` | {w} | {r} | {s} |" for n, s, w, r in written]
     lines += ["", "## Commands", "",
               "Each step of the run, as its log recorded it (`$RESULTS` = the run's output folder,",
               "`$WORK` = its scratch folder; paths of the bundle shortened):", "", "```"]
@@ -415,7 +453,9 @@ METHOD_NOTES = [
     "  incremental copy); class matching on a real ncu export and across ncu's and CUPTI's",
     "  spellings; predict.py on real traces with the built kraken (both predictions); NVML call",
     "  timing on the replay library; ncu fallbacks against a stand-in ncu; the packer's limits;",
-    "  the figures and the ingester on a results folder with round numbers, and merging two runs.",
+    "  the figures and the ingester on a results folder with round numbers, and merging two runs:",
+    "  every table labelled with its run, failures fixed by a later run said so, predictions from",
+    "  the traces of the run that measured the pairs (`test_ingest_runs.py`).",
     "- `gpu_validate_replay_test`: the whole script on the NVML replay (`--replay --quick`), then",
     "  the ingester on its tarball: every phase runs, nothing fails, what needs CUDA is skipped with",
     "  its reason, the output fits the device tool's limits, the tables say \"not measured\".",
@@ -427,8 +467,10 @@ METHOD_NOTES = [
 
 
 def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal: bool,
-                        actions: Optional[Dict[str, Any]] = None) -> str:
-    """docs/validation.md; `actions`: actions.all_actions of the run (phase 6), when read."""
+                        actions: Optional[Dict[str, Any]] = None, runs: Optional[List[Dict[str, Any]]] = None) -> str:
+    """docs/validation.md; `actions`: actions.all_actions of the run (phase 6), when read;
+    `runs`: unpack's records of the merged runs (each table names the run it comes from)."""
+    runs = runs or []
     gpu = info.get("gpu") or {}
     out = ["# Validation on a real GPU", ""]
     out += ["kraken's figures checked against measurements on one NVIDIA GPU by `scripts/gpu-validate.sh`",
@@ -441,12 +483,14 @@ def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal
     else:
         out += [f"Run: {gpu.get('name', '?')}, driver {gpu.get('driver_version', '?')} (CUDA "
                 f"{info.get('cuda_driver') or '?'}), PyTorch {info['python'].get('torch', '?')}, {info.get('kraken') or '?'}, "
-                f"{time_of(info)}.", ""]
+                f"{'; '.join(run_report.label(r) for r in runs) if len(runs) > 1 else time_of(info)}.", ""]
     out += ["## How to run it", "", "On a machine with one NVIDIA GPU (the device tool), from this repository:", "",
             "```", "make bundle                     # here: dist/kraken-0.1.0-linux-x86_64.tar.gz",
             DEVICE_CALL, "python3 scripts/gpu_validate/ingest.py <files_at>/results*.tar.gz   # here", "```", "",
             "Several runs (e.g. a short follow-up of some phases) merge in one command, oldest first:",
-            "`python3 scripts/gpu_validate/ingest.py RUN1.tar.gz RUN2.tar.gz` (after `make build`).", "",
+            "`python3 scripts/gpu_validate/ingest.py RUN1.tar.gz RUN2.tar.gz` (after `make build`); each table",
+            "below names the run it comes from and what changed before that run",
+            "(`scripts/gpu_validate/run_notes.json`, by the run's start time).", "",
             "The command takes at most 460 s (`--budget`; the device call's limit is 540 s). Phase budgets",
             "(expected on an H100): environment <= 40 s (~15), 1 examples <= 120 s (~90), 2 agreement",
             "<= 75 s (~60), 3 overhead <= 60 s (~50), 4 co-location the rest (~180: time-slicing gets 55 %",
@@ -463,7 +507,8 @@ def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal
             "kraken's CUPTI tracer with each step in an NVTX range named like the profiler's",
             "(docs/kernel-capture.md). Kernels counted in each trace: those whose launch call lies inside",
             "a ProfilerStep range that both traces have (`scripts/gpu_validate/compare_traces.py`).",
-            "Target (issue 13): equal count, kernel time within 1 %.", "",
+            "Target (issue 13): equal count, kernel time within 1 %.", ""] + run_caption(runs, "agreement/resnet50-train.compare.json") + [
+
             "The last column counts every kernel that ran between the first and last kernel of those",
             "steps, launch record or not (a check on the launch-based count).", "",
             "| workload | steps | kernels torch.profiler | kernels CUPTI | diff | kernel time torch (ms) | CUPTI (ms) | diff "
@@ -479,6 +524,8 @@ def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal
     out += ["", "## Roofline class: Nsight Compute metrics vs kernel names", "",
             "`kraken analyze` of the ncu CSV (classes from hardware counters: roofline or throughput basis)",
             "and of a trace of the same program (the name rules of docs/analysis-classification.md).", ""]
+    out += run_caption(runs, "agreement/kernel-mix.ncu-analysis.json", " (kernel-mix)")
+    out += run_caption(runs, "agreement/resnet50-train.ncu-analysis.json", " (resnet50-train, phase 5)")
     for c in figures["agreement"]["classes"]:
         if not c["measured"]:
             out += [f"- {c['program']}: {figs_mod.NOT_MEASURED}"]
@@ -488,34 +535,13 @@ def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal
         out += [f"| `{k['kernel'][:70]}` | {k['ncu_bound']} / {k['ncu_side']} ({k['ncu_basis']}) | "
                 f"{k['name_bound']} / {k['name_side']} ({k['name_basis']}) |" for k in c["kernels"]]
         out.append("")
-    # Overhead.
-    out += ["", "## Overhead", "",
-            "Throughput lost, (alone / with - 1) x 100. `kraken agent` (store on, /metrics scraped every",
-            "second) beside one GEMM worker, against the same worker's windows alone before and after",
-            "(their difference is the noise floor); the CUPTI tracer injected into a separate process",
-            "against a plain one. Targets (issue 13): tracer < 3 % on small kernels, < 1 % on ResNet-50.", "",
-            "| run | throughput | overhead | agent pass (median) |", "|---|---|---|---|"]
-    for r in figures["overhead"]["agent"]:
-        tp = figs_mod.fmt(r["throughput_per_s"]) + (" TFLOP/s" if r["throughput_per_s"] else "")
-        out.append(f"| GEMM, {r['window']} | {tp} | {md_pct(r['overhead_pct'])} | "
-                   f"{md_value(r['pass_ms_median'])}{' ms' if r['pass_ms_median'] is not None else ''} |")
-    for r in figures["overhead"]["cupti"]:
-        out.append(f"| {r['workload']}, CUPTI tracer | {figs_mod.fmt(r['plain_per_s'])} -> {figs_mod.fmt(r['cupti_per_s'])} | "
-                   f"{md_pct(r['overhead_pct'])} | |")
-    nvml = figures["overhead"]["nvml"]
-    out += ["", "NVML calls kraken's sampler makes per GPU and pass (`scripts/gpu_validate/nvml_latency.py`,",
-            "ctypes on the driver's libnvidia-ml):", ""]
-    if nvml["measured"]:
-        out += ["| function | median (us) | p99 (us) | calls | last return |", "|---|---|---|---|---|"]
-        out += [f"| {k} | {v['median_us']:.2f} | {v['p99_us']:.2f} | {v['calls']} | {v['last_return']} |"
-                for k, v in nvml["functions"].items()]
-        out += ["", f"Sum of the medians: {nvml['sum_of_medians_us']:.1f} us per GPU and pass."]
-    else:
-        out += [f"{figs_mod.NOT_MEASURED} (replayed NVML answers in under a microsecond; the figures only mean something on a driver)."]
+    # Overhead, then the targets.
+    out += run_report.overhead_markdown(runs) + run_findings.targets_markdown(runs, figures)
     # Co-location.
     out += ["", "## Co-location: measured vs predicted", "",
             "Ground truth in examples/colocation/ (README there: method, columns). Model error = predicted",
-            "slowdown / measured slowdown - 1.", ""]
+            "slowdown / measured slowdown - 1.", ""] + run_caption(runs, "colocation/timeslice/windows.json",
+                                                              "; predictions from the same run's CUPTI traces")
     for mode, m in figures["colocation"].items():
         label = "time-slicing (kraken `timeslice`)" if mode == "timeslice" else "MPS, no SM cap (kraken `mps (no SM cap)`)"
         if not m or m["stand_in"]:
@@ -537,46 +563,11 @@ def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal
     return "\n".join(out) + "\n"
 
 
-#: Issue 13's overhead targets for the CUPTI tracer, by overhead workload.
-CUPTI_OVERHEAD_TARGET_PCT = {"small-kernels": 3.0, "resnet50-train": 1.0}
-
-
-def failures_markdown(root: str, figures: Dict[str, Any], refreshed: List[str]) -> List[str]:
-    """docs/validation.md's "What failed or was not measured": the steps that did not end
-    well (steps.jsonl of every run), the figures still "not measured", and what ingest.py
-    recomputed here after the run."""
-    out = ["## What failed or was not measured", ""]
-    for line in read_text(os.path.join(root, "steps.jsonl")).splitlines():
-        try:
-            step = json.loads(line)
-        except ValueError:
-            continue
-        if str(step.get("status", "")).split(" ")[0] not in ("ok", "started", "stopped"):
-            last = read_text(os.path.join(root, str(step.get("log") or ""))).strip().splitlines()[-1:] or [""]
-            redone = " - its comparison was recomputed since, below" if str(step.get("step")).endswith("-classes") else ""
-            out.append(f"- step `{step.get('step')}`: {step.get('status')}{'; ' + step['reason'] if step.get('reason') else ''}"
-                       f"{' (log: ' + last[0][:160] + ')' if last[0] and not last[0].startswith('$ ') else ''}{redone}")
-    for r in figures["agreement"]["traces"]:
-        if not r["measured"]:
-            out.append(f"- CUPTI vs torch.profiler, {r['workload']}: {figs_mod.NOT_MEASURED} (no ProfilerStep both traces have)")
-    for c in figures["agreement"]["classes"]:
-        if not c["measured"]:
-            out.append(f"- roofline classes, {c['program']}: {figs_mod.NOT_MEASURED}")
-    for mode, m in figures["colocation"].items():
-        for r in (m or {}).get("pairs") or []:
-            if r["measured_slowdown"] is None or r["predicted_slowdown"] is None:
-                what = "measured" if r["measured_slowdown"] is None else "predicted"
-                out.append(f"- co-location {mode}, {r['pair']} / {r['workload']}: not {what}")
-    for r in figures["overhead"]["cupti"]:
-        target = CUPTI_OVERHEAD_TARGET_PCT.get(r["workload"])
-        if target is not None and r["overhead_pct"] is not None and r["overhead_pct"] > target:
-            out.append(f"- target missed: CUPTI tracer on {r['workload']} {md_pct(r['overhead_pct'])} "
-                       f"(issue 13: < {target:g} %)")
-    if len(out) == 2:
-        out.append("- nothing: every step ended well and every figure was measured.")
-    out += ["", "Recomputed by ingest.py from the recorded files after the run (the scripts improved since):", ""]
-    out += [f"- {line}" for line in refreshed] or ["- nothing"]
-    return out + [""]
+def run_caption(runs: List[Dict[str, Any]], rel: str, extra: str = "") -> List[str]:
+    """A table's caption naming the run whose `rel` the merged results kept (none when not
+    merged from labelled runs)."""
+    run = run_report.source_run(runs, rel) if runs else None
+    return [run_report.caption(run)[:-2] + extra + ".*", ""] if run else []
 
 
 def figures_text_markdown(figures: Dict[str, Any]) -> List[str]:
@@ -589,8 +580,21 @@ def runs_markdown(runs: List[Dict[str, Any]]) -> List[str]:
     """Which results were merged, in order (later files replace earlier ones)."""
     out = ["Results merged, in order (a later run's files replace the earlier one's):", ""]
     for r in runs:
-        out.append(f"- `{r.get('source')}`: {r.get('mode', '?')} run of {time_of({'run': r})}")
+        out.append(f"- run {r['n']}, `{r['source']}`: {r['run'].get('mode', '?')} run of {run_report.date(r)}, phases "
+                   f"{','.join(map(str, run_report.phases(r)))}" + (f"; {r['note']}" if r.get("note") else ""))
     return out + [""]
+
+
+def run_notes(path: str) -> Dict[str, str]:
+    """start_unix (as text) -> what changed before that run, from the notes file (none when
+    the file is absent); a file that is not such a JSON object is an error naming it."""
+    if not os.path.exists(path):
+        return {}
+    doc = figs_mod.read_json(path)
+    runs = doc.get("runs") if isinstance(doc, dict) else None
+    if not isinstance(runs, dict) or not all(isinstance(v, str) for v in runs.values()):
+        raise ValueError(f"{path}: not a run notes file (a JSON object with \"runs\": {{start_unix: text}})")
+    return runs
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -600,31 +604,37 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--kraken", default=os.path.join(REPO, "build", "src", "cli", "kraken"),
                         help="kraken that recomputes the predictions (default: this tree's build)")
     parser.add_argument("--allow-replay", action="store_true", help="also write examples from a rehearsal (tests)")
+    parser.add_argument("--notes", default=os.path.join(HERE, "run_notes.json"),
+                        help="what changed before each run, by its start time (default: run_notes.json here)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="kraken-ingest-") as tmp:
         try:
+            notes = run_notes(args.notes)
             root, runs = unpack(args.archives, tmp)
+            for r in runs:
+                r["note"] = notes.get(str(r["run"].get("start_unix")), "")
         except (OSError, ValueError, tarfile.TarError) as e:
             print(f"ingest: {e}", file=sys.stderr)
             return 2
         if not os.path.isdir(root):
             print(f"ingest: no {TOP}/ folder in {', '.join(args.archives)}", file=sys.stderr)
             return 2
-        refreshed = refresh(root, args.kraken)
+        refreshed = refresh(root, args.kraken, colocation_run(runs))
         info = environment(root)
         figures = figs_mod.all_figures(root)
         acts = actions_mod.all_actions(root)
         rehearsal = info["run"].get("mode") != "gpu"
         written = []
         if not rehearsal or args.allow_replay:
-            written.append(write_examples(root, args.dest, info, step_commands(root), rehearsal))
+            written.append(write_examples(root, args.dest, info, step_commands(root), rehearsal, runs))
             written.append(write_colocation(root, args.dest, figures, rehearsal))
         else:
             print("ingest: a replay rehearsal measured nothing: examples/ left alone (--allow-replay writes them)")
         docs = os.path.join(args.dest, "docs", "validation.md")
         os.makedirs(os.path.dirname(docs), exist_ok=True)
-        page = validation_markdown(figures, info, rehearsal, acts)
-        page += "\n".join(runs_markdown(runs) + failures_markdown(root, figures, refreshed) + figures_text_markdown(figures))
+        page = validation_markdown(figures, info, rehearsal, acts, runs)
+        page += "\n".join(runs_markdown(runs) + run_findings.failures_markdown(runs, figures, acts, refreshed)
+                          + figures_text_markdown(figures))
         with open(docs, "w", encoding="utf-8") as f:
             f.write(page)
         written.append(docs)

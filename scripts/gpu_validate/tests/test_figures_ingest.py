@@ -131,7 +131,7 @@ def test_ingest_writes_examples_colocation_and_docs(gpu_run, tmp_path, capsys) -
     docs = (dest / "docs" / "validation.md").read_text()
     assert "| gemm+elementwise | gemm | 2.000 | 1.600 | -20.00 % | 10.00 -> 30.00 |" in docs
     assert "| resnet50-train | 20 | 1000 | 1000 | +0.00 % | 2.000 | 2.010 | +0.50 % | 1001 / 1002 |" in docs
-    assert "| nvmlDeviceGetPcieThroughput(TX) | 20.00 | 25.00 | 25 | SUCCESS |" in docs
+    assert "| nvmlDeviceGetPcieThroughput(TX) | 20.00 / 25.00, 25 | SUCCESS |  |" in docs
     assert "mean |error| 15.0 %" in docs and "No GPU run yet" not in docs
     assert "gemm+bert-infer (no time left before the deadline)" in docs
     assert 'carry=["dist"], timeout_s=540' in docs

@@ -53,13 +53,15 @@ def test_a_second_run_replaces_and_adds(gpu_run, tmp_path) -> None:
     assert open(os.path.join(gpu_run, "agreement", "resnet50-train.compare.json")).read() == before
     docs = (dest / "docs" / "validation.md").read_text()
     assert "| resnet50-train | 20 | 1000 | 999 | -0.10 % | 2.000 | 2.001 | +0.05 % |" in docs
-    assert "- `kraken-gpu-validate`: gpu run of 2027-01-15 08:00 UTC" in docs
-    assert "- `run2.tar.gz`: gpu run of 2027-01-15 09:00 UTC" in docs
+    assert "- run 1, `kraken-gpu-validate`: gpu run of 2027-01-15 08:00 UTC, phases 1,2,3,4,5,6" in docs
+    assert "- run 2, `run2.tar.gz`: gpu run of 2027-01-15 09:00 UTC, phases 1,2,3,4,5,6" in docs
     failed = docs[docs.index("## What failed"):docs.index("## All figures")]
-    assert "- step `p7.breakdown`: failed rc=3 (log: no CUPTI)" in failed
-    assert "- step `p4.mps`: skipped; no nvidia-cuda-mps-control" in failed
-    assert "p2.resnet50-train-compare" not in failed  # failed in run 1, measured by run 2
-    assert "- target missed: CUPTI tracer on small-kernels +25.00 % (issue 13: < 3 %)" in failed
+    assert "- step `p7.breakdown` failed rc=3 in run 2 (log: no CUPTI)." in failed
+    assert "- step `p4.mps` skipped in run 1; no nvidia-cuda-mps-control." in failed
+    # Failed in run 1, measured by run 2: it says so.
+    assert ("- step `p2.resnet50-train-compare` failed rc=1 in run 1 (log: steps compared: 0); **fixed by run 2**, "
+            "where it ended ok.") in failed
+    assert "- target missed: CUPTI tracer on small-kernels +25.00 % (run 2, phase 5; issue 13: < 3 %)" in failed
     assert "CUPTI tracer on gemm" not in failed  # no target for it
     # The first run's measurements stay (the second did not repeat them).
     assert "| gemm+elementwise | gemm | 2.000 | 1.600 | -20.00 % |" in docs
@@ -109,6 +111,6 @@ def test_classes_and_predictions_recomputed(gpu_run, tmp_path) -> None:
     assert uncapped["modes"][0]["sm_shares"] == [1, 1] and slowdown >= 1.0
     # Measured 10/8 = 1.25 under MPS; the row carries the uncapped prediction.
     assert f"| resnet50-train+bert-infer | resnet50-train | 1.250 | {slowdown:.3f} |" in docs
-    assert "- predictions: 1 pairs recomputed from the CUPTI traces with" in docs
+    assert "- predictions: 1 pairs recomputed from run 1's CUPTI traces (the run that measured the pairs) with" in docs
     # The recorded run's own prediction (gemm+elementwise, from the store) is replaced: no trace of those.
     assert not (predictions / "gemm+elementwise.json").exists()
