@@ -15,6 +15,7 @@ and the profile has NVML samples only.
 """
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
@@ -79,10 +80,46 @@ class TorchRecorder(KernelRecorder):
         self.profiler.step()
 
     def stop(self, directory: Path) -> List[str]:
+        # Each step() closes ProfilerStep#N and opens #N+1, so the range open now began at
+        # the last step() (at start() when there was none) and stop() closes it: the tail
+        # of the block after the last step the caller marked, not a step. Left in, it is
+        # one step more than the caller's (and the NVML rank's) and skews the step-time
+        # figures. Its number is torch.profiler's step counter.
+        open_step = int(self.profiler.step_num)
         self.profiler.stop()
         path = directory / "torch_trace.json"
         self.profiler.export_chrome_trace(str(path))
+        drop_profiler_step(path, open_step)
         return [str(path)]
+
+
+def drop_profiler_step(path: Path, step_number: int) -> bool:
+    """Removes the ProfilerStep#`step_number` ranges (its CPU range and the GPU range
+    torch.profiler derives from it) from the Kineto trace at `path`, in place. Every other
+    event is written back with the same values. Returns whether any was removed; a file
+    that is not a Kineto JSON object is left as it is, for the importer to report.
+
+    The trace is read whole: torch.profiler held all of it in memory to export it."""
+    name = f"ProfilerStep#{step_number}"
+    # surrogateescape: bytes that are not UTF-8 (in operator or kernel names) are written
+    # back unchanged.
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        try:
+            trace = json.load(f)
+        except ValueError:
+            return False
+    events = trace.get("traceEvents") if isinstance(trace, dict) else None
+    if not isinstance(events, list):
+        return False
+    kept = [e for e in events if not (isinstance(e, dict) and e.get("ph") == "X" and e.get("name") == name)]
+    if len(kept) == len(events):
+        return False
+    trace["traceEvents"] = kept
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write(json.dumps(trace, ensure_ascii=False))  # dumps: C encoder; json.dump's is Python
+    os.replace(partial, path)  # never a half-written trace at `path`
+    return True
 
 
 def cupti_injected(environ: Optional[dict] = None) -> bool:

@@ -8,6 +8,7 @@ profile starts. With 10 passes the two runs see frames 0-9 once each.
 """
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -219,42 +220,50 @@ def test_kernel_timeline_without_torch_or_cupti_warns_how_to_enable_one(replay, 
     assert profiler.get_report().kernel_timeline is None
 
 
-def test_with_torch_imported_the_torch_profiler_trace_is_imported(replay, monkeypatch) -> None:
-    # PyTorch is not installed here. A stand-in `torch` module with the torch.profiler
-    # calls kraken makes (profile(activities=..., schedule=...), start, step, stop,
-    # export_chrome_trace) exports a real recorded Kineto trace. torch.profiler records
-    # ProfilerStep#N ranges only when given a schedule, so the stand-in checks that kraken
-    # passes one that records every step. This checks kraken's side - the recorder is
-    # chosen when torch is imported, steps are forwarded, the exported trace is imported
-    # into the report by kraken's importer - not PyTorch itself (untested here).
-    replay("h100.nvml", "")
-    calls = []
-    trace = Path(data(RESNET_TRACE))
+def stand_in_torch(calls: list, trace: Path, first_step: int = 0) -> types.SimpleNamespace:
+    """A stand-in `torch` module (PyTorch is not installed here) with the torch.profiler
+    calls kraken makes: profile(activities=..., schedule=...), start, step, stop,
+    export_chrome_trace and the step counter `step_num`, which torch.profiler starts at 0
+    and step() increments (`first_step` starts it elsewhere, so that a real recorded trace's
+    ProfilerStep numbers can stand for the ranges). export_chrome_trace writes `trace`.
+    torch.profiler records ProfilerStep#N ranges only when given a schedule, so the stand-in
+    checks that kraken passes one that records every step."""
 
     class FakeProfile:
         def __init__(self, activities, schedule=None):
             calls.append(("profile", activities))
             assert schedule is not None, "without a schedule torch.profiler writes no ProfilerStep ranges"
             assert [schedule(step) for step in (0, 1, 1000)] == ["RECORD"] * 3
+            self.step_num = first_step
 
         def start(self):
             calls.append("start")
 
         def step(self):
             calls.append("step")
+            self.step_num += 1
 
         def stop(self):
             calls.append("stop")
 
         def export_chrome_trace(self, path):
             calls.append("export")
-            Path(path).write_bytes(trace.read_bytes())
+            Path(path).write_bytes(gzip.decompress(trace.read_bytes()) if trace.suffix == ".gz" else
+                                   trace.read_bytes())
 
     profiler_module = types.SimpleNamespace(profile=FakeProfile,
                                             ProfilerActivity=types.SimpleNamespace(CPU="CPU", CUDA="CUDA"),
                                             ProfilerAction=types.SimpleNamespace(RECORD="RECORD"))
-    torch = types.SimpleNamespace(profiler=profiler_module, cuda=types.SimpleNamespace(is_available=lambda: True))
-    monkeypatch.setitem(sys.modules, "torch", torch)
+    return types.SimpleNamespace(profiler=profiler_module, cuda=types.SimpleNamespace(is_available=lambda: True))
+
+
+def test_with_torch_imported_the_torch_profiler_trace_is_imported(replay, monkeypatch) -> None:
+    # This checks kraken's side - the recorder is chosen when torch is imported, steps are
+    # forwarded, the exported trace (a real recorded Kineto trace) is imported into the
+    # report by kraken's importer - not PyTorch itself (untested here).
+    replay("h100.nvml", "")
+    calls: list = []
+    monkeypatch.setitem(sys.modules, "torch", stand_in_torch(calls, Path(data(RESNET_TRACE))))
     profiler = kraken.WorkloadProfiler("torch-run", sampling_interval=20, store=False,
                                        metrics=["gpu_util", "kernel_timeline"])
     with warnings.catch_warnings():
@@ -268,6 +277,53 @@ def test_with_torch_imported_the_torch_profiler_trace_is_imported(replay, monkey
     kineto = report.analysis.ranks[1]
     assert kineto.format == "kineto" and kineto.timeline.idle_pct == 39.43081476
     assert report.analysis.kernels["count"] == 8772
+    # The range open at stop() (ProfilerStep#1) is not in this trace: its steps are all kept.
+    assert [s["step"] for s in kineto.raw["steps"]] == [5, 6, 7, 8, 9, 10]
+
+
+def test_the_torch_profiler_range_open_at_stop_is_not_a_step(replay, monkeypatch, tmp_path) -> None:
+    # torch.profiler's step() ends ProfilerStep#N and begins #N+1; its stop() ends the last,
+    # which so spans only the end of the block after the caller's last step(). A real H100
+    # run (20 step() calls) had 21 Kineto steps, the 21st without GPU work. The recorded
+    # trace's ranges are ProfilerStep#5-#10: with the counter starting at 5, five step()
+    # calls leave #10 open at stop(), standing for that tail.
+    replay("h100.nvml", "")
+    trace = Path(data(RESNET_TRACE))
+    db = str(tmp_path / "runs.db")
+    monkeypatch.setitem(sys.modules, "torch", stand_in_torch([], trace, first_step=5))
+    profiler = kraken.WorkloadProfiler("torch-steps", sampling_interval=20, db=db,
+                                       metrics=["gpu_util", "kernel_timeline"])
+    with profiler:
+        for _ in range(5):
+            profiler.step()
+    report = profiler.get_report()
+    nvml, kineto = report.analysis.ranks
+    assert nvml.step_time["count"] == kineto.step_time["count"] == 5  # one per step() call
+    whole = kraken.analyze(str(trace)).ranks[0].raw["steps"]  # the trace as recorded
+    assert [s["step"] for s in whole] == [5, 6, 7, 8, 9, 10]
+    # The steps kept have their CPU ranges as recorded; ProfilerStep#9's GPU window, no
+    # longer followed by a step, now ends at its own last GPU event (timeline.h).
+    assert [(s["step"], s["cpu_start_us"], s["cpu_duration_us"]) for s in kineto.raw["steps"]] == \
+           [(s["step"], s["cpu_start_us"], s["cpu_duration_us"]) for s in whole[:5]]
+    assert kineto.raw["steps"][:4] == whole[:4]
+    assert kineto.step_time["max_us"] == max(s["cpu_duration_us"] for s in whole[:5])
+    # Only the annotation went: every kernel, and the tail's CPU work, is still imported.
+    assert report.analysis.kernels == kraken.analyze(str(trace)).kernels
+    exported = json.loads(Path(report.inputs[1]).read_text())
+    assert not [e for e in exported["traceEvents"] if e.get("name") == "ProfilerStep#10"]
+
+
+def test_dropping_the_open_step_leaves_other_files_as_they_are(tmp_path) -> None:
+    from kraken.kernel_timeline import drop_profiler_step
+    text = '{"traceEvents": [{"ph": "X", "name": "ProfilerStep#3", "ts": 1, "dur": 2}], "x": 1}'
+    for content in ("not json", '[{"ph": "X", "name": "ProfilerStep#3"}]', text):
+        path = tmp_path / "trace.json"
+        path.write_text(content)
+        assert not drop_profiler_step(path, 4)
+        assert path.read_text() == content
+    assert drop_profiler_step(path, 3)
+    assert json.loads(path.read_text()) == {"traceEvents": [], "x": 1}
+    assert not (tmp_path / "trace.json.partial").exists()
 
 
 def test_under_the_cupti_tracer_its_trace_of_this_process_is_imported(replay, monkeypatch, tmp_path) -> None:
