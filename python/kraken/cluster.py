@@ -138,7 +138,7 @@ class ClusterAnalyzer:
 
         Raises:
             ValueError: no namespace.
-            KrakenError: the library's message (an unreachable server is a KrakenIOError).
+            KrakenError: the library's message (an unreachable server is an UnavailableError).
         """
         if not namespace:
             raise ValueError("analyze_utilization needs namespace= (the Kubernetes namespace of the pods)")

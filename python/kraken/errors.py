@@ -36,15 +36,17 @@ class NotFoundError(KrakenError, FileNotFoundError):
 
 class KrakenIOError(KrakenError, OSError):
     """The operating system refused a read or write, or a server (Prometheus) could not be
-    reached."""
+    used: UnavailableError, a subclass, when it is down or too slow."""
 
 
 class UnsupportedError(KrakenError, NotImplementedError):
     """Well-formed but not handled by this libkraken."""
 
 
-class UnavailableError(KrakenError):
-    """A local service did not answer in time."""
+class UnavailableError(KrakenIOError):
+    """A service was down or did not answer in time (the kubelet socket, PostgreSQL, a
+    Prometheus refusing connections, timing out or answering 5xx). Also a KrakenIOError:
+    an unreachable Prometheus was one before it had its own class."""
 
 
 class InternalError(KrakenError):

@@ -64,7 +64,7 @@ def test_one_pod_and_an_unreachable_server(prometheus: Tuple[PrometheusServer, i
     assert usage.raw == kraken_json("analyze", "--prometheus", server.url, "--namespace", "ray-llm", "--range", "1d",
                                     "--end", str(end))
     assert [p.pod for p in usage.pods] == ["ray-1111111"]
-    with pytest.raises(kraken.KrakenIOError):
+    with pytest.raises(kraken.UnavailableError, match="127.0.0.1:9"):
         kraken.ClusterAnalyzer("http://127.0.0.1:9", timeout_s=2).analyze_utilization("1d", namespace="ml")
     with pytest.raises(ValueError, match="needs namespace="):
         kraken.ClusterAnalyzer(server.url).analyze_utilization("1d")

@@ -98,6 +98,7 @@ TEST(PrometheusBatchesTest, UnreachablePrometheusIsAnErrorNamingIt) {
   options.namespace_name = "ml";
   auto r = promql::QueryClusterInBatches(**client, options, [](promql::PodProfiles&) { FAIL(); });
   ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable) << r.status().message();
   EXPECT_NE(r.status().message().find("127.0.0.1:9"), std::string::npos) << r.status().message();
 }
 

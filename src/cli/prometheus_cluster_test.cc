@@ -196,7 +196,9 @@ TEST_F(PrometheusClusterTest, UnreachableServerAndBadFlagsAreOneLineErrors) {
                                   std::string("analyze --prometheus ftp://prom:9090 --namespace ml"),
                                   std::string("analyze --prometheus ") + server_->url()}) {
     RunResult r = RunKraken(args);
-    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    // Prometheus down is an outage (exit 1), not bad input (exit 2).
+    const bool outage = args.find("127.0.0.1:1 ") != std::string::npos;
+    EXPECT_EQ(r.exit_code, outage ? 1 : 2) << args << ": " << r.err;
     EXPECT_EQ(r.err.rfind("kraken: error: ", 0), 0u) << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
@@ -529,7 +531,7 @@ TEST_F(PrometheusClusterTest, AnnotateProfileRunsCreateTheJobThenImportItsLog) {
   EXPECT_EQ(std::string_view(ncu["bound"]), "compute");
 }
 
-TEST(AnnotateControllerTest, FailedPassesAreLoggedAndRetriedOnePassExitsTwo) {
+TEST(AnnotateControllerTest, FailedPassesAreLoggedAndRetriedOnePassExitsOne) {
   std::string dir = testing::MakeTempDir("controller_down");
   std::ofstream(dir + "/token") << "t\n";
   // Nothing listens on port 1: Prometheus is down.
@@ -541,8 +543,12 @@ TEST(AnnotateControllerTest, FailedPassesAreLoggedAndRetriedOnePassExitsTwo) {
   ASSERT_FALSE(log.empty()) << kraken.Log();
   EXPECT_EQ(kraken.Stop(SIGINT, std::chrono::seconds(10)), 0) << kraken.Log();
   EXPECT_EQ(log.rfind("kraken: annotate pass 1 failed: ", 0), 0u) << log;
+  // Prometheus down is an outage, not bad input: exit 1 (kExitFailure), one line naming it.
   RunResult once = RunKraken("annotate --prometheus http://127.0.0.1:1 --namespace ml --kube-api http://127.0.0.1:1");
-  ExpectOneLineError(once, "127.0.0.1:1");
+  EXPECT_EQ(once.exit_code, 1) << once.err;
+  EXPECT_EQ(once.err.rfind("kraken: error: Prometheus http://127.0.0.1:1: ", 0), 0u) << once.err;
+  EXPECT_EQ(once.err.find('\n'), once.err.size() - 1) << once.err;
+  EXPECT_NE(once.err.find("connection refused"), std::string::npos) << once.err;
   ExpectOneLineError(RunKraken("annotate --prometheus http://127.0.0.1:1 --namespace ml --every 10ms --kube-api "
                                "http://127.0.0.1:1"),
                      "--every '10ms'");

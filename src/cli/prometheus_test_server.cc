@@ -165,11 +165,14 @@ PrometheusServer::PrometheusServer(const std::string& openmetrics, const std::st
   error_ = "prometheus not ready after 30 s: " + Tail(log);
 }
 
-PrometheusServer::~PrometheusServer() {
+PrometheusServer::~PrometheusServer() { Stop(); }
+
+void PrometheusServer::Stop() {
   if (pid_ <= 0) return;
   ::kill(pid_, SIGTERM);
   int status = 0;
   ::waitpid(pid_, &status, 0);
+  pid_ = -1;
 }
 
 }  // namespace kraken::testing

@@ -47,6 +47,8 @@ class PrometheusServer {
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // Stops the server (SIGTERM, then waits): an outage; url() then names a closed port.
+  void Stop();
 
  private:
   pid_t pid_ = -1;

@@ -65,6 +65,47 @@ Status ReadSeries(simdjson::ondemand::object object, RangeSeries* series) {
   return Status::Ok();
 }
 
+// What the transport failure was, in words a person on call can act on (httplib's own names
+// are one word: "Connection", "Read").
+std::string TransportFailure(httplib::Error error, int timeout_s) {
+  const std::string after = " after " + std::to_string(timeout_s) + " s";
+  switch (error) {
+    case httplib::Error::Connection: return "connection refused or host unreachable";
+    case httplib::Error::ConnectionTimeout: return "connection timed out" + after;
+    case httplib::Error::Read: return "no answer (timed out" + after + " or connection closed)";
+    case httplib::Error::Write: return "connection closed while sending the request";
+    default: return "request failed: " + httplib::to_string(error);
+  }
+}
+
+// Prometheus answers 503 with its JSON error document when a query times out or is aborted
+// (and a proxy in front of it may answer 502/504 with HTML): its errorType and error when
+// the body is one, else nothing.
+std::string ServerErrorDetail(std::string_view body) {
+  constexpr std::string_view kRefused = "Prometheus refused the query: ";
+  auto parsed = ParseRangeResponse(body);
+  if (parsed.ok() || !StartsWith(parsed.status().message(), kRefused)) return "";
+  std::string detail = parsed.status().message().substr(kRefused.size());
+  if (detail.size() > 200) detail = detail.substr(0, 200) + "...";
+  for (char& c : detail)
+    if (c == '\n' || c == '\r') c = ' ';
+  return ": " + detail;
+}
+
+// Down, unreachable, too slow or failing (5xx): Unavailable, an outage a caller may retry.
+// 400 and 422 carry Prometheus's JSON error document for a bad query: the parser reads it
+// (InvalidInput). Any other status (401, 403, 404 of a wrong path prefix) is a setup fault
+// of --prometheus: IoError.
+Status AnswerProblem(const httplib::Result& response, const std::string& url, std::string_view path, int timeout_s) {
+  const std::string what = "Prometheus " + url + ": " + std::string(path) + ": ";
+  if (!response) return Unavailable(what + TransportFailure(response.error(), timeout_s));
+  const int status = response->status;
+  if (status == 200 || status == 400 || status == 422) return Status::Ok();
+  if (status >= 500 || status == 429)
+    return Unavailable(what + "HTTP " + std::to_string(status) + ServerErrorDetail(response->body));
+  return IoError(what + "HTTP " + std::to_string(status));
+}
+
 }  // namespace
 
 Result<std::vector<RangeSeries>> ParseRangeResponse(std::string_view json) {
@@ -186,10 +227,7 @@ Result<std::vector<RangeSeries>> PrometheusClient::QueryRange(const std::string&
                          {"end", std::to_string(end_s)},
                          {"step", std::to_string(step_s)}};
   auto response = client.Post(address_.path_prefix + "/api/v1/query_range", params);
-  if (!response) return IoError("Prometheus " + url_ + ": " + httplib::to_string(response.error()));
-  // 400 and 422 carry the JSON error document; other statuses are the proxy's or server's.
-  if (response->status != 200 && response->status != 400 && response->status != 422)
-    return IoError("Prometheus " + url_ + ": HTTP " + std::to_string(response->status));
+  KRAKEN_RETURN_IF_ERROR(AnswerProblem(response, url_, "/api/v1/query_range", timeout_s_));
   return ParseRangeResponse(response->body);
 }
 
@@ -201,9 +239,7 @@ Result<std::vector<RangeSeries>> PrometheusClient::Series(const std::vector<std:
   httplib::Params params{{"start", std::to_string(start_s)}, {"end", std::to_string(end_s)}};
   for (const std::string& m : matchers) params.emplace("match[]", m);
   auto response = client.Post(address_.path_prefix + "/api/v1/series", params);
-  if (!response) return IoError("Prometheus " + url_ + ": " + httplib::to_string(response.error()));
-  if (response->status != 200 && response->status != 400 && response->status != 422)
-    return IoError("Prometheus " + url_ + ": HTTP " + std::to_string(response->status) + " to /api/v1/series");
+  KRAKEN_RETURN_IF_ERROR(AnswerProblem(response, url_, "/api/v1/series", timeout_s_));
   return ParseSeriesResponse(response->body);
 }
 

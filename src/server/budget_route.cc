@@ -22,6 +22,8 @@ void AddBudgetRoute(httplib::Server& server, ServerContext& ctx) {
     settings.forecast = o.budget_forecast;
     settings.timeout_s = o.timeout_s;
     auto text = RenderChargeback(settings, ChargebackFormat::kPrometheus);
+    // Prometheus down or too slow: 503 with Retry-After (the scrape comes again anyway).
+    if (!text.ok() && text.status().code() == StatusCode::kUnavailable) return SendStatus(res, text.status());
     if (!text.ok()) return SendError(res, 502, "upstream", text.status().message());
     res.status = 200;
     res.set_content(*text, "text/plain; version=0.0.4; charset=utf-8");

@@ -33,6 +33,12 @@ void SendStatus(httplib::Response& res, const Status& status, int bad_input_stat
     case StatusCode::kUnsupported:
       SendError(res, bad_input_status, bad_input_status == 422 ? "unprocessable" : "bad_request", status.message());
       return;
+    case StatusCode::kUnavailable:
+      // A service the server reads (Prometheus, PostgreSQL) is down or too slow: not a bug
+      // in kraken, and worth retrying, which is what 503 + Retry-After tell a client.
+      res.set_header("Retry-After", std::to_string(kUnavailableRetryAfterS));
+      SendError(res, 503, "unavailable", status.message());
+      return;
     default:
       SendError(res, 500, "internal", status.message());
   }

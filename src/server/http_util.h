@@ -21,8 +21,12 @@ void SendJson(httplib::Response& res, int status, std::string body);
 void SendError(httplib::Response& res, int status, std::string_view code, std::string_view message,
                bool legacy = false);
 
+// Seconds a 503 "unavailable" answer asks the client to wait (Retry-After), as the
+// connection front does for a full stream budget.
+inline constexpr int kUnavailableRetryAfterS = 5;
+
 // A failed Status as an HTTP error: NotFound 404, InvalidInput/Unsupported 400 (or
-// `bad_input_status`, e.g. 422 for uploads), the rest 500.
+// `bad_input_status`, e.g. 422 for uploads), Unavailable 503 with Retry-After, the rest 500.
 void SendStatus(httplib::Response& res, const Status& status, int bad_input_status = 400);
 
 // True when no token is configured or the request carries "Authorization: Bearer <token>".

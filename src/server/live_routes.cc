@@ -49,7 +49,10 @@ void HandleCluster(ServerContext& ctx, const httplib::Request& req, httplib::Res
     prometheus->threshold_pct = settings.threshold_pct;
     prometheus->bins = settings.bins;
     auto document = RenderPrometheusClusterView(*prometheus);
-    // The request was checked above: what fails now is Prometheus (down, refusing, too slow).
+    // The request was checked above: what fails now is Prometheus. Down, too slow or
+    // failing is 503 (retry later); a refused query or an unreadable answer is 502.
+    if (!document.ok() && document.status().code() == StatusCode::kUnavailable)
+      return SendStatus(res, document.status());
     if (!document.ok()) return SendError(res, 502, "bad_gateway", document.status().message());
     return SendJson(res, 200, std::move(document).value());
   }

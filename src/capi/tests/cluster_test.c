@@ -95,10 +95,10 @@ static void ClusterAnalysisIsTheCliDocument(void) {
   StopFixture(&fixture);
 }
 
-static void AnUnreachableServerIsAnIoError(void) {
+static void AnUnreachableServerIsUnavailable(void) {
   char* out = NULL;
   KT_CHECK_STATUS(kraken_cluster_analyze("http://127.0.0.1:1", "{\"namespace\":\"ml\",\"timeout\":5}", &out),
-                  KRAKEN_ERROR_IO);
+                  KRAKEN_ERROR_UNAVAILABLE);
   KT_CHECK_CONTAINS(kraken_last_error(), "127.0.0.1:1");
   KT_CHECK(out == NULL);
 }
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   static const kt_case cases[] = {
       {"ClusterAnalysisIsTheCliDocument", ClusterAnalysisIsTheCliDocument},
-      {"AnUnreachableServerIsAnIoError", AnUnreachableServerIsAnIoError},
+      {"AnUnreachableServerIsUnavailable", AnUnreachableServerIsUnavailable},
   };
   return kt_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }
