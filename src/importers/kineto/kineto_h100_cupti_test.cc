@@ -1,0 +1,104 @@
+// Golden tests of the Kineto importer on the traces recorded on a real NVIDIA H100
+// (examples/nvidia-h100-80gb-hbm3, docs/validation.md run 2): kraken's own CUPTI trace must
+// import like torch.profiler's trace of the same 20 ResNet-50 steps. Expected counts were
+// taken from the files with Python's gzip + json (events of cat kernel, gpu_memcpy,
+// gpu_memset; ProfilerStep#N CPU ranges; deviceProperties).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "base/testing/test_data.h"
+#include "importers/registry.h"
+#include "model/device_catalog.h"
+
+namespace kraken {
+namespace {
+
+Profile ImportH100Example(const std::string& name) {
+  auto result = ImportFile(BuiltinImporters(),
+                           testing::SourceDir() + "/examples/nvidia-h100-80gb-hbm3/" + name);
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  if (!result.ok() || result->empty()) return Profile();
+  EXPECT_EQ(result->size(), 1u);
+  return std::move((*result)[0]);
+}
+
+size_t CountH100MemoryOps(const Profile& p, MemoryOpKind kind) {
+  return static_cast<size_t>(
+      std::count_if(p.memory_ops.begin(), p.memory_ops.end(), [&](const MemoryOp& m) { return m.kind == kind; }));
+}
+
+// The device of every H100 trace: deviceProperties name and numSms, recognised as h100-sxm.
+void ExpectH100Device(const Profile& p) {
+  EXPECT_EQ(p.metadata.format, "kineto");
+  EXPECT_EQ(p.metadata.accelerator_vendor, Vendor::kNvidia);
+  ASSERT_EQ(p.devices.size(), 1u);
+  EXPECT_EQ(p.devices[0].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(p.devices[0].sm_count, 132);
+  EXPECT_EQ(p.devices[0].compute_major, 9);
+  const DeviceSpec* spec = MatchDeviceSpec(p.devices[0].name, p.devices[0].memory_bytes);
+  ASSERT_NE(spec, nullptr);
+  EXPECT_EQ(spec->id, "h100-sxm");
+}
+
+// ProfilerStep#0..19 on the CPU timeline (the GPU projections are not steps).
+void ExpectTwentySteps(const Profile& p) {
+  ASSERT_EQ(p.steps.size(), 20u);
+  for (size_t i = 0; i < p.steps.size(); ++i) EXPECT_EQ(p.steps[i].step_number, static_cast<int64_t>(i));
+}
+
+TEST(KinetoH100CuptiTest, CuptiTraceOfResnetTraining) {
+  Profile p = ImportH100Example("resnet50-train.cupti.json.gz");
+  ExpectH100Device(p);
+  ExpectTwentySteps(p);
+  EXPECT_EQ(p.kernels.size(), 18421u);  // the whole run: model setup and 5 warm-up steps too
+  EXPECT_EQ(CountH100MemoryOps(p, MemoryOpKind::kMemcpy), 481u);
+  EXPECT_EQ(CountH100MemoryOps(p, MemoryOpKind::kMemset), 1354u);
+  EXPECT_EQ(p.import_counters.count("kineto_malformed_events"), 0u);
+}
+
+TEST(KinetoH100CuptiTest, TorchProfilerTraceOfResnetTraining) {
+  Profile p = ImportH100Example("resnet50-train.pt.trace.json.gz");
+  ExpectH100Device(p);
+  ExpectTwentySteps(p);
+  EXPECT_EQ(p.kernels.size(), 14740u);
+  EXPECT_EQ(CountH100MemoryOps(p, MemoryOpKind::kMemcpy), 0u);
+  EXPECT_EQ(CountH100MemoryOps(p, MemoryOpKind::kMemset), 1080u);
+}
+
+TEST(KinetoH100CuptiTest, BertTracesOfBothProfilers) {
+  Profile cupti = ImportH100Example("bert-infer.cupti.json.gz");
+  ExpectH100Device(cupti);
+  ExpectTwentySteps(cupti);
+  EXPECT_EQ(cupti.kernels.size(), 4101u);
+  EXPECT_EQ(CountH100MemoryOps(cupti, MemoryOpKind::kMemcpy), 226u);
+  EXPECT_EQ(CountH100MemoryOps(cupti, MemoryOpKind::kMemset), 302u);
+  Profile torch = ImportH100Example("bert-infer.pt.trace.json.gz");
+  ExpectH100Device(torch);
+  ExpectTwentySteps(torch);
+  EXPECT_EQ(torch.kernels.size(), 3120u);
+  EXPECT_EQ(CountH100MemoryOps(torch, MemoryOpKind::kMemcpy), 20u);
+  EXPECT_EQ(CountH100MemoryOps(torch, MemoryOpKind::kMemset), 240u);
+}
+
+TEST(KinetoH100CuptiTest, KernelMixTrace) {
+  Profile p = ImportH100Example("kernel-mix.cupti.json.gz");
+  ExpectH100Device(p);
+  EXPECT_TRUE(p.steps.empty());  // kernel_mix marks no ProfilerStep
+  EXPECT_EQ(p.kernels.size(), 109u);
+  EXPECT_EQ(CountH100MemoryOps(p, MemoryOpKind::kMemcpy), 42u);
+  EXPECT_EQ(CountH100MemoryOps(p, MemoryOpKind::kMemset), 21u);
+  // The earliest kernel, as written: saxpy, ts 456456.031 us, dur 288.55 us, stream 13,
+  // correlation 135.
+  auto first = std::min_element(p.kernels.begin(), p.kernels.end(),
+                                [](const Kernel& a, const Kernel& b) { return a.start_ns < b.start_ns; });
+  ASSERT_NE(first, p.kernels.end());
+  EXPECT_EQ(p.Name(first->name), "(anonymous namespace)::saxpy(int, float, float const*, float*)");
+  EXPECT_EQ(first->start_ns, 456456031);
+  EXPECT_EQ(first->duration_ns, 288550);
+  EXPECT_EQ(first->stream, 13);
+  EXPECT_EQ(first->correlation_id, 135);
+}
+
+}  // namespace
+}  // namespace kraken
