@@ -83,11 +83,18 @@ std::vector<pid_t> ChildrenOf(pid_t parent) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    size_t close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(stat.substr(close + 1));
+    // read(2), not an ifstream: a process that exits between the listing and the read
+    // fails it with ESRCH, which libstdc++'s filebuf throws (seen in CI under ASan).
+    int fd = open((entry.path() / "stat").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    char buffer[1024];
+    ssize_t got = read(fd, buffer, sizeof(buffer));
+    close(fd);
+    if (got <= 0) continue;
+    std::string stat(buffer, static_cast<size_t>(got));
+    size_t name_end = stat.rfind(')');
+    if (name_end == std::string::npos) continue;
+    std::istringstream rest(stat.substr(name_end + 1));
     std::string state;
     pid_t ppid = 0;
     if (rest >> state >> ppid && ppid == parent) children.push_back(std::stoi(name));
