@@ -215,6 +215,9 @@ void UploadWorker::Run() {
     if (!report.warning.empty()) Log(LogLevel::kWarn, "upload: %s", report.warning.c_str());
     lock.lock();
     ++state_->drains;
+    // A stop can cut this drain short before it sent what it was woken for (the agent's
+    // last window, shipped just before the stop): that is still pending for the last try.
+    if (state_->stop && report.sent.left > 0) state_->pending = true;
   }
   // Stopping with a window just shipped (the agent's last commit): one short last try, so
   // that a clean stop with the API up leaves nothing behind; else it waits in the spool.

@@ -39,7 +39,10 @@ SamplingResult RunSampling(nvml::NvmlSampler& sampler, ProcessTreeTracker& tree,
       result.reason = StopReason::kSignal;
       return result;
     }
-    if (hooks.target_ended && hooks.target_ended()) {
+    // The first pass is taken whatever the tree does: a command that ends at once (before
+    // a loaded machine gives kraken the CPU back after the fork) still has its GPUs' state
+    // at its start, so that whether a run has samples does not depend on the scheduler.
+    if (pass > 0 && hooks.target_ended && hooks.target_ended()) {
       result.reason = StopReason::kTargetEnded;
       return result;
     }
