@@ -88,13 +88,20 @@ Injected RunInjected(const std::map<std::string, std::string>& env, const std::s
   return Collect(StartInjected(env, dir, Then::kExit), dir);
 }
 
-// The trace that says why it is empty: the only file in `dir` named kraken_cupti_* or trace_*.
-Profile ImportErrorTrace(const std::string& dir) {
+// The tracer's file in `dir`: the one named kraken_cupti_* (its default) or trace_* (the
+// KRAKEN_CUPTI_OUTPUT these tests set); "" when there is none.
+std::string TraceFileIn(const std::string& dir) {
   std::string trace;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::string name = entry.path().filename().string();
     if (name.starts_with("kraken_cupti_") || name.starts_with("trace_")) trace = entry.path();
   }
+  return trace;
+}
+
+// The trace that says why it is empty: the only file in `dir` named kraken_cupti_* or trace_*.
+Profile ImportErrorTrace(const std::string& dir) {
+  std::string trace = TraceFileIn(dir);
   EXPECT_FALSE(trace.empty()) << "no trace in " << dir;
   if (trace.empty()) return Profile();
   auto imported = ImportFile(BuiltinImporters(), trace);
@@ -164,10 +171,7 @@ TEST(InjectionTest, EveryLaunchTheLibraryDeliversIsInTheTrace) {
   EXPECT_EQ(r.err.rfind("kraken-cupti: recording the CUDA activity of pid ", 0), 0u) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
   EXPECT_EQ(r.threads_after, r.threads_before + 1);  // the writer
-  std::string trace;
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    if (entry.path().filename().string().starts_with("trace_")) trace = entry.path();
-  auto imported = ImportFile(BuiltinImporters(), trace);
+  auto imported = ImportFile(BuiltinImporters(), TraceFileIn(dir));
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   const Profile& p = (*imported)[0];
   ASSERT_EQ(p.kernels.size(), 5000u);
@@ -200,10 +204,7 @@ TEST(InjectionTest, ActivitiesKernelsRecordsKernelsOnlyAndTheTraceSaysSo) {
                            dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  std::string trace;
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    if (entry.path().filename().string().starts_with("trace_")) trace = entry.path();
-  auto imported = ImportFile(BuiltinImporters(), trace);
+  auto imported = ImportFile(BuiltinImporters(), TraceFileIn(dir));
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   const Profile& p = (*imported)[0];
   EXPECT_EQ(p.kernels.size(), 300u);
@@ -222,10 +223,7 @@ TEST(InjectionTest, ABadActivitiesValueIsOneLineAndTheDefaultIsTraced) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "kraken-cupti: KRAKEN_CUPTI_ACTIVITIES=kernels,cache: 'cache' is not one of kernels, memcpy, "
                    "memset, sync, nvtx, marker, api; using kernels,memcpy,memset,sync,nvtx,api\n");
-  std::string trace;
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    if (entry.path().filename().string().starts_with("trace_")) trace = entry.path();
-  auto imported = ImportFile(BuiltinImporters(), trace);
+  auto imported = ImportFile(BuiltinImporters(), TraceFileIn(dir));
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   EXPECT_EQ((*imported)[0].runtime_calls.size(), 10u);
 }
