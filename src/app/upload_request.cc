@@ -211,13 +211,17 @@ void UploadWorker::Run() {
       std::lock_guard<std::mutex> stop_lock(state_->mutex);
       return state_->stop;
     });
-    if (report.sent.attempts > 0 || !report.warning.empty()) Log(LogLevel::kInfo, "%s", report.Summary().c_str());
-    if (!report.warning.empty()) Log(LogLevel::kWarn, "upload: %s", report.warning.c_str());
     lock.lock();
     ++state_->drains;
     // A stop can cut this drain short before it sent what it was woken for (the agent's
-    // last window, shipped just before the stop): that is still pending for the last try.
-    if (state_->stop && report.sent.left > 0) state_->pending = true;
+    // last window, shipped just before the stop): that is still pending for the last try,
+    // which reports it; a warning here would say "not taken" of an upload about to be sent.
+    const bool cut_by_stop = state_->stop && report.sent.left > 0;
+    if (cut_by_stop) state_->pending = true;
+    lock.unlock();
+    if (report.sent.attempts > 0 || !report.warning.empty()) Log(LogLevel::kInfo, "%s", report.Summary().c_str());
+    if (!report.warning.empty() && !cut_by_stop) Log(LogLevel::kWarn, "upload: %s", report.warning.c_str());
+    lock.lock();
   }
   // Stopping with a window just shipped (the agent's last commit): one short last try, so
   // that a clean stop with the API up leaves nothing behind; else it waits in the spool.
