@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <functional>
 
 #include "base/text.h"
 
@@ -106,89 +107,104 @@ Status AnswerProblem(const httplib::Result& response, const std::string& url, st
   return IoError(what + "HTTP " + std::to_string(status));
 }
 
-}  // namespace
+// The members every Prometheus API answer has: status, errorType, error.
+struct Envelope {
+  std::string status, error_type, error;
+};
 
-Result<std::vector<RangeSeries>> ParseRangeResponse(std::string_view json) {
+// Walks an answer's top-level members into *envelope and hands "data" to read_data: the
+// one place that knows the envelope, for /query_range and /series alike.
+Status ReadEnvelope(std::string_view json, Envelope* envelope,
+                    const std::function<Status(simdjson::ondemand::value)>& read_data) {
   simdjson::ondemand::parser parser;
   simdjson::padded_string padded(json);
   simdjson::ondemand::document doc;
   if (auto e = parser.iterate(padded).get(doc)) return JsonError("not JSON", e);
   simdjson::ondemand::object root;
   if (auto e = doc.get_object().get(root)) return JsonError("not a JSON object", e);
-  std::string status, error_type, error;
-  std::vector<RangeSeries> out;
-  bool have_data = false;
   for (auto field : root) {
     std::string_view key, text;
     if (auto e = field.unescaped_key().get(key)) return JsonError("key", e);
     if (key == "status" || key == "errorType" || key == "error") {
       std::string key_copy(key);
       if (auto e = field.value().get_string().get(text)) return JsonError(key_copy, e);
-      (key_copy == "status" ? status : key_copy == "errorType" ? error_type : error) = std::string(text);
+      (key_copy == "status" ? envelope->status : key_copy == "errorType" ? envelope->error_type : envelope->error) =
+          std::string(text);
     } else if (key == "data") {
-      simdjson::ondemand::object data;
-      if (auto e = field.value().get_object().get(data)) return JsonError("data", e);
-      for (auto data_field : data) {
-        std::string_view data_key;
-        if (auto e = data_field.unescaped_key().get(data_key)) return JsonError("data key", e);
-        if (data_key == "resultType") {
-          if (auto e = data_field.value().get_string().get(text)) return JsonError("resultType", e);
-          if (text != "matrix")
-            return InvalidInput("Prometheus answer: resultType '" + std::string(text) + "', expected matrix");
-        } else if (data_key == "result") {
-          simdjson::ondemand::array result;
-          if (auto e = data_field.value().get_array().get(result)) return JsonError("result", e);
-          for (auto item : result) {
-            simdjson::ondemand::object object;
-            if (auto e = std::move(item).get_object().get(object)) return JsonError("series", e);
-            KRAKEN_RETURN_IF_ERROR(ReadSeries(object, &out.emplace_back()));
-          }
-          have_data = true;
-        }
-      }
+      simdjson::ondemand::value data;
+      if (auto e = field.value().get(data)) return JsonError("data", e);
+      KRAKEN_RETURN_IF_ERROR(read_data(data));
     }
   }
-  if (status == "error") return InvalidInput("Prometheus refused the query: " + error_type + ": " + error);
-  if (status != "success") return InvalidInput("Prometheus answer has status '" + status + "'");
+  return Status::Ok();
+}
+
+// /query_range's data: {"resultType": "matrix", "result": [series...]}.
+Status ReadMatrix(simdjson::ondemand::value value, std::vector<RangeSeries>* out, bool* have_data) {
+  simdjson::ondemand::object data;
+  if (auto e = value.get_object().get(data)) return JsonError("data", e);
+  for (auto data_field : data) {
+    std::string_view data_key, text;
+    if (auto e = data_field.unescaped_key().get(data_key)) return JsonError("data key", e);
+    if (data_key == "resultType") {
+      if (auto e = data_field.value().get_string().get(text)) return JsonError("resultType", e);
+      if (text != "matrix") return InvalidInput("Prometheus answer: resultType '" + std::string(text) + "', expected matrix");
+    } else if (data_key == "result") {
+      simdjson::ondemand::array result;
+      if (auto e = data_field.value().get_array().get(result)) return JsonError("result", e);
+      for (auto item : result) {
+        simdjson::ondemand::object object;
+        if (auto e = std::move(item).get_object().get(object)) return JsonError("series", e);
+        KRAKEN_RETURN_IF_ERROR(ReadSeries(object, &out->emplace_back()));
+      }
+      *have_data = true;
+    }
+  }
+  return Status::Ok();
+}
+
+// /series's data: [{label: value...}...].
+Status ReadLabelSets(simdjson::ondemand::value value, std::vector<RangeSeries>* out) {
+  simdjson::ondemand::array data;
+  if (auto e = value.get_array().get(data)) return JsonError("data", e);
+  for (auto item : data) {
+    simdjson::ondemand::object labels;
+    if (auto e = std::move(item).get_object().get(labels)) return JsonError("series", e);
+    RangeSeries& series = out->emplace_back();
+    for (auto label : labels) {
+      std::string_view name, value_text;
+      if (auto e = label.unescaped_key().get(name)) return JsonError("label name", e);
+      std::string name_copy(name);
+      if (auto e = label.value().get_string().get(value_text)) return JsonError("label value", e);
+      series.labels.emplace_back(std::move(name_copy), std::string(value_text));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<RangeSeries>> ParseRangeResponse(std::string_view json) {
+  Envelope envelope;
+  std::vector<RangeSeries> out;
+  bool have_data = false;
+  KRAKEN_RETURN_IF_ERROR(ReadEnvelope(json, &envelope, [&](simdjson::ondemand::value data) {
+    return ReadMatrix(data, &out, &have_data);
+  }));
+  if (envelope.status == "error")
+    return InvalidInput("Prometheus refused the query: " + envelope.error_type + ": " + envelope.error);
+  if (envelope.status != "success") return InvalidInput("Prometheus answer has status '" + envelope.status + "'");
   if (!have_data) return InvalidInput("Prometheus answer has no data.result");
   return out;
 }
 
 Result<std::vector<RangeSeries>> ParseSeriesResponse(std::string_view json) {
-  simdjson::ondemand::parser parser;
-  simdjson::padded_string padded(json);
-  simdjson::ondemand::document doc;
-  if (auto e = parser.iterate(padded).get(doc)) return JsonError("not JSON", e);
-  simdjson::ondemand::object root;
-  if (auto e = doc.get_object().get(root)) return JsonError("not a JSON object", e);
-  std::string status, error;
+  Envelope envelope;
   std::vector<RangeSeries> out;
-  for (auto field : root) {
-    std::string_view key, text;
-    if (auto e = field.unescaped_key().get(key)) return JsonError("key", e);
-    if (key == "status" || key == "error") {
-      std::string key_copy(key);
-      if (auto e = field.value().get_string().get(text)) return JsonError(key_copy, e);
-      (key_copy == "status" ? status : error) = std::string(text);
-    } else if (key == "data") {
-      simdjson::ondemand::array data;
-      if (auto e = field.value().get_array().get(data)) return JsonError("data", e);
-      for (auto item : data) {
-        simdjson::ondemand::object labels;
-        if (auto e = std::move(item).get_object().get(labels)) return JsonError("series", e);
-        RangeSeries& series = out.emplace_back();
-        for (auto label : labels) {
-          std::string_view name, value;
-          if (auto e = label.unescaped_key().get(name)) return JsonError("label name", e);
-          std::string name_copy(name);
-          if (auto e = label.value().get_string().get(value)) return JsonError("label value", e);
-          series.labels.emplace_back(std::move(name_copy), std::string(value));
-        }
-      }
-    }
-  }
-  if (status == "error") return InvalidInput("Prometheus refused the series request: " + error);
-  if (status != "success") return InvalidInput("Prometheus answer has status '" + status + "'");
+  KRAKEN_RETURN_IF_ERROR(
+      ReadEnvelope(json, &envelope, [&](simdjson::ondemand::value data) { return ReadLabelSets(data, &out); }));
+  if (envelope.status == "error") return InvalidInput("Prometheus refused the series request: " + envelope.error);
+  if (envelope.status != "success") return InvalidInput("Prometheus answer has status '" + envelope.status + "'");
   return out;
 }
 
