@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
+#include <string>
 
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
@@ -47,39 +49,39 @@ void ExpectTwentySteps(const Profile& p) {
   for (size_t i = 0; i < p.steps.size(); ++i) EXPECT_EQ(p.steps[i].step_number, static_cast<int64_t>(i));
 }
 
-TEST(KinetoH100CuptiTest, CuptiTraceOfResnetTraining) {
-  Profile p = ImportH100Example("resnet50-train.cupti.json.gz");
+// What each recorded trace of the two workloads holds, as counted when it was committed.
+struct H100TraceCounts {
+  const char* file;
+  size_t kernels, memcpys, memsets;
+};
+
+class KinetoH100WorkloadTraceTest : public ::testing::TestWithParam<H100TraceCounts> {};
+
+TEST_P(KinetoH100WorkloadTraceTest, ImportsDeviceStepsAndActivity) {
+  const H100TraceCounts& want = GetParam();
+  Profile p = ImportH100Example(want.file);
   ExpectH100Device(p);
   ExpectTwentySteps(p);
-  EXPECT_EQ(p.kernels.size(), 18421u);  // the whole run: model setup and 5 warm-up steps too
-  EXPECT_EQ(CountH100MemoryOps(p, MemoryOpKind::kMemcpy), 481u);
-  EXPECT_EQ(CountH100MemoryOps(p, MemoryOpKind::kMemset), 1354u);
+  EXPECT_EQ(p.kernels.size(), want.kernels);
+  EXPECT_EQ(CountH100MemoryOps(p, MemoryOpKind::kMemcpy), want.memcpys);
+  EXPECT_EQ(CountH100MemoryOps(p, MemoryOpKind::kMemset), want.memsets);
   EXPECT_EQ(p.import_counters.count("kineto_malformed_events"), 0u);
 }
 
-TEST(KinetoH100CuptiTest, TorchProfilerTraceOfResnetTraining) {
-  Profile p = ImportH100Example("resnet50-train.pt.trace.json.gz");
-  ExpectH100Device(p);
-  ExpectTwentySteps(p);
-  EXPECT_EQ(p.kernels.size(), 14740u);
-  EXPECT_EQ(CountH100MemoryOps(p, MemoryOpKind::kMemcpy), 0u);
-  EXPECT_EQ(CountH100MemoryOps(p, MemoryOpKind::kMemset), 1080u);
-}
-
-TEST(KinetoH100CuptiTest, BertTracesOfBothProfilers) {
-  Profile cupti = ImportH100Example("bert-infer.cupti.json.gz");
-  ExpectH100Device(cupti);
-  ExpectTwentySteps(cupti);
-  EXPECT_EQ(cupti.kernels.size(), 4101u);
-  EXPECT_EQ(CountH100MemoryOps(cupti, MemoryOpKind::kMemcpy), 226u);
-  EXPECT_EQ(CountH100MemoryOps(cupti, MemoryOpKind::kMemset), 302u);
-  Profile torch = ImportH100Example("bert-infer.pt.trace.json.gz");
-  ExpectH100Device(torch);
-  ExpectTwentySteps(torch);
-  EXPECT_EQ(torch.kernels.size(), 3120u);
-  EXPECT_EQ(CountH100MemoryOps(torch, MemoryOpKind::kMemcpy), 20u);
-  EXPECT_EQ(CountH100MemoryOps(torch, MemoryOpKind::kMemset), 240u);
-}
+// The CUPTI traces hold the whole run (model setup and 5 warm-up steps too); torch.profiler's
+// only the 20 profiled steps.
+INSTANTIATE_TEST_SUITE_P(Recorded, KinetoH100WorkloadTraceTest,
+                         ::testing::Values(H100TraceCounts{"resnet50-train.cupti.json.gz", 18421, 481, 1354},
+                                           H100TraceCounts{"resnet50-train.pt.trace.json.gz", 14740, 0, 1080},
+                                           H100TraceCounts{"bert-infer.cupti.json.gz", 4101, 226, 302},
+                                           H100TraceCounts{"bert-infer.pt.trace.json.gz", 3120, 20, 240}),
+                         [](const ::testing::TestParamInfo<H100TraceCounts>& info) {
+                           std::string name = info.param.file;
+                           name = name.substr(0, name.find(".json"));
+                           for (char& c : name)
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
 
 TEST(KinetoH100CuptiTest, KernelMixTrace) {
   Profile p = ImportH100Example("kernel-mix.cupti.json.gz");
