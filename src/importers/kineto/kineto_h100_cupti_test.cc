@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <ostream>
 #include <string>
 
 #include "base/testing/test_data.h"
@@ -54,6 +55,9 @@ struct H100TraceCounts {
   const char* file;
   size_t kernels, memcpys, memsets;
 };
+
+// gtest names the parameter by its file instead of dumping its bytes.
+void PrintTo(const H100TraceCounts& counts, std::ostream* out) { *out << counts.file; }
 
 class KinetoH100WorkloadTraceTest : public ::testing::TestWithParam<H100TraceCounts> {};
 
