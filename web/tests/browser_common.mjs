@@ -91,3 +91,36 @@ export function startKrakenServe(kraken, db, extra = []) {
     server.on('exit', (code) => reject(new Error(`kraken serve exited with ${code}: ${seen}`)));
   });
 }
+
+// Runs the kraken binary BIN with ARGV; its standard output (a failure throws, with stderr).
+export function runKraken(bin, ...argv) {
+  return execFileSync(bin, argv, { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+// DATA_DIR/RELATIVE, which must exist: the tests run on real files, never without them.
+export function realDataFile(dataDir, relative) {
+  const f = path.join(dataDir, relative);
+  if (!fs.existsSync(f)) throw new Error(`missing real data file ${f}`);
+  return f;
+}
+
+// Opens a self-contained page (a file written by kraken) with every non-file request
+// blocked, waits until it says it rendered, and checks it rendered without a script error
+// or a network request. WHAT names the page in the checks.
+export async function openOfflinePage(browser, url, what) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const external = [];
+  await page.route('**/*', (route) => {
+    if (route.request().url().startsWith('file:')) return route.continue();
+    external.push(route.request().url());
+    return route.abort();
+  });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(url);
+  await page.waitForSelector('body[data-rendered]', { timeout: 20000 });
+  check(await page.getAttribute('body', 'data-rendered') === 'true', `${what} rendered without error`);
+  check(errors.length === 0, `no script error (${errors.join('; ')})`);
+  check(external.length === 0, `no network request (${external.join(', ')})`);
+  return page;
+}

@@ -5,13 +5,13 @@
 // points and the largest value of the series in kraken's JSON; the memory chart's marked
 // peak must be kraken's peak, at its time. Screenshots go to --out.
 // node hta_charts_test.mjs --kraken BIN --data DATA_DIR --out DIR --modules NODE_MODULES --chromium PATH
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  chartStats, check, failureCount, importProfile, launchChromium, near, parseArgs, startKrakenServe,
+  chartStats, check, failureCount, importProfile, launchChromium, near, parseArgs, realDataFile, runKraken,
+  startKrakenServe,
 } from './browser_common.mjs';
 
 const args = parseArgs(process.argv.slice(2));
@@ -23,15 +23,9 @@ const COPY_TRACE = 'kineto/hta/trace_diff/control/control.json.gz';
 const EIGHT_RANKS = 'kineto/param/dlrm_kineto.tar.gz';
 const MAX_CHART_RANKS = 4;  // web/src/hta_charts.js
 
-function kraken(...argv) {
-  return execFileSync(args.kraken, argv, { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
-}
+const kraken = (...argv) => runKraken(args.kraken, ...argv);
 
-function dataFile(relative) {
-  const f = path.join(args.data, relative);
-  if (!fs.existsSync(f)) throw new Error(`missing real data file ${f}`);
-  return f;
-}
+const dataFile = (relative) => realDataFile(args.data, relative);
 
 async function openPage(browser, url) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -4,41 +4,20 @@
 // Chromium with the network blocked; its tables must hold exactly what the JSON
 // documents say. Screenshots go to --out.
 // node insights_report_test.mjs --kraken BIN --data DATA_DIR --out DIR --modules NODE_MODULES --chromium PATH
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { check, failureCount, launchChromium, near, parseArgs } from './browser_common.mjs';
+import {
+  check, failureCount, launchChromium, near, openOfflinePage, parseArgs, realDataFile, runKraken,
+} from './browser_common.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 
-function kraken(...argv) {
-  return execFileSync(args.kraken, argv, { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
-}
+const kraken = (...argv) => runKraken(args.kraken, ...argv);
 
-function dataFile(relative) {
-  const f = path.join(args.data, relative);
-  if (!fs.existsSync(f)) throw new Error(`missing real data file ${f}`);
-  return f;
-}
+const dataFile = (relative) => realDataFile(args.data, relative);
 
-async function openPage(browser, html) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const external = [];
-  await page.route('**/*', (route) => {
-    if (route.request().url().startsWith('file:')) return route.continue();
-    external.push(route.request().url());
-    return route.abort();
-  });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(pathToFileURL(html).href);
-  await page.waitForSelector('body[data-rendered]', { timeout: 20000 });
-  check(await page.getAttribute('body', 'data-rendered') === 'true', `${path.basename(html)} rendered without error`);
-  check(errors.length === 0, `no script error (${errors.join('; ')})`);
-  check(external.length === 0, `no network request (${external.join(', ')})`);
-  return page;
-}
+const openPage = (browser, html) => openOfflinePage(browser, pathToFileURL(html).href, path.basename(html));
 
 const cellTexts = (page, tableId, column) => page.$$eval(`table[data-table="${tableId}"] tbody tr td:nth-child(${column})`,
   (tds) => tds.map((td) => td.textContent));

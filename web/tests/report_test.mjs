@@ -4,11 +4,12 @@
 // ones kraken computed. Screenshots go to --out (printed).
 // node report_test.mjs --kraken BIN --data DATA_DIR --out DIR --modules NODE_MODULES --chromium PATH
 //   [--promtool PATH --prometheus PATH]
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chartStats, check, failureCount, launchChromium, near, parseArgs } from './browser_common.mjs';
+import {
+  chartStats, check, failureCount, launchChromium, near, openOfflinePage, parseArgs, runKraken,
+} from './browser_common.mjs';
 import { HISTORY_SPAN_S, HISTORY_STEP_S, startPrometheusHistory } from './prometheus_history.mjs';
 
 const args = parseArgs(process.argv.slice(2));
@@ -38,9 +39,7 @@ const CASES = [
   },
 ];
 
-function kraken(...argv) {
-  return execFileSync(args.kraken, argv, { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
-}
+const kraken = (...argv) => runKraken(args.kraken, ...argv);
 
 async function runCase(browser, c) {
   console.log(`case ${c.name}`);
@@ -53,20 +52,7 @@ async function runCase(browser, c) {
   const text = fs.readFileSync(html, 'utf8');
   check(!/<script[^>]+src=|<link[^>]+href=/i.test(text), 'the page loads no script or stylesheet from elsewhere');
 
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const external = [];
-  await page.route('**/*', (route) => {
-    if (route.request().url().startsWith('file:')) return route.continue();
-    external.push(route.request().url());
-    return route.abort();
-  });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(pathToFileURL(html).href);
-  await page.waitForSelector('body[data-rendered]', { timeout: 20000 });
-  check(await page.getAttribute('body', 'data-rendered') === 'true', 'the report rendered without error');
-  check(errors.length === 0, `no script error (${errors.join('; ')})`);
-  check(external.length === 0, `no network request (${external.join(', ')})`);
+  const page = await openOfflinePage(browser, pathToFileURL(html).href, 'the report');
 
   // The page renders exactly the document `kraken analyze --json` prints.
   const data = await page.$eval('#kraken-report-data', (n) => JSON.parse(n.textContent));
