@@ -164,22 +164,24 @@ def measure(library: str, device_index: int, calls: int, seconds: float) -> Dict
     return result
 
 
-def field_returns(buffer: Any, ids: Sequence[int]) -> Dict[str, str]:
-    """The nvmlReturn of each field of the last nvmlDeviceGetFieldValues answer in `buffer`."""
+def field_words(buffer: Any, ids: Sequence[int], offset: int, names: Dict[int, str]) -> Dict[str, str]:
+    """The 32-bit word at `offset` of each field of the last nvmlDeviceGetFieldValues answer
+    in `buffer`, by field id, named through `names` (the number when unnamed)."""
     out: Dict[str, str] = {}
     for i, field in enumerate(ids):
-        rc = ctypes.c_uint.from_buffer(buffer, i * FIELD_VALUE_SIZE + FIELD_RETURN_OFFSET).value
-        out[str(field)] = RETURN_NAMES.get(rc, str(rc))
+        word = ctypes.c_uint.from_buffer(buffer, i * FIELD_VALUE_SIZE + offset).value
+        out[str(field)] = names.get(word, str(word))
     return out
+
+
+def field_returns(buffer: Any, ids: Sequence[int]) -> Dict[str, str]:
+    """The nvmlReturn of each field of the last nvmlDeviceGetFieldValues answer in `buffer`."""
+    return field_words(buffer, ids, FIELD_RETURN_OFFSET, RETURN_NAMES)
 
 
 def field_value_types(buffer: Any, ids: Sequence[int]) -> Dict[str, str]:
     """The nvmlValueType_t of each field: a 32-bit counter ("UNSIGNED_INT") wraps at 4 GiB."""
-    out: Dict[str, str] = {}
-    for i, field in enumerate(ids):
-        value_type = ctypes.c_uint.from_buffer(buffer, i * FIELD_VALUE_SIZE + FIELD_TYPE_OFFSET).value
-        out[str(field)] = VALUE_TYPE_NAMES.get(value_type, str(value_type))
-    return out
+    return field_words(buffer, ids, FIELD_TYPE_OFFSET, VALUE_TYPE_NAMES)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

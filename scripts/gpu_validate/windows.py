@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 import urllib.request
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOADS_PY = os.path.join(HERE, "workloads.py")
@@ -116,18 +116,12 @@ class Worker:
 
     def wait_ready(self, timeout_s: float) -> bool:
         """Waits for the `ready` line; False (with the reason in .error) otherwise."""
-        assert self.reader is not None
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            line = self.reader.readline(deadline - time.monotonic())
-            if line is None:
-                break
-            if line.startswith("ready "):
-                self.ready = json.loads(line[len("ready "):])
-                self.ready_s = time.monotonic() - self.started
-                return True
-        self.error = self._why("was not ready", timeout_s)
-        return False
+        line = self._wait_for_line(lambda text: text.startswith("ready "), timeout_s, "was not ready")
+        if line is None:
+            return False
+        self.ready = json.loads(line[len("ready "):])
+        self.ready_s = time.monotonic() - self.started
+        return True
 
     def send(self, line: str) -> bool:
         """Writes one command line; False when the worker is gone."""
@@ -142,16 +136,22 @@ class Worker:
 
     def wait_done(self, tag: str, timeout_s: float) -> bool:
         """Waits for `done TAG`; False (reason in .error) on timeout or exit."""
+        return self._wait_for_line(lambda text: text == f"done {tag}", timeout_s,
+                                   f"did not finish window {tag}") is not None
+
+    def _wait_for_line(self, wanted: Callable[[str], bool], timeout_s: float, failure: str) -> Optional[str]:
+        """The first line the worker prints that `wanted` accepts, within `timeout_s`; None
+        (with .error saying the worker `failure`) on timeout or exit."""
         assert self.reader is not None
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             line = self.reader.readline(deadline - time.monotonic())
             if line is None:
                 break
-            if line == f"done {tag}":
-                return True
-        self.error = self._why(f"did not finish window {tag}", timeout_s)
-        return False
+            if wanted(line):
+                return line
+        self.error = self._why(failure, timeout_s)
+        return None
 
     def stop(self) -> None:
         """Asks the worker to quit, then kills it if it does not; closes its pipes."""
