@@ -84,7 +84,7 @@ std::string FirstLiveEvent(int port, std::string* received) {
   return received->substr(kHead.size(), received->find("\n\n") - kHead.size());
 }
 
-class PrometheusLiveTest : public ::testing::Test {
+class PrometheusLiveTest : public testing::ServeOverPrometheusTest<PrometheusLiveTest> {
  protected:
   static void SetUpTestSuite() {
     end_s_ = LiveNowS() / 15 * 15;
@@ -95,25 +95,10 @@ class PrometheusLiveTest : public ::testing::Test {
         {kLiveT4, "", false, "", "", false},
     };
     int64_t series = 0;
-    std::string history = testing::BuildOpenMetricsHistory(captures_, {end_s_, 1800, 15}, &series);
-    served_ = new testing::ServeOverPrometheus(history, "prometheus_live");
-    prometheus_ = &served_->prometheus;
-    serve_ = served_->serve.get();
-    port_ = served_->port;
+    StartServing(testing::BuildOpenMetricsHistory(captures_, {end_s_, 1800, 15}, &series), "prometheus_live");
   }
-  static void TearDownTestSuite() {
-    delete served_;
-    served_ = nullptr;
-    prometheus_ = nullptr;
-    serve_ = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(served_->ready()) << served_->problem(); }
 
-  static inline testing::ServeOverPrometheus* served_ = nullptr;
-  static inline testing::PrometheusServer* prometheus_ = nullptr;
-  static inline testing::ChildProcess* serve_ = nullptr;
   static inline std::vector<testing::CaptureAttribution> captures_;
-  static inline int port_ = 0;
   static inline int64_t end_s_ = 0;
 };
 

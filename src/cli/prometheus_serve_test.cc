@@ -24,7 +24,7 @@ constexpr char kServeA100[] = "dcgm/a100-mig_dcgm-exporter-2.4_nvidia-cloud-nati
 constexpr char kServeT4[] = "dcgm/t4-a10g_dcgm-exporter_datadog-integrations-core_fixture.txt";
 constexpr int64_t kServeDayS = 86400;
 
-class PrometheusServeTest : public ::testing::Test {
+class PrometheusServeTest : public testing::ServeOverPrometheusTest<PrometheusServeTest> {
  protected:
   static void SetUpTestSuite() {
     int64_t now =
@@ -38,19 +38,8 @@ class PrometheusServeTest : public ::testing::Test {
         {kServeT4, "", false, "", "", false},
     };
     int64_t series = 0;
-    std::string history = testing::BuildOpenMetricsHistory(captures, shape, &series);
-    served_ = new testing::ServeOverPrometheus(history, "prometheus_serve");
-    prometheus_ = &served_->prometheus;
-    serve_ = served_->serve.get();
-    port_ = served_->port;
+    StartServing(testing::BuildOpenMetricsHistory(captures, shape, &series), "prometheus_serve");
   }
-  static void TearDownTestSuite() {
-    delete served_;
-    served_ = nullptr;
-    prometheus_ = nullptr;
-    serve_ = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(served_->ready()) << served_->problem(); }
 
   static httplib::Result Get(const std::string& path) {
     httplib::Client client("127.0.0.1", port_);
@@ -58,10 +47,6 @@ class PrometheusServeTest : public ::testing::Test {
     return client.Get(path);
   }
 
-  static inline testing::ServeOverPrometheus* served_ = nullptr;
-  static inline testing::PrometheusServer* prometheus_ = nullptr;
-  static inline testing::ChildProcess* serve_ = nullptr;
-  static inline int port_ = 0;
   static inline int64_t end_s_ = 0;
 };
 

@@ -3,6 +3,8 @@
 // Header-only: it needs the test's KRAKEN_BINARY_PATH.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <memory>
 #include <string>
@@ -34,6 +36,35 @@ struct ServeOverPrometheus {
   PrometheusServer prometheus;
   std::unique_ptr<ChildProcess> serve;  // stopped before Prometheus (members go in reverse)
   int port = 0;
+};
+
+// The fixture of a suite that shares one ServeOverPrometheus: its SetUpTestSuite builds the
+// history and calls StartServing; every test then finds the pair ready. CRTP, so each suite
+// has its own pair (static members of its own base).
+template <typename Suite>
+class ServeOverPrometheusTest : public ::testing::Test {
+ protected:
+  static void StartServing(const std::string& history, const std::string& name) {
+    served_ = new ServeOverPrometheus(history, name);
+    prometheus_ = &served_->prometheus;
+    serve_ = served_->serve.get();
+    port_ = served_->port;
+  }
+  static void TearDownTestSuite() {
+    delete served_;
+    served_ = nullptr;
+    prometheus_ = nullptr;
+    serve_ = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_NE(served_, nullptr) << "the suite's SetUpTestSuite did not call StartServing";
+    ASSERT_TRUE(served_->ready()) << served_->problem();
+  }
+
+  static inline ServeOverPrometheus* served_ = nullptr;
+  static inline PrometheusServer* prometheus_ = nullptr;
+  static inline ChildProcess* serve_ = nullptr;
+  static inline int port_ = 0;
 };
 
 }  // namespace kraken::testing
