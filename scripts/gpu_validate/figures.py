@@ -211,7 +211,8 @@ def traced_windows(root: str) -> List[Dict[str, Any]]:
                      "names_not_in_reference": len(names - reference) if reference else None,
                      "reference_names_missing": len(reference - names) if reference else None,
                      "top_kernel": ((summary.get("top_kernels") or [{}])[0]).get("name"),
-                     "activities": summary.get("activities"), "tracer_cost": summary.get("tracer_cost") or {}})
+                     "activities": summary.get("activities"), "tracer_cost": summary.get("tracer_cost") or {},
+                     "launches": summary.get("launches") or {}})
     return rows
 
 
@@ -228,6 +229,11 @@ def render_traced_windows(rows: List[Dict[str, Any]]) -> List[str]:
                      f"{fmt(r['kernels_per_step'], 1)} kernels and {fmt(r['kernel_ms_per_step'], 2)} ms kernel time "
                      f"per step, GPU busy {fmt(None if busy is None else busy * 100, 1)} %, "
                      f"{r['distinct_kernel_names']} names ({diff}); top {(r['top_kernel'] or '')[:50]}")
+        launches = r.get("launches") or {}
+        if launches.get("launch_calls"):
+            lines.append(f"      launch calls: p50 {fmt(launches.get('launch_us_p50'), 2)} us, "
+                         f"p90 {fmt(launches.get('launch_us_p90'), 2)} us, "
+                         f"{fmt(launches.get('launch_ms_per_step'), 2)} ms per step")
         cost = r.get("tracer_cost") or {}
         if cost.get("writer_cpu_ms") is not None:
             lines.append(f"      tracer: writer CPU {fmt(cost.get('writer_cpu_ms'), 1)} ms of the process's "

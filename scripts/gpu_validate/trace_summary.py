@@ -41,22 +41,51 @@ def window_of(run: Optional[Dict[str, Any]]) -> Tuple[Optional[float], Optional[
     return run.get("start_unix"), run.get("end_unix")
 
 
-def kernels_in_window(trace: Dict[str, Any], start_unix: Optional[float],
-                      end_unix: Optional[float]) -> List[Tuple[str, float]]:
-    """(name, duration in us) of every kernel event starting inside the window (all when
-    the window is unknown or the trace has no baseTimeNanoseconds to place it)."""
+def events_in_window(trace: Dict[str, Any], categories: Sequence[str], start_unix: Optional[float],
+                     end_unix: Optional[float]) -> List[Tuple[str, float]]:
+    """(name, duration in us) of every complete event of `categories` starting inside the
+    window (all when the window is unknown or the trace has no baseTimeNanoseconds)."""
     base_ns = trace.get("baseTimeNanoseconds")
     bounded = start_unix is not None and end_unix is not None and isinstance(base_ns, (int, float))
-    kernels = []
+    events = []
     for event in trace.get("traceEvents") or []:
-        if not isinstance(event, dict) or event.get("ph") != "X" or event.get("cat") != "kernel":
+        if not isinstance(event, dict) or event.get("ph") != "X" or event.get("cat") not in categories:
             continue
         if bounded:
             start_s = (base_ns + float(event.get("ts", 0.0)) * 1e3) / 1e9
             if not start_unix <= start_s <= end_unix:
                 continue
-        kernels.append((str(event.get("name", "")), float(event.get("dur", 0.0))))
-    return kernels
+        events.append((str(event.get("name", "")), float(event.get("dur", 0.0))))
+    return events
+
+
+def kernels_in_window(trace: Dict[str, Any], start_unix: Optional[float],
+                      end_unix: Optional[float]) -> List[Tuple[str, float]]:
+    """(name, duration in us) of every kernel event starting inside the window."""
+    return events_in_window(trace, ("kernel",), start_unix, end_unix)
+
+
+def percentile(sorted_values: List[float], q: float) -> Optional[float]:
+    """The nearest-rank q-quantile (0..1) of ascending values; None when empty."""
+    if not sorted_values:
+        return None
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def launch_figures(trace: Dict[str, Any], start_unix: Optional[float], end_unix: Optional[float],
+                   steps: Optional[int]) -> Dict[str, Any]:
+    """The CPU side of launching: how long each launch call took in the window (a tracer
+    that slows the calls themselves shows here) and their time per step. With the GPU busy
+    fraction this tells a CPU-bound slowdown from a GPU-side one."""
+    calls = events_in_window(trace, ("cuda_runtime", "cuda_driver"), start_unix, end_unix)
+    launches = sorted(dur for name, dur in calls if "Launch" in name)
+    return {
+        "api_calls": len(calls),
+        "launch_calls": len(launches),
+        "launch_us_p50": percentile(launches, 0.5),
+        "launch_us_p90": percentile(launches, 0.9),
+        "launch_ms_per_step": sum(launches) / 1e3 / steps if steps and launches else None,
+    }
 
 
 def count_categories(trace: Dict[str, Any]) -> Dict[str, int]:
@@ -101,6 +130,7 @@ def summarize(trace: Dict[str, Any], run: Optional[Dict[str, Any]], label: str) 
         "dropped_records": trace.get("kraken_cupti_dropped_records"),
         # kraken's tracer's own cost (its footer): a busy writer or a long flush shows here.
         "tracer_cost": {key: trace.get(f"kraken_cupti_{key}") for key in COST_KEYS},
+        "launches": launch_figures(trace, start_unix, end_unix, steps),
     }
 
 

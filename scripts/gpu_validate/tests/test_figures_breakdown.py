@@ -100,7 +100,9 @@ def test_second_version_rows_and_traced_windows(phase7_run) -> None:
     write(phase7_run, "overhead/p7-traces/resnet50-train-cupti.json",
           {"step_p50_ms": 47.5, "kernels_per_step": 737.0, "kernel_ms_per_step": 36.2, "gpu_busy_fraction": 0.75,
            "distinct_kernel_names": 3, "kernel_names": {"conv": 1, "bn": 1, "relu": 1},
-           "top_kernels": [{"name": "conv", "count": 1, "time_ms": 1.0}]})
+           "top_kernels": [{"name": "conv", "count": 1, "time_ms": 1.0}],
+           "launches": {"api_calls": 2000, "launch_calls": 737, "launch_us_p50": 7.25, "launch_us_p90": 12.5,
+                        "launch_ms_per_step": 5.6}})
     write(phase7_run, "overhead/p7-traces/resnet50-train-kraken-profile.json",
           {"step_p50_ms": 38.8, "kernels_per_step": 737.0, "kernel_ms_per_step": 36.1, "gpu_busy_fraction": 0.9,
            "distinct_kernel_names": 3, "kernel_names": {"conv": 1, "bn": 1, "gemm": 1},
@@ -121,3 +123,5 @@ def test_second_version_rows_and_traced_windows(phase7_run) -> None:
             "GPU busy 90.0 %, 3 names (+1/-1); top gemm") in text
     assert ("      tracer: writer CPU 310.0 ms of the process's 9000.0 ms over 7000.0 ms traced; 4 flushes, "
             "2.0 ms in all, longest 1.2 ms") in text
+    assert "      launch calls: p50 7.25 us, p90 12.50 us, 5.60 ms per step" in text
+    assert text.count("launch calls:") == 1  # the kraken-profile summary has none

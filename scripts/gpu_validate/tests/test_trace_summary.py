@@ -61,6 +61,22 @@ def test_the_runs_window_and_a_cut_trace(tmp_path) -> None:
     assert s["top_kernels"][0] == {"name": "conv", "count": 2, "time_ms": pytest.approx(0.06)}
     assert s["distinct_kernel_names"] == 3 and s["activities"] == "kernels" and s["step_p50_ms"] == 40.0
     assert s["tracer_cost"]["writer_cpu_ms"] is None  # cut before the footer
+    assert s["launches"]["launch_calls"] == 0 and s["launches"]["launch_us_p50"] is None  # kernels only
+
+
+def test_launch_calls_in_the_window(tmp_path) -> None:
+    base_ns = 1_800_000_000 * 10**9
+    events = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": ts, "dur": dur}
+              for ts, dur in ((0.0, 99.0), (1e6, 4.0), (1e6 + 10, 6.0), (1.5e6, 8.0), (1.5e6 + 10, 30.0))]
+    events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "ts": 1.6e6, "dur": 500.0})
+    events.append({"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernelEx", "ts": 1.7e6, "dur": 2.0})
+    trace = {"baseTimeNanoseconds": base_ns, "traceEvents": events}
+    run = {"start_unix": 1_800_000_000.9, "end_unix": 1_800_000_002.0, "steps": 2}
+    launches = trace_summary.summarize(trace, run, "t")["launches"]
+    # The warm-up launch (99 us, before the window) is not counted; the sync is a call, not a launch.
+    assert launches["api_calls"] == 6 and launches["launch_calls"] == 5
+    assert launches["launch_us_p50"] == 6.0 and launches["launch_us_p90"] == 30.0
+    assert launches["launch_ms_per_step"] == pytest.approx(0.025)
 
 
 def test_the_tracers_cost_from_a_complete_trace(tmp_path) -> None:
