@@ -8,6 +8,7 @@ import os
 from typing import Any, Dict, List, Optional
 
 import figures as figs_mod
+import trace_summary
 from run_report import CUPTI_OVERHEAD_TARGET_PCT, Run, label, num, on_gpu, pct, phases, read_json, source_run
 
 
@@ -78,6 +79,50 @@ def resnet_context(runs: List[Run]) -> List[str]:
             "to isolate it.", ""]
 
 
+def resnet_cupti_trace(run: Run) -> Optional[str]:
+    """Phase 2's CUPTI trace of ResNet-50 (the tracer under `kraken profile --kernels`)."""
+    folder = os.path.join(run["root"], "agreement", "resnet50-train-cupti")
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith((".json", ".json.gz"))]
+    except OSError:
+        return None
+    paths = [os.path.join(folder, n) for n in names]
+    return max(paths, key=os.path.getsize) if paths else None
+
+
+def span(values: List[float], digits: int = 1) -> str:
+    """"36.0-36.3": the smallest and largest of `values`."""
+    return f"{min(values):.{digits}f}-{max(values):.{digits}f}"
+
+
+def resnet_steps_finding(runs: List[Run]) -> List[str]:
+    """Where ResNet-50's slow traced steps lost their time, from phase 2's CUPTI trace step
+    by step (trace_summary.step_launch_profile): longer kernels, or a later last launch."""
+    run = source_run(runs, "agreement/resnet50-train.cupti-run.json")
+    path = resnet_cupti_trace(run) if run is not None and on_gpu(run) else None
+    if path is None:
+        return []
+    try:
+        profile = [p for p in trace_summary.step_launch_profile(trace_summary.load_trace(path))
+                   if p["last_launch_end_ms"] is not None]
+    except (OSError, ValueError):
+        return []
+    if len(profile) < 2:
+        return []
+    median = sorted(p["step_ms"] for p in profile)[len(profile) // 2]
+    fast = [p for p in profile if p["step_ms"] <= 1.05 * median]
+    slow = [p for p in profile if p["step_ms"] > 1.05 * median]
+    line = (f"Phase 2's CUPTI trace step by step ({label(run)}): the GPU's kernel time was "
+            f"{span([p['kernel_ms'] for p in profile])} ms in every step; the {len(fast)} steps of "
+            f"{span([p['step_ms'] for p in fast])} ms issued their last launch "
+            f"{span([p['last_launch_end_ms'] for p in fast])} ms after the step began")
+    if not slow:
+        return [line + ".", ""]
+    return [line + f", the {len(slow)} steps of {span([p['step_ms'] for p in slow])} ms at "
+            f"{span([p['last_launch_end_ms'] for p in slow])} ms: the slow steps waited on the launching "
+            "thread, not on longer kernels (the traced steps' figures: trace_summary.py's launch figures).", ""]
+
+
 def targets_markdown(runs: List[Run], figures: Dict[str, Any]) -> List[str]:
     """docs/validation.md's "Issue 13's targets": agreement met or missed, tracer overhead
     met or missed per run and phase, and the ResNet-50 comparison."""
@@ -88,7 +133,7 @@ def targets_markdown(runs: List[Run], figures: Dict[str, Any]) -> List[str]:
             met = f["overhead_pct"] <= target
             out.append(f"- CUPTI tracer overhead, {f['workload']}, {label(run)}, phase {f['phase']}: "
                        f"{pct(f['overhead_pct'])}: target {'**met**' if met else '**missed**'} (< {target:g} %).")
-    return out + [""] + resnet_context(runs)
+    return out + [""] + resnet_context(runs) + resnet_steps_finding(runs)
 
 
 # --- What failed -------------------------------------------------------------------------------

@@ -88,6 +88,29 @@ def launch_figures(trace: Dict[str, Any], start_unix: Optional[float], end_unix:
     }
 
 
+def step_launch_profile(trace: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Per ProfilerStep range on the CPU (user_annotation, as torch.profiler and kraken's
+    NVTX projection name them), in step order: its length, the GPU kernel time of the
+    kernels that ran inside it, and when its last launch call ended, from the step's start.
+    A step whose last launch ends close to its end waited on the launching thread (CPU
+    bound); one whose kernel time grew waited on the GPU."""
+    events = [e for e in trace.get("traceEvents") or [] if isinstance(e, dict) and e.get("ph") == "X"]
+    steps = sorted((e for e in events if e.get("cat") == "user_annotation"
+                    and str(e.get("name", "")).startswith("ProfilerStep#")), key=lambda e: float(e.get("ts", 0.0)))
+    kernels = [(float(e.get("ts", 0.0)), float(e.get("dur", 0.0))) for e in events if e.get("cat") == "kernel"]
+    launches = [(float(e.get("ts", 0.0)), float(e.get("dur", 0.0))) for e in events
+                if e.get("cat") in ("cuda_runtime", "cuda_driver") and "Launch" in str(e.get("name", ""))]
+    profile = []
+    for step in steps:
+        start = float(step.get("ts", 0.0))
+        end = start + float(step.get("dur", 0.0))
+        ends = [ts + dur for ts, dur in launches if start <= ts < end]
+        profile.append({"step": str(step.get("name")), "step_ms": (end - start) / 1e3,
+                        "kernel_ms": sum(dur for ts, dur in kernels if start <= ts < end) / 1e3,
+                        "last_launch_end_ms": (max(ends) - start) / 1e3 if ends else None})
+    return profile
+
+
 def count_categories(trace: Dict[str, Any]) -> Dict[str, int]:
     counts: Dict[str, int] = {}
     for event in trace.get("traceEvents") or []:

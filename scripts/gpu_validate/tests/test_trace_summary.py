@@ -96,3 +96,21 @@ def test_unreadable_input_is_one_line(tmp_path, capsys) -> None:
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"trace_summary.py: {bad}: not a readable trace") and "\n" not in err
     assert not os.path.exists(tmp_path / "o.json")
+
+
+def test_step_launch_profile() -> None:
+    def x(cat: str, name: str, ts: float, dur: float) -> dict:
+        return {"ph": "X", "cat": cat, "name": name, "ts": ts, "dur": dur}
+    events = [x("user_annotation", "ProfilerStep#1", 50_000.0, 45_000.0),  # out of order on purpose
+              x("user_annotation", "ProfilerStep#0", 0.0, 40_000.0),
+              x("gpu_user_annotation", "ProfilerStep#0", 10.0, 39_000.0),  # the GPU projection: not a step
+              x("cuda_runtime", "cudaLaunchKernel", 100.0, 5.0), x("cuda_runtime", "cudaLaunchKernel", 30_000.0, 5.0),
+              x("cuda_runtime", "cudaStreamSynchronize", 30_100.0, 9_000.0),
+              x("kernel", "conv", 200.0, 20_000.0), x("kernel", "relu", 30_010.0, 9_000.0),
+              x("cuda_driver", "cuLaunchKernel", 90_000.0, 10.0), x("kernel", "gemm", 90_050.0, 4_000.0)]
+    profile = trace_summary.step_launch_profile({"traceEvents": events})
+    assert [p["step"] for p in profile] == ["ProfilerStep#0", "ProfilerStep#1"]
+    assert profile[0] == {"step": "ProfilerStep#0", "step_ms": 40.0, "kernel_ms": 29.0,
+                          "last_launch_end_ms": pytest.approx(30.005)}
+    assert profile[1]["kernel_ms"] == 4.0 and profile[1]["last_launch_end_ms"] == pytest.approx(40.01)
+    assert trace_summary.step_launch_profile({"traceEvents": []}) == []
