@@ -34,6 +34,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -158,6 +159,31 @@ def colocation_run(runs: List[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
     return holding[-1] if holding else None
 
 
+def shown_path(path: str) -> str:
+    """`path` relative to the repository when it lies in it (the page names no machine's folders)."""
+    return os.path.relpath(path, REPO) if os.path.abspath(path).startswith(REPO + os.sep) else path
+
+
+#: Where the ncu CSV of each class comparison lies in a run's results (gpu-validate.sh).
+NCU_CSVS = {"kernel-mix": "examples/ncu-kernel-mix.csv", "resnet50-train": "agreement/ncu-resnet50-train.csv"}
+
+
+def reanalyze_ncu(root: str, kraken: str, program: str) -> bool:
+    """Rewrites agreement/PROGRAM.ncu-analysis.json with this tree's `kraken analyze` of the
+    run's ncu CSV, so that what the importer learnt since the run (e.g. tensor work ncu could
+    not count) reaches the class table. False (the run's analysis kept) when it cannot."""
+    csv_path = os.path.join(root, NCU_CSVS[program])
+    if not os.path.isfile(csv_path) or not os.access(kraken, os.X_OK):
+        return False
+    done = subprocess.run([kraken, "analyze", csv_path, "--json", "--top", "1000"], capture_output=True, text=True,
+                          timeout=120, check=False)
+    if done.returncode != 0:
+        return False
+    with open(os.path.join(root, "agreement", f"{program}.ncu-analysis.json"), "w", encoding="utf-8") as f:
+        f.write(done.stdout)
+    return True
+
+
 def refresh(root: str, kraken: str, traces_run: Optional[Dict[str, Any]] = None) -> List[str]:
     """Recomputes, in the merged results, what the scripts have learnt to do better since the
     run: the class comparisons (classes.py) and the predictions (predict.py --traces, with
@@ -166,6 +192,8 @@ def refresh(root: str, kraken: str, traces_run: Optional[Dict[str, Any]] = None)
     done = []
     agreement_dir = os.path.join(root, "agreement")
     for program in ("kernel-mix", "resnet50-train"):
+        if reanalyze_ncu(root, kraken, program):
+            done.append(f"ncu analysis {program}: redone with {shown_path(kraken)}")
         ncu = os.path.join(agreement_dir, f"{program}.ncu-analysis.json")
         trace = os.path.join(agreement_dir, f"{program}.trace-analysis.json")
         ncu_doc, trace_doc = figs_mod.read_json(ncu), figs_mod.read_json(trace)
@@ -184,7 +212,7 @@ def refresh(root: str, kraken: str, traces_run: Optional[Dict[str, Any]] = None)
     with contextlib.redirect_stdout(io.StringIO()):
         rc = predict_mod.main(["--kraken", kraken, "--traces", traces_dir, "--out", out])
     pairs = (figs_mod.read_json(os.path.join(out, "index.json")) or {}).get("pairs") or []
-    shown = os.path.relpath(kraken, REPO) if os.path.abspath(kraken).startswith(REPO + os.sep) else kraken
+    shown = shown_path(kraken)
     which = f"run {traces_run['n']}'s CUPTI traces (the run that measured the pairs)" if traces_run else "the CUPTI traces"
     return done + [f"predictions: {len(pairs)} pairs recomputed from {which} with {shown} "
                    "(`--mode all` and MPS without an SM cap)"

@@ -62,6 +62,7 @@ class ProfileBuilder {
     if (facts.registers_per_thread) kernel.registers_per_thread = *facts.registers_per_thread;
     if (facts.shared_memory_bytes) kernel.shared_memory_bytes = *facts.shared_memory_bytes;
     KernelCounters counters = ncu::MapKernelCounters(metrics);
+    if (ncu::TensorWorkUncounted(metrics)) Count("ncu_tensor_flops_uncounted");
     if (ncu::HasAnyCounter(counters)) {
       kernel.counters_index = static_cast<int32_t>(profile_->kernel_counters.size());
       profile_->kernel_counters.push_back(counters);

@@ -132,6 +132,30 @@ std::optional<double> PeakDramBytesPerSecond(const MetricIndex& metrics, std::op
 
 }  // namespace
 
+bool TensorWorkUncounted(const MetricIndex& metrics) {
+  if (TensorFlops(metrics).value_or(0) > 0) return false;
+  // Matrix-multiply work on the tensor pipe: its MMA-type cycles, where ncu reported them
+  // (the raw page). smsp__inst_executed_pipe_tensor is no evidence: it also counts the
+  // tensor pipe's data-movement instructions (an FP32 tiled GEMM shows 32,768 and a cuDNN
+  // layout transform 802,816 on an H100, with no MMA cycle).
+  for (const NcuMetric& metric : metrics.metrics()) {
+    std::string_view name = metric.name;
+    if ((StartsWith(name, "sm__pipe_tensor_type_") || StartsWith(name, "sm__pipe_tensor_op_")) &&
+        name.find("mma") != std::string_view::npos && EndsWith(name, ".avg.pct_of_peak_sustained_elapsed") &&
+        metric.value && *metric.value > 0)
+      return true;
+  }
+  // Without them: a tensor pipe busy 1 % of the time or more in a kernel that did no
+  // scalar floating-point work (the details page of the same WMMA GEMM: 4.45 %).
+  double scalar = 0;
+  for (auto flops : {ScalarFlops(metrics, "fadd", "fmul", "ffma"), ScalarFlops(metrics, "dadd", "dmul", "dfma"),
+                     ScalarFlops(metrics, "hadd", "hmul", "hfma")})
+    scalar += flops.value_or(0);
+  const double active =
+      metrics.Value("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", kPercent).value_or(0);
+  return scalar == 0 && active >= 1.0;
+}
+
 MetricIndex::MetricIndex(const std::vector<NcuMetric>& metrics) : metrics_(metrics) {
   for (size_t i = 0; i < metrics_.size(); ++i) by_name_[metrics_[i].name].push_back(i);
 }
@@ -202,6 +226,14 @@ KernelCounters MapKernelCounters(const MetricIndex& metrics) {
   c.fp64_flops = ScalarFlops(metrics, "dadd", "dmul", "dfma");
   c.fp16_flops = ScalarFlops(metrics, "hadd", "hmul", "hfma");
   c.tensor_flops = TensorFlops(metrics);
+  if (TensorWorkUncounted(metrics)) {
+    // The kernel's FLOPs are unknown, not the scalar ones alone: an intensity from them
+    // would be 0 for a tensor-core kernel (kernel_mix's hgemm_wmma on an H100).
+    c.fp32_flops.reset();
+    c.fp64_flops.reset();
+    c.fp16_flops.reset();
+    c.tensor_flops.reset();
+  }
   c.dram_bytes = DramBytes(metrics);
   c.l2_bytes = metrics.Value("lts__t_bytes.sum", kBytes);
   c.l1_bytes = metrics.Value("l1tex__t_bytes.sum", kBytes);

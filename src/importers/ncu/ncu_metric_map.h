@@ -54,6 +54,12 @@ struct LaunchFacts {
 
 LaunchFacts MapLaunchFacts(const MetricIndex& metrics);
 
+// True when the tensor pipe did matrix-multiply work that no tensor-path op counter
+// counted: ncu 2025.3 on an H100 answers "n/a" for the fp16 paths (details page) or leaves
+// them out (raw page) for a WMMA fp16 GEMM whose bf16/tf32 paths count 0. The kernel's
+// FLOPs are then unknown, not 0: MapKernelCounters leaves every FLOP count out.
+bool TensorWorkUncounted(const MetricIndex& metrics);
+
 // Counters measured for one launch; fields stay empty when ncu did not measure them.
 KernelCounters MapKernelCounters(const MetricIndex& metrics);
 bool HasAnyCounter(const KernelCounters& counters);
