@@ -1,9 +1,11 @@
 // The callback, range profiler and profiler host entry points of libkraken_cupti_fake.so
 // (fake_cupti.cc), for the per-kernel counter tests without a GPU. When a subscriber
 // enables the cuLaunchKernel callback, every launch the fake delivers is first announced
-// to it (enter, then exit, with the kernel record's correlation id); a launch announced
-// while the range profiler is started fills one range of the counter data image. The
-// values are derived from the launch: fake launch i (correlation id i + 1) executed
+// to it (enter, then exit, with the kernel record's correlation id); when the runtime's
+// cudaLaunchKernel callback is enabled too, each launch is a runtime call (the kernel
+// record's correlation id) around a driver call (another id), as on a GPU. A launch
+// announced while the range profiler is started fills one range of the counter data image.
+// The values are derived from the launch: fake launch i (correlation id i + 1) executed
 // kFakeFadd fadd, kFakeFfmaBase + i ffma, read kFakeDramRead and wrote kFakeDramWrite
 // DRAM bytes. KRAKEN_FAKE_CUPTI_CALLS_FILE, when set, receives at exit how many of these
 // entry points were called ("profiler_calls=N").
@@ -27,6 +29,7 @@ constexpr double kFakeFadd = 67584;           // one per thread of the 264 x 256
 constexpr double kFakeFfmaBase = 4325376;     // 64 per thread, plus the launch index
 constexpr double kFakeDramRead = 540672;      // 8 bytes per thread
 constexpr double kFakeDramWrite = 270336;     // 4 bytes per thread
+constexpr uint32_t kDriverCorrelationBase = 1'000'000;  // the nested driver calls' ids
 constexpr uint64_t kImageMagic = 0x6b72616b656e5250;  // "krakenRP"
 
 struct ImageHeader {
@@ -88,31 +91,50 @@ __attribute__((destructor)) void WriteCallsFile() {
 
 }  // namespace
 
+// One API callback, enter then (after `between`) exit, as CUPTI makes it.
+template <typename Between>
+void CallAround(CUpti_CallbackFunc callback, void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                const char* function, uint32_t correlation, Between between) {
+  uint64_t correlation_data = 0;
+  int result = 0;  // CUDA_SUCCESS, cudaSuccess
+  CUpti_CallbackData data{};
+  data.callbackSite = CUPTI_API_ENTER;
+  data.functionName = function;
+  data.symbolName = "_Z11fake_kernelPfi";
+  data.context = kFakeContext;
+  data.correlationId = correlation;
+  data.correlationData = &correlation_data;
+  data.functionReturnValue = &result;
+  callback(userdata, domain, cbid, &data);
+  between();
+  data.callbackSite = CUPTI_API_EXIT;
+  callback(userdata, domain, cbid, &data);
+}
+
 // Called by fake_cupti.cc (no lock held) before it delivers launches [first, first + count).
 void KrakenFakeAnnounceLaunches(int64_t first, int64_t count) {
   for (int64_t i = first; i < first + count; ++i) {
     CUpti_CallbackFunc callback = nullptr;
     void* userdata = nullptr;
+    bool runtime = false;
     {
       std::lock_guard<std::mutex> lock(g_mutex);
       if (g_enabled.count({CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel}) == 0) return;
       callback = g_callback;
       userdata = g_userdata;
+      runtime = g_enabled.count({CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000}) != 0;
     }
-    uint64_t correlation_data = 0;
-    CUresult result = CUDA_SUCCESS;
-    CUpti_CallbackData data{};
-    data.callbackSite = CUPTI_API_ENTER;
-    data.functionName = "cuLaunchKernel";
-    data.symbolName = "_Z11fake_kernelPfi";
-    data.context = kFakeContext;
-    data.correlationId = static_cast<uint32_t>(i + 1);
-    data.correlationData = &correlation_data;
-    data.functionReturnValue = &result;
-    callback(userdata, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &data);
-    RecordRange(static_cast<uint64_t>(i));
-    data.callbackSite = CUPTI_API_EXIT;
-    callback(userdata, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &data);
+    const auto correlation = static_cast<uint32_t>(i + 1);
+    auto driver_launch = [&](uint32_t driver_correlation) {
+      CallAround(callback, userdata, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                 "cuLaunchKernel", driver_correlation, [i] { RecordRange(static_cast<uint64_t>(i)); });
+    };
+    if (runtime) {
+      CallAround(callback, userdata, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                 "cudaLaunchKernel", correlation, [&] { driver_launch(kDriverCorrelationBase + correlation); });
+    } else {
+      driver_launch(correlation);
+    }
   }
 }
 

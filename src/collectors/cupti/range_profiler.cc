@@ -2,15 +2,27 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
+#include <utility>
 
 namespace kraken::cupti {
 namespace {
 
-// The driver calls that launch one kernel each (the runtime's launches go through them).
-constexpr CUpti_CallbackId kLaunchCallbacks[] = {
+// The driver and runtime calls that launch one kernel each.
+constexpr CUpti_CallbackId kDriverLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz};
+constexpr CUpti_CallbackId kRuntimeLaunches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,           CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000};
+
+// Launch calls in progress on this thread: a runtime launch calls the driver's, and only
+// the outermost call is the launch (a kernel's correlation id is that of the call that
+// launched it, the runtime's when the application used the runtime).
+thread_local int t_launch_depth = 0;
 
 template <typename Params>
 Params Zeroed(size_t struct_size) {
@@ -41,11 +53,13 @@ std::unique_ptr<RangeProfiler> RangeProfiler::Create(const LoadedCupti& cupti, c
     *error = "cuptiSubscribe failed: " + cupti.functions.ErrorText(r) + " (another CUPTI tool is subscribed?)";
     return nullptr;
   }
-  for (CUpti_CallbackId cbid : kLaunchCallbacks)
-    if (CUptiResult r = functions.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid); r != CUPTI_SUCCESS) {
-      *error = "cuptiEnableCallback (kernel launches) failed: " + cupti.functions.ErrorText(r);
-      return nullptr;  // the subscription stays, with nothing to call (process lifetime)
-    }
+  for (auto [domain, cbids] : {std::pair{CUPTI_CB_DOMAIN_DRIVER_API, std::span<const CUpti_CallbackId>(kDriverLaunches)},
+                               std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, std::span<const CUpti_CallbackId>(kRuntimeLaunches)}})
+    for (CUpti_CallbackId cbid : cbids)
+      if (CUptiResult r = functions.EnableCallback(1, subscriber, domain, cbid); r != CUPTI_SUCCESS) {
+        *error = "cuptiEnableCallback (kernel launches) failed: " + cupti.functions.ErrorText(r);
+        return nullptr;  // the subscription stays, with nothing to call (process lifetime)
+      }
   functions.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   return profiler;
 }
@@ -68,8 +82,11 @@ int64_t RangeProfiler::Now() const {
 void CUPTIAPI RangeProfiler::OnCallback(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                         const void* data) {
   auto* profiler = static_cast<RangeProfiler*>(self);
-  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    profiler->OnLaunch(*static_cast<const CUpti_CallbackData*>(data));
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API || domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    const auto& call = *static_cast<const CUpti_CallbackData*>(data);
+    const bool enter = call.callbackSite == CUPTI_API_ENTER;
+    const bool outermost = enter ? ++t_launch_depth == 1 : t_launch_depth-- == 1;
+    if (outermost) profiler->OnLaunch(call);
   } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     profiler->OnContextDestroy(static_cast<const CUpti_ResourceData*>(data)->context);
   }
@@ -94,8 +111,9 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
     return;
   }
   if (!state.running) return;
-  const auto* result = static_cast<const CUresult*>(data.functionReturnValue);
-  if (result != nullptr && *result != CUDA_SUCCESS) return;  // nothing ran, no range
+  // CUresult or cudaError_t: 0 is success in both.
+  const auto* result = static_cast<const int*>(data.functionReturnValue);
+  if (result != nullptr && *result != 0) return;  // nothing ran, no range
   Launch launch;
   launch.correlation_id = data.correlationId;
   launch.name = data.symbolName != nullptr ? data.symbolName : "";

@@ -5,8 +5,9 @@
 // KRAKEN_CUPTI_COUNTERS_MAX_KERNELS kernels are profiled, then the range profiler stops
 // and kernel tracing goes on alone.
 //
-// How it runs. A CUPTI callback subscription sees every kernel launch of the driver API
-// (cuLaunchKernel and friends, which the runtime's launches go through). At the first
+// How it runs. A CUPTI callback subscription sees every kernel launch of the runtime and
+// driver APIs (cudaLaunchKernel, cuLaunchKernel and friends; of a runtime launch, which
+// calls the driver's, only the outer call counts). At the first
 // launch on a context the profiler is set up for it (config image for the metrics,
 // counter data image for kBatchRanges ranges) and started. Each launch's exit records its
 // correlation id, symbol and call times; when a batch is full, or the limit is reached,
