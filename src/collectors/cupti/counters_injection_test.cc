@@ -10,8 +10,13 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <signal.h>
+
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <thread>
 
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
@@ -29,8 +34,10 @@ struct CountersRun {
   Profile trace;
 };
 
-// Runs an application that loads the tracer the driver's way and exits normally.
-CountersRun RunCountersApp(std::map<std::string, std::string> env, const std::string& dir) {
+// Runs an application that loads the tracer the driver's way and exits normally, or
+// (`on_its_trace`) calls on_its_trace with its pid and trace folder, then is ended by it.
+CountersRun RunCountersApp(std::map<std::string, std::string> env, const std::string& dir,
+                           const std::function<void(pid_t)>& on_its_trace = nullptr) {
   env["KRAKEN_CUPTI_OUTPUT"] = dir + "/trace_%p.json";
   pid_t pid = fork();
   if (pid == 0) {
@@ -42,8 +49,11 @@ CountersRun RunCountersApp(std::map<std::string, std::string> env, const std::st
     auto initialize = reinterpret_cast<int (*)()>(dlsym(library, "InitializeInjection"));
     if (initialize == nullptr) _exit(92);
     initialize();
+    if (on_its_trace)
+      while (true) pause();
     exit(0);
   }
+  if (on_its_trace) on_its_trace(pid);
   CountersRun run;
   int status = 0;
   waitpid(pid, &status, 0);
@@ -140,6 +150,39 @@ TEST(CountersInjectionTest, ALibcuptiWithoutTheRangeProfilerStillTracesEveryKern
   EXPECT_NE(CountersAttribute(run.trace, "kraken_cupti_counters_error").find("has no range profiler"),
             std::string::npos);
   EXPECT_EQ(CountersAttribute(run.trace, "kraken_cupti_counter_kernels"), "0");
+}
+
+// A fatal SIGTERM while kernels are being profiled: the writer closes the trace with the
+// batches decoded so far (2000 kernels, the limit, are long decoded by 4 MiB of trace) and
+// the footer; the process still dies of SIGTERM.
+TEST(CountersInjectionTest, SigtermClosesATraceWithCountersReadably) {
+  std::string dir = testing::MakeTempDir("counters_sigterm");
+  auto kill_when_written = [&](pid_t pid) {
+    for (int i = 0; i < 4000; ++i) {
+      for (const auto& entry : std::filesystem::directory_iterator(dir))
+        if (entry.path().filename().string().starts_with("trace_") && entry.file_size() >= (4u << 20)) {
+          kill(pid, SIGTERM);
+          return;
+        }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ADD_FAILURE() << "no 4 MiB trace in " << dir;
+    kill(pid, SIGKILL);
+  };
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "-1"},
+                                    {"KRAKEN_FAKE_CUPTI_PER_FLUSH", "2000"},
+                                    {"KRAKEN_CUPTI_FLUSH_MS", "10"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir, kill_when_written);
+  EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
+  const Profile& p = run.trace;  // RunCountersApp checked that it is not cut
+  EXPECT_GE(p.kernels.size(), 2000u);
+  EXPECT_EQ(p.profiler_ranges.size(), 2000u);
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_kernels"), "2000");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_limit_reached"), "true");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_kernels"), std::to_string(p.kernels.size()));
 }
 
 }  // namespace
