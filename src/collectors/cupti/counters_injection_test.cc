@@ -128,7 +128,41 @@ TEST(CountersInjectionTest, OnEveryKernelUpToTheLimitGetsItsLaunchsCounters) {
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_passes"), "3");
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_limit_reached"), "true");
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_dropped"), "0");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "0");
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counters_error"), "<absent>");
+}
+
+// A kernel CUPTI profiles without a launch callback (a CUDA graph's) takes a range of its
+// batch of 128, so the batch's last launch finds the image full (a dropped range): the
+// batch's 128 ranges are written untied ("__missing__", no correlation) instead of shifting
+// its kernels onto their neighbours' counters; the batches before and after are tied.
+TEST(CountersInjectionTest, ABatchWithMoreRangesThanLaunchesIsNotMisattributed) {
+  std::string dir = testing::MakeTempDir("counters_unmatched");
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "300"},
+                                    {"KRAKEN_FAKE_CUPTI_UNANNOUNCED", "150"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const Profile& p = run.trace;
+  ASSERT_EQ(p.kernels.size(), 300u);
+  EXPECT_EQ(p.profiler_ranges.size(), 128u + 128u + 43u);
+  size_t untied = 0;
+  for (const ProfilerRange& range : p.profiler_ranges) untied += p.Name(range.name) == "__missing__";
+  EXPECT_EQ(untied, 128u);
+  for (const Kernel& k : p.kernels) {
+    const bool tied = k.correlation_id <= 128 || k.correlation_id > 257;  // launch 150 had no callback
+    ASSERT_EQ(k.counters_index >= 0, tied) << k.correlation_id;
+    if (!tied) continue;
+    const KernelCounters& c = p.kernel_counters[static_cast<size_t>(k.counters_index)];
+    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1),
+                     kCounterFakeFadd + 2 * (kCounterFakeFfmaBase + static_cast<double>(k.correlation_id - 1)))
+        << k.correlation_id;
+  }
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_kernels"), "299");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "128");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_dropped"), "1");
 }
 
 TEST(CountersInjectionTest, ALibcuptiWithoutTheRangeProfilerStillTracesEveryKernel) {

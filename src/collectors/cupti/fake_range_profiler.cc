@@ -7,8 +7,9 @@
 // announced while the range profiler is started fills one range of the counter data image.
 // The values are derived from the launch: fake launch i (correlation id i + 1) executed
 // kFakeFadd fadd, kFakeFfmaBase + i ffma, read kFakeDramRead and wrote kFakeDramWrite
-// DRAM bytes. KRAKEN_FAKE_CUPTI_CALLS_FILE, when set, receives at exit how many of these
-// entry points were called ("profiler_calls=N").
+// DRAM bytes. KRAKEN_FAKE_CUPTI_UNANNOUNCED=i: launch i fills a range without any callback
+// (as a CUDA graph's kernel would). KRAKEN_FAKE_CUPTI_CALLS_FILE, when set, receives at
+// exit how many of these entry points were called ("profiler_calls=N").
 #include <cupti.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -123,6 +124,11 @@ void KrakenFakeAnnounceLaunches(int64_t first, int64_t count) {
       callback = g_callback;
       userdata = g_userdata;
       runtime = g_enabled.count({CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000}) != 0;
+    }
+    if (const char* unannounced = std::getenv("KRAKEN_FAKE_CUPTI_UNANNOUNCED");
+        unannounced != nullptr && std::atoll(unannounced) == i) {
+      RecordRange(static_cast<uint64_t>(i));
+      continue;
     }
     const auto correlation = static_cast<uint32_t>(i + 1);
     auto driver_launch = [&](uint32_t driver_correlation) {

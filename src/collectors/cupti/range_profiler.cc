@@ -217,18 +217,24 @@ bool RangeProfiler::ConfigureAndStart(ContextState* state) {
   return true;
 }
 
-std::vector<CounterRange> RangeProfiler::EvaluateRanges(ContextState* state, size_t ranges) {
+std::vector<CounterRange> RangeProfiler::EvaluateRanges(ContextState* state, size_t ranges, bool paired) {
   std::vector<CounterRange> out;
   out.reserve(ranges);
+  // Unpaired ranges are placed over the batch's launches, without a kernel to tie them to.
+  const int64_t batch_start = state->launches.empty() ? Now() : state->launches.front().start_ns;
+  const int64_t batch_end = state->launches.empty() ? batch_start : state->launches.back().end_ns;
   for (size_t i = 0; i < ranges; ++i) {
     CounterRange range;
     range.device = state->device;
-    if (i < state->launches.size()) {
+    if (paired) {
       Launch& launch = state->launches[i];
       range.kernel_name = std::move(launch.name);
       range.correlation_id = launch.correlation_id;
       range.start_ns = launch.start_ns;
       range.end_ns = launch.end_ns;
+    } else {
+      range.start_ns = batch_start;
+      range.end_ns = batch_end;
     }
     range.values.assign(metrics_.size(), 0.0);
     auto evaluate = Zeroed<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
@@ -262,7 +268,12 @@ void RangeProfiler::Collect(ContextState* state, bool restart) {
     // Launches without a range (CUPTI dropped them) count as dropped too.
     if (info.numTotalRanges < state->launches.size())
       summary_.ranges_dropped += static_cast<int64_t>(state->launches.size() - info.numTotalRanges);
-    std::vector<CounterRange> ranges = EvaluateRanges(state, info.numTotalRanges);
+    // Ranges pair with launches only one to one: a kernel CUPTI profiled without a launch
+    // callback (a CUDA graph's) or a dropped range would shift every later pair, so such a
+    // batch is written without kernel names and correlation ids rather than misattributed.
+    const bool paired = info.numTotalRanges == state->launches.size() && decode.numOfRangeDropped == 0;
+    if (!paired) summary_.ranges_unmatched += static_cast<int64_t>(info.numTotalRanges);
+    std::vector<CounterRange> ranges = EvaluateRanges(state, info.numTotalRanges, paired);
     if (!ranges.empty()) sink_(std::move(ranges));
   }
   state->launches.clear();

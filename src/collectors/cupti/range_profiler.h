@@ -14,8 +14,9 @@
 // the batch is decoded and evaluated there (a range boundary, on the launching thread:
 // CPU work, no I/O) and handed to the sink, which queues it for the trace writer thread.
 // Finish() (at exit, before the trace closes) collects what every context still holds.
-// The N-th range of a batch is the N-th launch recorded on that context: kernel replay runs
-// one kernel at a time, in launch order.
+// The N-th range of a batch is the N-th launch recorded on that context (kernel replay runs
+// one kernel at a time, in launch order) when the batch has as many ranges as launches;
+// otherwise its ranges are written unnamed and untied, and counted as unmatched.
 #pragma once
 
 #include <cstdint>
@@ -81,7 +82,8 @@ class RangeProfiler {
   // Stops the context's profiler, decodes and evaluates its ranges, hands them to the sink;
   // starts it again when `restart`.
   void Collect(ContextState* state, bool restart);
-  std::vector<CounterRange> EvaluateRanges(ContextState* state, size_t ranges);
+  // The values of the decoded ranges; with `paired`, range i is launches[i].
+  std::vector<CounterRange> EvaluateRanges(ContextState* state, size_t ranges, bool paired);
   int64_t Now() const;
 
   CuptiFunctions cupti_;  // for ErrorText
