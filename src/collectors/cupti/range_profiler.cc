@@ -82,13 +82,18 @@ int64_t RangeProfiler::Now() const {
 void CUPTIAPI RangeProfiler::OnCallback(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                         const void* data) {
   auto* profiler = static_cast<RangeProfiler*>(self);
-  if (domain == CUPTI_CB_DOMAIN_DRIVER_API || domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    const auto& call = *static_cast<const CUpti_CallbackData*>(data);
-    const bool enter = call.callbackSite == CUPTI_API_ENTER;
-    const bool outermost = enter ? ++t_launch_depth == 1 : t_launch_depth-- == 1;
-    if (outermost) profiler->OnLaunch(call);
-  } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
-    profiler->OnContextDestroy(static_cast<const CUpti_ResourceData*>(data)->context);
+  // Called inside the application's CUDA calls: nothing may escape into CUPTI's C frames
+  // (an allocation failure loses counters, never the application).
+  try {
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API || domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+      const auto& call = *static_cast<const CUpti_CallbackData*>(data);
+      const bool enter = call.callbackSite == CUPTI_API_ENTER;
+      const bool outermost = enter ? ++t_launch_depth == 1 : t_launch_depth-- == 1;
+      if (outermost) profiler->OnLaunch(call);
+    } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+      profiler->OnContextDestroy(static_cast<const CUpti_ResourceData*>(data)->context);
+    }
+  } catch (...) {
   }
 }
 
