@@ -63,6 +63,8 @@
 # and packing always run; a step whose input a skipped phase would have made is skipped,
 # saying so. A second, shorter GPU call, e.g.:
 #   scripts/gpu-validate.sh --bundle dist/kraken-0.1.0-linux-x86_64.tar.gz --out $OUT --phases 1,2,7 --budget 310
+# or, for the per-kernel counters check (p5.counters-*: kernel_mix with and without
+# KRAKEN_CUPTI_COUNTERS=1, its counters vs phase 1's ncu CSV), --phases 1,5 --budget 300.
 # Never changes the GPU's settings: no nvidia-smi -pm/-pl/-lgc/-c/-mig/-r, ncu runs with
 # --clock-control none; the MPS daemon runs with private pipe/log folders and is stopped.
 set -uo pipefail
