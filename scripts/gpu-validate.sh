@@ -32,7 +32,9 @@
 #                    each workload alone, each pair at once (time-slicing; MPS when
 #                    nvidia-cuda-mps-control exists), `kraken profile --pid` of each member
 #   5    rest  [40]  extras if time is left: ncu on a ResNet-50 step (class vs name on real
-#                    framework kernels); the tracer on a loop of small kernels
+#                    framework kernels); the tracer on a loop of small kernels; kernel_mix with
+#                    per-kernel counters (KRAKEN_CUPTI_COUNTERS=1) vs without (replay cost), its
+#                    FLOPs/DRAM bytes vs phase 1's ncu CSV (counters_check.py)
 #   6    rest  [40]  actions if time is left: `kraken mig apply --dry-run` of a mig-plan plan
 #                    (always --dry-run; with MIG off its refusal is the result); a profiled
 #                    experiment: the controller's profile-Job ncu argv (`kraken annotate
@@ -61,6 +63,8 @@
 # and packing always run; a step whose input a skipped phase would have made is skipped,
 # saying so. A second, shorter GPU call, e.g.:
 #   scripts/gpu-validate.sh --bundle dist/kraken-0.1.0-linux-x86_64.tar.gz --out $OUT --phases 1,2,7 --budget 310
+# or, for the per-kernel counters check (p5.counters-*: kernel_mix with and without
+# KRAKEN_CUPTI_COUNTERS=1, its counters vs phase 1's ncu CSV), --phases 1,5 --budget 300.
 # Never changes the GPU's settings: no nvidia-smi -pm/-pl/-lgc/-c/-mig/-r, ncu runs with
 # --clock-control none; the MPS daemon runs with private pipe/log folders and is stopped.
 set -uo pipefail
@@ -463,6 +467,32 @@ else
 fi
 
 # --- Phase 5: extras, in the time left -----------------------------------------------------
+# counters_check: kernel_mix with the tracer, without then with per-kernel counters
+# (KRAKEN_CUPTI_COUNTERS=1: kernel replay), timed; then its FLOPs and DRAM bytes per kernel
+# vs phase 1's ncu CSV (counters/kernel-mix.json). Rehearsal: the stand-in CUDA program and
+# the fake libcupti's counters.
+counters_check() {
+  local cdir="$res/counters" traces="$work/counters-traces" needs cmix=() cenv=() ncu_args=() ctrace
+  mkdir -p "$cdir" "$traces" "$work/counters-plain"
+  if [ "$mode" = gpu ]; then
+    [ -x "$kernel_mix" ] || run_if p5.kernel-mix-build 40 nvcc "$nvcc" -O2 -std=c++17 \
+      -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -o "$kernel_mix" "$gv/kernel_mix.cu"
+    needs="gpu cupti" cmix=("$kernel_mix" 20)
+  else
+    needs="cupti fake" cmix=("$fake_app") cenv=(KRAKEN_CUPTI_LIBRARY="$fake_cupti" KRAKEN_FAKE_CUPTI_LAUNCHES=2000)
+  fi
+  if [ "$mode" = gpu ] && [ ! -x "$kernel_mix" ]; then skip p5.counters "kernel_mix was not built"; return; fi
+  run_if p5.counters-plain 30 "$needs" env "${cenv[@]}" CUDA_INJECTION64_PATH="$cupti_lib" \
+    KRAKEN_CUPTI_OUTPUT="$work/counters-plain/" "$py" "$gv/counters_check.py" run --out "$cdir/plain.json" -- "${cmix[@]}"
+  run_if p5.counters-on 60 "$needs" env "${cenv[@]}" CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_COUNTERS=1 \
+    KRAKEN_CUPTI_OUTPUT="$traces/" "$py" "$gv/counters_check.py" run --out "$cdir/counters.json" -- "${cmix[@]}"
+  ctrace=$(largest "$traces"/*.json)
+  if [ -z "$ctrace" ]; then skip p5.counters-compare "no trace with counters (see p5.counters-on)"; return; fi
+  [ -f "$ex/ncu-kernel-mix.csv" ] && ncu_args=(--ncu "$ex/ncu-kernel-mix.csv")
+  step p5.counters-compare 20 "$py" "$gv/counters_check.py" compare --trace "$ctrace" "${ncu_args[@]}" \
+    --plain "$cdir/plain.json" --counters "$cdir/counters.json" --out "$cdir/kernel-mix.json"
+  gzip -c "$ctrace" > "$cdir/kernel-mix.counters-trace.json.gz"
+}
 if want 5; then
 phase "phase 5: extras (time left)" "$budget"
 if [ -f "$(largest "$ag/resnet50-train-cupti"/*.json)" ]; then
@@ -473,6 +503,7 @@ else
   skip p5.ncu-resnet50 "needs the CUPTI trace of ResNet-50 (its kernel names)"
 fi
 tracer_overhead small-kernels p5
+counters_check
 else
   not_run 5 extras
 fi

@@ -39,7 +39,8 @@ if grep -E '^\[(failed|timeout)' "$summary"; then show; fail "a step failed or t
 grep -qE '^\[skipped +0s\] p1.resnet50-train: needs a GPU \(replay mode\)$' "$summary" || { show; fail "GPU skip reason"; }
 grep -qE '^\[skipped +0s\] p4.mps: no GPU \(replay mode\)$' "$summary" || { show; fail "MPS skip reason"; }
 if [ -f "$build/src/collectors/cupti/libkraken_cupti_fake.so" ]; then  # the stand-in CUDA program ran
-  for step in p1.kernel-mix-profile p2.resnet50-train-cupti p4.gemm-cupti; do
+  for step in p1.kernel-mix-profile p2.resnet50-train-cupti p4.gemm-cupti p5.counters-plain p5.counters-on \
+              p5.counters-compare; do
     grep -qE "^\[ok +[0-9.]+s\] $step\$" "$summary" || { show; fail "step $step did not run ok"; }
   done
 fi
@@ -57,6 +58,12 @@ for member in MANIFEST.json summary.txt steps.jsonl run.json figures.json env/py
   grep -qx "kraken-gpu-validate/$member" "$tmp/members.txt" || fail "the tarball has no $member"
 done
 if grep -q '\.db$' "$tmp/members.txt"; then fail "a database was packed"; fi
+if [ -f "$build/src/collectors/cupti/libkraken_cupti_fake.so" ]; then  # the counters of the fake's 2000 launches
+  tar -xzf "$tmp/out/results.tar.gz" -C "$tmp" kraken-gpu-validate/counters/kernel-mix.json ||
+    fail "the tarball has no counters/kernel-mix.json"
+  "$PYTHON" -c 'import json, sys; k = json.load(open(sys.argv[1]))["kernels"]; sys.exit(0 if [r["ranges"] for r in k] == [2000] else 1)' \
+    "$tmp/kraken-gpu-validate/counters/kernel-mix.json" || fail "counters/kernel-mix.json: not the fake's 2000 ranges"
+fi
 tar -xzf "$tmp/out/results.tar.gz" -C "$tmp" kraken-gpu-validate/steps.jsonl
 "$PYTHON" - "$tmp/kraken-gpu-validate/steps.jsonl" <<'EOF' || fail "steps.jsonl"
 import json, sys

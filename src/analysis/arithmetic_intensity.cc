@@ -1,5 +1,7 @@
 #include "analysis/arithmetic_intensity.h"
 
+#include <vector>
+
 namespace kraken {
 namespace {
 
@@ -26,8 +28,16 @@ void AddCounters(const Profile& profile, int32_t index, WorkloadIntensity* sum) 
 
 std::optional<WorkloadIntensity> MeasureWorkloadIntensity(const Profile& profile) {
   WorkloadIntensity sum;
-  for (const Kernel& kernel : profile.kernels) AddCounters(profile, kernel.counters_index, &sum);
-  for (const ProfilerRange& range : profile.profiler_ranges) AddCounters(profile, range.counters_index, &sum);
+  // A kernel tied to its profiler range (kraken's tracer) shares the range's counters:
+  // each counter set counts once.
+  std::vector<bool> counted(profile.kernel_counters.size(), false);
+  auto add_once = [&](int32_t index) {
+    if (index < 0 || static_cast<size_t>(index) >= counted.size() || counted[static_cast<size_t>(index)]) return;
+    counted[static_cast<size_t>(index)] = true;
+    AddCounters(profile, index, &sum);
+  };
+  for (const Kernel& kernel : profile.kernels) add_once(kernel.counters_index);
+  for (const ProfilerRange& range : profile.profiler_ranges) add_once(range.counters_index);
   if (sum.measured == 0) return std::nullopt;
   return sum;
 }

@@ -38,6 +38,7 @@ struct ProfileArgs {
   std::string library;
   bool kernels = false;          // --kernels: the CUPTI tracer in the command (docs/kernel-capture.md)
   std::string kernel_trace_dir;  // default: <--out>.kernels, else a temporary folder
+  bool kernel_counters = false;  // --kernel-counters: per-kernel hardware counters (replay)
   std::vector<std::string> command;
   ConfigFlags upload_flags;  // --upload-to, --token-file, --upload-spool, --config
 };
@@ -119,7 +120,8 @@ int RunProfile(const ProfileArgs& args) {
   std::optional<profiling::KernelCaptureSetup> capture;
   if (args.kernels) {
     auto prepared = profiling::PrepareKernelCapture(
-        !args.kernel_trace_dir.empty() || args.out.empty() ? args.kernel_trace_dir : args.out + ".kernels");
+        !args.kernel_trace_dir.empty() || args.out.empty() ? args.kernel_trace_dir : args.out + ".kernels",
+        args.kernel_counters);
     if (!prepared.ok()) {
       if (sinks->store) (void)sinks->store->Abort(sinks->live_id);
       return ReportError(prepared.status());
@@ -233,6 +235,11 @@ void AddProfileCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--kernel-trace-dir", args->kernel_trace_dir,
                   "Keep the Kineto traces of --kernels in this folder (default: <--out>.kernels, else removed "
                   "after they are stored)")
+      ->needs(kernels);
+  cmd->add_flag("--kernel-counters", args->kernel_counters,
+                "With --kernels: also measure each kernel's FLOPs, DRAM bytes and throughputs (CUPTI range "
+                "profiler; replays every kernel, which serializes and slows them; at most "
+                "KRAKEN_CUPTI_COUNTERS_MAX_KERNELS, default 2000)")
       ->needs(kernels);
   AddUploadFlags(cmd, args->upload_flags);
   cmd->add_option("command", args->command, "The command to run and profile, after --");

@@ -145,6 +145,39 @@ TEST(ProfileKernelsCliTest, RecordedKernelsAreSummarizedAndStoredWithTheRun) {
   EXPECT_LT(std::abs(first_kernel - first_sample), int64_t{10'000'000'000});
 }
 
+// --kernel-counters: the fake libcupti's per-kernel counters (fake_range_profiler.cc) reach
+// the --out profile tied to their kernels, and `kraken analyze` classifies those kernels on
+// the roofline from them: 200 of 500 kernels (the limit) with 8718336 FLOPs over 811008
+// DRAM bytes each.
+TEST(ProfileKernelsCliTest, KernelCountersAreTiedToTheirKernelsAndUsedByAnalyze) {
+  std::string dir = testing::MakeTempDir("profile_kernels_counters");
+  std::string out = dir + "/run.json";
+  RunResult r = RunKraken("profile --kernels --kernel-counters --json --out " + out +
+                              " --interval 50ms --samples 3 -- " + std::string(KRAKEN_FAKE_CUDA_APP),
+                          ReplayEnv() + "KRAKEN_CUPTI_LIBRARY=" + KRAKEN_CUPTI_FAKE_LIBRARY +
+                              " KRAKEN_FAKE_CUPTI_LAUNCHES=500 KRAKEN_CUPTI_COUNTERS_MAX_KERNELS=200 ");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element kernels = ParseJson(parser, r.out)["kernels"];
+  EXPECT_EQ(int64_t(kernels["kernels"]), 500);
+  EXPECT_EQ(int64_t(kernels["kernels_with_counters"]), 200);
+  EXPECT_EQ(kernels["problems"].get_array().size(), 0u);
+
+  RunResult analyzed = RunKraken("analyze " + out + " --json");
+  ASSERT_EQ(analyzed.exit_code, 0) << analyzed.err;
+  simdjson::dom::parser analyze_parser;
+  simdjson::dom::element doc = ParseJson(analyze_parser, analyzed.out);
+  EXPECT_DOUBLE_EQ(double(doc["workload"]["bound_mix"]["measured_basis_pct"]), 40);
+  simdjson::dom::element top = doc["kernels"]["top"].at(0);
+  EXPECT_EQ(std::string_view(top["basis"]), "roofline");
+  EXPECT_NEAR(double(top["arithmetic_intensity"]), (67584 + 2 * 4325376) / 811008.0, 0.01);
+}
+
+TEST(ProfileKernelsCliTest, KernelCountersNeedKernels) {
+  RunResult r = RunKraken("profile --kernel-counters --no-store -- true", ReplayEnv());
+  ExpectOneLineError(r, "--kernel-counters requires --kernels");
+}
+
 #endif  // KRAKEN_FAKE_CUDA_APP
 
 }  // namespace

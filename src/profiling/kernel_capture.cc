@@ -7,6 +7,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <system_error>
 
 #include "base/text.h"
@@ -29,14 +30,31 @@ std::string ExecutableDir() {
 // Re-interns a name of `from` into `into`.
 StringId Rename(const Profile& from, StringId id, Profile* into) { return into->strings.Intern(from.Name(id)); }
 
-// Appends the timeline of one trace to `into`, its times shifted by `offset_ns`.
+// Copies the counter set `index` of `from` into `into` once (a kernel and its profiler
+// range share one); its index in `into`, or -1.
+int32_t MoveCounters(const Profile& from, int32_t index, std::map<int32_t, int32_t>* moved, Profile* into) {
+  if (index < 0 || static_cast<size_t>(index) >= from.kernel_counters.size()) return -1;
+  auto [it, added] = moved->emplace(index, static_cast<int32_t>(into->kernel_counters.size()));
+  if (added) into->kernel_counters.push_back(from.kernel_counters[static_cast<size_t>(index)]);
+  return it->second;
+}
+
+// Appends the timeline of one trace to `into`, its times shifted by `offset_ns`, with the
+// per-kernel counters of KRAKEN_CUPTI_COUNTERS (profiler ranges tied to their kernels).
 void MergeTimeline(const Profile& from, int64_t offset_ns, Profile* into) {
+  std::map<int32_t, int32_t> moved;
   for (Kernel k : from.kernels) {
     k.name = Rename(from, k.name, into);
     k.start_ns += offset_ns;
-    k.counters_index = -1;  // the tracer records no counters or collective args
-    k.collective_index = -1;
+    k.counters_index = MoveCounters(from, k.counters_index, &moved, into);
+    k.collective_index = -1;  // the tracer records no collective args
     into->kernels.push_back(k);
+  }
+  for (ProfilerRange range : from.profiler_ranges) {
+    range.name = Rename(from, range.name, into);
+    range.start_ns += offset_ns;
+    range.counters_index = MoveCounters(from, range.counters_index, &moved, into);
+    into->profiler_ranges.push_back(std::move(range));
   }
   // Named records: their name re-interned, their start shifted.
   auto merge_named = [&](const auto& records, auto& out) {
@@ -103,7 +121,7 @@ Result<std::string> FindInjectionLibrary() {
                   "KRAKEN_CUPTI_INJECTION=/path/to/libkraken_cupti.so");
 }
 
-Result<KernelCaptureSetup> PrepareKernelCapture(const std::string& trace_dir) {
+Result<KernelCaptureSetup> PrepareKernelCapture(const std::string& trace_dir, bool counters) {
   KernelCaptureSetup setup;
   KRAKEN_ASSIGN_OR_RETURN(setup.injection_library, FindInjectionLibrary());
   std::error_code ec;
@@ -131,6 +149,7 @@ Result<KernelCaptureSetup> PrepareKernelCapture(const std::string& trace_dir) {
   setenv("NVTX_INJECTION64_PATH", setup.injection_library.c_str(), 1);
   setenv("KRAKEN_CUPTI_OUTPUT", output.c_str(), 1);
   setenv("KRAKEN_CUPTI_QUIET", "1", 0);
+  if (counters) setenv("KRAKEN_CUPTI_COUNTERS", "1", 1);
   return setup;
 }
 
@@ -152,6 +171,9 @@ KernelCaptureSummary CollectKernelTraces(const KernelCaptureSetup& setup, Profil
       std::string name = fs::path(file).filename().string();
       if (std::string error = Attribute(trace, "kraken_cupti_error"); !error.empty())
         summary.problems.push_back(name + ": " + error);
+      if (std::string error = Attribute(trace, "kraken_cupti_counters_error"); !error.empty())
+        summary.problems.push_back(name + ": no per-kernel counters: " + error);
+      for (const Kernel& k : trace.kernels) summary.kernels_with_counters += k.counters_index >= 0 ? 1 : 0;
       if (trace.import_counters.count("kineto_trace_cut") > 0) ++summary.cut_traces;
       if (auto dropped = ParseInt64(Attribute(trace, "kraken_cupti_dropped_records"))) summary.dropped_records += *dropped;
       for (const Kernel& k : trace.kernels) kernel_ns += k.duration_ns;

@@ -34,8 +34,9 @@ Result<std::string> FindInjectionLibrary();
 // summary reports instead) unless the user set it. `trace_dir` empty: a new temporary
 // folder, removed after the import. Fails, before anything runs, when the library is
 // missing, the folder cannot be created, or CUDA_INJECTION64_PATH already names another
-// injection (two tools cannot both be injected).
-Result<KernelCaptureSetup> PrepareKernelCapture(const std::string& trace_dir);
+// injection (two tools cannot both be injected). `counters` (--kernel-counters) also sets
+// KRAKEN_CUPTI_COUNTERS=1: per-kernel hardware counters, kernels replayed.
+Result<KernelCaptureSetup> PrepareKernelCapture(const std::string& trace_dir, bool counters = false);
 
 struct KernelCaptureSummary {
   std::string trace_dir;       // where the traces were (kept or removed)
@@ -47,6 +48,7 @@ struct KernelCaptureSummary {
   double kernel_time_s = 0;    // sum of kernel durations
   int64_t cut_traces = 0;      // written by a process that was killed (a readable prefix)
   int64_t dropped_records = 0; // CUPTI's, when its buffers were full
+  int64_t kernels_with_counters = 0;  // --kernel-counters: kernels tied to their counters
   // One line per trace that recorded nothing and said why (no CUDA device, old driver...),
   // or that could not be read.
   std::vector<std::string> problems;

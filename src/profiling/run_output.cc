@@ -56,6 +56,8 @@ void KernelLines(const KernelCaptureSummary& k, const std::function<void(const s
     line("    " + std::to_string(k.cut_traces) + " trace(s) cut short (their process was killed): kept up to the cut");
   if (k.dropped_records > 0)
     line("    " + std::to_string(k.dropped_records) + " activity records dropped by CUPTI (buffers full)");
+  if (k.kernels_with_counters > 0)
+    line("    " + std::to_string(k.kernels_with_counters) + " kernels with hardware counters (FLOPs, DRAM bytes)");
   if (k.kept)
     line("    traces: " + k.trace_dir + " (Kineto format: kraken analyze, Perfetto, HTA)");
 }
@@ -71,6 +73,7 @@ void WriteKernelJson(JsonWriter& json, const std::optional<KernelCaptureSummary>
   json.Field("memory_ops", k.memory_ops).Field("runtime_calls", k.runtime_calls);
   json.Key("kernel_time_s").ExactNumber(k.kernel_time_s);
   json.Field("cut_traces", k.cut_traces).Field("dropped_records", k.dropped_records);
+  json.Field("kernels_with_counters", k.kernels_with_counters);
   json.Key("trace_dir");
   k.kept ? json.String(k.trace_dir) : json.Null();
   json.Key("files").BeginArray();

@@ -13,10 +13,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
+
+// fake_range_profiler.cc: announces launches to a CUPTI callback subscriber; absent from
+// libkraken_cupti_fake_norange.so (a libcupti without the range profiler).
+void KrakenFakeAnnounceLaunches(int64_t first, int64_t count) __attribute__((weak));
 
 namespace {
 
@@ -29,6 +34,7 @@ std::set<int> g_kinds;
 std::set<uint32_t> g_runtime_ids;
 int64_t g_delivered = 0;
 bool g_device_sent = false;
+int64_t g_announced = 0;  // launches announced to a callback subscriber
 uint64_t g_origin = 0;
 
 uint64_t Now() {
@@ -167,13 +173,24 @@ CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid_size, CUpti
 }
 
 CUptiResult cuptiActivityFlushAll(uint32_t flag) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (g_request == nullptr) return CUPTI_ERROR_INVALID_OPERATION;
   // A periodic flush delivers up to KRAKEN_FAKE_CUPTI_PER_FLUSH launches; a forced one (at
   // exit) what is left of a finite run, as CUPTI hands over all it holds.
   const int64_t total = Setting("KRAKEN_FAKE_CUPTI_LAUNCHES", 1000);
   int64_t budget = Setting("KRAKEN_FAKE_CUPTI_PER_FLUSH", 1000);
-  if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0 && total >= 0) budget = total - g_delivered;
+  int64_t first = 0, announce = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (g_request == nullptr) return CUPTI_ERROR_INVALID_OPERATION;
+    if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0 && total >= 0) budget = total - g_delivered;
+    // The launches about to be delivered happen now for a callback subscriber (before their
+    // records, as on a GPU), announced without the lock: the subscriber calls back in.
+    const int64_t end = total >= 0 ? std::min(total, g_delivered + budget) : g_delivered + budget;
+    first = g_announced;
+    announce = end > g_announced ? end - g_announced : 0;
+    g_announced += announce;
+  }
+  if (announce > 0 && KrakenFakeAnnounceLaunches != nullptr) KrakenFakeAnnounceLaunches(first, announce);
+  std::lock_guard<std::mutex> lock(g_mutex);
   while (DeliverOneBuffer(&budget)) {
   }
   return CUPTI_SUCCESS;

@@ -101,13 +101,18 @@ void Start() {
     Say("no kernel trace: " + error + " (" + session->output_path() + " records why)");
     return;
   }
+  if (config.counters) {
+    if (std::string why = StartCounters(g_cupti, config, session); !why.empty())
+      Say("no per-kernel counters: " + why + "; kernel tracing goes on");
+  }
   owned.release();  // lives as long as the process (see g_session)
   std::atexit(AtExit);
   InstallSignalChain(OnSignal);
   pthread_atfork(nullptr, nullptr, [] { g_owner_pid = -1; });
   if (!config.quiet)
     Say("recording the CUDA activity of pid " + std::to_string(g_owner_pid) + " into " + session->output_path() +
-        " (" + g_cupti.path + ", CUPTI " + std::to_string(g_cupti.version) + ")");
+        " (" + g_cupti.path + ", CUPTI " + std::to_string(g_cupti.version) +
+        (config.counters ? ", per-kernel counters on: kernels are replayed" : "") + ")");
 }
 
 }  // namespace

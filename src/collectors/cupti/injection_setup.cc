@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "collectors/cupti/api_names.h"
+#include "collectors/cupti/range_profiler.h"
 
 namespace kraken::cupti {
 namespace {
@@ -73,6 +74,7 @@ TraceFile PrepareTraceFile(const TracerConfig& config, int64_t realtime_ns, cons
                  {"pid", JsonInt(pid)},
                  {"command", JsonString(CommandLine())},
                  {"kraken_cupti_activities", JsonString(ActivitiesText(config.activities))}};
+  if (config.counters) file.header.emplace_back("kraken_cupti_counters", JsonString("range_profiler"));
   if (cupti != nullptr) {
     file.header.emplace_back("cupti_version", JsonInt(cupti->version));
     file.header.emplace_back("kraken_cupti_library", JsonString(cupti->path));
@@ -168,6 +170,23 @@ std::string EnableActivities(const LoadedCupti& cupti, const TracerConfig& confi
     f.Enable(CUPTI_ACTIVITY_KIND_RUNTIME);
     f.Enable(CUPTI_ACTIVITY_KIND_DRIVER);
   }
+  return "";
+}
+
+std::string StartCounters(const LoadedCupti& cupti, const TracerConfig& config, TraceSession* session) {
+  std::string error;
+  auto sink = [session](std::vector<CounterRange> ranges) { session->QueueCounterRanges(std::move(ranges)); };
+  std::unique_ptr<RangeProfiler> profiler = RangeProfiler::Create(cupti, config, sink, &error);
+  if (profiler == nullptr) {
+    CounterSummary summary;
+    summary.max_kernels = config.counters_max_kernels;
+    summary.error = error;
+    session->SetCounterSource(nullptr, [summary] { return CounterFooterMembers(summary); });
+    return error;
+  }
+  // Lives as long as the process: CUPTI calls it back until the end.
+  RangeProfiler* owned = profiler.release();
+  session->SetCounterSource([owned] { owned->Finish(); }, [owned] { return CounterFooterMembers(owned->Summary()); });
   return "";
 }
 

@@ -30,4 +30,9 @@ std::string WriteErrorTrace(const TracerConfig& config, const std::string& error
 // cannot be recorded, with the likely cause (no driver in the process, version mismatch).
 std::string EnableActivities(const LoadedCupti& cupti, const TracerConfig& config);
 
+// KRAKEN_CUPTI_COUNTERS=1: starts the per-kernel counters (range_profiler.h) of `session`,
+// which then writes their ranges and footer members. "" on success, else why they are
+// unavailable (also in the footer as kraken_cupti_counters_error); kernel tracing goes on.
+std::string StartCounters(const LoadedCupti& cupti, const TracerConfig& config, TraceSession* session);
+
 }  // namespace kraken::cupti

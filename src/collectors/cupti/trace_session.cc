@@ -127,12 +127,39 @@ void TraceSession::ProcessBuffer(uint8_t* buffer, size_t valid_size) {
   }
 }
 
+void TraceSession::SetCounterSource(std::function<void()> finish, std::function<JsonMembers()> footer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  counters_finish_ = std::move(finish);
+  counters_footer_ = std::move(footer);
+}
+
+void TraceSession::QueueCounterRanges(std::vector<CounterRange> ranges) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (closed_.load()) return;
+    for (CounterRange& range : ranges) counter_ranges_.push_back(std::move(range));
+  }
+  wake_.notify_one();
+}
+
+void TraceSession::WriteCounterRanges(const std::vector<CounterRange>& ranges) {
+  TraceEvent event;
+  for (const CounterRange& range : ranges) {
+    CounterRangeToEvent(range, options_.converter.clock_offset_ns, &event);
+    writer_->Emit(event);
+    if (writer_->pending_bytes() >= kWriteChunkBytes) writer_->Flush();
+  }
+}
+
 void TraceSession::ProcessQueued() {
   std::vector<std::pair<uint8_t*, size_t>> batch;
+  std::vector<CounterRange> ranges;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     batch.swap(queued_);
+    ranges.swap(counter_ranges_);
   }
+  if (!closed_.load()) WriteCounterRanges(ranges);
   for (auto& [buffer, valid_size] : batch) {
     if (!closed_.load()) ProcessBuffer(buffer, valid_size);
     RecycleBuffer(buffer);
@@ -151,7 +178,7 @@ void TraceSession::WriterLoop() {
     bool stop = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait_for(lock, kPollInterval, [this] { return stop_ || !queued_.empty(); });
+      wake_.wait_for(lock, kPollInterval, [this] { return stop_ || !queued_.empty() || !counter_ranges_.empty(); });
       stop = stop_;
     }
     ProcessQueued();
@@ -217,6 +244,13 @@ void TraceSession::CloseTrace() {
   footer.emplace_back("kraken_cupti_buffers_refused", JsonInt(static_cast<int64_t>(buffers_refused_.load())));
   for (auto& member : CostMembers()) footer.push_back(std::move(member));
   if (!error_.empty()) footer.emplace_back("kraken_cupti_error", JsonString(error_));
+  std::function<JsonMembers()> counters_footer;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    counters_footer = counters_footer_;
+  }
+  if (counters_footer)
+    for (auto& member : counters_footer()) footer.push_back(std::move(member));
   if (!writer_->Finish(footer) && write_error_.empty()) write_error_ = writer_->error();
   std::lock_guard<std::mutex> lock(mutex_);  // CompleteBuffer stops queueing from here on
   closed_.store(true);
@@ -226,6 +260,12 @@ bool TraceSession::Finish() {
   if (finished_.exchange(true)) return write_error_.empty();
   // CUPTI hands over what it holds (CompleteBuffer queues it), then the writer drains.
   if (!closed_.load()) FlushCupti(true);
+  std::function<void()> counters_finish;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    counters_finish = counters_finish_;
+  }
+  if (counters_finish && !closed_.load()) counters_finish();  // queues the last kernels' counters
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "collectors/cupti/activity_converter.h"
+#include "collectors/cupti/counter_events.h"
 #include "collectors/cupti/kineto_writer.h"
 #include "collectors/cupti/tracer_config.h"
 
@@ -61,6 +62,13 @@ class TraceSession {
   // the file was created, e.g. CUPTI could not enable kernel records).
   void SetError(std::string error) { error_ = std::move(error); }
 
+  // Per-kernel counters (KRAKEN_CUPTI_COUNTERS): `finish` runs in Finish() once CUPTI's last
+  // buffers are out and before the trace closes (the counters of the last kernels), and
+  // `footer` adds its members to the closing ones. Set before the counters can start.
+  void SetCounterSource(std::function<void()> finish, std::function<JsonMembers()> footer);
+  // Any thread: ranges for the writer thread to write (short lock, no I/O).
+  void QueueCounterRanges(std::vector<CounterRange> ranges);
+
   // Forces CUPTI's buffers out, writes everything, closes the trace and stops the thread.
   // Idempotent; returns false when the trace could not be written completely.
   bool Finish();
@@ -84,6 +92,7 @@ class TraceSession {
   void WriterLoop();
   void ProcessQueued();       // converts and writes every queued buffer
   void ProcessBuffer(uint8_t* buffer, size_t valid_size);
+  void WriteCounterRanges(const std::vector<CounterRange>& ranges);
   void RecycleBuffer(uint8_t* buffer);
   void CloseTrace();          // writer thread or Finish after the join: the footer
   void FlushCupti(bool forced);  // hooks_.flush_all, timed (what it may hold CUPTI's locks for)
@@ -98,6 +107,9 @@ class TraceSession {
   std::condition_variable wake_;
   std::vector<std::pair<uint8_t*, size_t>> queued_;  // full buffers and their valid bytes
   std::vector<uint8_t*> free_buffers_;
+  std::vector<CounterRange> counter_ranges_;  // queued by QueueCounterRanges
+  std::function<void()> counters_finish_;
+  std::function<JsonMembers()> counters_footer_;
   int64_t allocated_bytes_ = 0;
   bool stop_ = false;
   std::atomic<uint64_t> buffers_refused_{0};

@@ -98,6 +98,17 @@ TracerConfig ReadTracerConfig(const std::function<const char*(const char*)>& get
     config.nvtx = false;
     config.activities &= ~uint32_t{kActivityNvtx};
   }
+  if (const char* counters = getenv("KRAKEN_CUPTI_COUNTERS"); counters != nullptr && *counters != '\0') {
+    std::string_view value(counters);
+    if (value == "1" || value == "0") {
+      config.counters = value == "1";
+    } else {
+      config.problems.push_back(std::string("KRAKEN_CUPTI_COUNTERS=") + counters +
+                                " is not 0 or 1; per-kernel counters stay off");
+    }
+  }
+  ReadInt(getenv, "KRAKEN_CUPTI_COUNTERS_MAX_KERNELS", 1, 1'000'000, 1, &config.counters_max_kernels,
+          &config.problems);
   ReadInt(getenv, "KRAKEN_CUPTI_BUFFER_MB", 16, 65536, int64_t{1} << 20, &config.buffer_limit_bytes, &config.problems);
   ReadInt(getenv, "KRAKEN_CUPTI_FLUSH_MS", 10, 3'600'000, 1, &config.flush_interval_ms, &config.problems);
   ReadInt(getenv, "KRAKEN_CUPTI_SIGNAL_WAIT_MS", 0, 60'000, 1, &config.signal_wait_ms, &config.problems);

@@ -36,6 +36,10 @@ struct TracerConfig {
   int64_t buffer_limit_bytes = 256 << 20;         // KRAKEN_CUPTI_BUFFER_MB: all buffers in flight
   int64_t flush_interval_ms = 1000;               // KRAKEN_CUPTI_FLUSH_MS: periodic flush
   int64_t signal_wait_ms = 3000;                  // KRAKEN_CUPTI_SIGNAL_WAIT_MS: flush budget on a fatal signal
+  // Per-kernel hardware counters (CUPTI's range profiler, kernel replay): off by default
+  // because every profiled kernel is serialized and replayed once per counter pass.
+  bool counters = false;                          // KRAKEN_CUPTI_COUNTERS=1
+  int64_t counters_max_kernels = 2000;            // KRAKEN_CUPTI_COUNTERS_MAX_KERNELS: then tracing only
   std::vector<std::string> problems;              // one line each, for stderr
 };
 

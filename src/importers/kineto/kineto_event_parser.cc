@@ -7,9 +7,11 @@
 #include <cstring>
 #include <cmath>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/text.h"
+#include "importers/kineto/kineto_range_counters.h"
 #include "importers/kineto/kineto_schema.h"
 
 namespace kraken::kineto {
@@ -433,6 +435,7 @@ struct EventParser::Impl {
   int64_t metadata_events = 0;
   int64_t missing_timestamp = 0;
   int64_t negative_duration = 0;
+  std::unordered_map<int64_t, int32_t> range_counters_by_correlation;  // into kernel_counters
 
   void Count(const std::string& name) { ++counters[name]; }
 
@@ -744,33 +747,21 @@ struct EventParser::Impl {
     range.name = profile->strings.Intern(ev.name);
     range.start_ns = ev.ts_ns;
     range.duration_ns = ev.dur_ns;
-    KernelCounters counters;
-    double fadd = 0, fmul = 0, ffma = 0, dadd = 0, dmul = 0, dfma = 0, hadd = 0, hmul = 0, hfma = 0;
-    bool fp32 = false, fp64 = false, fp16 = false;
-    for (const auto& arg : ev.numeric_args) {
-      std::string_view key = arg.first;
-      double value = arg.second;
-      range.raw_counters[std::string(key)] = value;
-      auto has = [key](std::string_view op) {
-        return key.find(std::string("_op_") + std::string(op) + "_pred_on") != std::string_view::npos;
-      };
-      if (has("fadd")) fadd = value, fp32 = true;
-      if (has("fmul")) fmul = value, fp32 = true;
-      if (has("ffma")) ffma = value, fp32 = true;
-      if (has("dadd")) dadd = value, fp64 = true;
-      if (has("dmul")) dmul = value, fp64 = true;
-      if (has("dfma")) dfma = value, fp64 = true;
-      if (has("hadd")) hadd = value, fp16 = true;
-      if (has("hmul")) hmul = value, fp16 = true;
-      if (has("hfma")) hfma = value, fp16 = true;
-    }
-    // One FMA is two floating-point operations (NVIDIA's roofline convention).
-    if (fp32) counters.fp32_flops = fadd + fmul + 2 * ffma;
-    if (fp64) counters.fp64_flops = dadd + dmul + 2 * dfma;
-    if (fp16) counters.fp16_flops = hadd + hmul + 2 * hfma;
+    for (const auto& [key, value] : ev.numeric_args) range.raw_counters[std::string(key)] = value;
     range.counters_index = static_cast<int32_t>(profile->kernel_counters.size());
-    profile->kernel_counters.push_back(counters);
+    profile->kernel_counters.push_back(RangeCountersFromArgs(ev.numeric_args));
+    // kraken's tracer names the launch (CUPTI correlation id): its kernel gets the counters.
+    if (ev.correlation >= 0) range_counters_by_correlation[ev.correlation] = range.counters_index;
     profile->profiler_ranges.push_back(std::move(range));
+  }
+
+  // Kernels whose launch has a profiler range (same correlation id) point at its counters.
+  void LinkKernelsToRanges() {
+    if (range_counters_by_correlation.empty()) return;
+    for (Kernel& k : profile->kernels) {
+      auto it = range_counters_by_correlation.find(k.correlation_id);
+      if (k.counters_index < 0 && it != range_counters_by_correlation.end()) k.counters_index = it->second;
+    }
   }
 
   void CommitComplete() {
@@ -855,6 +846,7 @@ struct EventParser::Impl {
   }
 
   void Finish() {
+    LinkKernelsToRanges();
     auto by_start = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
     std::stable_sort(profile->kernels.begin(), profile->kernels.end(), by_start);
     std::stable_sort(profile->memory_ops.begin(), profile->memory_ops.end(), by_start);

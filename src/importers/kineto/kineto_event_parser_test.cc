@@ -130,5 +130,34 @@ TEST(EventParserTest, ProfilerRangeCountersBecomeFlops) {
   EXPECT_FALSE(counters.fp64_flops.has_value());
 }
 
+// kraken's CUPTI tracer (KRAKEN_CUPTI_COUNTERS=1) names the launch: the kernel with the
+// same correlation id gets the range's counters, DRAM bytes and throughputs included.
+TEST(EventParserTest, ProfilerRangeWithACorrelationGivesItsKernelTheCounters) {
+  Profile profile;
+  EventParser parser(&profile);
+  ParseOne(parser, R"json({"ph": "X", "cat": "cuda_profiler_range", "name": "_Z4gemmv", "ts": 1, "dur": 10,
+    "args": {"correlation": 8, "device": 0, "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum": 4,
+             "dram__bytes_read.sum": 300, "dram__bytes_write.sum": 100,
+             "sm__throughput.avg.pct_of_peak_sustained_elapsed": 55.5,
+             "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": 33,
+             "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed": 0}})json");
+  for (int correlation : {7, 8})
+    ParseOne(parser, R"json({"ph": "X", "cat": "kernel", "name": "gemm", "ts": 2, "dur": 3,
+      "args": {"device": 0, "stream": 7, "correlation": )json" + std::to_string(correlation) + "}}");
+  parser.Finish();
+  ASSERT_EQ(profile.kernels.size(), 2u);
+  EXPECT_EQ(profile.kernels[0].counters_index, -1);
+  ASSERT_EQ(profile.kernels[1].counters_index, profile.profiler_ranges[0].counters_index);
+  const KernelCounters& c = profile.kernel_counters[static_cast<size_t>(profile.kernels[1].counters_index)];
+  EXPECT_DOUBLE_EQ(c.fp64_flops.value_or(-1), 8);
+  EXPECT_FALSE(c.fp32_flops.has_value());
+  EXPECT_DOUBLE_EQ(c.dram_bytes.value_or(-1), 400);
+  EXPECT_DOUBLE_EQ(c.sm_throughput_pct.value_or(-1), 55.5);
+  EXPECT_DOUBLE_EQ(c.memory_throughput_pct.value_or(-1), 33);
+  EXPECT_DOUBLE_EQ(c.tensor_pipe_active_pct.value_or(-1), 0);
+  EXPECT_FALSE(c.dram_throughput_pct.has_value());
+  EXPECT_EQ(profile.profiler_ranges[0].raw_counters.count("correlation"), 0u);  // a link, not a counter
+}
+
 }  // namespace
 }  // namespace kraken::kineto

@@ -1,0 +1,223 @@
+// KRAKEN_CUPTI_COUNTERS end to end without a GPU: libkraken_cupti.so injected into a child
+// "application" whose libcupti is the fake (fake_cupti.cc + fake_range_profiler.cc), the
+// trace read back by kraken's Kineto importer. Counters are off unless asked for; on, every
+// kernel up to KRAKEN_CUPTI_COUNTERS_MAX_KERNELS gets the fake's values for its launch;
+// a libcupti without the range profiler still yields the whole kernel trace.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <thread>
+
+#include "base/testing/test_data.h"
+#include "importers/registry.h"
+
+namespace kraken::cupti {
+namespace {
+
+// The fake's values for launch i (fake_range_profiler.cc).
+constexpr double kCounterFakeFadd = 67584, kCounterFakeFfmaBase = 4325376;
+constexpr double kCounterFakeDramBytes = 540672 + 270336;
+
+struct CountersRun {
+  int exit_code = -1;
+  std::string err;
+  Profile trace;
+};
+
+// Runs an application that loads the tracer the driver's way and exits normally, or
+// (`on_its_trace`) calls on_its_trace with its pid and trace folder, then is ended by it.
+CountersRun RunCountersApp(std::map<std::string, std::string> env, const std::string& dir,
+                           const std::function<void(pid_t)>& on_its_trace = nullptr) {
+  env["KRAKEN_CUPTI_OUTPUT"] = dir + "/trace_%p.json";
+  pid_t pid = fork();
+  if (pid == 0) {
+    for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+    int err = open((dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(err, 2);
+    void* library = dlopen(KRAKEN_CUPTI_INJECTION_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) _exit(91);
+    auto initialize = reinterpret_cast<int (*)()>(dlsym(library, "InitializeInjection"));
+    if (initialize == nullptr) _exit(92);
+    initialize();
+    if (on_its_trace)
+      while (true) pause();
+    exit(0);
+  }
+  if (on_its_trace) on_its_trace(pid);
+  CountersRun run;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.err = testing::ReadFileOrDie(dir + "/stderr");
+  std::string trace;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().filename().string().starts_with("trace_")) trace = entry.path();
+  EXPECT_FALSE(trace.empty()) << "no trace in " << dir;
+  if (trace.empty()) return run;
+  auto imported = ImportFile(BuiltinImporters(), trace);
+  EXPECT_TRUE(imported.ok()) << imported.status().message();
+  if (imported.ok()) run.trace = std::move((*imported)[0]);
+  EXPECT_EQ(run.trace.import_counters.count("kineto_trace_cut"), 0u);
+  return run;
+}
+
+std::string CountersAttribute(const Profile& p, const std::string& key) {
+  auto it = p.metadata.attributes.find(key);
+  return it == p.metadata.attributes.end() ? "<absent>" : it->second;
+}
+
+TEST(CountersInjectionTest, OffByDefaultNoRangeAndNoProfilerCall) {
+  std::string dir = testing::MakeTempDir("counters_off");
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "200"},
+                                    {"KRAKEN_FAKE_CUPTI_CALLS_FILE", dir + "/calls"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  EXPECT_EQ(run.trace.kernels.size(), 200u);
+  EXPECT_TRUE(run.trace.profiler_ranges.empty());
+  EXPECT_TRUE(run.trace.kernel_counters.empty());
+  EXPECT_EQ(CountersAttribute(run.trace, "kraken_cupti_counter_kernels"), "<absent>");
+  EXPECT_EQ(testing::ReadFileOrDie(dir + "/calls"), "profiler_calls=0\n");
+}
+
+TEST(CountersInjectionTest, OnEveryKernelUpToTheLimitGetsItsLaunchsCounters) {
+  std::string dir = testing::MakeTempDir("counters_on");
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "1000"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_COUNTERS_MAX_KERNELS", "300"}},
+                                   dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("per-kernel counters on: kernels are replayed"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << "more than one line: " << run.err;
+  const Profile& p = run.trace;
+  ASSERT_EQ(p.kernels.size(), 1000u);  // tracing goes on past the limit
+  ASSERT_EQ(p.profiler_ranges.size(), 300u);
+  EXPECT_EQ(p.Name(p.profiler_ranges[0].name), "_Z11fake_kernelPfi");
+  size_t with_counters = 0;
+  for (const Kernel& k : p.kernels) {
+    if (k.correlation_id > 300) {
+      ASSERT_EQ(k.counters_index, -1) << k.correlation_id;
+      continue;
+    }
+    ++with_counters;
+    ASSERT_GE(k.counters_index, 0) << k.correlation_id;
+    const KernelCounters& c = p.kernel_counters[static_cast<size_t>(k.counters_index)];
+    const double ffma = kCounterFakeFfmaBase + static_cast<double>(k.correlation_id - 1);
+    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1), kCounterFakeFadd + 2 * ffma) << k.correlation_id;
+    ASSERT_DOUBLE_EQ(c.fp64_flops.value_or(-1), 0);
+    ASSERT_DOUBLE_EQ(c.dram_bytes.value_or(-1), kCounterFakeDramBytes);
+    ASSERT_DOUBLE_EQ(c.sm_throughput_pct.value_or(-1), 42.5);
+    ASSERT_DOUBLE_EQ(c.dram_throughput_pct.value_or(-1), 20);
+  }
+  EXPECT_EQ(with_counters, 300u);
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counters"), "range_profiler");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_kernels"), "300");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_passes"), "3");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_limit_reached"), "true");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_dropped"), "0");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "0");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counters_error"), "<absent>");
+}
+
+// A kernel CUPTI profiles without a launch callback (a CUDA graph's) takes a range of its
+// batch of 128, so the batch's last launch finds the image full (a dropped range): the
+// batch's 128 ranges are written untied ("__missing__", no correlation) instead of shifting
+// its kernels onto their neighbours' counters; the batches before and after are tied.
+TEST(CountersInjectionTest, ABatchWithMoreRangesThanLaunchesIsNotMisattributed) {
+  std::string dir = testing::MakeTempDir("counters_unmatched");
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "300"},
+                                    {"KRAKEN_FAKE_CUPTI_UNANNOUNCED", "150"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const Profile& p = run.trace;
+  ASSERT_EQ(p.kernels.size(), 300u);
+  EXPECT_EQ(p.profiler_ranges.size(), 128u + 128u + 43u);
+  size_t untied = 0;
+  for (const ProfilerRange& range : p.profiler_ranges) untied += p.Name(range.name) == "__missing__";
+  EXPECT_EQ(untied, 128u);
+  for (const Kernel& k : p.kernels) {
+    const bool tied = k.correlation_id <= 128 || k.correlation_id > 257;  // launch 150 had no callback
+    ASSERT_EQ(k.counters_index >= 0, tied) << k.correlation_id;
+    if (!tied) continue;
+    const KernelCounters& c = p.kernel_counters[static_cast<size_t>(k.counters_index)];
+    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1),
+                     kCounterFakeFadd + 2 * (kCounterFakeFfmaBase + static_cast<double>(k.correlation_id - 1)))
+        << k.correlation_id;
+  }
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_kernels"), "299");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "128");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_dropped"), "1");
+}
+
+TEST(CountersInjectionTest, ALibcuptiWithoutTheRangeProfilerStillTracesEveryKernel) {
+  std::string dir = testing::MakeTempDir("counters_norange");
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_NORANGE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "100"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err.rfind("kraken-cupti: no per-kernel counters: ", 0), 0u) << run.err;
+  EXPECT_NE(run.err.find("has no range profiler (CUDA 12.6 or newer is needed; missing cuptiSubscribe"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("; kernel tracing goes on\n"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << "more than one line: " << run.err;
+  EXPECT_EQ(run.trace.kernels.size(), 100u);
+  EXPECT_TRUE(run.trace.profiler_ranges.empty());
+  EXPECT_NE(CountersAttribute(run.trace, "kraken_cupti_counters_error").find("has no range profiler"),
+            std::string::npos);
+  EXPECT_EQ(CountersAttribute(run.trace, "kraken_cupti_counter_kernels"), "0");
+}
+
+// A fatal SIGTERM while kernels are being profiled: the writer closes the trace with the
+// batches decoded so far (2000 kernels, the limit, are long decoded by 4 MiB of trace) and
+// the footer; the process still dies of SIGTERM.
+TEST(CountersInjectionTest, SigtermClosesATraceWithCountersReadably) {
+  std::string dir = testing::MakeTempDir("counters_sigterm");
+  auto kill_when_written = [&](pid_t pid) {
+    for (int i = 0; i < 4000; ++i) {
+      for (const auto& entry : std::filesystem::directory_iterator(dir))
+        if (entry.path().filename().string().starts_with("trace_") && entry.file_size() >= (4u << 20)) {
+          kill(pid, SIGTERM);
+          return;
+        }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ADD_FAILURE() << "no 4 MiB trace in " << dir;
+    kill(pid, SIGKILL);
+  };
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "-1"},
+                                    {"KRAKEN_FAKE_CUPTI_PER_FLUSH", "2000"},
+                                    {"KRAKEN_CUPTI_FLUSH_MS", "10"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir, kill_when_written);
+  EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
+  const Profile& p = run.trace;  // RunCountersApp checked that it is not cut
+  EXPECT_GE(p.kernels.size(), 2000u);
+  EXPECT_EQ(p.profiler_ranges.size(), 2000u);
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_kernels"), "2000");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_limit_reached"), "true");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_kernels"), std::to_string(p.kernels.size()));
+}
+
+}  // namespace
+}  // namespace kraken::cupti

@@ -1,0 +1,308 @@
+#include "collectors/cupti/range_profiler.h"
+
+#include <algorithm>
+#include <cstring>
+#include <span>
+#include <utility>
+
+namespace kraken::cupti {
+namespace {
+
+// The driver and runtime calls that launch one kernel each.
+constexpr CUpti_CallbackId kDriverLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz};
+constexpr CUpti_CallbackId kRuntimeLaunches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,           CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000};
+
+// Launch calls in progress on this thread: a runtime launch calls the driver's, and only
+// the outermost call is the launch (a kernel's correlation id is that of the call that
+// launched it, the runtime's when the application used the runtime).
+thread_local int t_launch_depth = 0;
+
+template <typename Params>
+Params Zeroed(size_t struct_size) {
+  Params params;
+  std::memset(&params, 0, sizeof(params));
+  params.structSize = struct_size;
+  return params;
+}
+
+}  // namespace
+
+std::unique_ptr<RangeProfiler> RangeProfiler::Create(const LoadedCupti& cupti, const TracerConfig& config, Sink sink,
+                                                     std::string* error) {
+  RangeProfilerFunctions functions;
+  if (std::string missing = ResolveRangeProfilerFunctions(cupti.handle, &functions); !missing.empty()) {
+    *error = cupti.path + " has no range profiler (CUDA 12.6 or newer is needed; missing " + missing + ")";
+    return nullptr;
+  }
+  auto init = Zeroed<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+  if (CUptiResult r = functions.ProfilerInitialize(&init); r != CUPTI_SUCCESS) {
+    *error = "cuptiProfilerInitialize failed: " + cupti.functions.ErrorText(r);
+    return nullptr;
+  }
+  std::unique_ptr<RangeProfiler> profiler(new RangeProfiler(cupti, functions, config, std::move(sink)));
+  CUpti_SubscriberHandle subscriber = nullptr;
+  if (CUptiResult r = functions.Subscribe(&subscriber, &RangeProfiler::OnCallback, profiler.get()); r != CUPTI_SUCCESS) {
+    // CUPTI allows one subscriber per process: another tool (or the application) has it.
+    *error = "cuptiSubscribe failed: " + cupti.functions.ErrorText(r) + " (another CUPTI tool is subscribed?)";
+    return nullptr;
+  }
+  for (auto [domain, cbids] : {std::pair{CUPTI_CB_DOMAIN_DRIVER_API, std::span<const CUpti_CallbackId>(kDriverLaunches)},
+                               std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, std::span<const CUpti_CallbackId>(kRuntimeLaunches)}})
+    for (CUpti_CallbackId cbid : cbids)
+      if (CUptiResult r = functions.EnableCallback(1, subscriber, domain, cbid); r != CUPTI_SUCCESS) {
+        *error = "cuptiEnableCallback (kernel launches) failed: " + cupti.functions.ErrorText(r);
+        return nullptr;  // the subscription stays, with nothing to call (process lifetime)
+      }
+  functions.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  return profiler;
+}
+
+RangeProfiler::RangeProfiler(const LoadedCupti& cupti, const RangeProfilerFunctions& functions,
+                             const TracerConfig& config, Sink sink)
+    : cupti_(cupti.functions),
+      f_(functions),
+      batch_ranges_(std::min(kBatchRanges, config.counters_max_kernels)),
+      sink_(std::move(sink)) {
+  for (const char* name : CounterMetricNames()) metrics_.push_back(name);
+  summary_.max_kernels = config.counters_max_kernels;
+}
+
+int64_t RangeProfiler::Now() const {
+  uint64_t now = 0;
+  return f_.GetTimestamp(&now) == CUPTI_SUCCESS ? static_cast<int64_t>(now) : 0;
+}
+
+void CUPTIAPI RangeProfiler::OnCallback(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                        const void* data) {
+  auto* profiler = static_cast<RangeProfiler*>(self);
+  // Called inside the application's CUDA calls: nothing may escape into CUPTI's C frames
+  // (an allocation failure loses counters, never the application).
+  try {
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API || domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+      const auto& call = *static_cast<const CUpti_CallbackData*>(data);
+      const bool enter = call.callbackSite == CUPTI_API_ENTER;
+      const bool outermost = enter ? ++t_launch_depth == 1 : t_launch_depth-- == 1;
+      if (outermost) profiler->OnLaunch(call);
+    } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+      profiler->OnContextDestroy(static_cast<const CUpti_ResourceData*>(data)->context);
+    }
+  } catch (...) {
+  }
+}
+
+bool RangeProfiler::Check(CUptiResult result, const char* what) {
+  if (result == CUPTI_SUCCESS) return true;
+  if (summary_.error.empty()) summary_.error = std::string(what) + " failed: " + cupti_.ErrorText(result);
+  return false;
+}
+
+void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (finished_ || data.context == nullptr) return;
+  ContextState& state = contexts_[data.context];
+  if (data.callbackSite == CUPTI_API_ENTER) {
+    if (state.running && summary_.kernels_profiled >= summary_.max_kernels) Collect(&state, false);
+    if (summary_.kernels_profiled >= summary_.max_kernels || state.failed || !summary_.error.empty()) return;
+    state.context = data.context;
+    if (!state.running && !SetUp(&state)) state.failed = true;
+    if (data.correlationData != nullptr) *data.correlationData = static_cast<uint64_t>(Now());
+    return;
+  }
+  if (!state.running) return;
+  // CUresult or cudaError_t: 0 is success in both.
+  const auto* result = static_cast<const int*>(data.functionReturnValue);
+  if (result != nullptr && *result != 0) return;  // nothing ran, no range
+  Launch launch;
+  launch.correlation_id = data.correlationId;
+  launch.name = data.symbolName != nullptr ? data.symbolName : "";
+  launch.start_ns = data.correlationData != nullptr ? static_cast<int64_t>(*data.correlationData) : 0;
+  launch.end_ns = Now();
+  state.launches.push_back(std::move(launch));
+  ++summary_.kernels_profiled;
+  const bool limit = summary_.kernels_profiled >= summary_.max_kernels;
+  if (limit) summary_.limit_reached = true;
+  if (limit || static_cast<int64_t>(state.launches.size()) >= batch_ranges_) Collect(&state, !limit);
+}
+
+void RangeProfiler::OnContextDestroy(CUcontext context) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = contexts_.find(context);
+  if (it == contexts_.end()) return;
+  if (it->second.running) Collect(&it->second, false);
+  contexts_.erase(it);  // a new context may reuse the handle
+}
+
+bool RangeProfiler::SetUp(ContextState* state) {
+  uint32_t device = 0;
+  if (!Check(f_.GetDeviceId(state->context, &device), "cuptiGetDeviceId")) return false;
+  state->device = device;
+  auto chip = Zeroed<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  chip.deviceIndex = device;
+  if (!Check(f_.DeviceGetChipName(&chip), "cuptiDeviceGetChipName")) return false;
+  auto enable = Zeroed<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+  enable.ctx = state->context;
+  if (!Check(f_.Enable(&enable), "cuptiRangeProfilerEnable")) return false;
+  state->object = enable.pRangeProfilerObject;
+  auto availability =
+      Zeroed<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+  availability.ctx = state->context;
+  if (!Check(f_.GetCounterAvailability(&availability), "cuptiProfilerGetCounterAvailability")) return false;
+  std::vector<uint8_t> availability_image(availability.counterAvailabilityImageSize);
+  availability.pCounterAvailabilityImage = availability_image.data();
+  if (!Check(f_.GetCounterAvailability(&availability), "cuptiProfilerGetCounterAvailability")) return false;
+  auto host = Zeroed<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+  host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+  host.pChipName = chip.pChipName;
+  host.pCounterAvailabilityImage = availability_image.data();
+  if (!Check(f_.HostInitialize(&host), "cuptiProfilerHostInitialize")) return false;
+  state->host = host.pHostObject;
+  auto add = Zeroed<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  add.pHostObject = state->host;
+  add.ppMetricNames = metrics_.data();
+  add.numMetrics = metrics_.size();
+  if (!Check(f_.HostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics")) return false;
+  auto size = Zeroed<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  size.pHostObject = state->host;
+  if (!Check(f_.HostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize")) return false;
+  state->config_image.resize(size.configImageSize);
+  auto image = Zeroed<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+  image.pHostObject = state->host;
+  image.configImageSize = state->config_image.size();
+  image.pConfigImage = state->config_image.data();
+  if (!Check(f_.HostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage")) return false;
+  auto passes = Zeroed<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+  passes.configImageSize = state->config_image.size();
+  passes.pConfigImage = state->config_image.data();
+  if (Check(f_.HostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses"))
+    summary_.passes = std::max(summary_.passes, static_cast<int64_t>(passes.numOfPasses));
+  auto data_size = Zeroed<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+  data_size.pRangeProfilerObject = state->object;
+  data_size.pMetricNames = metrics_.data();
+  data_size.numMetrics = metrics_.size();
+  data_size.maxNumOfRanges = static_cast<size_t>(batch_ranges_);
+  data_size.maxNumRangeTreeNodes = static_cast<uint32_t>(batch_ranges_);
+  if (!Check(f_.GetCounterDataSize(&data_size), "cuptiRangeProfilerGetCounterDataSize")) return false;
+  state->counter_data.resize(data_size.counterDataSize);
+  return ConfigureAndStart(state);
+}
+
+bool RangeProfiler::ConfigureAndStart(ContextState* state) {
+  auto init = Zeroed<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  init.pRangeProfilerObject = state->object;
+  init.counterDataSize = state->counter_data.size();
+  init.pCounterData = state->counter_data.data();
+  if (!Check(f_.CounterDataImageInitialize(&init), "cuptiRangeProfilerCounterDataImageInitialize")) return false;
+  auto config = Zeroed<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+  config.pRangeProfilerObject = state->object;
+  config.configSize = state->config_image.size();
+  config.pConfig = state->config_image.data();
+  config.counterDataImageSize = state->counter_data.size();
+  config.pCounterDataImage = state->counter_data.data();
+  config.range = CUPTI_AutoRange;
+  config.replayMode = CUPTI_KernelReplay;
+  config.maxRangesPerPass = static_cast<size_t>(batch_ranges_);
+  config.numNestingLevels = 1;
+  config.minNestingLevel = 1;
+  config.targetNestingLevel = 1;
+  if (!Check(f_.SetConfig(&config), "cuptiRangeProfilerSetConfig")) return false;
+  auto start = Zeroed<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+  start.pRangeProfilerObject = state->object;
+  if (!Check(f_.Start(&start), "cuptiRangeProfilerStart")) return false;
+  state->running = true;
+  return true;
+}
+
+std::vector<CounterRange> RangeProfiler::EvaluateRanges(ContextState* state, size_t ranges, bool paired) {
+  std::vector<CounterRange> out;
+  out.reserve(ranges);
+  // Unpaired ranges are placed over the batch's launches, without a kernel to tie them to.
+  const int64_t batch_start = state->launches.empty() ? Now() : state->launches.front().start_ns;
+  const int64_t batch_end = state->launches.empty() ? batch_start : state->launches.back().end_ns;
+  for (size_t i = 0; i < ranges; ++i) {
+    CounterRange range;
+    range.device = state->device;
+    if (paired) {
+      Launch& launch = state->launches[i];
+      range.kernel_name = std::move(launch.name);
+      range.correlation_id = launch.correlation_id;
+      range.start_ns = launch.start_ns;
+      range.end_ns = launch.end_ns;
+    } else {
+      range.start_ns = batch_start;
+      range.end_ns = batch_end;
+    }
+    range.values.assign(metrics_.size(), 0.0);
+    auto evaluate = Zeroed<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    evaluate.pHostObject = state->host;
+    evaluate.pCounterDataImage = state->counter_data.data();
+    evaluate.counterDataImageSize = state->counter_data.size();
+    evaluate.rangeIndex = i;
+    evaluate.ppMetricNames = metrics_.data();
+    evaluate.numMetrics = metrics_.size();
+    evaluate.pMetricValues = range.values.data();
+    if (!Check(f_.HostEvaluateToGpuValues(&evaluate), "cuptiProfilerHostEvaluateToGpuValues")) break;
+    out.push_back(std::move(range));
+  }
+  return out;
+}
+
+void RangeProfiler::Collect(ContextState* state, bool restart) {
+  state->running = false;
+  auto stop = Zeroed<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+  stop.pRangeProfilerObject = state->object;
+  auto decode = Zeroed<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+  decode.pRangeProfilerObject = state->object;
+  auto info = Zeroed<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  info.pCounterDataImage = state->counter_data.data();
+  info.counterDataImageSize = state->counter_data.size();
+  if (Check(f_.Stop(&stop), "cuptiRangeProfilerStop") && Check(f_.DecodeData(&decode), "cuptiRangeProfilerDecodeData") &&
+      Check(f_.GetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo")) {
+    summary_.ranges_dropped += static_cast<int64_t>(decode.numOfRangeDropped);
+    // Launches without a range (CUPTI dropped them) count as dropped too.
+    if (info.numTotalRanges < state->launches.size())
+      summary_.ranges_dropped += static_cast<int64_t>(state->launches.size() - info.numTotalRanges);
+    // Ranges pair with launches only one to one: a kernel CUPTI profiled without a launch
+    // callback (a CUDA graph's) or a dropped range would shift every later pair, so such a
+    // batch is written without kernel names and correlation ids rather than misattributed.
+    const bool paired = info.numTotalRanges == state->launches.size() && decode.numOfRangeDropped == 0;
+    if (!paired) summary_.ranges_unmatched += static_cast<int64_t>(info.numTotalRanges);
+    std::vector<CounterRange> ranges = EvaluateRanges(state, info.numTotalRanges, paired);
+    if (!ranges.empty()) sink_(std::move(ranges));
+  }
+  state->launches.clear();
+  if (restart && summary_.error.empty() && !ConfigureAndStart(state)) state->failed = true;
+}
+
+void RangeProfiler::Finish() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (finished_) return;
+  finished_ = true;
+  for (auto& [context, state] : contexts_)
+    if (state.running) Collect(&state, false);
+}
+
+CounterSummary RangeProfiler::Summary() const {
+  // Without waiting: the trace may be closed by the writer thread after a fatal signal
+  // that interrupted a launch callback holding the lock.
+  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    CounterSummary busy;
+    busy.error = "the trace was closed while a batch of counters was being collected";
+    return busy;
+  }
+  return summary_;
+}
+
+}  // namespace kraken::cupti

@@ -1,0 +1,100 @@
+// KRAKEN_CUPTI_COUNTERS=1: per-kernel hardware counters through CUPTI's range profiler
+// (CUDA 12.6+ API), one auto range per kernel, kernel replay. CUPTI then serializes every
+// profiled kernel and replays it once per counter pass inside its launch call, so the
+// application's kernels run several times slower while profiled: at most
+// KRAKEN_CUPTI_COUNTERS_MAX_KERNELS kernels are profiled, then the range profiler stops
+// and kernel tracing goes on alone.
+//
+// How it runs. A CUPTI callback subscription sees every kernel launch of the runtime and
+// driver APIs (cudaLaunchKernel, cuLaunchKernel and friends; of a runtime launch, which
+// calls the driver's, only the outer call counts). At the first
+// launch on a context the profiler is set up for it (config image for the metrics,
+// counter data image for kBatchRanges ranges) and started. Each launch's exit records its
+// correlation id, symbol and call times; when a batch is full, or the limit is reached,
+// the batch is decoded and evaluated there (a range boundary, on the launching thread:
+// CPU work, no I/O) and handed to the sink, which queues it for the trace writer thread.
+// Finish() (at exit, before the trace closes) collects what every context still holds.
+// The N-th range of a batch is the N-th launch recorded on that context (kernel replay runs
+// one kernel at a time, in launch order) when the batch has as many ranges as launches;
+// otherwise its ranges are written unnamed and untied, and counted as unmatched.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "collectors/cupti/counter_events.h"
+#include "collectors/cupti/cupti_functions.h"
+#include "collectors/cupti/range_profiler_functions.h"
+#include "collectors/cupti/tracer_config.h"
+
+namespace kraken::cupti {
+
+class RangeProfiler {
+ public:
+  using Sink = std::function<void(std::vector<CounterRange>)>;
+  // Ranges decoded at once: the counter data image holds this many.
+  static constexpr int64_t kBatchRanges = 128;
+
+  // Resolves the entry points, initializes CUPTI's profiler and subscribes to kernel
+  // launches. nullptr with *error (one sentence) when counters cannot be collected.
+  static std::unique_ptr<RangeProfiler> Create(const LoadedCupti& cupti, const TracerConfig& config, Sink sink,
+                                               std::string* error);
+  RangeProfiler(const RangeProfiler&) = delete;
+  RangeProfiler& operator=(const RangeProfiler&) = delete;
+
+  // Decodes and hands over the ranges every context still holds; later launches are not
+  // profiled. Call before the trace is closed.
+  void Finish();
+  CounterSummary Summary() const;
+
+ private:
+  struct Launch {
+    int64_t correlation_id = -1;
+    std::string name;
+    int64_t start_ns = 0, end_ns = 0;
+  };
+  struct ContextState {
+    CUcontext context = nullptr;
+    int64_t device = -1;
+    CUpti_RangeProfiler_Object* object = nullptr;
+    CUpti_Profiler_Host_Object* host = nullptr;
+    std::vector<uint8_t> config_image;
+    std::vector<uint8_t> counter_data;
+    std::vector<Launch> launches;  // in range order
+    bool running = false;
+    bool failed = false;
+  };
+
+  RangeProfiler(const LoadedCupti& cupti, const RangeProfilerFunctions& functions, const TracerConfig& config,
+                Sink sink);
+  static void CUPTIAPI OnCallback(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
+  void OnLaunch(const CUpti_CallbackData& data);
+  void OnContextDestroy(CUcontext context);
+  // False (and error_ set) when CUPTI refused a step.
+  bool Check(CUptiResult result, const char* what);
+  bool SetUp(ContextState* state);
+  bool ConfigureAndStart(ContextState* state);
+  // Stops the context's profiler, decodes and evaluates its ranges, hands them to the sink;
+  // starts it again when `restart`.
+  void Collect(ContextState* state, bool restart);
+  // The values of the decoded ranges; with `paired`, range i is launches[i].
+  std::vector<CounterRange> EvaluateRanges(ContextState* state, size_t ranges, bool paired);
+  int64_t Now() const;
+
+  CuptiFunctions cupti_;  // for ErrorText
+  RangeProfilerFunctions f_;
+  std::vector<const char*> metrics_;
+  int64_t batch_ranges_;
+  Sink sink_;
+  mutable std::mutex mutex_;
+  std::map<CUcontext, ContextState> contexts_;
+  CounterSummary summary_;
+  bool finished_ = false;
+};
+
+}  // namespace kraken::cupti
