@@ -33,6 +33,10 @@ constexpr ImportCounterInfo kCounters[] = {
     {"ncu_rule_rows", kName, "rule rows (advice such as SOLBottleneck) without a metric"},
     {"ncu_empty_values", kName, "metrics with an empty value"},
     {"ncu_non_numeric_values", kName, "metrics whose value is not a number, kept as text"},
+    {"ncu_tensor_flops_uncounted", kName,
+     "kernels whose tensor pipe did matrix-multiply work that no tensor-path op counter counted (ncu answered "
+     "\"n/a\" or left the path out): their FLOP counts are left empty, so they are classified from throughputs, "
+     "never with an intensity of 0"},
     {"ncu_unknown_units", kName, "metrics in a unit kraken cannot convert, left unscaled"},
     {"ncu_kernels_without_duration", kName, "kernels with neither gpu__time_duration nor cycles and clock"},
     {"ncu_durations_from_cycles", kName, "kernel durations computed from elapsed cycles / clock"},
