@@ -154,6 +154,43 @@ TEST(TracerConfigTest, ActivitiesChooseTheOptionalKinds) {
   EXPECT_EQ(no_api.api, ApiRecording::kNone);
 }
 
+TracerConfig ConfigFromVars(const std::map<std::string, std::string>& vars) {
+  return ReadTracerConfig([&](const char* name) -> const char* {
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  });
+}
+
+TEST(TracerConfigTest, CaptureWindowAndHardwareTrace) {
+  TracerConfig defaults = ConfigFromVars({});
+  EXPECT_EQ(defaults.delay_ms, 0);
+  EXPECT_EQ(defaults.duration_ms, 0);
+  EXPECT_TRUE(defaults.hw_trace);
+
+  TracerConfig window = ConfigFromVars(
+      {{"KRAKEN_CUPTI_DELAY_MS", "30000"}, {"KRAKEN_CUPTI_DURATION_MS", "5000"}, {"KRAKEN_CUPTI_HW_TRACE", "0"}});
+  EXPECT_EQ(window.delay_ms, 30000);
+  EXPECT_EQ(window.duration_ms, 5000);
+  EXPECT_FALSE(window.hw_trace);
+  EXPECT_TRUE(window.problems.empty());
+  EXPECT_TRUE(ConfigFromVars({{"KRAKEN_CUPTI_HW_TRACE", "1"}}).hw_trace);
+}
+
+TEST(TracerConfigTest, ABadWindowValueIsOneLineAndKeepsTheDefault) {
+  TracerConfig bad = ConfigFromVars({{"KRAKEN_CUPTI_DELAY_MS", "10s"},
+                                     {"KRAKEN_CUPTI_DURATION_MS", "-5"},
+                                     {"KRAKEN_CUPTI_HW_TRACE", "yes"}});
+  EXPECT_EQ(bad.delay_ms, 0);
+  EXPECT_EQ(bad.duration_ms, 0);
+  EXPECT_TRUE(bad.hw_trace);
+  ASSERT_EQ(bad.problems.size(), 3u);
+  EXPECT_EQ(bad.problems[0], "KRAKEN_CUPTI_DELAY_MS=10s is not a whole number from 0 to 604800000; using 0");
+  EXPECT_EQ(bad.problems[1], "KRAKEN_CUPTI_DURATION_MS=-5 is not a whole number from 0 to 604800000; using 0");
+  EXPECT_EQ(bad.problems[2], "KRAKEN_CUPTI_HW_TRACE=yes is not 0 or 1; using 1");
+  // Longer than a week: a unit mistake, refused.
+  EXPECT_EQ(ConfigFromVars({{"KRAKEN_CUPTI_DURATION_MS", "604800001"}}).duration_ms, 0);
+}
+
 TEST(TracerConfigTest, ABadActivityIsOneLineAndKeepsTheDefault) {
   for (const char* bad : {"memcpy,kernel", "memcpy,", "", ","}) {
     TracerConfig config = ConfigWithActivities(bad);

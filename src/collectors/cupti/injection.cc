@@ -14,6 +14,7 @@
 #include <string>
 
 #include "collectors/cupti/cupti_functions.h"
+#include "collectors/cupti/hw_trace.h"
 #include "collectors/cupti/injection_setup.h"
 #include "collectors/cupti/signal_chain.h"
 #include "collectors/cupti/trace_session.h"
@@ -62,6 +63,14 @@ void AtExit() {
         "KRAKEN_CUPTI_BUFFER_MB) in " + session->output_path());
 }
 
+// " from 30000 ms after the start for 5000 ms": the capture window, for the start line.
+std::string WindowText(const TracerConfig& config) {
+  std::string text;
+  if (config.delay_ms > 0) text += " from " + std::to_string(config.delay_ms) + " ms after the start";
+  if (config.duration_ms > 0) text += " for " + std::to_string(config.duration_ms) + " ms";
+  return text;
+}
+
 void LoadOnce() {
   std::call_once(g_load_once, [] {
     if (!LoadCupti(ProcessEnvironment(), &g_cupti, &g_load_error)) g_cupti.handle = nullptr;
@@ -88,8 +97,12 @@ void Start() {
   TraceSession* session = owned.get();
   g_session.store(session);
   const CuptiFunctions& f = g_cupti.functions;
+  // A delayed window: nothing is enabled now, the writer thread enables the kinds later.
+  const bool delayed = config.delay_ms > 0;
   if (CUptiResult r = f.RegisterCallbacks(OnBufferRequested, OnBufferCompleted); r != CUPTI_SUCCESS) {
     error = "CUPTI refused the buffer callbacks: " + f.ErrorText(r);
+  } else if (delayed) {
+    PrepareDelayedWindow(g_cupti);
   } else {
     error = EnableActivities(g_cupti, config);
   }
@@ -102,12 +115,15 @@ void Start() {
     return;
   }
   owned.release();  // lives as long as the process (see g_session)
+  RequestHardwareTimestamps(g_cupti, config.hw_trace);
+  session->Arm(!delayed);
   std::atexit(AtExit);
   InstallSignalChain(OnSignal);
   pthread_atfork(nullptr, nullptr, [] { g_owner_pid = -1; });
   if (!config.quiet)
-    Say("recording the CUDA activity of pid " + std::to_string(g_owner_pid) + " into " + session->output_path() +
-        " (" + g_cupti.path + ", CUPTI " + std::to_string(g_cupti.version) + ")");
+    Say(std::string(delayed ? "will record" : "recording") + " the CUDA activity of pid " +
+        std::to_string(g_owner_pid) + WindowText(config) + " into " + session->output_path() + " (" + g_cupti.path +
+        ", CUPTI " + std::to_string(g_cupti.version) + ")");
 }
 
 }  // namespace

@@ -36,6 +36,12 @@ struct TracerConfig {
   int64_t buffer_limit_bytes = 256 << 20;         // KRAKEN_CUPTI_BUFFER_MB: all buffers in flight
   int64_t flush_interval_ms = 1000;               // KRAKEN_CUPTI_FLUSH_MS: periodic flush
   int64_t signal_wait_ms = 3000;                  // KRAKEN_CUPTI_SIGNAL_WAIT_MS: flush budget on a fatal signal
+  // The capture window: nothing is enabled until delay_ms after the tracer loaded, and the
+  // trace is closed duration_ms after recording started (0: at exit). Bounds what CUPTI's
+  // per-kernel instrumentation costs a long job to the part that is wanted.
+  int64_t delay_ms = 0;                           // KRAKEN_CUPTI_DELAY_MS
+  int64_t duration_ms = 0;                        // KRAKEN_CUPTI_DURATION_MS
+  bool hw_trace = true;                           // KRAKEN_CUPTI_HW_TRACE=0: SW kernel timestamps only
   std::vector<std::string> problems;              // one line each, for stderr
 };
 
