@@ -47,11 +47,11 @@ void RequestHardwareTimestamps(const LoadedCupti& cupti, bool wanted) {
   }
 }
 
-void ReleaseHardwareTimestampsSubscription() {
+void ReleaseHardwareTimestampsSubscription(bool now) {
   if (!g_hw_subscribed.load()) return;
   // cuInit finishes right after loading the tracer; should CUPTI never call back, the
   // subscription must not stay and shut the application's own CUPTI client out.
-  const bool given_up = SteadyNs() - g_hw_requested_ns > kGiveUpNs;
+  const bool given_up = now || SteadyNs() - g_hw_requested_ns > kGiveUpNs;
   if (g_hw_result.load() < 0 && !given_up) return;
   if (!g_hw_subscribed.exchange(false)) return;
   g_hw_cupti->functions.Unsubscribe(g_hw_subscriber);

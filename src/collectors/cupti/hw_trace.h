@@ -21,9 +21,10 @@ namespace kraken::cupti {
 // `cupti` must outlive the process's CUDA use (the tracer's is never destroyed).
 void RequestHardwareTimestamps(const LoadedCupti& cupti, bool wanted);
 
-// Ends the subscription once the switch was tried, or 2 s after the request whatever
-// happened (cheap when there is nothing to do). Not from within a CUPTI callback.
-void ReleaseHardwareTimestampsSubscription();
+// Ends the subscription once the switch was tried, 2 s after the request whatever
+// happened, or now with `now` (the writer stops: no later call). Cheap when there is
+// nothing to do. Not from within a CUPTI callback.
+void ReleaseHardwareTimestampsSubscription(bool now = false);
 
 // The trace's closing members: "kraken_cupti_timestamps": "hw" | "sw", and why the
 // hardware was not used when CUPTI refused it for another reason than NOT_SUPPORTED.

@@ -142,7 +142,7 @@ std::unique_ptr<TraceSession> StartSession(const LoadedCupti& cupti, const Trace
   const LoadedCupti* loaded = &cupti;
   hooks.begin_window = [loaded, config] { return EnableActivities(*loaded, config, true); };
   hooks.end_window = [loaded] { DisableActivities(*loaded); };
-  hooks.writer_pass = [] { ReleaseHardwareTimestampsSubscription(); };
+  hooks.writer_pass = [](bool last) { ReleaseHardwareTimestampsSubscription(last); };
   hooks.closing_members = [] { return HardwareTimestampsMembers(); };
   return TraceSession::Start(std::move(options), std::move(hooks), error);
 }

@@ -155,7 +155,7 @@ void TraceSession::WriterLoop() {
       wake_.wait_for(lock, WaitTime(), [this] { return stop_ || !queued_.empty(); });
       stop = stop_;
     }
-    if (hooks_.writer_pass) hooks_.writer_pass();
+    if (hooks_.writer_pass) hooks_.writer_pass(stop);
     ProcessQueued();
     if (stop) {
       writer_cpu_ns_.store(ClockNs(CLOCK_THREAD_CPUTIME_ID));
@@ -244,6 +244,7 @@ void TraceSession::EndWindow(bool recorded) {
   writer_cpu_ns_.store(ClockNs(CLOCK_THREAD_CPUTIME_ID));
   CloseTrace();
   ReleaseFreeBuffers();
+  if (hooks_.writer_pass) hooks_.writer_pass(true);  // no later pass: nothing may stay behind
 }
 
 void TraceSession::ReleaseFreeBuffers() {

@@ -38,7 +38,7 @@ struct SessionHooks {
   // The capture window (config.delay_ms, config.duration_ms), called on the writer thread:
   std::function<std::string()> begin_window;  // enables the activity kinds: "" or why not
   std::function<void()> end_window;           // disables them
-  std::function<void()> writer_pass;          // each pass of the writer (ends a finished subscription)
+  std::function<void(bool last)> writer_pass;  // each pass of the writer; `last`: it stops for good
   std::function<JsonMembers()> closing_members;  // more closing members (e.g. the timestamps' source)
 };
 
