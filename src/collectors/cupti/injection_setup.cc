@@ -142,6 +142,17 @@ std::unique_ptr<TraceSession> StartSession(const LoadedCupti& cupti, const Trace
   const LoadedCupti* loaded = &cupti;
   hooks.begin_window = [loaded, config] { return EnableActivities(*loaded, config, true); };
   hooks.end_window = [loaded] { DisableActivities(*loaded); };
+  // Whoever waits for the trace of a long job learns that it is complete (errors always).
+  hooks.window_closed = [quiet = config.quiet](const TraceSession& session) {
+    if (!session.error().empty()) {
+      Say("no kernel trace: " + session.error() + " (" + session.output_path() + " records why)");
+    } else if (!session.write_error().empty()) {
+      Say("the trace " + session.output_path() + " is incomplete: " + session.write_error());
+    } else if (!quiet) {
+      Say("the capture window ended: " + session.output_path() + " is complete (" +
+          std::to_string(session.counts().kernels) + " kernels)");
+    }
+  };
   hooks.writer_pass = [](bool last) { ReleaseHardwareTimestampsSubscription(last); };
   hooks.closing_members = [] { return HardwareTimestampsMembers(); };
   return TraceSession::Start(std::move(options), std::move(hooks), error);

@@ -94,6 +94,12 @@ TEST(InjectionWindowTest, DelayedWindowRecordsOnlyItsLaunchesAndClosesWhileThePr
   kill(pid, SIGTERM);
   Injected r = Collect(pid, dir);
   EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+  // The start line, then when the trace is complete.
+  EXPECT_NE(r.err.find(" from 300 ms after the start for 100 ms into "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kraken-cupti: the capture window ended: " + TraceFileIn(dir) + " is complete (" +
+                       std::to_string(p.kernels.size()) + " kernels)\n"),
+            std::string::npos)
+      << r.err;
 
   // Nothing was enabled before the window: the tracer cost nothing then.
   ASSERT_TRUE(LogHas(calls, "enable"));

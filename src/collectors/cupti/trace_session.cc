@@ -245,6 +245,7 @@ void TraceSession::EndWindow(bool recorded) {
   CloseTrace();
   ReleaseFreeBuffers();
   if (hooks_.writer_pass) hooks_.writer_pass(true);  // no later pass: nothing may stay behind
+  if (hooks_.window_closed) hooks_.window_closed(*this);
 }
 
 void TraceSession::ReleaseFreeBuffers() {

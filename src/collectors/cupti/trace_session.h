@@ -29,6 +29,8 @@
 
 namespace kraken::cupti {
 
+class TraceSession;
+
 // What the session needs from CUPTI: the real functions in the tracer, fakes in tests.
 struct SessionHooks {
   decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
@@ -38,6 +40,7 @@ struct SessionHooks {
   // The capture window (config.delay_ms, config.duration_ms), called on the writer thread:
   std::function<std::string()> begin_window;  // enables the activity kinds: "" or why not
   std::function<void()> end_window;           // disables them
+  std::function<void(const TraceSession&)> window_closed;  // the trace is complete (the process runs on)
   std::function<void(bool last)> writer_pass;  // each pass of the writer; `last`: it stops for good
   std::function<JsonMembers()> closing_members;  // more closing members (e.g. the timestamps' source)
 };
@@ -92,6 +95,7 @@ class TraceSession {
   uint64_t dropped_records() const { return dropped_records_; }
   uint64_t buffers_refused() const { return buffers_refused_.load(); }
   const std::string& write_error() const { return write_error_; }
+  const std::string& error() const { return error_; }  // SetError's, or why the window could not start
 
  private:
   TraceSession(SessionOptions options, SessionHooks hooks, std::unique_ptr<KinetoTraceWriter> writer);
