@@ -40,6 +40,7 @@ struct ProfileArgs {
   std::string kernel_trace_dir;  // default: <--out>.kernels, else a temporary folder
   std::string kernel_delay;      // --kernel-delay: the tracer's capture window (KRAKEN_CUPTI_DELAY_MS)
   std::string kernel_duration;   // --kernel-duration (KRAKEN_CUPTI_DURATION_MS)
+  std::string kernel_start_on_nvtx;  // --kernel-start-on-nvtx (KRAKEN_CUPTI_START_ON_NVTX)
   std::vector<std::string> command;
   ConfigFlags upload_flags;  // --upload-to, --token-file, --upload-spool, --config
 };
@@ -88,6 +89,7 @@ void ShipRun(Sinks& sinks, const ProfileArgs& args, const app::UploadSettings& u
 // --kernel-delay / --kernel-duration as the tracer's window; a bad one names its flag.
 Result<profiling::KernelCaptureWindow> KernelWindow(const ProfileArgs& args) {
   profiling::KernelCaptureWindow window;
+  window.start_on_nvtx = args.kernel_start_on_nvtx;
   const std::pair<const char*, const std::string*> flags[] = {{"--kernel-delay", &args.kernel_delay},
                                                               {"--kernel-duration", &args.kernel_duration}};
   for (const auto& [flag, text] : flags) {
@@ -262,6 +264,10 @@ void AddProfileCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--kernel-duration", args->kernel_duration,
                   "With --kernels: stop recording this long after recording started, e.g. 10s; the trace is "
                   "complete then while the command runs on (default: until the process ends)")
+      ->needs(kernels);
+  cmd->add_option("--kernel-start-on-nvtx", args->kernel_start_on_nvtx,
+                  "With --kernels: start recording when an NVTX range of this name is first pushed, e.g. "
+                  "ProfilerStep#10 (and not before --kernel-delay)")
       ->needs(kernels);
   AddUploadFlags(cmd, args->upload_flags);
   cmd->add_option("command", args->command, "The command to run and profile, after --");

@@ -75,6 +75,18 @@ TEST(ProfileKernelsCliTest, CommandWithoutCudaIsInjectedAndReportedAsSuch) {
             "when a process first uses CUDA)");
 }
 
+TEST(ProfileKernelsCliTest, TheCaptureWindowFlagsReachTheCommandsEnvironment) {
+  std::string dir = testing::MakeTempDir("profile_kernels_window_env");
+  std::string marker = dir + "/env";
+  RunResult r = RunKraken("profile --kernels --kernel-delay 1m30s --kernel-duration 250ms --kernel-start-on-nvtx "
+                          "'ProfilerStep#10' --json --no-store --interval 50ms --samples 3 -- sh -c "
+                          "'echo \"$KRAKEN_CUPTI_DELAY_MS|$KRAKEN_CUPTI_DURATION_MS|$KRAKEN_CUPTI_START_ON_NVTX\" > " +
+                              marker + "'",
+                          ReplayEnv());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(testing::ReadFileOrDie(marker), "90000|250|ProfilerStep#10\n");
+}
+
 TEST(ProfileKernelsCliTest, CudaProcessWithoutLibcuptiIsStoredAndSaysWhy) {
   std::string dir = testing::MakeTempDir("profile_kernels_nolib");
   std::string db = dir + "/kraken.db";

@@ -133,6 +133,7 @@ Result<KernelCaptureSetup> PrepareKernelCapture(const std::string& trace_dir, co
   setenv("KRAKEN_CUPTI_QUIET", "1", 0);
   if (window.delay_ms >= 0) setenv("KRAKEN_CUPTI_DELAY_MS", std::to_string(window.delay_ms).c_str(), 1);
   if (window.duration_ms >= 0) setenv("KRAKEN_CUPTI_DURATION_MS", std::to_string(window.duration_ms).c_str(), 1);
+  if (!window.start_on_nvtx.empty()) setenv("KRAKEN_CUPTI_START_ON_NVTX", window.start_on_nvtx.c_str(), 1);
   return setup;
 }
 

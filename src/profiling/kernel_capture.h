@@ -35,6 +35,7 @@ Result<std::string> FindInjectionLibrary();
 struct KernelCaptureWindow {
   int64_t delay_ms = -1;
   int64_t duration_ms = -1;
+  std::string start_on_nvtx;  // KRAKEN_CUPTI_START_ON_NVTX when not empty
 };
 // The longest delay or duration the tracer takes: a week.
 inline constexpr int64_t kMaxKernelWindowNs = int64_t{7} * 24 * 3600 * 1'000'000'000;

@@ -187,6 +187,17 @@ TEST(TracerConfigTest, ABadWindowValueIsOneLineAndKeepsTheDefault) {
   EXPECT_EQ(bad.problems[0], "KRAKEN_CUPTI_DELAY_MS=10s is not a whole number from 0 to 604800000; using 0");
   EXPECT_EQ(bad.problems[1], "KRAKEN_CUPTI_DURATION_MS=-5 is not a whole number from 0 to 604800000; using 0");
   EXPECT_EQ(bad.problems[2], "KRAKEN_CUPTI_HW_TRACE=yes is not 0 or 1; using 1");
+  // The range start needs NVTX forwarded to libcupti.
+  TracerConfig range = ConfigFromVars({{"KRAKEN_CUPTI_START_ON_NVTX", "ProfilerStep#10"}});
+  EXPECT_EQ(range.start_on_nvtx, "ProfilerStep#10");
+  EXPECT_TRUE(range.problems.empty());
+  TracerConfig no_nvtx =
+      ConfigFromVars({{"KRAKEN_CUPTI_START_ON_NVTX", "ProfilerStep#10"}, {"KRAKEN_CUPTI_ACTIVITIES", "kernels"}});
+  EXPECT_EQ(no_nvtx.start_on_nvtx, "");
+  ASSERT_EQ(no_nvtx.problems.size(), 1u);
+  EXPECT_EQ(no_nvtx.problems[0],
+            "KRAKEN_CUPTI_START_ON_NVTX=ProfilerStep#10 needs the NVTX ranges, which KRAKEN_CUPTI_NVTX=0 or "
+            "KRAKEN_CUPTI_ACTIVITIES turned off; recording without it");
   // Longer than a week: a unit mistake, refused.
   EXPECT_EQ(ConfigFromVars({{"KRAKEN_CUPTI_DURATION_MS", "604800001"}}).duration_ms, 0);
 }

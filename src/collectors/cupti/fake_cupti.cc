@@ -30,6 +30,7 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <string>
 
 namespace {
 
@@ -147,6 +148,35 @@ bool DeliverOneBuffer(int64_t* budget, uint64_t horizon_ns) {
   return delivered_now > 0;
 }
 
+// NVTX's injection entry point, as libcupti 13 behaves: it keeps NVTX's export table and
+// installs its nvtxRangePushA handler (which logs "nvtx_push:<name>") into the instance's
+// core function table only once NVTX markers are enabled, whichever comes first (NVTX's
+// ABI: NVTX_ETID_CALLBACKS = 1, NVTX_CB_MODULE_CORE = 1, NVTX_CBID_CORE_RangePushA = 9).
+using FakeNvtxFunction = void (*)();
+struct FakeNvtxCallbacks {
+  size_t struct_size;
+  int (*GetModuleFunctionTable)(int module, FakeNvtxFunction*** out_table, unsigned int* out_size);
+};
+const void* (*g_nvtx_export_table)(uint32_t) = nullptr;
+
+int FakeNvtxRangePushA(const char* message) {
+  Log((std::string("nvtx_push:") + (message != nullptr ? message : "")).c_str(), 0);
+  return 0;
+}
+
+// Under g_mutex.
+void InstallNvtxHandlers() {
+  if (g_nvtx_export_table == nullptr || g_kinds.count(CUPTI_ACTIVITY_KIND_MARKER) == 0) return;
+  const auto* callbacks = static_cast<const FakeNvtxCallbacks*>(g_nvtx_export_table(1));
+  FakeNvtxFunction** table = nullptr;
+  unsigned int size = 0;
+  if (callbacks == nullptr || callbacks->GetModuleFunctionTable(1, &table, &size) == 0 || table == nullptr ||
+      size < 9 || table[9] == nullptr)
+    return;
+  *table[9] = reinterpret_cast<FakeNvtxFunction>(FakeNvtxRangePushA);
+  Log("nvtx_handlers_installed", 0);
+}
+
 }  // namespace
 
 extern "C" {
@@ -181,6 +211,7 @@ CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
   }
   if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) g_kernels_off_at = 0;
   g_kinds.insert(kind);
+  if (kind == CUPTI_ACTIVITY_KIND_MARKER) InstallNvtxHandlers();
   return CUPTI_SUCCESS;
 }
 
@@ -235,6 +266,15 @@ CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_C
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CU_INIT_FINISHED)
     g_init_finished_enabled = enable != 0;
   return CUPTI_SUCCESS;
+}
+
+// NVTX's injection entry point (see InstallNvtxHandlers).
+int InitializeInjectionNvtx2(const void* (*get_export_table)(uint32_t)) {
+  if (get_export_table == nullptr || get_export_table(1) == nullptr) return 0;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_nvtx_export_table = get_export_table;
+  InstallNvtxHandlers();
+  return 1;
 }
 
 // The test programs' stand-in for the driver finishing cuInit after InitializeInjection.

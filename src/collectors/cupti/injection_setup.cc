@@ -74,10 +74,12 @@ TraceFile PrepareTraceFile(const TracerConfig& config, int64_t realtime_ns, cons
                  {"pid", JsonInt(pid)},
                  {"command", JsonString(CommandLine())},
                  {"kraken_cupti_activities", JsonString(ActivitiesText(config.activities))}};
-  if (config.delay_ms > 0 || config.duration_ms > 0) {
+  if (config.delay_ms > 0 || config.duration_ms > 0 || !config.start_on_nvtx.empty()) {
     // The requested capture window; the closing members say when it really began and ended.
     file.header.emplace_back("kraken_cupti_window_delay_ms", JsonInt(config.delay_ms));
     file.header.emplace_back("kraken_cupti_window_duration_ms", JsonInt(config.duration_ms));
+    if (!config.start_on_nvtx.empty())
+      file.header.emplace_back("kraken_cupti_window_start_on_nvtx", JsonString(config.start_on_nvtx));
   }
   if (cupti != nullptr) {
     file.header.emplace_back("cupti_version", JsonInt(cupti->version));

@@ -2,7 +2,10 @@
 // and Blackwell's hardware timestamps (KRAKEN_CUPTI_HW_TRACE), end to end with the fake
 // libcupti: what is enabled when (the fake's call log), what the trace holds and says,
 // and what `kraken analyze` makes of a windowed trace.
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -196,6 +199,99 @@ TEST(InjectionWindowTest, ABadWindowValueIsOneLineAndTheWholeRunIsTraced) {
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   EXPECT_EQ((*imported)[0].kernels.size(), 50u);
   EXPECT_EQ((*imported)[0].metadata.attributes.count("kraken_cupti_window_delay_ms"), 0u);
+}
+
+// NVTX's side of the injection ABI for one NVTX instance (nvtx3/nvtxDetail: the export
+// table NVTX_ETID_CALLBACKS = 1 hands out per-module tables of pointers to NVTX's function
+// pointers; CORE = 1, CORE2 = 5). Its function pointers start at a stub, as NVTX's
+// initialization functions; whatever the injection installs is called through them.
+using NvtxStandInFunction = void (*)();
+int NvtxStandInStub(const char*) { return -1; }
+NvtxStandInFunction g_nvtx_stand_in_core[17];   // NVTX_CBID_CORE_SIZE + 1
+NvtxStandInFunction g_nvtx_stand_in_core2[31];  // the CORE2 module
+NvtxStandInFunction* g_nvtx_stand_in_core_slots[17];
+NvtxStandInFunction* g_nvtx_stand_in_core2_slots[31];
+struct NvtxStandInCallbacks {
+  size_t struct_size;
+  int (*GetModuleFunctionTable)(int module, NvtxStandInFunction*** out_table, unsigned int* out_size);
+};
+int NvtxStandInGetModuleFunctionTable(int module, NvtxStandInFunction*** out_table, unsigned int* out_size) {
+  if (module != 1 && module != 5) return 0;
+  *out_table = module == 1 ? g_nvtx_stand_in_core_slots : g_nvtx_stand_in_core2_slots;
+  *out_size = module == 1 ? 16 : 30;
+  return 1;
+}
+const NvtxStandInCallbacks g_nvtx_stand_in_callbacks = {sizeof(NvtxStandInCallbacks),
+                                                         NvtxStandInGetModuleFunctionTable};
+const void* NvtxStandInExportTable(uint32_t id) { return id == 1 ? &g_nvtx_stand_in_callbacks : nullptr; }
+
+// A traced "application" that uses NVTX: the tracer started as the driver does, then NVTX's
+// initialization through the tracer, then nvtxRangePushA("warmup"), 150 ms later
+// nvtxRangePushA("ProfilerStep#3") (through whatever the function table then holds), and
+// it runs on until killed.
+pid_t StartInjectedWithNvtx(const std::map<std::string, std::string>& env, const std::string& dir) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+  int err = open((dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(err, 2);
+  void* library = dlopen(KRAKEN_CUPTI_INJECTION_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) _exit(91);
+  auto initialize = reinterpret_cast<int (*)()>(dlsym(library, "InitializeInjection"));
+  auto nvtx = reinterpret_cast<int (*)(const void* (*)(uint32_t))>(dlsym(library, "InitializeInjectionNvtx2"));
+  if (initialize == nullptr || nvtx == nullptr) _exit(92);
+  initialize();
+  if (void* cupti = dlopen(KRAKEN_CUPTI_FAKE_LIBRARY, RTLD_NOW | RTLD_NOLOAD))
+    if (auto finished = reinterpret_cast<void (*)()>(dlsym(cupti, "kraken_fake_cuda_init_finished"))) finished();
+  for (int i = 0; i < 17; ++i) {
+    g_nvtx_stand_in_core[i] = reinterpret_cast<NvtxStandInFunction>(NvtxStandInStub);
+    g_nvtx_stand_in_core_slots[i] = &g_nvtx_stand_in_core[i];
+  }
+  for (int i = 0; i < 31; ++i) {
+    g_nvtx_stand_in_core2[i] = reinterpret_cast<NvtxStandInFunction>(NvtxStandInStub);
+    g_nvtx_stand_in_core2_slots[i] = &g_nvtx_stand_in_core2[i];
+  }
+  if (nvtx(NvtxStandInExportTable) != 1) _exit(93);
+  auto push = [](const char* name) { return reinterpret_cast<int (*)(const char*)>(g_nvtx_stand_in_core[9])(name); };
+  push("warmup");
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  push("ProfilerStep#3");
+  push("ProfilerStep#3");  // a second push of the name: the window started already
+  while (true) pause();
+}
+
+TEST(InjectionWindowTest, TheWindowStartsAtTheFirstPushOfTheNvtxRange) {
+  std::string dir = testing::MakeTempDir("injection_window_nvtx");
+  std::map<std::string, std::string> env = WindowedLaunches(dir);
+  env["KRAKEN_CUPTI_START_ON_NVTX"] = "ProfilerStep#3";
+  env["KRAKEN_CUPTI_ACTIVITIES"] = "kernels,nvtx";  // the range start needs NVTX forwarded
+  env["KRAKEN_CUPTI_DURATION_MS"] = "50";
+  pid_t pid = StartInjectedWithNvtx(env, dir);
+  Profile p = WaitForClosedTrace(dir);
+  std::vector<FakeCuptiCall> calls = ReadFakeCuptiLog(dir + "/cupti.log");
+  kill(pid, SIGKILL);
+  Injected r = Collect(pid, dir);
+  EXPECT_EQ(r.exit_code, 128 + SIGKILL) << r.err;
+  // Nothing was enabled at "warmup"; at the matching push the kinds went on, libcupti
+  // installed its NVTX handlers (late, as libcupti 13 does) into what the tracer handed it,
+  // and the tracer's hook forwarded that push and the next one to them.
+  std::vector<std::string> order;
+  for (const FakeCuptiCall& call : calls)
+    if (call.what.starts_with("nvtx_") || call.what == "enable") order.push_back(call.what);
+  ASSERT_GE(order.size(), 4u);
+  EXPECT_EQ(order[0], "enable");
+  EXPECT_EQ(std::count(order.begin(), order.end(), "nvtx_handlers_installed"), 1);
+  EXPECT_EQ(std::count(order.begin(), order.end(), "nvtx_push:ProfilerStep#3"), 2);
+  EXPECT_EQ(std::count(order.begin(), order.end(), "nvtx_push:warmup"), 0);  // before libcupti's handler
+  EXPECT_LT(std::find(order.begin(), order.end(), "nvtx_handlers_installed") - order.begin(),
+            std::find(order.begin(), order.end(), "nvtx_push:ProfilerStep#3") - order.begin());
+  // The 150 ms before the range were never recorded; 50 ms after it were.
+  ASSERT_GT(p.kernels.size(), 1000u);
+  EXPECT_GT(p.kernels.front().correlation_id, 75'000);
+  EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_window_start_on_nvtx"), "ProfilerStep#3");
+  const double start = AttributeNumber(p, "kraken_cupti_window_start_us");
+  EXPECT_GE(AttributeNumber(p, "kraken_cupti_window_end_us") - start, 50'000);
+  for (const Kernel& k : p.kernels) ASSERT_GE(static_cast<double>(k.start_ns) / 1e3, start);
 }
 
 // Runs 50 launches with the fake's HW trace answer `fake_answer` and KRAKEN_CUPTI_HW_TRACE

@@ -200,7 +200,8 @@ void TraceSession::Arm(bool recording) {
 std::chrono::milliseconds TraceSession::WaitTime() const {
   const WindowState state = window_state_.load();
   int64_t deadline_ns = -1;
-  if (state == WindowState::kWaiting) deadline_ns = armed_mono_ns_ + options_.config.delay_ms * 1'000'000;
+  if (state == WindowState::kWaiting && options_.config.start_on_nvtx.empty())
+    deadline_ns = armed_mono_ns_ + options_.config.delay_ms * 1'000'000;
   if (state == WindowState::kRecording && options_.config.duration_ms > 0)
     deadline_ns = recording_mono_ns_ + options_.config.duration_ms * 1'000'000;
   if (deadline_ns < 0) return kPollInterval;
@@ -210,19 +211,18 @@ std::chrono::milliseconds TraceSession::WaitTime() const {
 
 bool TraceSession::StepWindow() {
   const int64_t now = ClockNs(CLOCK_MONOTONIC);
-  const WindowState state = window_state_.load();
-  if (state == WindowState::kWaiting && now >= armed_mono_ns_ + options_.config.delay_ms * 1'000'000) {
-    const int64_t start = hooks_.now ? hooks_.now() : 0;  // the kinds are on from here
-    std::string error = hooks_.begin_window ? hooks_.begin_window() : "";
-    if (!error.empty()) {
-      SetError(std::move(error));
-      EndWindow(false);
-      return true;
-    }
-    window_start_ns_ = start;
-    recording_mono_ns_ = ClockNs(CLOCK_MONOTONIC);  // after `start`: the window lasts at least duration_ms
-    window_state_.store(WindowState::kRecording);
-    return false;
+  WindowState state = window_state_.load();
+  const bool delay_passed = now >= armed_mono_ns_ + options_.config.delay_ms * 1'000'000;
+  // With an NVTX range to wait for, the pushing thread starts the window (StartWindowNow).
+  if (state == WindowState::kWaiting && delay_passed && options_.config.start_on_nvtx.empty() &&
+      window_state_.compare_exchange_strong(state, WindowState::kStarting)) {
+    BeginWindow();
+    state = window_state_.load();
+  }
+  if (state == WindowState::kStartFailed) {
+    SetError(start_error_);
+    EndWindow(false);
+    return true;
   }
   if (state == WindowState::kRecording && options_.config.duration_ms > 0 &&
       now >= recording_mono_ns_ + options_.config.duration_ms * 1'000'000) {
@@ -230,6 +230,29 @@ bool TraceSession::StepWindow() {
     return true;
   }
   return false;
+}
+
+bool TraceSession::StartWindowNow() {
+  WindowState state = window_state_.load();
+  if (state == WindowState::kUnarmed) return false;
+  if (state != WindowState::kWaiting) return true;
+  if (ClockNs(CLOCK_MONOTONIC) < armed_mono_ns_ + options_.config.delay_ms * 1'000'000) return false;
+  if (window_state_.compare_exchange_strong(state, WindowState::kStarting)) BeginWindow();
+  wake_.notify_all();  // the writer watches the duration from now on
+  return true;
+}
+
+void TraceSession::BeginWindow() {
+  const int64_t start = hooks_.now ? hooks_.now() : 0;  // the kinds are on from here
+  std::string error = hooks_.begin_window ? hooks_.begin_window() : "";
+  if (!error.empty()) {
+    start_error_ = std::move(error);  // the writer closes the trace (it owns the file)
+    window_state_.store(WindowState::kStartFailed);
+    return;
+  }
+  window_start_ns_ = start;
+  recording_mono_ns_ = ClockNs(CLOCK_MONOTONIC);  // after `start`: the window lasts at least duration_ms
+  window_state_.store(WindowState::kRecording);
 }
 
 void TraceSession::EndWindow(bool recorded) {
@@ -264,11 +287,12 @@ double TraceSession::TraceMicros(int64_t cupti_ns) const {
 
 JsonMembers TraceSession::WindowMembers() {
   const TracerConfig& config = options_.config;
-  if ((config.delay_ms == 0 && config.duration_ms == 0) || requested_start_ns_ < 0) return {};
+  if ((config.delay_ms == 0 && config.duration_ms == 0 && config.start_on_nvtx.empty()) || requested_start_ns_ < 0)
+    return {};
   // Recording until the trace closes (exit, a signal): the window ends there.
   if (window_start_ns_ >= 0 && window_end_ns_ < 0) window_end_ns_ = hooks_.now ? hooks_.now() : 0;
   JsonMembers members = {{"kraken_cupti_window_requested_start_us", JsonNumber(TraceMicros(requested_start_ns_))}};
-  if (config.duration_ms > 0)
+  if (config.duration_ms > 0 && config.start_on_nvtx.empty())  // else it follows the range's push
     members.emplace_back("kraken_cupti_window_requested_end_us",
                          JsonNumber(TraceMicros(requested_start_ns_ + config.duration_ms * 1'000'000)));
   if (window_start_ns_ >= 0) {

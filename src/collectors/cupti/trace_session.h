@@ -77,6 +77,10 @@ class TraceSession {
   // the writer stopped while the process runs on. Before Arm the writer records nothing.
   void Arm(bool recording);
   bool window_ended() const { return window_state_.load() == WindowState::kEnded; }
+  // With config.start_on_nvtx: starts the window now, on the calling thread (the one pushing
+  // the range), unless config.delay_ms has not passed yet (false). True also when it had
+  // started already or cannot start any more.
+  bool StartWindowNow();
 
   // Forces CUPTI's buffers out, writes everything, closes the trace and stops the thread.
   // Idempotent; returns false when the trace could not be written completely.
@@ -108,6 +112,7 @@ class TraceSession {
   JsonMembers CostMembers() const;  // the tracer's own cost, for the footer
   JsonMembers WindowMembers();      // the capture window, for the footer
   bool StepWindow();                // starts/ends the window when due; true when the trace is closed
+  void BeginWindow();               // kStarting -> kRecording, or kStartFailed with start_error_
   void EndWindow(bool recorded);    // writer thread: the window's end closes the trace
   std::chrono::milliseconds WaitTime() const;  // until the next poll or window deadline
   void ReleaseFreeBuffers();        // the trace is closed for good: nothing more to hold
@@ -133,10 +138,11 @@ class TraceSession {
 
   // The capture window. The times are set by Arm (before the writer looks) or the writer;
   // Finish reads them after joining the writer.
-  enum class WindowState { kUnarmed, kWaiting, kRecording, kEnded };
+  enum class WindowState { kUnarmed, kWaiting, kStarting, kRecording, kStartFailed, kEnded };
   std::atomic<WindowState> window_state_{WindowState::kUnarmed};
   int64_t armed_mono_ns_ = 0, recording_mono_ns_ = 0;  // CLOCK_MONOTONIC
   int64_t requested_start_ns_ = -1, window_start_ns_ = -1, window_end_ns_ = -1;  // CUPTI clock
+  std::string start_error_;  // BeginWindow's, for the writer to record (kStartFailed)
 
   std::atomic<bool> finished_{false};
   std::atomic<bool> closed_{false};  // the footer is written: later buffers are dropped

@@ -104,6 +104,15 @@ TracerConfig ReadTracerConfig(const std::function<const char*(const char*)>& get
   ReadInt(getenv, "KRAKEN_CUPTI_BUFFER_MB", 16, 65536, int64_t{1} << 20, &config.buffer_limit_bytes, &config.problems);
   ReadInt(getenv, "KRAKEN_CUPTI_FLUSH_MS", 10, 3'600'000, 1, &config.flush_interval_ms, &config.problems);
   ReadInt(getenv, "KRAKEN_CUPTI_SIGNAL_WAIT_MS", 0, 60'000, 1, &config.signal_wait_ms, &config.problems);
+  if (const char* range = getenv("KRAKEN_CUPTI_START_ON_NVTX"); range != nullptr && *range != '\0') {
+    if (config.nvtx) {
+      config.start_on_nvtx = range;
+    } else {
+      config.problems.push_back(std::string("KRAKEN_CUPTI_START_ON_NVTX=") + range +
+                                " needs the NVTX ranges, which KRAKEN_CUPTI_NVTX=0 or KRAKEN_CUPTI_ACTIVITIES turned off; "
+                                "recording without it");
+    }
+  }
   ReadInt(getenv, "KRAKEN_CUPTI_DELAY_MS", 0, kMaxWindowMs, 1, &config.delay_ms, &config.problems);
   ReadInt(getenv, "KRAKEN_CUPTI_DURATION_MS", 0, kMaxWindowMs, 1, &config.duration_ms, &config.problems);
   if (const char* hw = getenv("KRAKEN_CUPTI_HW_TRACE"); hw != nullptr && *hw != '\0') {

@@ -42,6 +42,9 @@ struct TracerConfig {
   int64_t delay_ms = 0;                           // KRAKEN_CUPTI_DELAY_MS
   int64_t duration_ms = 0;                        // KRAKEN_CUPTI_DURATION_MS
   bool hw_trace = true;                           // KRAKEN_CUPTI_HW_TRACE=0: SW kernel timestamps only
+  // KRAKEN_CUPTI_START_ON_NVTX: the window starts at the first push of this NVTX range (not
+  // before delay_ms); empty: at delay_ms.
+  std::string start_on_nvtx;
   std::vector<std::string> problems;              // one line each, for stderr
 };
 
