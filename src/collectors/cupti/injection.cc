@@ -101,7 +101,8 @@ void Start() {
   TraceSession* session = owned.get();
   g_session.store(session);
   const CuptiFunctions& f = g_cupti.functions;
-  // A delayed window: nothing is enabled now, the writer thread enables the kinds later.
+  // A delayed window: nothing is enabled now; the writer thread (at the delay) or the thread
+  // pushing the NVTX range enables the kinds later.
   const bool delayed = config.delay_ms > 0 || !config.start_on_nvtx.empty();
   if (CUptiResult r = f.RegisterCallbacks(OnBufferRequested, OnBufferCompleted); r != CUPTI_SUCCESS) {
     error = "CUPTI refused the buffer callbacks: " + f.ErrorText(r);
