@@ -47,7 +47,9 @@
 #                    each trace summarized over its measured steps (trace_summary.py: kernels
 #                    and kernel time per step, kernel names, top kernels); the small-kernels loop
 #                    plain / tracer / tracer kernels only / torch.profiler (CUDA only) / plain
-#                    again; NVML latency (overhead/p7-*). The one-call form for it:
+#                    again; NVML latency; last (the first skipped), the loop under the tracer
+#                    with a capture window: a delay beyond the run (the idle injection's cost)
+#                    and 1 s of the measured 3 s (overhead/p7-*). The one-call form for it:
 #                      scripts/gpu-validate.sh --bundle dist/kraken-0.1.0-linux-x86_64.tar.gz \
 #                        --out $OUT --phases 7 --budget 300        (run timeout_s=330, ~260 s)
 #   pack   30   [5]  figures (scripts/gpu_validate/figures.py), results tarball(s), summary.txt
@@ -534,7 +536,9 @@ fi
 # under `kraken profile --kernels` in phase 2: 0 %), one difference per window, bracketed by
 # plain runs; the traces' summaries; the small-kernels loop; NVML latency if time is left.
 # Expected on an H100: env ~22 s, agent ~20 s, 8 ResNet windows 8 x 14-18 s, summaries ~15 s,
-# 5 small-kernels windows 5 x 8-12 s: ~250 s of --budget 300 with the 30 s packing reserve.
+# 5 small-kernels windows 5 x 8-12 s: ~250 s of --budget 300 with the 30 s packing reserve;
+# the 2 capture-window windows (2 x 8-10 s) after them make ~270 s, all of the 270 s before
+# packing: they run last, so they are the ones skipped when the run is slower.
 p7_trace_dir="$work/p7-traces"
 # p7_window NAME WORKLOAD NEEDS [VAR=VALUE...] [-- WORKLOAD_ARGS...]: one window of WORKLOAD
 # in a fresh process with VAR=VALUE in its environment; the result in overhead/p7-NAME.json.
@@ -615,6 +619,12 @@ if [ "$mode" = replay ] && [ -n "$fake_cupti" ]; then
   step p7.stand-in-trace 20 env CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_LIBRARY="$fake_cupti" \
     KRAKEN_FAKE_CUPTI_LAUNCHES=2000 KRAKEN_CUPTI_ACTIVITIES=kernels KRAKEN_CUPTI_OUTPUT="$p7_trace_dir/stand-in/" \
     "$fake_app"
+  # And a capture window (the small-kernels windows at the end): 50 ms from 100 ms on, of 300.
+  mkdir -p "$p7_trace_dir/stand-in-window"
+  step p7.stand-in-window-trace 20 env CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_LIBRARY="$fake_cupti" \
+    KRAKEN_FAKE_CUPTI_LAUNCHES=-1 KRAKEN_FAKE_CUPTI_PER_FLUSH=100000 KRAKEN_CUPTI_ACTIVITIES=kernels \
+    KRAKEN_CUPTI_DELAY_MS=100 KRAKEN_CUPTI_DURATION_MS=50 KRAKEN_CUPTI_OUTPUT="$p7_trace_dir/stand-in-window/" \
+    "$fake_app" 300
 fi
 p7_summaries resnet50-train- stand-in
 # Launch-bound: what of the tracer's cost is the kernel records alone, and what
@@ -627,6 +637,13 @@ p7_window $sk-torch-cuda $sk "gpu torch" -- --profiler torch-cuda-noexport
 p7_window $sk-plain2 $sk "gpu torch"
 step p7.nvml-latency 20 "$py" "$gv/nvml_latency.py" --out "$ov/p7-nvml-latency.json" \
   ${KRAKEN_NVML_LIBRARY:+--library "$KRAKEN_NVML_LIBRARY"}
+# The capture window (docs/kernel-capture.md): a delay beyond the process's life records
+# nothing, so this is the cost of the loaded, idle injection (expected ~0 %); 1 s recorded
+# from 1 s after CUDA started, inside the measured 3 s (expected about a third of the full
+# tracer's cost), its trace complete before the process ends.
+p7_window $sk-cupti-delay-beyond $sk "gpu torch cupti" "${tracer[@]}" KRAKEN_CUPTI_DELAY_MS=600000
+p7_window $sk-cupti-window-1s $sk "gpu torch cupti" "${tracer[@]}" KRAKEN_CUPTI_DELAY_MS=1000 \
+  KRAKEN_CUPTI_DURATION_MS=1000
 p7_summaries small-kernels-
 else
   not_run 7 "overhead breakdown"

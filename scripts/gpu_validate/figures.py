@@ -156,11 +156,13 @@ def overhead(root: str) -> Dict[str, Any]:
 BREAKDOWN_RUNS = {
     "resnet50-train": ["plain", "cupti", "cupti-nvtx-inj", "kraken-profile", "cupti-flush-60s", "cupti-kernels",
                        "cupti-nvtx-steps", "plain2"],
-    "small-kernels": ["plain", "cupti", "cupti-api-none", "cupti-kernels", "torch-cuda", "plain2"],
+    "small-kernels": ["plain", "cupti", "cupti-api-none", "cupti-kernels", "torch-cuda", "plain2",
+                      "cupti-delay-beyond", "cupti-window-1s"],
     "short-kernels": ["plain", "cupti"],
 }
 #: Runs the second version of phase 7 added: listed only when their window ran.
-OPTIONAL_RUNS = {"cupti-nvtx-inj", "kraken-profile", "cupti-flush-60s", "cupti-kernels", "cupti-nvtx-steps"}
+OPTIONAL_RUNS = {"cupti-nvtx-inj", "kraken-profile", "cupti-flush-60s", "cupti-kernels", "cupti-nvtx-steps",
+                 "cupti-delay-beyond", "cupti-window-1s"}
 #: The traced run the others' kernel names are compared with (run 2's direct injection).
 TRACE_REFERENCE_RUN = "resnet50-train-cupti"
 

@@ -24,7 +24,9 @@ CUPTI_OVERHEAD_TARGET_PCT = {"small-kernels": 3.0, "resnet50-train": 1.0}
 BREAKDOWN_RUN_MEANING = {
     "plain": "no tool", "plain2": "no tool, again", "cupti": "kraken's CUPTI tracer injected (CUDA_INJECTION64_PATH)",
     "cupti-api-none": "the tracer with KRAKEN_CUPTI_API=none (kernel records only)",
-    "torch-cuda": "torch.profiler recording CUDA activities only, no export"}
+    "torch-cuda": "torch.profiler recording CUDA activities only, no export",
+    "cupti-delay-beyond": "the tracer with a capture delay beyond the run (loaded, nothing recorded)",
+    "cupti-window-1s": "the tracer recording a 1 s capture window inside the measured 3 s"}
 
 
 def phases(run: Run) -> List[int]:

@@ -20,6 +20,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 TOP_KERNELS = 5
 COST_KEYS = ("flushes", "flush_ms_total", "flush_ms_max", "writer_cpu_ms", "process_cpu_ms", "traced_ms")
+#: The tracer's capture window and kernel timestamp source (docs/kernel-capture.md), when present.
+CAPTURE_KEYS = ("window_delay_ms", "window_duration_ms", "window_start_us", "window_end_us", "window", "timestamps")
 
 
 def load_trace(path: str) -> Dict[str, Any]:
@@ -154,6 +156,8 @@ def summarize(trace: Dict[str, Any], run: Optional[Dict[str, Any]], label: str) 
         # kraken's tracer's own cost (its footer): a busy writer or a long flush shows here.
         "tracer_cost": {key: trace.get(f"kraken_cupti_{key}") for key in COST_KEYS},
         "launches": launch_figures(trace, start_unix, end_unix, steps),
+        # What the trace covers (a capture window) and how kernels were timed (hw/sw).
+        "capture": {key: trace[f"kraken_cupti_{key}"] for key in CAPTURE_KEYS if f"kraken_cupti_{key}" in trace},
     }
 
 

@@ -39,6 +39,9 @@ struct ProfileArgs {
   bool kernels = false;          // --kernels: the CUPTI tracer in the command (docs/kernel-capture.md)
   std::string kernel_trace_dir;  // default: <--out>.kernels, else a temporary folder
   bool kernel_counters = false;  // --kernel-counters: per-kernel hardware counters (replay)
+  std::string kernel_delay;      // --kernel-delay: the tracer's capture window (KRAKEN_CUPTI_DELAY_MS)
+  std::string kernel_duration;   // --kernel-duration (KRAKEN_CUPTI_DURATION_MS)
+  std::string kernel_start_on_nvtx;  // --kernel-start-on-nvtx (KRAKEN_CUPTI_START_ON_NVTX)
   std::vector<std::string> command;
   ConfigFlags upload_flags;  // --upload-to, --token-file, --upload-spool, --config
 };
@@ -84,6 +87,24 @@ void ShipRun(Sinks& sinks, const ProfileArgs& args, const app::UploadSettings& u
   ShipProfileAndSay(*stored, name, upload);
 }
 
+// --kernel-delay / --kernel-duration as the tracer's window; a bad one names its flag.
+Result<profiling::KernelCaptureWindow> KernelWindow(const ProfileArgs& args) {
+  profiling::KernelCaptureWindow window;
+  window.start_on_nvtx = args.kernel_start_on_nvtx;
+  const std::pair<const char*, const std::string*> flags[] = {{"--kernel-delay", &args.kernel_delay},
+                                                              {"--kernel-duration", &args.kernel_duration}};
+  for (const auto& [flag, text] : flags) {
+    if (text->empty()) continue;
+    auto ns = ParseDurationNs(*text);
+    if (!ns || *ns < 0 || *ns > profiling::kMaxKernelWindowNs)
+      return InvalidInput(std::string(flag) + ": '" + *text + "' is not a duration from 0 to 7d such as 30s");
+    // Whole milliseconds, as the tracer reads them; a shorter non-zero one rounds up.
+    int64_t ms = (*ns + 999'999) / 1'000'000;
+    (std::string_view(flag) == "--kernel-delay" ? window.delay_ms : window.duration_ms) = ms;
+  }
+  return window;
+}
+
 int RunProfile(const ProfileArgs& args) {
   // First of all: a Ctrl-C while NVML or the store opens must stop the run, not be lost
   // (or ignored, as a background job's SIGINT is) before the command even started.
@@ -102,6 +123,13 @@ int RunProfile(const ProfileArgs& args) {
   if (args.pid <= 0 && args.command.empty())
     return ReportError(InvalidInput("nothing to profile: kraken profile [options] -- CMD ARGS..., or --pid N"));
   if (args.kernels && args.pid > 0) return ReportError(InvalidInput(profiling::kKernelsNeedLaunch));
+  auto window = KernelWindow(args);
+  if (!window.ok()) return ReportError(window.status());
+  if (args.kernel_counters &&
+      (!args.kernel_delay.empty() || !args.kernel_duration.empty() || !args.kernel_start_on_nvtx.empty()))
+    return ReportError(InvalidInput(
+        "--kernel-counters cannot be combined with a capture window (--kernel-delay, --kernel-duration, "
+        "--kernel-start-on-nvtx): the counters replay kernels from the first launch on"));
   if (args.pid > 0 && kill(static_cast<pid_t>(args.pid), 0) != 0 && errno == ESRCH)
     return ReportError(NotFound("--pid " + std::to_string(args.pid) + ": no such process"));
   auto upload = ResolveUploadSettings(args.upload_flags);
@@ -120,7 +148,7 @@ int RunProfile(const ProfileArgs& args) {
   std::optional<profiling::KernelCaptureSetup> capture;
   if (args.kernels) {
     auto prepared = profiling::PrepareKernelCapture(
-        !args.kernel_trace_dir.empty() || args.out.empty() ? args.kernel_trace_dir : args.out + ".kernels",
+        !args.kernel_trace_dir.empty() || args.out.empty() ? args.kernel_trace_dir : args.out + ".kernels", *window,
         args.kernel_counters);
     if (!prepared.ok()) {
       if (sinks->store) (void)sinks->store->Abort(sinks->live_id);
@@ -239,7 +267,19 @@ void AddProfileCommand(CLI::App& app, CommandList& commands) {
   cmd->add_flag("--kernel-counters", args->kernel_counters,
                 "With --kernels: also measure each kernel's FLOPs, DRAM bytes and throughputs (CUPTI range "
                 "profiler; replays every kernel, which serializes and slows them; at most "
-                "KRAKEN_CUPTI_COUNTERS_MAX_KERNELS, default 2000)")
+                "KRAKEN_CUPTI_COUNTERS_MAX_KERNELS, default 2000; not with a capture window)")
+      ->needs(kernels);
+  cmd->add_option("--kernel-delay", args->kernel_delay,
+                  "With --kernels: start recording this long after each CUDA process started, e.g. 30s (before "
+                  "it the tracer enables nothing and costs nothing)")
+      ->needs(kernels);
+  cmd->add_option("--kernel-duration", args->kernel_duration,
+                  "With --kernels: stop recording this long after recording started, e.g. 10s; the trace is "
+                  "complete then while the command runs on (default: until the process ends)")
+      ->needs(kernels);
+  cmd->add_option("--kernel-start-on-nvtx", args->kernel_start_on_nvtx,
+                  "With --kernels: start recording when an NVTX range of this name is first pushed, e.g. "
+                  "ProfilerStep#10 (and not before --kernel-delay)")
       ->needs(kernels);
   AddUploadFlags(cmd, args->upload_flags);
   cmd->add_option("command", args->command, "The command to run and profile, after --");

@@ -26,6 +26,19 @@ TEST(ProfileKernelsCliTest, PidIsRefusedWithTheReason) {
   ExpectOneLineError(r, "--kernels cannot attach to a running process: the CUDA driver loads the kernel tracer");
 }
 
+TEST(ProfileKernelsCliTest, ABadCaptureWindowIsOneLineBeforeAnythingRuns) {
+  std::string dir = testing::MakeTempDir("profile_kernels_bad_window");
+  RunResult r = RunKraken("profile --kernels --kernel-delay 5x --no-store -- touch " + dir + "/ran", ReplayEnv());
+  ExpectOneLineError(r, "--kernel-delay: '5x' is not a duration from 0 to 7d such as 30s");
+  r = RunKraken("profile --kernels --kernel-duration 8d --no-store -- touch " + dir + "/ran", ReplayEnv());
+  ExpectOneLineError(r, "--kernel-duration: '8d' is not a duration from 0 to 7d such as 30s");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/ran"));
+  r = RunKraken("profile --kernel-delay 10s --no-store -- touch " + dir + "/ran", ReplayEnv());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--kernels"), std::string::npos) << r.err;  // the window needs --kernels
+  EXPECT_FALSE(std::filesystem::exists(dir + "/ran"));
+}
+
 #ifdef KRAKEN_FAKE_CUDA_APP
 
 simdjson::dom::element ParseJson(simdjson::dom::parser& parser, const std::string& text) {
@@ -60,6 +73,18 @@ TEST(ProfileKernelsCliTest, CommandWithoutCudaIsInjectedAndReportedAsSuch) {
   EXPECT_EQ(std::string_view(kernels["note"]),
             "no process of the command initialized CUDA, so the tracer never started (the CUDA driver loads it "
             "when a process first uses CUDA)");
+}
+
+TEST(ProfileKernelsCliTest, TheCaptureWindowFlagsReachTheCommandsEnvironment) {
+  std::string dir = testing::MakeTempDir("profile_kernels_window_env");
+  std::string marker = dir + "/env";
+  RunResult r = RunKraken("profile --kernels --kernel-delay 1m30s --kernel-duration 250ms --kernel-start-on-nvtx "
+                          "'ProfilerStep#10' --json --no-store --interval 50ms --samples 3 -- sh -c "
+                          "'echo \"$KRAKEN_CUPTI_DELAY_MS|$KRAKEN_CUPTI_DURATION_MS|$KRAKEN_CUPTI_START_ON_NVTX\" > " +
+                              marker + "'",
+                          ReplayEnv());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(testing::ReadFileOrDie(marker), "90000|250|ProfilerStep#10\n");
 }
 
 TEST(ProfileKernelsCliTest, CudaProcessWithoutLibcuptiIsStoredAndSaysWhy) {
@@ -176,6 +201,49 @@ TEST(ProfileKernelsCliTest, KernelCountersAreTiedToTheirKernelsAndUsedByAnalyze)
 TEST(ProfileKernelsCliTest, KernelCountersNeedKernels) {
   RunResult r = RunKraken("profile --kernel-counters --no-store -- true", ReplayEnv());
   ExpectOneLineError(r, "--kernel-counters requires --kernels");
+}
+
+// Counters replay kernels from the first launch on: a capture window would not bound them.
+TEST(ProfileKernelsCliTest, KernelCountersAndACaptureWindowAreRefusedTogether) {
+  RunResult r = RunKraken("profile --kernels --kernel-counters --kernel-delay 1s --no-store -- true", ReplayEnv());
+  ExpectOneLineError(r, "--kernel-counters cannot be combined with a capture window");
+}
+
+// The capture window reaches the tracer: the stand-in runs 600 ms while the fake libcupti
+// launches a kernel every 2 us; only the 50 ms from 200 ms on are recorded.
+TEST(ProfileKernelsCliTest, TheCaptureWindowBoundsWhatIsRecorded) {
+  std::string dir = testing::MakeTempDir("profile_kernels_window");
+  RunResult r = RunKraken("profile --kernels --kernel-delay 200ms --kernel-duration 50ms --kernel-trace-dir " + dir +
+                              " --json --no-store --interval 50ms -- " + std::string(KRAKEN_FAKE_CUDA_APP) + " 600",
+                          ReplayEnv() + "KRAKEN_CUPTI_LIBRARY=" + KRAKEN_CUPTI_FAKE_LIBRARY +
+                              " KRAKEN_FAKE_CUPTI_LAUNCHES=-1 KRAKEN_FAKE_CUPTI_PER_FLUSH=1000000 "
+                              "KRAKEN_CUPTI_FLUSH_MS=20 KRAKEN_CUPTI_ACTIVITIES=kernels ");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element kernels = ParseJson(parser, r.out)["kernels"];
+  EXPECT_EQ(int64_t(kernels["processes"]), 1);
+  // 25 000 in 50 ms; the whole run would be ~300 000 (a late writer lengthens the window a little).
+  EXPECT_GT(int64_t(kernels["kernels"]), 20'000);
+  EXPECT_LT(int64_t(kernels["kernels"]), 100'000);
+  std::string trace;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) trace = entry.path().string();
+  std::string text = testing::ReadFileOrDie(trace);
+  EXPECT_NE(text.find("\"kraken_cupti_window_delay_ms\": 200,"), std::string::npos);
+  EXPECT_NE(text.find("\"kraken_cupti_window_duration_ms\": 50,"), std::string::npos);
+  EXPECT_NE(text.find("\"kraken_cupti_window_end_us\""), std::string::npos);
+}
+
+TEST(ProfileKernelsCliTest, AWindowAfterTheCommandEndedSaysSo) {
+  RunResult r = RunKraken("profile --kernels --kernel-delay 1m --json --no-store --interval 50ms -- " +
+                              std::string(KRAKEN_FAKE_CUDA_APP),
+                          ReplayEnv() + "KRAKEN_CUPTI_LIBRARY=" + KRAKEN_CUPTI_FAKE_LIBRARY + " ");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element kernels = ParseJson(parser, r.out)["kernels"];
+  EXPECT_EQ(int64_t(kernels["kernels"]), 0);
+  EXPECT_EQ(std::string_view(kernels["note"]),
+            "no kernel was recorded: the capture window (--kernel-delay) had not begun when the command's CUDA "
+            "processes ended");
 }
 
 #endif  // KRAKEN_FAKE_CUDA_APP

@@ -121,7 +121,8 @@ Result<std::string> FindInjectionLibrary() {
                   "KRAKEN_CUPTI_INJECTION=/path/to/libkraken_cupti.so");
 }
 
-Result<KernelCaptureSetup> PrepareKernelCapture(const std::string& trace_dir, bool counters) {
+Result<KernelCaptureSetup> PrepareKernelCapture(const std::string& trace_dir, const KernelCaptureWindow& window,
+                                                bool counters) {
   KernelCaptureSetup setup;
   KRAKEN_ASSIGN_OR_RETURN(setup.injection_library, FindInjectionLibrary());
   std::error_code ec;
@@ -149,6 +150,9 @@ Result<KernelCaptureSetup> PrepareKernelCapture(const std::string& trace_dir, bo
   setenv("NVTX_INJECTION64_PATH", setup.injection_library.c_str(), 1);
   setenv("KRAKEN_CUPTI_OUTPUT", output.c_str(), 1);
   setenv("KRAKEN_CUPTI_QUIET", "1", 0);
+  if (window.delay_ms >= 0) setenv("KRAKEN_CUPTI_DELAY_MS", std::to_string(window.delay_ms).c_str(), 1);
+  if (window.duration_ms >= 0) setenv("KRAKEN_CUPTI_DURATION_MS", std::to_string(window.duration_ms).c_str(), 1);
+  if (!window.start_on_nvtx.empty()) setenv("KRAKEN_CUPTI_START_ON_NVTX", window.start_on_nvtx.c_str(), 1);
   if (counters) setenv("KRAKEN_CUPTI_COUNTERS", "1", 1);
   return setup;
 }
@@ -161,6 +165,7 @@ KernelCaptureSummary CollectKernelTraces(const KernelCaptureSetup& setup, Profil
   ImportOptions options;
   options.forced_format = "kineto";
   int64_t kernel_ns = 0;
+  size_t windows_not_started = 0;  // traces whose capture window began after the process ended
   for (const std::string& file : summary.files) {
     auto imported = ImportFile(BuiltinImporters(), file, options);
     if (!imported.ok()) {
@@ -175,6 +180,7 @@ KernelCaptureSummary CollectKernelTraces(const KernelCaptureSetup& setup, Profil
         summary.problems.push_back(name + ": no per-kernel counters: " + error);
       for (const Kernel& k : trace.kernels) summary.kernels_with_counters += k.counters_index >= 0 ? 1 : 0;
       if (trace.import_counters.count("kineto_trace_cut") > 0) ++summary.cut_traces;
+      if (StartsWith(Attribute(trace, "kraken_cupti_window"), "not started")) ++windows_not_started;
       if (auto dropped = ParseInt64(Attribute(trace, "kraken_cupti_dropped_records"))) summary.dropped_records += *dropped;
       for (const Kernel& k : trace.kernels) kernel_ns += k.duration_ns;
       MergeTimeline(trace, trace.metadata.base_time_ns, events);
@@ -190,6 +196,9 @@ KernelCaptureSummary CollectKernelTraces(const KernelCaptureSetup& setup, Profil
   if (summary.files.empty()) {
     summary.note = "no process of the command initialized CUDA, so the tracer never started (the CUDA driver "
                    "loads it when a process first uses CUDA)";
+  } else if (summary.kernels == 0 && summary.problems.empty() && windows_not_started == summary.files.size()) {
+    summary.note = "no kernel was recorded: the capture window (--kernel-delay) had not begun when the command's "
+                   "CUDA processes ended";
   } else if (summary.kernels == 0) {
     summary.note = summary.problems.empty() ? "the command's CUDA processes ran no kernel"
                                             : "no kernel was recorded: " + summary.problems.front();

@@ -4,6 +4,7 @@
 // imported into one timeline that is stored with the run's NVML samples.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,14 +30,26 @@ struct KernelCaptureSetup {
 // kraken was built without the CUPTI headers when none exists.
 Result<std::string> FindInjectionLibrary();
 
+// The tracer's capture window (KRAKEN_CUPTI_DELAY_MS, KRAKEN_CUPTI_DURATION_MS): -1 leaves
+// the setting to the environment (the tracer's default: from the start, until exit).
+struct KernelCaptureWindow {
+  int64_t delay_ms = -1;
+  int64_t duration_ms = -1;
+  std::string start_on_nvtx;  // KRAKEN_CUPTI_START_ON_NVTX when not empty
+};
+// The longest delay or duration the tracer takes: a week.
+inline constexpr int64_t kMaxKernelWindowNs = int64_t{7} * 24 * 3600 * 1'000'000'000;
+
 // Sets the environment the command inherits: CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH
 // (the library), KRAKEN_CUPTI_OUTPUT (<dir>/kernels_%p.json) and KRAKEN_CUPTI_QUIET=1 (the
-// summary reports instead) unless the user set it. `trace_dir` empty: a new temporary
+// summary reports instead) unless the user set it, and the window's settings when given.
+// `trace_dir` empty: a new temporary
 // folder, removed after the import. Fails, before anything runs, when the library is
 // missing, the folder cannot be created, or CUDA_INJECTION64_PATH already names another
 // injection (two tools cannot both be injected). `counters` (--kernel-counters) also sets
 // KRAKEN_CUPTI_COUNTERS=1: per-kernel hardware counters, kernels replayed.
-Result<KernelCaptureSetup> PrepareKernelCapture(const std::string& trace_dir, bool counters = false);
+Result<KernelCaptureSetup> PrepareKernelCapture(const std::string& trace_dir, const KernelCaptureWindow& window = {},
+                                                bool counters = false);
 
 struct KernelCaptureSummary {
   std::string trace_dir;       // where the traces were (kept or removed)

@@ -89,6 +89,17 @@ def test_the_tracers_cost_from_a_complete_trace(tmp_path) -> None:
     assert s["tracer_cost"]["flush_ms_max"] == 1.5 and s["tracer_cost"]["traced_ms"] is None
 
 
+def test_the_capture_window_and_timestamps_of_a_complete_trace(tmp_path) -> None:
+    text = kraken_trace_text(0, [("k", 1.2e6, 2.0)]) + (
+        '\n], "kraken_cupti_window_start_us": 1200000.5, "kraken_cupti_window_end_us": 2200001.0, '
+        '"kraken_cupti_timestamps": "sw"}')
+    trace = tmp_path / "t.json"
+    trace.write_text(text)
+    s = trace_summary.summarize(trace_summary.load_trace(str(trace)), None, "t")
+    assert s["capture"] == {"window_start_us": 1200000.5, "window_end_us": 2200001.0, "timestamps": "sw"}
+    assert s["kernels"] == 1
+
+
 def test_unreadable_input_is_one_line(tmp_path, capsys) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("not json")

@@ -25,6 +25,11 @@ std::string ResolveAll(void* handle, CuptiFunctions* f) {
   Resolve(handle, "cuptiActivityEnableDriverApi", &f->EnableDriverApi);
   Resolve(handle, "cuptiGetCallbackName", &f->GetCallbackName);
   Resolve(handle, "cuptiSetThreadIdType", &f->SetThreadIdType);
+  Resolve(handle, "cuptiActivityEnableAndDump", &f->EnableAndDump);
+  Resolve(handle, "cuptiActivityEnableHWTrace", &f->EnableHWTrace);
+  Resolve(handle, "cuptiSubscribe", &f->Subscribe);
+  Resolve(handle, "cuptiUnsubscribe", &f->Unsubscribe);
+  Resolve(handle, "cuptiEnableCallback", &f->EnableCallback);
   Resolve(handle, "InitializeInjectionNvtx2", &f->InitializeInjectionNvtx2);
   Resolve(handle, "InitializeInjectionNvtx", &f->InitializeInjectionNvtx);
   const std::pair<const char*, const void*> required[] = {

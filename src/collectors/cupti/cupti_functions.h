@@ -32,6 +32,11 @@ struct CuptiFunctions {
   decltype(&cuptiActivityEnableDriverApi) EnableDriverApi = nullptr;
   decltype(&cuptiGetCallbackName) GetCallbackName = nullptr;
   decltype(&cuptiSetThreadIdType) SetThreadIdType = nullptr;
+  decltype(&cuptiActivityEnableAndDump) EnableAndDump = nullptr;  // device/context records made earlier
+  decltype(&cuptiActivityEnableHWTrace) EnableHWTrace = nullptr;  // CUPTI 12.8+: Blackwell HW timestamps
+  decltype(&cuptiSubscribe) Subscribe = nullptr;
+  decltype(&cuptiUnsubscribe) Unsubscribe = nullptr;
+  decltype(&cuptiEnableCallback) EnableCallback = nullptr;
   NvtxInitializeInjection InitializeInjectionNvtx2 = nullptr;
   NvtxInitializeInjection InitializeInjectionNvtx = nullptr;
 

@@ -8,16 +8,30 @@
 // kernel record (CUpti_ActivityKernel10, 1 us long, every 2 us, stream 7, "fake_kernel")
 // and, when its call is enabled, a cudaLaunchKernel record with the same correlation id.
 // The first flush also delivers one device record (an H100-like device 0).
+//
+// Capture windows: records are made only while the kernel kind is enabled. An endless run
+// (-1) launches on the clock: launch n at n * 2 us after the callbacks were registered,
+// delivered once its time has come, and those launched while the kind was off are never
+// recorded (as with the real CUPTI). Blackwell's HW trace: cuptiActivityEnableHWTrace
+// answers NOT_INITIALIZED until the "driver" finished cuInit (the exported
+// kraken_fake_cuda_init_finished, which the test programs call after InitializeInjection
+// and which calls a subscriber's CU_INIT_FINISHED callback), then SUCCESS when
+// KRAKEN_FAKE_CUPTI_HW_TRACE=supported, else NOT_SUPPORTED (a Hopper). With
+// KRAKEN_FAKE_CUPTI_LOG=<file>, every enable, disable, subscription and HW-trace call is
+// a line "<CLOCK_REALTIME ns> <what> <detail>" of that file, for the tests to check when
+// and what the tracer asked for.
 #include <cupti.h>
 
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <string>
 
 // fake_range_profiler.cc: announces launches to a CUPTI callback subscriber; absent from
 // libkraken_cupti_fake_norange.so (a libcupti without the range profiler).
@@ -36,6 +50,12 @@ int64_t g_delivered = 0;
 bool g_device_sent = false;
 int64_t g_announced = 0;  // launches announced to a callback subscriber
 uint64_t g_origin = 0;
+uint64_t g_kernels_off_at = 0;  // when kernel records were last disabled; 0: on or never
+CUpti_CallbackFunc g_subscriber = nullptr;
+void* g_subscriber_data = nullptr;
+bool g_init_finished_enabled = false;
+std::set<std::pair<int, uint32_t>> g_enabled_callbacks;  // (domain, cbid) the subscriber enabled
+bool g_driver_initialized = false;
 
 uint64_t Now() {
   struct timespec now {};
@@ -46,6 +66,15 @@ uint64_t Now() {
 int64_t Setting(const char* name, int64_t fallback) {
   const char* text = std::getenv(name);
   return text != nullptr && *text != '\0' ? std::atoll(text) : fallback;
+}
+
+void Log(const char* what, long long detail) {
+  const char* path = std::getenv("KRAKEN_FAKE_CUPTI_LOG");
+  if (path == nullptr || *path == '\0') return;
+  if (FILE* log = std::fopen(path, "a")) {
+    std::fprintf(log, "%llu %s %lld\n", static_cast<unsigned long long>(Now()), what, detail);
+    std::fclose(log);
+  }
 }
 
 template <typename T>
@@ -70,9 +99,12 @@ void Put(uint8_t* buffer, size_t* used, const T& record) {
 
 // Fills one buffer with up to *budget launches (and the device record once); returns false
 // when nothing was due.
-bool DeliverOneBuffer(int64_t* budget) {
+// An endless run delivers the launches made until `horizon_ns` (CUPTI clock).
+bool DeliverOneBuffer(int64_t* budget, uint64_t horizon_ns) {
   const int64_t total = Setting("KRAKEN_FAKE_CUPTI_LAUNCHES", 1000);
-  if (g_kinds.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == 0) return false;
+  // Launches recorded before the kind went off are still handed over, as CUPTI does.
+  if (g_kinds.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == 0 && (total >= 0 || g_kernels_off_at == 0))
+    return false;
   if (*budget <= 0 || (total >= 0 && g_delivered >= total)) return false;
   uint8_t* buffer = nullptr;
   size_t size = 0, max_records = 0;
@@ -96,6 +128,7 @@ bool DeliverOneBuffer(int64_t* budget) {
   while ((total < 0 || g_delivered < total) && delivered_now < *budget &&
          used + Stride<CUpti_ActivityKernel10>() + Stride<CUpti_ActivityAPI>() <= size) {
     const uint64_t start = g_origin + static_cast<uint64_t>(g_delivered) * 2000;
+    if (total < 0 && start > horizon_ns) break;  // an endless run launches on the clock
     const auto correlation = static_cast<uint32_t>(g_delivered + 1);
     if (calls) {
       CUpti_ActivityAPI api{};
@@ -122,7 +155,46 @@ bool DeliverOneBuffer(int64_t* budget) {
   return delivered_now > 0;
 }
 
+// NVTX's injection entry point, as libcupti 13 behaves: it keeps NVTX's export table and
+// installs its nvtxRangePushA handler (which logs "nvtx_push:<name>") into the instance's
+// core function table only once NVTX markers are enabled, whichever comes first (NVTX's
+// ABI: NVTX_ETID_CALLBACKS = 1, NVTX_CB_MODULE_CORE = 1, NVTX_CBID_CORE_RangePushA = 9).
+using FakeNvtxFunction = void (*)();
+struct FakeNvtxCallbacks {
+  size_t struct_size;
+  int (*GetModuleFunctionTable)(int module, FakeNvtxFunction*** out_table, unsigned int* out_size);
+};
+const void* (*g_nvtx_export_table)(uint32_t) = nullptr;
+
+int FakeNvtxRangePushA(const char* message) {
+  Log((std::string("nvtx_push:") + (message != nullptr ? message : "")).c_str(), 0);
+  return 0;
+}
+
+// Under g_mutex.
+void InstallNvtxHandlers() {
+  if (g_nvtx_export_table == nullptr || g_kinds.count(CUPTI_ACTIVITY_KIND_MARKER) == 0) return;
+  const auto* callbacks = static_cast<const FakeNvtxCallbacks*>(g_nvtx_export_table(1));
+  FakeNvtxFunction** table = nullptr;
+  unsigned int size = 0;
+  if (callbacks == nullptr || callbacks->GetModuleFunctionTable(1, &table, &size) == 0 || table == nullptr ||
+      size < 9 || table[9] == nullptr)
+    return;
+  *table[9] = reinterpret_cast<FakeNvtxFunction>(FakeNvtxRangePushA);
+  Log("nvtx_handlers_installed", 0);
+}
+
 }  // namespace
+
+// For fake_range_profiler.cc (one subscriber per process, as in CUPTI): the subscriber's
+// callback and data when it enabled (domain, cbid), else a null callback.
+void KrakenFakeSubscriberFor(CUpti_CallbackDomain domain, uint32_t cbid, CUpti_CallbackFunc* callback,
+                             void** userdata) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const bool enabled = g_enabled_callbacks.count({domain, cbid}) != 0;
+  *callback = enabled ? g_subscriber : nullptr;
+  *userdata = enabled ? g_subscriber_data : nullptr;
+}
 
 extern "C" {
 
@@ -147,14 +219,98 @@ CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requ
 
 CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
   std::lock_guard<std::mutex> lock(g_mutex);
+  Log("enable", kind);
+  if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && Setting("KRAKEN_FAKE_CUPTI_LAUNCHES", 1000) < 0 &&
+      g_origin != 0) {
+    // The launches made while kernels were not recorded are lost.
+    const auto launched = static_cast<int64_t>((Now() - g_origin + 1999) / 2000);
+    if (launched > g_delivered) g_delivered = launched;
+  }
+  if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) g_kernels_off_at = 0;
   g_kinds.insert(kind);
+  if (kind == CUPTI_ACTIVITY_KIND_MARKER) InstallNvtxHandlers();
   return CUPTI_SUCCESS;
+}
+
+// The device records were made while CUDA started: the fake sends its one lazily anyway.
+CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind) {
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    Log("enable_and_dump", kind);
+  }
+  return cuptiActivityEnable(kind);
 }
 
 CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
   std::lock_guard<std::mutex> lock(g_mutex);
+  Log("disable", kind);
+  if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && g_kinds.count(kind) != 0) g_kernels_off_at = Now();
   g_kinds.erase(kind);
   return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityEnableHWTrace(uint8_t enable) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const char* mode = std::getenv("KRAKEN_FAKE_CUPTI_HW_TRACE");
+  CUptiResult result = !g_driver_initialized                                       ? CUPTI_ERROR_NOT_INITIALIZED
+                       : mode != nullptr && std::strcmp(mode, "supported") == 0 ? CUPTI_SUCCESS
+                                                                                  : CUPTI_ERROR_NOT_SUPPORTED;
+  Log(enable != 0 ? "hw_trace_on" : "hw_trace_off", result);
+  return result;
+}
+
+CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback, void* userdata) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_subscriber != nullptr) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  Log("subscribe", 0);
+  g_subscriber = callback;
+  g_subscriber_data = userdata;
+  *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(&g_subscriber);
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  Log("unsubscribe", 0);
+  g_subscriber = nullptr;
+  g_init_finished_enabled = false;
+  g_enabled_callbacks.clear();
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain,
+                                CUpti_CallbackId cbid) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CU_INIT_FINISHED)
+    g_init_finished_enabled = enable != 0;
+  if (enable != 0) {
+    g_enabled_callbacks.insert({domain, cbid});
+  } else {
+    g_enabled_callbacks.erase({domain, cbid});
+  }
+  return CUPTI_SUCCESS;
+}
+
+// NVTX's injection entry point (see InstallNvtxHandlers).
+int InitializeInjectionNvtx2(const void* (*get_export_table)(uint32_t)) {
+  if (get_export_table == nullptr || get_export_table(1) == nullptr) return 0;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_nvtx_export_table = get_export_table;
+  InstallNvtxHandlers();
+  return 1;
+}
+
+// The test programs' stand-in for the driver finishing cuInit after InitializeInjection.
+void kraken_fake_cuda_init_finished() {
+  CUpti_CallbackFunc callback = nullptr;
+  void* userdata = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_driver_initialized = true;
+    if (g_init_finished_enabled) callback = g_subscriber, userdata = g_subscriber_data;
+  }
+  CUpti_ResourceData data{};
+  if (callback != nullptr) callback(userdata, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CU_INIT_FINISHED, &data);
 }
 
 CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
@@ -178,20 +334,24 @@ CUptiResult cuptiActivityFlushAll(uint32_t flag) {
   const int64_t total = Setting("KRAKEN_FAKE_CUPTI_LAUNCHES", 1000);
   int64_t budget = Setting("KRAKEN_FAKE_CUPTI_PER_FLUSH", 1000);
   int64_t first = 0, announce = 0;
+  uint64_t horizon = 0;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (g_request == nullptr) return CUPTI_ERROR_INVALID_OPERATION;
     if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0 && total >= 0) budget = total - g_delivered;
+    // Fixed for this flush: else each buffer would get the few launches made while the last
+    // one was filled, and the flush would never end.
+    horizon = g_kernels_off_at != 0 ? g_kernels_off_at : Now();
     // The launches about to be delivered happen now for a callback subscriber (before their
     // records, as on a GPU), announced without the lock: the subscriber calls back in.
     const int64_t end = total >= 0 ? std::min(total, g_delivered + budget) : g_delivered + budget;
     first = g_announced;
-    announce = end > g_announced ? end - g_announced : 0;
+    announce = end > g_announced && g_kinds.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != 0 ? end - g_announced : 0;
     g_announced += announce;
   }
   if (announce > 0 && KrakenFakeAnnounceLaunches != nullptr) KrakenFakeAnnounceLaunches(first, announce);
   std::lock_guard<std::mutex> lock(g_mutex);
-  while (DeliverOneBuffer(&budget)) {
+  while (DeliverOneBuffer(&budget, horizon)) {
   }
   return CUPTI_SUCCESS;
 }

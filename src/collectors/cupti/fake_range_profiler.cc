@@ -24,6 +24,11 @@
 #include <string_view>
 #include <utility>
 
+// fake_cupti.cc's subscription (cuptiSubscribe, cuptiEnableCallback): the subscriber's
+// callback for (domain, cbid) when it enabled it.
+void KrakenFakeSubscriberFor(CUpti_CallbackDomain domain, uint32_t cbid, CUpti_CallbackFunc* callback,
+                             void** userdata);
+
 namespace {
 
 constexpr double kFakeFadd = 67584;           // one per thread of the 264 x 256 grid
@@ -40,9 +45,6 @@ struct ImageHeader {
 };
 
 std::mutex g_mutex;
-CUpti_CallbackFunc g_callback = nullptr;
-void* g_userdata = nullptr;
-std::set<std::pair<int, uint32_t>> g_enabled;  // (domain, cbid)
 int64_t g_calls = 0;
 bool g_started = false;
 uint8_t* g_image = nullptr;
@@ -115,16 +117,14 @@ void CallAround(CUpti_CallbackFunc callback, void* userdata, CUpti_CallbackDomai
 // Called by fake_cupti.cc (no lock held) before it delivers launches [first, first + count).
 void KrakenFakeAnnounceLaunches(int64_t first, int64_t count) {
   for (int64_t i = first; i < first + count; ++i) {
-    CUpti_CallbackFunc callback = nullptr;
+    CUpti_CallbackFunc callback = nullptr, runtime_callback = nullptr;
     void* userdata = nullptr;
-    bool runtime = false;
-    {
-      std::lock_guard<std::mutex> lock(g_mutex);
-      if (g_enabled.count({CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel}) == 0) return;
-      callback = g_callback;
-      userdata = g_userdata;
-      runtime = g_enabled.count({CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000}) != 0;
-    }
+    KrakenFakeSubscriberFor(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &callback, &userdata);
+    if (callback == nullptr) return;
+    void* runtime_userdata = nullptr;
+    KrakenFakeSubscriberFor(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                            &runtime_callback, &runtime_userdata);
+    const bool runtime = runtime_callback != nullptr;
     if (const char* unannounced = std::getenv("KRAKEN_FAKE_CUPTI_UNANNOUNCED");
         unannounced != nullptr && std::atoll(unannounced) == i) {
       RecordRange(static_cast<uint64_t>(i));
@@ -145,32 +145,6 @@ void KrakenFakeAnnounceLaunches(int64_t first, int64_t count) {
 }
 
 extern "C" {
-
-CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback, void* userdata) {
-  CountCall();
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (g_callback != nullptr) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
-  g_callback = callback;
-  g_userdata = userdata;
-  *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(&g_callback);
-  return CUPTI_SUCCESS;
-}
-
-CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) {
-  CountCall();
-  std::lock_guard<std::mutex> lock(g_mutex);
-  g_callback = nullptr;
-  g_enabled.clear();
-  return CUPTI_SUCCESS;
-}
-
-CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain,
-                                CUpti_CallbackId cbid) {
-  CountCall();
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (enable != 0) g_enabled.insert({domain, cbid});
-  return CUPTI_SUCCESS;
-}
 
 CUptiResult cuptiGetDeviceId(CUcontext, uint32_t* device) {
   CountCall();

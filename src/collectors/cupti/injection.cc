@@ -14,7 +14,9 @@
 #include <string>
 
 #include "collectors/cupti/cupti_functions.h"
+#include "collectors/cupti/hw_trace.h"
 #include "collectors/cupti/injection_setup.h"
+#include "collectors/cupti/nvtx_start.h"
 #include "collectors/cupti/signal_chain.h"
 #include "collectors/cupti/trace_session.h"
 
@@ -62,6 +64,17 @@ void AtExit() {
         "KRAKEN_CUPTI_BUFFER_MB) in " + session->output_path());
 }
 
+// " from 30000 ms after the start for 5000 ms": the capture window, for the start line.
+std::string WindowText(const TracerConfig& config) {
+  std::string text;
+  if (!config.start_on_nvtx.empty()) text += " from the first NVTX range " + config.start_on_nvtx;
+  if (config.delay_ms > 0)
+    text += std::string(config.start_on_nvtx.empty() ? " from " : " at least ") + std::to_string(config.delay_ms) +
+            " ms after the start";
+  if (config.duration_ms > 0) text += " for " + std::to_string(config.duration_ms) + " ms";
+  return text;
+}
+
 void LoadOnce() {
   std::call_once(g_load_once, [] {
     if (!LoadCupti(ProcessEnvironment(), &g_cupti, &g_load_error)) g_cupti.handle = nullptr;
@@ -88,8 +101,13 @@ void Start() {
   TraceSession* session = owned.get();
   g_session.store(session);
   const CuptiFunctions& f = g_cupti.functions;
+  // A delayed window: nothing is enabled now; the writer thread (at the delay) or the thread
+  // pushing the NVTX range enables the kinds later.
+  const bool delayed = config.delay_ms > 0 || !config.start_on_nvtx.empty();
   if (CUptiResult r = f.RegisterCallbacks(OnBufferRequested, OnBufferCompleted); r != CUPTI_SUCCESS) {
     error = "CUPTI refused the buffer callbacks: " + f.ErrorText(r);
+  } else if (delayed) {
+    PrepareDelayedWindow(g_cupti);
   } else {
     error = EnableActivities(g_cupti, config);
   }
@@ -106,12 +124,16 @@ void Start() {
       Say("no per-kernel counters: " + why + "; kernel tracing goes on");
   }
   owned.release();  // lives as long as the process (see g_session)
+  // One CUPTI subscriber per process: with the counters' subscription the HW-trace request is not made.
+  RequestHardwareTimestamps(g_cupti, config.hw_trace && !config.counters);
+  session->Arm(!delayed);
   std::atexit(AtExit);
   InstallSignalChain(OnSignal);
   pthread_atfork(nullptr, nullptr, [] { g_owner_pid = -1; });
   if (!config.quiet)
-    Say("recording the CUDA activity of pid " + std::to_string(g_owner_pid) + " into " + session->output_path() +
-        " (" + g_cupti.path + ", CUPTI " + std::to_string(g_cupti.version) +
+    Say(std::string(delayed ? "will record" : "recording") + " the CUDA activity of pid " +
+        std::to_string(g_owner_pid) + WindowText(config) + " into " + session->output_path() + " (" + g_cupti.path +
+        ", CUPTI " + std::to_string(g_cupti.version) +
         (config.counters ? ", per-kernel counters on: kernels are replayed" : "") + ")");
 }
 
@@ -131,8 +153,15 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
     kraken::cupti::NvtxGetExportTable get_export_table) {
   using namespace kraken::cupti;
   // KRAKEN_CUPTI_NVTX=0 or KRAKEN_CUPTI_ACTIVITIES without nvtx: NVTX stays a no-op.
-  if (!ReadTracerConfig([](const char* name) -> const char* { return std::getenv(name); }).nvtx) return 0;
+  TracerConfig config = ReadTracerConfig([](const char* name) -> const char* { return std::getenv(name); });
+  if (!config.nvtx) return 0;
   LoadOnce();
   if (g_cupti.handle == nullptr || g_cupti.functions.InitializeInjectionNvtx2 == nullptr) return 0;
-  return g_cupti.functions.InitializeInjectionNvtx2(get_export_table);
+  if (config.start_on_nvtx.empty()) return g_cupti.functions.InitializeInjectionNvtx2(get_export_table);
+  // NVTX may start before CUDA: until the session exists, a matching push starts nothing.
+  return InitializeNvtxWithStartHook(g_cupti.functions.InitializeInjectionNvtx2, get_export_table,
+                                     config.start_on_nvtx, [] {
+                                       TraceSession* session = g_session.load();
+                                       return session != nullptr && session->StartWindowNow();
+                                     });
 }

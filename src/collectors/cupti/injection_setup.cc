@@ -10,6 +10,7 @@
 
 #include "collectors/cupti/api_names.h"
 #include "collectors/cupti/range_profiler.h"
+#include "collectors/cupti/hw_trace.h"
 
 namespace kraken::cupti {
 namespace {
@@ -75,6 +76,13 @@ TraceFile PrepareTraceFile(const TracerConfig& config, int64_t realtime_ns, cons
                  {"command", JsonString(CommandLine())},
                  {"kraken_cupti_activities", JsonString(ActivitiesText(config.activities))}};
   if (config.counters) file.header.emplace_back("kraken_cupti_counters", JsonString("range_profiler"));
+  if (config.delay_ms > 0 || config.duration_ms > 0 || !config.start_on_nvtx.empty()) {
+    // The requested capture window; the closing members say when it really began and ended.
+    file.header.emplace_back("kraken_cupti_window_delay_ms", JsonInt(config.delay_ms));
+    file.header.emplace_back("kraken_cupti_window_duration_ms", JsonInt(config.duration_ms));
+    if (!config.start_on_nvtx.empty())
+      file.header.emplace_back("kraken_cupti_window_start_on_nvtx", JsonString(config.start_on_nvtx));
+  }
   if (cupti != nullptr) {
     file.header.emplace_back("cupti_version", JsonInt(cupti->version));
     file.header.emplace_back("kraken_cupti_library", JsonString(cupti->path));
@@ -135,17 +143,59 @@ std::unique_ptr<TraceSession> StartSession(const LoadedCupti& cupti, const Trace
     uint64_t now = 0;
     return timestamp(&now) == CUPTI_SUCCESS ? static_cast<int64_t>(now) : 0;
   };
+  const LoadedCupti* loaded = &cupti;
+  hooks.begin_window = [loaded, config] { return EnableActivities(*loaded, config, true); };
+  hooks.end_window = [loaded] { DisableActivities(*loaded); };
+  // Whoever waits for the trace of a long job learns that it is complete (errors always).
+  hooks.window_closed = [quiet = config.quiet](const TraceSession& session) {
+    if (!session.error().empty()) {
+      Say("no kernel trace: " + session.error() + " (" + session.output_path() + " records why)");
+    } else if (!session.write_error().empty()) {
+      Say("the trace " + session.output_path() + " is incomplete: " + session.write_error());
+    } else if (!quiet) {
+      Say("the capture window ended: " + session.output_path() + " is complete (" +
+          std::to_string(session.counts().kernels) + " kernels)");
+    }
+  };
+  hooks.writer_pass = [](bool last) { ReleaseHardwareTimestampsSubscription(last); };
+  hooks.closing_members = [] { return HardwareTimestampsMembers(); };
   return TraceSession::Start(std::move(options), std::move(hooks), error);
 }
 
-std::string EnableActivities(const LoadedCupti& cupti, const TracerConfig& config) {
+void PrepareDelayedWindow(const LoadedCupti& cupti) {
+  const CuptiFunctions& f = cupti.functions;
+  if (f.EnableAndDump != nullptr) return;
+  f.Enable(CUPTI_ACTIVITY_KIND_DEVICE);
+  f.Enable(CUPTI_ACTIVITY_KIND_CONTEXT);
+}
+
+void DisableActivities(const LoadedCupti& cupti) {
+  const CuptiFunctions& f = cupti.functions;
+  for (CUpti_ActivityKind kind :
+       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER,
+        CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_DEVICE,
+        CUPTI_ACTIVITY_KIND_CONTEXT})
+    f.Disable(kind);  // a kind that was not enabled: an error to ignore
+  if (f.EnableRuntimeApi != nullptr)
+    for (const ApiName& api : ApiNameTable(ApiDomain::kRuntime))
+      if (RecordedByDefault(StripVersionSuffix(api.name))) f.EnableRuntimeApi(api.cbid, 0);
+  if (f.EnableDriverApi != nullptr)
+    for (const ApiName& api : ApiNameTable(ApiDomain::kDriver))
+      if (RecordedByDefault(api.name)) f.EnableDriverApi(api.cbid, 0);
+}
+
+std::string EnableActivities(const LoadedCupti& cupti, const TracerConfig& config, bool late) {
   const CuptiFunctions& f = cupti.functions;
   if (f.SetThreadIdType != nullptr) f.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);  // gettid(), as /proc
   if (CUptiResult r = f.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS)
     return KernelRecordsUnavailable(cupti, r);
   // Device and context records are one per GPU: always on (the trace's deviceProperties).
-  f.Enable(CUPTI_ACTIVITY_KIND_DEVICE);
-  f.Enable(CUPTI_ACTIVITY_KIND_CONTEXT);
+  // Late (a delayed window), CUDA made them already: dumped where libcupti can, else
+  // PrepareDelayedWindow enabled them from the start.
+  auto enable_existing = late && f.EnableAndDump != nullptr ? f.EnableAndDump : f.Enable;
+  enable_existing(CUPTI_ACTIVITY_KIND_DEVICE);
+  enable_existing(CUPTI_ACTIVITY_KIND_CONTEXT);
   // Optional kinds (KRAKEN_CUPTI_ACTIVITIES): a libcupti without one still traces kernels.
   const uint32_t wanted = config.activities;
   if ((wanted & kActivityMemcpy) != 0) {

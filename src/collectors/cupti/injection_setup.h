@@ -28,7 +28,19 @@ std::string WriteErrorTrace(const TracerConfig& config, const std::string& error
 // contexts, NVTX markers, and the runtime/driver calls selected by config.api (by id when
 // libcupti can, else all and filtered in the converter). "" on success, else why kernels
 // cannot be recorded, with the likely cause (no driver in the process, version mismatch).
-std::string EnableActivities(const LoadedCupti& cupti, const TracerConfig& config);
+// `late`: at the start of a delayed capture window, when the devices and contexts exist
+// already: their records are dumped (cuptiActivityEnableAndDump) where libcupti can.
+std::string EnableActivities(const LoadedCupti& cupti, const TracerConfig& config, bool late = false);
+
+// The end of the capture window: every kind EnableActivities may have enabled goes off, so
+// the process runs on at no tracing cost.
+void DisableActivities(const LoadedCupti& cupti);
+
+// Before a delayed window: nothing is enabled, except the device and context records when
+// libcupti cannot dump them later (no cuptiActivityEnableAndDump, before CUDA 12.?): they
+// are one record per GPU and context, made while CUDA starts, and give the trace its
+// deviceProperties.
+void PrepareDelayedWindow(const LoadedCupti& cupti);
 
 // KRAKEN_CUPTI_COUNTERS=1: starts the per-kernel counters (range_profiler.h) of `session`,
 // which then writes their ranges and footer members. "" on success, else why they are

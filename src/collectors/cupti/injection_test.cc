@@ -16,101 +16,13 @@
 
 #include "base/testing/test_data.h"
 #include "collectors/cupti/cupti_locator.h"
+#include "collectors/cupti/injection_test_support.h"
 #include "importers/registry.h"
 
 namespace kraken::cupti {
 namespace {
 
-struct Injected {
-  int exit_code = -1;
-  std::string err;
-  int64_t init_us = -1;
-  int threads_before = -1, threads_after = -1;
-  int nvtx_result = -1;
-};
-
-int ThreadCount() {
-  int count = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++count;
-  return count;
-}
-
-enum class Then { kExit, kWaitForSignals };
-
-// Forks an "application" that sets `env`, loads the tracer and calls InitializeInjection
-// twice (a second call must do nothing), then NVTX's entry point; then it exits 0 normally
-// (running the tracer's exit handler) or waits to be killed. Returns its pid.
-pid_t StartInjected(const std::map<std::string, std::string>& env, const std::string& dir, Then then) {
-  std::string err_path = dir + "/stderr", report_path = dir + "/report";
-  pid_t pid = fork();
-  if (pid != 0) return pid;
-  for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
-  int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  dup2(err, 2);
-  void* library = dlopen(KRAKEN_CUPTI_INJECTION_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr) _exit(91);
-  auto initialize = reinterpret_cast<int (*)()>(dlsym(library, "InitializeInjection"));
-  auto nvtx = reinterpret_cast<int (*)(const void* (*)(uint32_t))>(dlsym(library, "InitializeInjectionNvtx2"));
-  if (initialize == nullptr || nvtx == nullptr) _exit(92);
-  int before = ThreadCount();
-  auto start = std::chrono::steady_clock::now();
-  initialize();
-  initialize();
-  auto took = std::chrono::steady_clock::now() - start;
-  int after = ThreadCount();
-  int nvtx_result = nvtx([](uint32_t) -> const void* { return nullptr; });
-  FILE* report = fopen(report_path.c_str(), "w");
-  fprintf(report, "%lld %d %d %d\n",
-          static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(took).count()), before, after,
-          nvtx_result);
-  fclose(report);
-  if (then == Then::kWaitForSignals)
-    while (true) pause();
-  exit(0);
-}
-
-Injected Collect(pid_t pid, const std::string& dir) {
-  Injected r;
-  int status = 0;
-  waitpid(pid, &status, 0);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.err = testing::ReadFileOrDie(dir + "/stderr");
-  long long init_us = 0;
-  if (FILE* report = fopen((dir + "/report").c_str(), "r")) {
-    EXPECT_EQ(fscanf(report, "%lld %d %d %d", &init_us, &r.threads_before, &r.threads_after, &r.nvtx_result), 4);
-    fclose(report);
-  }
-  r.init_us = init_us;
-  return r;
-}
-
-Injected RunInjected(const std::map<std::string, std::string>& env, const std::string& dir) {
-  return Collect(StartInjected(env, dir, Then::kExit), dir);
-}
-
-// The tracer's file in `dir`: the one named kraken_cupti_* (its default) or trace_* (the
-// KRAKEN_CUPTI_OUTPUT these tests set); "" when there is none.
-std::string TraceFileIn(const std::string& dir) {
-  std::string trace;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    std::string name = entry.path().filename().string();
-    if (name.starts_with("kraken_cupti_") || name.starts_with("trace_")) trace = entry.path();
-  }
-  return trace;
-}
-
-// The trace that says why it is empty: the only file in `dir` named kraken_cupti_* or trace_*.
-Profile ImportErrorTrace(const std::string& dir) {
-  std::string trace = TraceFileIn(dir);
-  EXPECT_FALSE(trace.empty()) << "no trace in " << dir;
-  if (trace.empty()) return Profile();
-  auto imported = ImportFile(BuiltinImporters(), trace);
-  EXPECT_TRUE(imported.ok()) << imported.status().message();
-  if (!imported.ok()) return Profile();
-  EXPECT_EQ((*imported)[0].import_counters.count("kineto_trace_cut"), 0u);
-  EXPECT_TRUE((*imported)[0].kernels.empty());
-  return std::move((*imported)[0]);
-}
+using namespace injection_testing;  // NOLINT: the shared helpers
 
 TEST(InjectionTest, WithoutLibcuptiTheApplicationRunsUntracedWithOneLine) {
   std::string dir = testing::MakeTempDir("injection_nolib");
@@ -226,25 +138,6 @@ TEST(InjectionTest, ABadActivitiesValueIsOneLineAndTheDefaultIsTraced) {
   auto imported = ImportFile(BuiltinImporters(), TraceFileIn(dir));
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   EXPECT_EQ((*imported)[0].runtime_calls.size(), 10u);
-}
-
-// Waits until the file of `dir` starting with `prefix` has `bytes`; returns its path.
-std::string WaitForTrace(const std::string& dir, const std::string& prefix, uintmax_t bytes) {
-  for (int i = 0; i < 2000; ++i) {
-    for (const auto& entry : std::filesystem::directory_iterator(dir))
-      if (entry.path().filename().string().starts_with(prefix) && entry.file_size() >= bytes) return entry.path();
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ADD_FAILURE() << "no " << prefix << " trace of " << bytes << " bytes in " << dir;
-  return "";
-}
-
-std::map<std::string, std::string> EndlessLaunches(const std::string& dir) {
-  return {{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
-          {"KRAKEN_FAKE_CUPTI_LAUNCHES", "-1"},
-          {"KRAKEN_FAKE_CUPTI_PER_FLUSH", "2000"},
-          {"KRAKEN_CUPTI_FLUSH_MS", "10"},
-          {"KRAKEN_CUPTI_OUTPUT", dir + "/trace_%p.json"}};
 }
 
 TEST(InjectionTest, KillNineOfATracedProcessLeavesAReadablePrefix) {

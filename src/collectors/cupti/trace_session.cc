@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 
@@ -178,9 +179,10 @@ void TraceSession::WriterLoop() {
     bool stop = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait_for(lock, kPollInterval, [this] { return stop_ || !queued_.empty() || !counter_ranges_.empty(); });
+      wake_.wait_for(lock, WaitTime(), [this] { return stop_ || !queued_.empty() || !counter_ranges_.empty(); });
       stop = stop_;
     }
+    if (hooks_.writer_pass) hooks_.writer_pass(stop);
     ProcessQueued();
     if (stop) {
       writer_cpu_ns_.store(ClockNs(CLOCK_THREAD_CPUTIME_ID));
@@ -197,13 +199,136 @@ void TraceSession::WriterLoop() {
       if (request == 2) return;  // the process is about to die with the signal
       continue;
     }
-    if (Clock::now() >= next_flush) {
+    if (StepWindow()) return;  // the window ended: the trace is complete, the process runs on
+    // Before and after the window CUPTI holds nothing: no flush, the tracer costs nothing.
+    const WindowState state = window_state_.load();
+    const bool recording = state == WindowState::kRecording || state == WindowState::kUnarmed;
+    if (recording && Clock::now() >= next_flush) {
       // Buffers CUPTI holds reach the file at least this often (what a kill -9 loses).
       FlushCupti(false);
       ProcessQueued();
       next_flush = Clock::now() + flush_interval;
     }
   }
+}
+
+void TraceSession::Arm(bool recording) {
+  const int64_t now = hooks_.now ? hooks_.now() : 0;
+  armed_mono_ns_ = ClockNs(CLOCK_MONOTONIC);
+  requested_start_ns_ = now + options_.config.delay_ms * 1'000'000;
+  if (recording) {
+    window_start_ns_ = now;
+    recording_mono_ns_ = armed_mono_ns_;
+  }
+  window_state_.store(recording ? WindowState::kRecording : WindowState::kWaiting);
+  wake_.notify_all();  // the first deadline may be sooner than the next poll
+}
+
+std::chrono::milliseconds TraceSession::WaitTime() const {
+  const WindowState state = window_state_.load();
+  int64_t deadline_ns = -1;
+  if (state == WindowState::kWaiting && options_.config.start_on_nvtx.empty())
+    deadline_ns = armed_mono_ns_ + options_.config.delay_ms * 1'000'000;
+  if (state == WindowState::kRecording && options_.config.duration_ms > 0)
+    deadline_ns = recording_mono_ns_ + options_.config.duration_ms * 1'000'000;
+  if (deadline_ns < 0) return kPollInterval;
+  const int64_t left_ms = (deadline_ns - ClockNs(CLOCK_MONOTONIC) + 999'999) / 1'000'000;
+  return std::chrono::milliseconds(std::clamp<int64_t>(left_ms, 0, kPollInterval.count()));
+}
+
+bool TraceSession::StepWindow() {
+  const int64_t now = ClockNs(CLOCK_MONOTONIC);
+  WindowState state = window_state_.load();
+  const bool delay_passed = now >= armed_mono_ns_ + options_.config.delay_ms * 1'000'000;
+  // With an NVTX range to wait for, the pushing thread starts the window (StartWindowNow).
+  if (state == WindowState::kWaiting && delay_passed && options_.config.start_on_nvtx.empty() &&
+      window_state_.compare_exchange_strong(state, WindowState::kStarting)) {
+    BeginWindow();
+    state = window_state_.load();
+  }
+  if (state == WindowState::kStartFailed) {
+    SetError(start_error_);
+    EndWindow(false);
+    return true;
+  }
+  if (state == WindowState::kRecording && options_.config.duration_ms > 0 &&
+      now >= recording_mono_ns_ + options_.config.duration_ms * 1'000'000) {
+    EndWindow(true);
+    return true;
+  }
+  return false;
+}
+
+bool TraceSession::StartWindowNow() {
+  WindowState state = window_state_.load();
+  if (state == WindowState::kUnarmed) return false;
+  if (state != WindowState::kWaiting) return true;
+  if (ClockNs(CLOCK_MONOTONIC) < armed_mono_ns_ + options_.config.delay_ms * 1'000'000) return false;
+  if (window_state_.compare_exchange_strong(state, WindowState::kStarting)) BeginWindow();
+  wake_.notify_all();  // the writer watches the duration from now on
+  return true;
+}
+
+void TraceSession::BeginWindow() {
+  const int64_t start = hooks_.now ? hooks_.now() : 0;  // the kinds are on from here
+  std::string error = hooks_.begin_window ? hooks_.begin_window() : "";
+  if (!error.empty()) {
+    start_error_ = std::move(error);  // the writer closes the trace (it owns the file)
+    window_state_.store(WindowState::kStartFailed);
+    return;
+  }
+  window_start_ns_ = start;
+  recording_mono_ns_ = ClockNs(CLOCK_MONOTONIC);  // after `start`: the window lasts at least duration_ms
+  window_state_.store(WindowState::kRecording);
+}
+
+void TraceSession::EndWindow(bool recorded) {
+  if (recorded && hooks_.end_window) hooks_.end_window();
+  if (recorded) window_end_ns_ = hooks_.now ? hooks_.now() : 0;
+  window_state_.store(WindowState::kEnded);
+  if (recorded) {
+    // What ran until the kinds went off: CUPTI hands it over, the writer writes it.
+    FlushCupti(true);
+    ProcessQueued();
+  }
+  writer_cpu_ns_.store(ClockNs(CLOCK_THREAD_CPUTIME_ID));
+  CloseTrace();
+  ReleaseFreeBuffers();
+  if (hooks_.writer_pass) hooks_.writer_pass(true);  // no later pass: nothing may stay behind
+  if (hooks_.window_closed) hooks_.window_closed(*this);
+}
+
+void TraceSession::ReleaseFreeBuffers() {
+  std::vector<uint8_t*> buffers;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    buffers.swap(free_buffers_);
+    allocated_bytes_ -= static_cast<int64_t>(buffers.size()) * options_.config.buffer_bytes;
+  }
+  for (uint8_t* buffer : buffers) std::free(buffer);
+}
+
+double TraceSession::TraceMicros(int64_t cupti_ns) const {
+  return static_cast<double>(cupti_ns + options_.converter.clock_offset_ns - options_.base_time_ns) / 1e3;
+}
+
+JsonMembers TraceSession::WindowMembers() {
+  const TracerConfig& config = options_.config;
+  if ((config.delay_ms == 0 && config.duration_ms == 0 && config.start_on_nvtx.empty()) || requested_start_ns_ < 0)
+    return {};
+  // Recording until the trace closes (exit, a signal): the window ends there.
+  if (window_start_ns_ >= 0 && window_end_ns_ < 0) window_end_ns_ = hooks_.now ? hooks_.now() : 0;
+  JsonMembers members = {{"kraken_cupti_window_requested_start_us", JsonNumber(TraceMicros(requested_start_ns_))}};
+  if (config.duration_ms > 0 && config.start_on_nvtx.empty())  // else it follows the range's push
+    members.emplace_back("kraken_cupti_window_requested_end_us",
+                         JsonNumber(TraceMicros(requested_start_ns_ + config.duration_ms * 1'000'000)));
+  if (window_start_ns_ >= 0) {
+    members.emplace_back("kraken_cupti_window_start_us", JsonNumber(TraceMicros(window_start_ns_)));
+    members.emplace_back("kraken_cupti_window_end_us", JsonNumber(TraceMicros(window_end_ns_)));
+  } else {
+    members.emplace_back("kraken_cupti_window", JsonString("not started: the process ended or the start failed first"));
+  }
+  return members;
 }
 
 void TraceSession::FlushCupti(bool forced) {
@@ -243,6 +368,9 @@ void TraceSession::CloseTrace() {
   footer.emplace_back("kraken_cupti_dropped_records", JsonInt(static_cast<int64_t>(dropped_records_)));
   footer.emplace_back("kraken_cupti_buffers_refused", JsonInt(static_cast<int64_t>(buffers_refused_.load())));
   for (auto& member : CostMembers()) footer.push_back(std::move(member));
+  for (auto& member : WindowMembers()) footer.push_back(std::move(member));
+  if (hooks_.closing_members)
+    for (auto& member : hooks_.closing_members()) footer.push_back(std::move(member));
   if (!error_.empty()) footer.emplace_back("kraken_cupti_error", JsonString(error_));
   std::function<JsonMembers()> counters_footer;
   {

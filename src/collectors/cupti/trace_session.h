@@ -13,6 +13,7 @@
 #include <cupti.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -29,12 +30,20 @@
 
 namespace kraken::cupti {
 
+class TraceSession;
+
 // What the session needs from CUPTI: the real functions in the tracer, fakes in tests.
 struct SessionHooks {
   decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
   std::function<void(bool forced)> flush_all;           // cuptiActivityFlushAll
   std::function<uint64_t()> take_dropped_records;       // cuptiActivityGetNumDroppedRecords
   std::function<int64_t()> now;                         // cuptiGetTimestamp (CUPTI clock)
+  // The capture window (config.delay_ms, config.duration_ms), called on the writer thread:
+  std::function<std::string()> begin_window;  // enables the activity kinds: "" or why not
+  std::function<void()> end_window;           // disables them
+  std::function<void(const TraceSession&)> window_closed;  // the trace is complete (the process runs on)
+  std::function<void(bool last)> writer_pass;  // each pass of the writer; `last`: it stops for good
+  std::function<JsonMembers()> closing_members;  // more closing members (e.g. the timestamps' source)
 };
 
 struct SessionOptions {
@@ -68,6 +77,17 @@ class TraceSession {
   void SetCounterSource(std::function<void()> finish, std::function<JsonMembers()> footer);
   // Any thread: ranges for the writer thread to write (short lock, no I/O).
   void QueueCounterRanges(std::vector<CounterRange> ranges);
+  // Starts the capture window's clock, once CUPTI's buffer callbacks are registered.
+  // `recording`: the activity kinds are on already (no delay); else the writer thread calls
+  // hooks.begin_window config.delay_ms from now. With config.duration_ms the writer ends the
+  // window that long after it began: hooks.end_window, a forced flush, the trace closed and
+  // the writer stopped while the process runs on. Before Arm the writer records nothing.
+  void Arm(bool recording);
+  bool window_ended() const { return window_state_.load() == WindowState::kEnded; }
+  // With config.start_on_nvtx: starts the window now, on the calling thread (the one pushing
+  // the range), unless config.delay_ms has not passed yet (false). True also when it had
+  // started already or cannot start any more.
+  bool StartWindowNow();
 
   // Forces CUPTI's buffers out, writes everything, closes the trace and stops the thread.
   // Idempotent; returns false when the trace could not be written completely.
@@ -86,6 +106,7 @@ class TraceSession {
   uint64_t dropped_records() const { return dropped_records_; }
   uint64_t buffers_refused() const { return buffers_refused_.load(); }
   const std::string& write_error() const { return write_error_; }
+  const std::string& error() const { return error_; }  // SetError's, or why the window could not start
 
  private:
   TraceSession(SessionOptions options, SessionHooks hooks, std::unique_ptr<KinetoTraceWriter> writer);
@@ -97,6 +118,13 @@ class TraceSession {
   void CloseTrace();          // writer thread or Finish after the join: the footer
   void FlushCupti(bool forced);  // hooks_.flush_all, timed (what it may hold CUPTI's locks for)
   JsonMembers CostMembers() const;  // the tracer's own cost, for the footer
+  JsonMembers WindowMembers();      // the capture window, for the footer
+  bool StepWindow();                // starts/ends the window when due; true when the trace is closed
+  void BeginWindow();               // kStarting -> kRecording, or kStartFailed with start_error_
+  void EndWindow(bool recorded);    // writer thread: the window's end closes the trace
+  std::chrono::milliseconds WaitTime() const;  // until the next poll or window deadline
+  void ReleaseFreeBuffers();        // the trace is closed for good: nothing more to hold
+  double TraceMicros(int64_t cupti_ns) const;  // CUPTI clock -> the trace's "ts" time base
 
   SessionOptions options_;
   SessionHooks hooks_;
@@ -118,6 +146,14 @@ class TraceSession {
   std::atomic<int> signal_request_{0};
   std::atomic<int> signal_requests_made_{0};
   std::atomic<int> signal_requests_served_{0};
+
+  // The capture window. The times are set by Arm (before the writer looks) or the writer;
+  // Finish reads them after joining the writer.
+  enum class WindowState { kUnarmed, kWaiting, kStarting, kRecording, kStartFailed, kEnded };
+  std::atomic<WindowState> window_state_{WindowState::kUnarmed};
+  int64_t armed_mono_ns_ = 0, recording_mono_ns_ = 0;  // CLOCK_MONOTONIC
+  int64_t requested_start_ns_ = -1, window_start_ns_ = -1, window_end_ns_ = -1;  // CUPTI clock
+  std::string start_error_;  // BeginWindow's, for the writer to record (kStartFailed)
 
   std::atomic<bool> finished_{false};
   std::atomic<bool> closed_{false};  // the footer is written: later buffers are dropped

@@ -6,6 +6,9 @@
 namespace kraken::cupti {
 namespace {
 
+// The longest capture delay or duration: a week (a longer one is surely a unit mistake).
+constexpr int64_t kMaxWindowMs = int64_t{7} * 24 * 3600 * 1000;
+
 // A positive integer setting in [min, max]; a bad value keeps `*value` and adds a problem.
 void ReadInt(const std::function<const char*(const char*)>& getenv, const char* name, int64_t min, int64_t max,
              int64_t scale, int64_t* value, std::vector<std::string>* problems) {
@@ -112,6 +115,32 @@ TracerConfig ReadTracerConfig(const std::function<const char*(const char*)>& get
   ReadInt(getenv, "KRAKEN_CUPTI_BUFFER_MB", 16, 65536, int64_t{1} << 20, &config.buffer_limit_bytes, &config.problems);
   ReadInt(getenv, "KRAKEN_CUPTI_FLUSH_MS", 10, 3'600'000, 1, &config.flush_interval_ms, &config.problems);
   ReadInt(getenv, "KRAKEN_CUPTI_SIGNAL_WAIT_MS", 0, 60'000, 1, &config.signal_wait_ms, &config.problems);
+  if (const char* range = getenv("KRAKEN_CUPTI_START_ON_NVTX"); range != nullptr && *range != '\0') {
+    if (config.nvtx) {
+      config.start_on_nvtx = range;
+    } else {
+      config.problems.push_back(std::string("KRAKEN_CUPTI_START_ON_NVTX=") + range +
+                                " needs the NVTX ranges, which KRAKEN_CUPTI_NVTX=0 or KRAKEN_CUPTI_ACTIVITIES turned off; "
+                                "recording without it");
+    }
+  }
+  ReadInt(getenv, "KRAKEN_CUPTI_DELAY_MS", 0, kMaxWindowMs, 1, &config.delay_ms, &config.problems);
+  ReadInt(getenv, "KRAKEN_CUPTI_DURATION_MS", 0, kMaxWindowMs, 1, &config.duration_ms, &config.problems);
+  if (const char* hw = getenv("KRAKEN_CUPTI_HW_TRACE"); hw != nullptr && *hw != '\0') {
+    std::string_view mode(hw);
+    if (mode == "0" || mode == "1") {
+      config.hw_trace = mode == "1";
+    } else {
+      config.problems.push_back(std::string("KRAKEN_CUPTI_HW_TRACE=") + hw + " is not 0 or 1; using 1");
+    }
+  }
+  if (config.counters && (config.delay_ms > 0 || config.duration_ms > 0 || !config.start_on_nvtx.empty())) {
+    // The range profiler starts at a context's first launch: a window would not bound it.
+    config.counters = false;
+    config.problems.push_back(
+        "KRAKEN_CUPTI_COUNTERS=1 is not combined with a capture window (KRAKEN_CUPTI_DELAY_MS, "
+        "KRAKEN_CUPTI_DURATION_MS, KRAKEN_CUPTI_START_ON_NVTX); per-kernel counters stay off");
+  }
   return config;
 }
 

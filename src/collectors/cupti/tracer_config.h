@@ -40,6 +40,15 @@ struct TracerConfig {
   // because every profiled kernel is serialized and replayed once per counter pass.
   bool counters = false;                          // KRAKEN_CUPTI_COUNTERS=1
   int64_t counters_max_kernels = 2000;            // KRAKEN_CUPTI_COUNTERS_MAX_KERNELS: then tracing only
+  // The capture window: nothing is enabled until delay_ms after the tracer loaded, and the
+  // trace is closed duration_ms after recording started (0: at exit). Bounds what CUPTI's
+  // per-kernel instrumentation costs a long job to the part that is wanted.
+  int64_t delay_ms = 0;                           // KRAKEN_CUPTI_DELAY_MS
+  int64_t duration_ms = 0;                        // KRAKEN_CUPTI_DURATION_MS
+  bool hw_trace = true;                           // KRAKEN_CUPTI_HW_TRACE=0: SW kernel timestamps only
+  // KRAKEN_CUPTI_START_ON_NVTX: the window starts at the first push of this NVTX range (not
+  // before delay_ms); empty: at delay_ms.
+  std::string start_on_nvtx;
   std::vector<std::string> problems;              // one line each, for stderr
 };
 
