@@ -27,6 +27,7 @@ std::string ResolveAll(void* handle, CuptiFunctions* f) {
   Resolve(handle, "cuptiSetThreadIdType", &f->SetThreadIdType);
   Resolve(handle, "cuptiActivityEnableAndDump", &f->EnableAndDump);
   Resolve(handle, "cuptiActivityEnableHWTrace", &f->EnableHWTrace);
+  Resolve(handle, "cuptiActivitySetAttribute", &f->SetAttribute);
   Resolve(handle, "cuptiSubscribe", &f->Subscribe);
   Resolve(handle, "cuptiUnsubscribe", &f->Unsubscribe);
   Resolve(handle, "cuptiEnableCallback", &f->EnableCallback);

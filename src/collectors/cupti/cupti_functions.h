@@ -34,6 +34,7 @@ struct CuptiFunctions {
   decltype(&cuptiSetThreadIdType) SetThreadIdType = nullptr;
   decltype(&cuptiActivityEnableAndDump) EnableAndDump = nullptr;  // device/context records made earlier
   decltype(&cuptiActivityEnableHWTrace) EnableHWTrace = nullptr;  // CUPTI 12.8+: Blackwell HW timestamps
+  decltype(&cuptiActivitySetAttribute) SetAttribute = nullptr;  // CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER
   decltype(&cuptiSubscribe) Subscribe = nullptr;
   decltype(&cuptiUnsubscribe) Unsubscribe = nullptr;
   decltype(&cuptiEnableCallback) EnableCallback = nullptr;

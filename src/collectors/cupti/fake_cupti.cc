@@ -56,6 +56,7 @@ void* g_subscriber_data = nullptr;
 bool g_init_finished_enabled = false;
 std::set<std::pair<int, uint32_t>> g_enabled_callbacks;  // (domain, cbid) the subscriber enabled
 bool g_driver_initialized = false;
+bool g_zeroed_promised = false;  // CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER set to 1
 
 uint64_t Now() {
   struct timespec now {};
@@ -110,6 +111,9 @@ bool DeliverOneBuffer(int64_t* budget, uint64_t horizon_ns) {
   size_t size = 0, max_records = 0;
   g_request(&buffer, &size, &max_records);
   if (buffer == nullptr) return false;
+  // CUPTI trusts a client that promised zeroed buffers: a dirty one is the client's bug.
+  if (g_zeroed_promised && std::any_of(buffer, buffer + size, [](uint8_t byte) { return byte != 0; }))
+    std::fprintf(stderr, "fake libcupti: a buffer handed over as zeroed was not\n");
   size_t used = 0;
   if (!g_device_sent && g_kinds.count(CUPTI_ACTIVITY_KIND_DEVICE) != 0) {
     CUpti_ActivityDevice5 d{};
@@ -246,6 +250,14 @@ CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
   Log("disable", kind);
   if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && g_kinds.count(kind) != 0) g_kernels_off_at = Now();
   g_kinds.erase(kind);
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attribute, size_t* size, void* value) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (attribute != CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER || size == nullptr || *size != sizeof(uint8_t))
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  g_zeroed_promised = *static_cast<uint8_t*>(value) != 0;
   return CUPTI_SUCCESS;
 }
 

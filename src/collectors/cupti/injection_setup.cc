@@ -129,6 +129,15 @@ std::unique_ptr<TraceSession> StartSession(const LoadedCupti& cupti, const Trace
       return get_name(cupti_domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr ? name : "";
     };
   }
+  if (f.SetAttribute != nullptr) {
+    // Before the first buffer is asked for: CUPTI stops zeroing each buffer on the thread
+    // that filled the last one (a stall in the application's launch path).
+    uint8_t zeroed = 1;
+    size_t size = sizeof(zeroed);
+    options.zeroed_buffers =
+        f.SetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed) == CUPTI_SUCCESS;
+  }
+  options.header.emplace_back("kraken_cupti_zeroed_buffers", options.zeroed_buffers ? "true" : "false");
   SessionHooks hooks;
   hooks.next_record = f.GetNextRecord;
   auto flush = f.FlushAll;

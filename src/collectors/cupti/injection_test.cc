@@ -100,6 +100,8 @@ TEST(InjectionTest, EveryLaunchTheLibraryDeliversIsInTheTrace) {
   ASSERT_EQ(p.devices.size(), 1u);
   EXPECT_EQ(p.devices[0].sm_count, 132);
   EXPECT_EQ(p.import_counters.count("kineto_trace_cut"), 0u);
+  // CUPTI was told its buffers come zeroed (and the fake found them so: no line about it).
+  EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_zeroed_buffers"), "true");
   // Unix time: the trace's clock is the NVML samples' clock.
   const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                              std::chrono::system_clock::now().time_since_epoch()).count();

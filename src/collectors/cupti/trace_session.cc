@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
 
 namespace kraken::cupti {
 namespace {
@@ -88,7 +90,11 @@ void TraceSession::RequestBuffer(uint8_t** buffer, size_t* size, size_t* max_rec
     }
     allocated_bytes_ += options_.config.buffer_bytes;
   }
-  *buffer = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, bytes));
+  // calloc's blocks are 16-byte aligned (CUPTI needs 8) and a large one comes from fresh
+  // zero pages: zeroed at no cost here, on the application thread.
+  static_assert(alignof(std::max_align_t) >= kBufferAlignment);
+  *buffer = static_cast<uint8_t*>(options_.zeroed_buffers ? std::calloc(1, bytes)
+                                                          : std::aligned_alloc(kBufferAlignment, bytes));
   *size = *buffer != nullptr ? bytes : 0;
 }
 
@@ -109,6 +115,8 @@ void TraceSession::CompleteBuffer(uint8_t* buffer, size_t valid_size) {
 }
 
 void TraceSession::RecycleBuffer(uint8_t* buffer) {
+  // Cleared here, off the application's threads: a reused buffer must be zeroed again.
+  if (options_.zeroed_buffers) std::memset(buffer, 0, static_cast<size_t>(options_.config.buffer_bytes));
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (free_buffers_.size() < kMaxFreeBuffers) {

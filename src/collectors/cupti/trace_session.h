@@ -52,6 +52,10 @@ struct SessionOptions {
   int64_t base_time_ns = 0;  // baseTimeNanoseconds (Unix time)
   JsonMembers header;        // extra top-level members written first
   ConverterOptions converter;
+  // CUPTI was told (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER) that the buffers it is
+  // given are zeroed: else it zeroes each one itself on the application thread that needs it.
+  // The session then hands out zeroed buffers, clearing a used one on the writer thread.
+  bool zeroed_buffers = false;
 };
 
 class TraceSession {

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -108,6 +109,40 @@ TEST(TraceSessionTest, BuffersFromSeveralThreadsAreAllWritten) {
   EXPECT_EQ(p.Name(p.kernels[0].name), "step(float*)");
   EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_kernels"), "20000");
   EXPECT_EQ(p.import_counters.count("kineto_trace_cut"), 0u);
+}
+
+// With CUPTI told that buffers come zeroed, a buffer CUPTI filled comes back zeroed the
+// next time it is handed out (cleared on the writer thread, not on the one asking).
+TEST(TraceSessionTest, RecycledBuffersAreZeroedWhenCuptiWasPromisedSo) {
+  std::string path = testing::MakeTempDir("trace_session_zeroed") + "/t.json";
+  SessionOptions options;
+  options.output_path = path;
+  options.config.buffer_bytes = 1 << 20;
+  options.config.buffer_limit_bytes = 1 << 20;  // one buffer: the next request waits for it
+  options.config.flush_interval_ms = 20;
+  options.zeroed_buffers = true;
+  SessionHooks hooks;
+  hooks.next_record = NextKernelRecord;
+  hooks.now = [] { return int64_t{0}; };
+  std::string error;
+  auto session = TraceSession::Start(std::move(options), std::move(hooks), &error);
+  ASSERT_NE(session, nullptr) << error;
+  uint8_t* first = nullptr;
+  size_t size = 0, max_records = 0;
+  session->RequestBuffer(&first, &size, &max_records);
+  ASSERT_NE(first, nullptr);
+  EXPECT_TRUE(std::all_of(first, first + size, [](uint8_t b) { return b == 0; }));  // fresh: calloc
+  std::memset(first, 0xA5, size);  // what CUPTI leaves behind, valid or not
+  session->CompleteBuffer(first, 0);
+  uint8_t* again = nullptr;
+  for (int tries = 0; tries < 400 && again == nullptr; ++tries) {  // refused until the writer recycled it
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    session->RequestBuffer(&again, &size, &max_records);
+  }
+  ASSERT_EQ(again, first);
+  EXPECT_TRUE(std::all_of(again, again + size, [](uint8_t b) { return b == 0; }));
+  session->CompleteBuffer(again, 0);
+  EXPECT_TRUE(session->Finish());
 }
 
 TEST(TraceSessionTest, BuffersBeyondTheLimitAreRefusedAndCounted) {
