@@ -48,7 +48,7 @@ void FillKernelShape(const Profile& profile, const WorkloadReport& report, Workl
   }
   d->kernel_p50_ns = report.launches.kernel_duration_ns.p50;
   d->kernel_p99_ns = report.launches.kernel_duration_ns.p99;
-  double filled = 0, weight = 0, turnover = 0;
+  double filled = 0, weight = 0, turnover = 0, hold_time = 0, hold_square = 0;
   int32_t sms = d->device_sm_count;
   std::vector<double> fill_time(kSmFillBins + 1, 0.0);
   for (const Kernel& k : profile.kernels) {
@@ -65,10 +65,17 @@ void FillKernelShape(const Profile& profile, const WorkloadReport& report, Workl
     turnover += duration * (duration / std::max(1.0, per_sm));
     int bin = per_sm >= 1.0 ? kSmFillBins : std::min(kSmFillBins - 1, static_cast<int>(per_sm * kSmFillBins));
     fill_time[static_cast<size_t>(bin)] += duration;
+    if (per_sm >= 1.0) {  // a block for every SM: later grids wait until its last blocks are placed
+      ++d->sm_hold_kernel_count;
+      hold_time += duration;
+      hold_square += duration * duration;
+    }
   }
+  if (hold_time > 0) d->sm_hold_residual_ns = hold_square / (2 * hold_time);
   if (weight > 0) {
     d->sm_fill = filled / weight;
     d->sm_turnover_ns = turnover / weight;
+    d->sm_hold_time_share = hold_time / weight;
     for (double& t : fill_time) t /= weight;
     d->sm_fill_time_share = std::move(fill_time);
   }

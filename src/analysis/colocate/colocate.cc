@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "analysis/colocate/join.h"
+#include "analysis/colocate/model_validation.h"
 #include "analysis/colocate/sharing_context.h"
 #include "analysis/colocate/sharing_modes.h"
 #include "base/text_table.h"
@@ -218,7 +219,10 @@ ColocationReport PredictColocation(const std::vector<ColocationWorkload>& ws, co
     return report;
   }
   SharingContext ctx = MakeSharingContext(ws, options.params, device);
-  for (SharingMode mode : options.modes) report.modes.push_back(PredictMode(mode, ws, ctx, options.sm_split));
+  for (SharingMode mode : options.modes) {
+    report.modes.push_back(PredictMode(mode, ws, ctx, options.sm_split));
+    report.modes.back().validation = ValidationFor(report.modes.back());
+  }
   for (size_t a = 0; a < ws.size(); ++a)
     for (size_t b = a + 1; b < ws.size(); ++b) report.pairs.push_back(MeasuredPairScore(ws, a, b, options, device));
   for (const std::string& line : ColocationAssumptions()) report.assumptions.push_back(line);
