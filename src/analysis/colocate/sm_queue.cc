@@ -16,8 +16,9 @@ SmQueueEstimate EstimateSmQueue(const ColocationWorkload& w, double busy, const 
   e.available = 1 - e.blocked_share + q * o.sm_hold_kernels_per_busy_s * own_kernel_s;
   if (busy > 0 && e.available < busy) e.slot_stretch = (busy / std::max(e.available, 1e-9) - 1) / busy;
   e.throughput_stretch = std::min(e.wait_stretch, e.slot_stretch);
-  // One request's kernels are launched back to back: within it w is backlogged (busy 1).
-  e.latency_stretch = std::min(e.wait_stretch, std::max(0.0, 1 / std::max(e.available, 1e-9) - 1));
+  // One request's kernels are launched back to back: within it w is backlogged (busy 1)
+  // when the holds leave it less than all of the time; otherwise each kernel just waits.
+  e.latency_stretch = e.available < 1 ? std::min(e.wait_stretch, 1 / std::max(e.available, 1e-9) - 1) : e.wait_stretch;
   return e;
 }
 

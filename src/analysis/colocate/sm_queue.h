@@ -25,7 +25,8 @@ struct SmQueueEstimate {
   // boundary): the smaller one. 0 when the time left suffices (u_w <= available).
   double throughput_stretch = 0;
   // One request of w: its kernels are launched back to back, so within the request w is
-  // backlogged (bound 2 with busy 1): min(bound 1, 1 / available - 1).
+  // backlogged (bound 2 with busy 1): min(bound 1, 1 / available - 1) when available < 1;
+  // bound 1 when the holds leave it all of the time (its kernels are long).
   double latency_stretch = 0;
 };
 
