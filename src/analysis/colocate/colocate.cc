@@ -132,11 +132,13 @@ std::vector<std::string> ColocationAssumptions() {
       "does not change with the slowdown it suffers), and with three or more workloads the effects add up.",
       "Phases of two busy profiles are unrelated (collision probability = the co-runner's busy fraction) unless both "
       "repeat with the same period; then round-robin settles at their phase of least overlap.",
-      "Time-slicing: a co-runner with work keeps the GPU for a whole slice (or its whole request when shorter): an "
-      "upper bound.",
-      "MPS: a kernel's SM demand is its grid blocks / SMs (capped at 1); it slows by demand / SMs available. When "
-      "both grids want more than all SMs they split them in proportion to demand. A kernel that finds the SMs full "
-      "waits half the co-runner's SM turnover (duration / waves).",
+      "Time-slicing: a co-runner that launched work while it waited (active in that millisecond) takes the GPU at "
+      "each slice end and keeps it for a slice, or until the backlog it queued is done when it is busy less than half "
+      "its active time.",
+      "MPS without a cap: the block dispatcher serves grids in launch order, so a kernel that arrives while the "
+      "co-runner runs a grid of >= 1 block per SM waits for the rest of that grid; a backlogged workload gets the "
+      "time such grids leave plus one kernel per grid boundary (the smaller of the two bounds). Under caps that "
+      "overlap, colliding grids split the SMs in proportion to demand.",
       "Memory bandwidth: memory-bound kernel time slows by total DRAM demand / reachable bandwidth when it exceeds "
       "it; L2-cache contention is not modelled apart from it.",
       "MIG: a slice has its fraction of SMs and of memory bandwidth and capacity, and nothing else interferes.",
