@@ -347,8 +347,11 @@ def copy_colocation_traces(traces_root: str, folder: str) -> None:
         if not os.path.isfile(src):
             continue
         os.makedirs(os.path.join(folder, "traces"), exist_ok=True)
-        with open(src, "rb") as f_in, gzip.GzipFile(os.path.join(folder, "traces", f"{workload}.json.gz"), "wb",
-                                                    compresslevel=9, mtime=0) as f_out:
+        out = os.path.join(folder, "traces", f"{workload}.json.gz")
+        if src.endswith(".gz"):
+            shutil.copyfile(src, out)
+            continue
+        with open(src, "rb") as f_in, gzip.GzipFile(out, "wb", compresslevel=9, mtime=0) as f_out:
             shutil.copyfileobj(f_in, f_out)
 
 
