@@ -52,6 +52,7 @@ struct ColocationWorkload {
   double sm_hold_share = 0;
   double sm_hold_kernels_per_busy_s = 0;
   double sm_hold_residual_s = 0;
+  double sm_hold_coresident_share = 0;  // of the held time: grids whose blocks share an SM
 
   // Request-driven workloads (inference): one request's time alone and its GPU part.
   bool request_driven = false;

@@ -88,6 +88,10 @@ struct WorkloadDemand {
   int64_t sm_hold_kernel_count = 0;
   double sm_hold_time_share = 0;
   double sm_hold_residual_ns = 0;
+  // Share of that time in grids whose blocks fit at least two to an SM (registers, shared
+  // memory, threads): the next such grid fills the room a co-runner's kernel leaves on the
+  // SMs and runs beside it. A GEMM whose block takes every register never does.
+  double sm_hold_coresident_share = 0;
 
   // Time profile of demand: the GPU-busy fraction in consecutive bins of bin_s seconds.
   // Two workloads whose busy bins interleave share a GPU well.

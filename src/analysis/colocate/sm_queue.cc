@@ -11,9 +11,11 @@ SmQueueEstimate EstimateSmQueue(const ColocationWorkload& w, double busy, const 
   e.modelled = true;
   if (o.sm_hold_share <= 0 || o.sm_hold_residual_s <= 0 || q <= 0) return e;  // o never holds it
   e.blocked_share = std::min(1.0, q * o.sm_hold_share);
-  e.wait_stretch = w.kernels_per_busy_s * e.blocked_share * o.sm_hold_residual_s;
+  e.corun_factor = 1 + std::clamp(o.sm_hold_coresident_share, 0.0, 1.0);
+  e.wait_stretch = w.kernels_per_busy_s * e.blocked_share * o.sm_hold_residual_s +
+                   e.blocked_share * (e.corun_factor - 1);
   double own_kernel_s = 1.0 / w.kernels_per_busy_s;
-  e.available = 1 - e.blocked_share + q * o.sm_hold_kernels_per_busy_s * own_kernel_s;
+  e.available = 1 - e.blocked_share + q * o.sm_hold_kernels_per_busy_s * own_kernel_s / e.corun_factor;
   if (busy > 0 && e.available < busy) e.slot_stretch = (busy / std::max(e.available, 1e-9) - 1) / busy;
   e.throughput_stretch = std::min(e.wait_stretch, e.slot_stretch);
   // One request's kernels are launched back to back: within it w is backlogged (busy 1)

@@ -13,11 +13,17 @@ namespace kraken {
 struct SmQueueEstimate {
   bool modelled = false;       // false: a figure is missing (kernel counts of either)
   double blocked_share = 0;    // x = q x o's hold share: w's busy time o holds the dispatcher
-  // Bound 1, every kernel of w that finds o holding waits out the residual hold R_o:
-  // extra per busy second k_w x x x R_o.
+  // A kernel of w let in at the end of a hold runs beside o's next grid when that grid's
+  // blocks fit beside it on the SMs: the two share each SM's issue slots evenly, so it
+  // takes twice as long. c = 1 + o's co-resident share of its held time (1 for a GEMM
+  // whose block takes every register, 2 for a many-block elementwise grid).
+  double corun_factor = 1;
+  // Bound 1, every kernel of w that finds o holding waits out the residual hold R_o and
+  // then runs beside o's next grid: extra per busy second k_w x x x R_o + x (c - 1).
   double wait_stretch = 0;
   // Bound 2, w's queue never empties: it gets the time o leaves (1 - x) plus one kernel of
-  // its own (mean 1/k_w) at each end of a hold (q x o's rate of holding kernels).
+  // its own (mean 1/k_w, taking c times as long) at each end of a hold (q x o's rate of
+  // holding kernels).
   double available = 1;        // GPU time per second open to w
   double slot_stretch = 0;     // extra per busy second: (u_w / available - 1) / u_w, >= 0
   // Throughput: both bounds overestimate (bound 1 ignores that w's later kernels queue up

@@ -42,6 +42,16 @@ TEST(SmQueue, BackloggedWorkloadGetsTheTimeLeftAndOneKernelPerHold) {
   EXPECT_NEAR(e.latency_stretch, 1 / 0.145 - 1, 1e-12);            // within a request: busy 1
 }
 
+TEST(SmQueue, KernelLetInBesideAGridWhoseBlocksShareTheSmsTakesTwiceAsLong) {
+  ColocationWorkload o = Holder(1, 500, 1e-3);
+  o.sm_hold_coresident_share = 1;  // a many-block grid: its next one fills the SMs beside
+  SmQueueEstimate e = EstimateSmQueue(QueueWorkload(0.5, 10000), 0.5, o, 0.9);
+  EXPECT_DOUBLE_EQ(e.corun_factor, 2);
+  EXPECT_NEAR(e.wait_stretch, 10000 * 0.9 * 1e-3 + 0.9 * 1, 1e-12);  // + x (c - 1)
+  EXPECT_NEAR(e.available, 1 - 0.9 + 0.9 * 500 * 1e-4 / 2, 1e-12);    // 0.1225
+  EXPECT_NEAR(e.throughput_stretch, (0.5 / 0.1225 - 1) / 0.5, 1e-12);
+}
+
 TEST(SmQueue, WorkloadThatFitsTheTimeLeftKeepsItsPace) {
   // Busy 0.1 < 0.145 open: its later kernels catch up in the gaps; only latency grows.
   SmQueueEstimate e = EstimateSmQueue(QueueWorkload(0.1, 10000), 0.1, Holder(1, 500, 1e-3), 0.9);
