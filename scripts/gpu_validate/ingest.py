@@ -365,8 +365,27 @@ def rounded(value: Any) -> Any:
     return round(value, 6) if isinstance(value, float) else value
 
 
-def write_colocation(root: str, dest: str, figures: Dict[str, Any], rehearsal: bool) -> str:
-    """examples/colocation/: measured pairs with predictions, solo figures, profiles."""
+def copy_colocation_traces(traces_root: str, folder: str) -> None:
+    """The CUPTI traces the predictions were computed from (predictions/index.json names them,
+    relative to the run that measured the pairs), gzipped as traces/<workload>.json.gz: the
+    co-location golden test reruns `kraken colocate` on them."""
+    index = figs_mod.read_json(os.path.join(folder, "predictions", "index.json")) or {}
+    for workload, rel in sorted((index.get("traces") or {}).items()):
+        src = os.path.join(traces_root, rel)
+        if not os.path.isfile(src):
+            continue
+        os.makedirs(os.path.join(folder, "traces"), exist_ok=True)
+        out = os.path.join(folder, "traces", f"{workload}.json.gz")
+        if src.endswith(".gz"):
+            shutil.copyfile(src, out)
+            continue
+        with open(src, "rb") as f_in, gzip.GzipFile(out, "wb", compresslevel=9, mtime=0) as f_out:
+            shutil.copyfileobj(f_in, f_out)
+
+
+def write_colocation(root: str, dest: str, figures: Dict[str, Any], rehearsal: bool,
+                     traces_root: Optional[str] = None) -> str:
+    """examples/colocation/: measured pairs with predictions, solo figures, profiles, traces."""
     import glob
 
     folder = os.path.join(dest, "examples", "colocation")
@@ -399,6 +418,7 @@ def write_colocation(root: str, dest: str, figures: Dict[str, Any], rehearsal: b
     for src in glob.glob(os.path.join(root, "colocation", "predictions", "*.json")):
         os.makedirs(os.path.join(folder, "predictions"), exist_ok=True)
         shutil.copyfile(src, os.path.join(folder, "predictions", os.path.basename(src)))
+    copy_colocation_traces(traces_root or root, folder)
     profiles = os.path.join(folder, "profiles")
     for src in glob.glob(os.path.join(root, "colocation", "*.profile.json")):
         os.makedirs(profiles, exist_ok=True)
@@ -430,6 +450,8 @@ def write_colocation(root: str, dest: str, figures: Dict[str, Any], rehearsal: b
         "- `predictions/A+B.json`: `kraken colocate A B --mode all --json`, `predictions/A+B.mps-uncapped.json`:",
         "  `kraken colocate A B --mode mps --sm-split 100,100 --json`, A and B the CUPTI traces of the",
         "  workloads (`scripts/gpu_validate/predict.py --traces`, rerun by ingest.py); `index.json`: the commands.",
+        "- `traces/W.json.gz`: those CUPTI traces (`index.json` names where each was recorded); the golden",
+        "  test `colocate_h100_golden_test.cc` reruns `kraken colocate` on them against `pairs.csv`.",
         "- `profiles/W.kernels-profile.json`: `kraken profile --kernels --json` of the run the prediction",
         "  used; `profiles/W.MODE-solo-profile.json`: `kraken profile --pid --json` of the solo window.", ""]
     with open(os.path.join(folder, "README.md"), "w", encoding="utf-8") as f:
@@ -647,7 +669,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not os.path.isdir(root):
             print(f"ingest: no {TOP}/ folder in {', '.join(args.archives)}", file=sys.stderr)
             return 2
-        refreshed = refresh(root, args.kraken, colocation_run(runs))
+        traces_run = colocation_run(runs)
+        refreshed = refresh(root, args.kraken, traces_run)
         info = environment(root)
         figures = figs_mod.all_figures(root)
         acts = actions_mod.all_actions(root)
@@ -655,7 +678,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         written = []
         if not rehearsal or args.allow_replay:
             written.append(write_examples(root, args.dest, info, step_commands(root), rehearsal, runs))
-            written.append(write_colocation(root, args.dest, figures, rehearsal))
+            written.append(write_colocation(root, args.dest, figures, rehearsal,
+                                            traces_run["root"] if traces_run else None))
         else:
             print("ingest: a replay rehearsal measured nothing: examples/ left alone (--allow-replay writes them)")
         docs = os.path.join(args.dest, "docs", "validation.md")

@@ -38,6 +38,28 @@ int64_t GridBlocks(const Dim3& grid) {
   return static_cast<int64_t>(grid[0]) * std::max(grid[1], 1) * std::max(grid[2], 1);
 }
 
+// Blocks of `k` resident on one SM at once, limited by registers (allocated per warp),
+// shared memory, threads and the 32 block slots of Volta..Hopper SMs; 0 when the launch or
+// the device lacks the figures.
+int64_t ResidentBlocksPerSm(const Kernel& k, const DeviceInfo* device) {
+  if (device == nullptr || k.block[0] <= 0 || k.registers_per_thread < 0 || k.shared_memory_bytes < 0 ||
+      device->registers_per_sm <= 0 || device->shared_memory_per_sm_bytes <= 0 || device->max_threads_per_sm <= 0)
+    return 0;
+  const int64_t threads = static_cast<int64_t>(k.block[0]) * std::max(k.block[1], 1) * std::max(k.block[2], 1);
+  const int64_t warp_threads = (threads + 31) / 32 * 32;
+  int64_t fit = std::min<int64_t>(32, device->max_threads_per_sm / warp_threads);
+  if (k.registers_per_thread > 0) fit = std::min<int64_t>(fit, device->registers_per_sm / (k.registers_per_thread * warp_threads));
+  if (k.shared_memory_bytes > 0) fit = std::min<int64_t>(fit, device->shared_memory_per_sm_bytes / k.shared_memory_bytes);
+  return fit;
+}
+
+const DeviceInfo* KernelDevice(const Profile& profile) {
+  for (const DeviceInfo& device : profile.devices)
+    if (device.registers_per_sm > 0 && device.shared_memory_per_sm_bytes > 0 && device.max_threads_per_sm > 0)
+      return &device;
+  return nullptr;
+}
+
 void FillKernelShape(const Profile& profile, const WorkloadReport& report, WorkloadDemand* d) {
   const BoundMix& mix = report.kernels.mix;
   double total = static_cast<double>(mix.total_ns());
@@ -48,7 +70,8 @@ void FillKernelShape(const Profile& profile, const WorkloadReport& report, Workl
   }
   d->kernel_p50_ns = report.launches.kernel_duration_ns.p50;
   d->kernel_p99_ns = report.launches.kernel_duration_ns.p99;
-  double filled = 0, weight = 0, turnover = 0;
+  double filled = 0, weight = 0, turnover = 0, hold_time = 0, hold_square = 0, coresident_time = 0;
+  const DeviceInfo* device = KernelDevice(profile);
   int32_t sms = d->device_sm_count;
   std::vector<double> fill_time(kSmFillBins + 1, 0.0);
   for (const Kernel& k : profile.kernels) {
@@ -65,10 +88,21 @@ void FillKernelShape(const Profile& profile, const WorkloadReport& report, Workl
     turnover += duration * (duration / std::max(1.0, per_sm));
     int bin = per_sm >= 1.0 ? kSmFillBins : std::min(kSmFillBins - 1, static_cast<int>(per_sm * kSmFillBins));
     fill_time[static_cast<size_t>(bin)] += duration;
+    if (per_sm >= 1.0) {  // a block for every SM: later grids wait until its last blocks are placed
+      ++d->sm_hold_kernel_count;
+      hold_time += duration;
+      hold_square += duration * duration;
+      if (ResidentBlocksPerSm(k, device) >= 2) coresident_time += duration;
+    }
+  }
+  if (hold_time > 0) {
+    d->sm_hold_residual_ns = hold_square / (2 * hold_time);
+    d->sm_hold_coresident_share = coresident_time / hold_time;
   }
   if (weight > 0) {
     d->sm_fill = filled / weight;
     d->sm_turnover_ns = turnover / weight;
+    d->sm_hold_time_share = hold_time / weight;
     for (double& t : fill_time) t /= weight;
     d->sm_fill_time_share = std::move(fill_time);
   }

@@ -47,7 +47,12 @@ struct ColocationWorkload {
   double dram_intensity = 0;       // DRAM bandwidth used while busy, fraction of peak
   double memory_bound_share = 0;   // of kernel time
   double kernels_per_busy_s = 0;   // kernel launches per second of its busy time (0 unknown)
-  double sm_turnover_s = 0;        // time a running kernel holds an SM before a block retires (0 unknown)
+  // Kernels that hold the block dispatcher (WorkloadDemand::sm_hold_*): share of kernel
+  // time held, such kernels per second of busy time, residual hold; 0 unknown or none.
+  double sm_hold_share = 0;
+  double sm_hold_kernels_per_busy_s = 0;
+  double sm_hold_residual_s = 0;
+  double sm_hold_coresident_share = 0;  // of the held time: grids whose blocks share an SM
 
   // Request-driven workloads (inference): one request's time alone and its GPU part.
   bool request_driven = false;
@@ -94,6 +99,17 @@ struct WorkloadPrediction {
 };
 
 // The prediction for one way of sharing (one mode with its SM shares or MIG profiles).
+// The model's measured error for a mode (analysis/colocate/model_validation.cc).
+struct ModeValidation {
+  bool validated = false;
+  std::string device;           // the GPU the ground truth was measured on
+  int pairs = 0;
+  int workloads = 0;            // slowdowns compared (two per pair)
+  double mean_abs_error_pct = 0;  // mean of |predicted / measured - 1| x 100
+  double max_abs_error_pct = 0;
+  std::string reference;        // where the comparison is (or why there is none)
+};
+
 struct ModePrediction {
   SharingMode mode = SharingMode::kTimeSlice;
   bool feasible = true;
@@ -106,6 +122,7 @@ struct ModePrediction {
   double score = 0;                     // pairs only: 0..1, see PairScore
   bool all_qos_ok = true;
   std::vector<std::string> notes;
+  ModeValidation validation;
 };
 
 // How well two workloads share a GPU, 0..1: the extra work the pair gets done over

@@ -79,6 +79,19 @@ struct WorkloadDemand {
   // how long a kernel running at a random instant holds an SM before one of its blocks
   // retires. A co-runner's kernel that finds the SMs full waits about half of it.
   double sm_turnover_ns = 0;
+  // Kernels that hold the block dispatcher: grids of at least one block per SM. The
+  // dispatcher places grids in launch order, so a co-runner's grid launched meanwhile gets
+  // SMs only when such a grid's last blocks are placed (a one-wave GEMM that takes every
+  // SM's registers: its whole duration; a many-wave elementwise grid: nearly all of it).
+  // Their count, their share of kernel time and their residual duration
+  // sum(d^2) / (2 sum(d)): how long a kernel arriving during one waits on average.
+  int64_t sm_hold_kernel_count = 0;
+  double sm_hold_time_share = 0;
+  double sm_hold_residual_ns = 0;
+  // Share of that time in grids whose blocks fit at least two to an SM (registers, shared
+  // memory, threads): the next such grid fills the room a co-runner's kernel leaves on the
+  // SMs and runs beside it. A GEMM whose block takes every register never does.
+  double sm_hold_coresident_share = 0;
 
   // Time profile of demand: the GPU-busy fraction in consecutive bins of bin_s seconds.
   // Two workloads whose busy bins interleave share a GPU well.

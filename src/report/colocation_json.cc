@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "analysis/colocate/model_validation.h"
 #include "base/json_writer.h"
 #include "report/colocation_output.h"
 
@@ -68,6 +69,14 @@ void WriteMode(JsonWriter& j, const ModePrediction& m) {
   j.Key("notes").BeginArray();
   for (const std::string& n : m.notes) j.String(n);
   j.EndArray();
+  const ModeValidation& v = m.validation;
+  j.Key("validation").BeginObject().Field("validated", v.validated).Field("summary", ValidationText(v));
+  if (v.validated) {
+    j.Field("device", v.device).Field("pairs", static_cast<int64_t>(v.pairs));
+    j.Field("workloads", static_cast<int64_t>(v.workloads));
+    j.Field("mean_abs_error_pct", v.mean_abs_error_pct).Field("max_abs_error_pct", v.max_abs_error_pct);
+  }
+  j.Field("reference", v.reference).EndObject();
   j.EndObject();
 }
 

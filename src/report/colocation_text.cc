@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "analysis/colocate/join.h"
+#include "analysis/colocate/model_validation.h"
 #include "base/text.h"
 #include "base/text_table.h"
 #include "report/colocation_output.h"
@@ -131,6 +132,8 @@ std::string RenderColocationText(const ColocationReport& r, const ColocationOutp
     for (const ModePrediction& m : r.modes) {
       if (!m.feasible && !m.workloads.empty()) out += "  " + ModeLabel(m) + ": not possible: " + m.infeasible_reason + "\n";
     }
+    out += "\nMeasured error of the model per mode\n";
+    for (const ModePrediction& m : r.modes) out += "  " + ModeLabel(m) + ": " + ValidationText(m.validation) + "\n";
   }
   if (!r.pairs.empty()) {
     out += "\nPair scores (0..1: extra work the pair gets done beyond one GPU's worth)\n";

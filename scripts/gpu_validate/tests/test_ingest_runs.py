@@ -139,6 +139,11 @@ def test_predictions_come_from_the_run_that_measured_the_pairs(gpu_run, tmp_path
     example = merged / "examples" / "nvidia-h100-80gb-hbm3" / "resnet50-train.cupti.json.gz"
     with gzip.open(example, "rb") as f, gzip.open(data_path(TRACES["bert-infer"]), "rb") as g:
         assert f.read() == g.read()
+    # The co-location traces are run 1's, the ones the predictions came from (golden test).
+    for w, rel in TRACES.items():
+        with gzip.open(merged / "examples" / "colocation" / "traces" / f"{w}.json.gz", "rb") as f, \
+                gzip.open(data_path(rel), "rb") as g:
+            assert f.read() == g.read(), w
 
 
 def test_a_bad_notes_file_is_one_line_naming_it(gpu_run, tmp_path, capsys) -> None:

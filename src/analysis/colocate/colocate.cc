@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "analysis/colocate/join.h"
+#include "analysis/colocate/model_validation.h"
 #include "analysis/colocate/sharing_context.h"
 #include "analysis/colocate/sharing_modes.h"
 #include "base/text_table.h"
@@ -131,11 +132,13 @@ std::vector<std::string> ColocationAssumptions() {
       "does not change with the slowdown it suffers), and with three or more workloads the effects add up.",
       "Phases of two busy profiles are unrelated (collision probability = the co-runner's busy fraction) unless both "
       "repeat with the same period; then round-robin settles at their phase of least overlap.",
-      "Time-slicing: a co-runner with work keeps the GPU for a whole slice (or its whole request when shorter): an "
-      "upper bound.",
-      "MPS: a kernel's SM demand is its grid blocks / SMs (capped at 1); it slows by demand / SMs available. When "
-      "both grids want more than all SMs they split them in proportion to demand. A kernel that finds the SMs full "
-      "waits half the co-runner's SM turnover (duration / waves).",
+      "Time-slicing: a co-runner that launched work while it waited (active in that millisecond) takes the GPU at "
+      "each slice end and keeps it for a slice, or until the backlog it queued is done when it is busy less than half "
+      "its active time.",
+      "MPS without a cap: the block dispatcher serves grids in launch order, so a kernel that arrives while the "
+      "co-runner runs a grid of >= 1 block per SM waits for the rest of that grid; a backlogged workload gets the "
+      "time such grids leave plus one kernel per grid boundary (the smaller of the two bounds). Under caps that "
+      "overlap, colliding grids split the SMs in proportion to demand.",
       "Memory bandwidth: memory-bound kernel time slows by total DRAM demand / reachable bandwidth when it exceeds "
       "it; L2-cache contention is not modelled apart from it.",
       "MIG: a slice has its fraction of SMs and of memory bandwidth and capacity, and nothing else interferes.",
@@ -218,7 +221,10 @@ ColocationReport PredictColocation(const std::vector<ColocationWorkload>& ws, co
     return report;
   }
   SharingContext ctx = MakeSharingContext(ws, options.params, device);
-  for (SharingMode mode : options.modes) report.modes.push_back(PredictMode(mode, ws, ctx, options.sm_split));
+  for (SharingMode mode : options.modes) {
+    report.modes.push_back(PredictMode(mode, ws, ctx, options.sm_split));
+    report.modes.back().validation = ValidationFor(report.modes.back());
+  }
   for (size_t a = 0; a < ws.size(); ++a)
     for (size_t b = a + 1; b < ws.size(); ++b) report.pairs.push_back(MeasuredPairScore(ws, a, b, options, device));
   for (const std::string& line : ColocationAssumptions()) report.assumptions.push_back(line);

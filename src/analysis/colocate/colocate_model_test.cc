@@ -30,6 +30,19 @@ ColocationWorkload Synthetic(const std::string& name, double busy, double fill, 
   return w;
 }
 
+// The same with a kernel timeline: `per_s` kernels per busy second of equal duration, all of
+// them grids of >= 1 block per SM when the fill is 1 (they hold the block dispatcher).
+ColocationWorkload SyntheticKernels(const std::string& name, double busy, double fill, double per_s) {
+  ColocationWorkload w = Synthetic(name, busy, fill);
+  w.kernels_per_busy_s = per_s;
+  if (fill >= 1) {
+    w.sm_hold_share = 1;
+    w.sm_hold_kernels_per_busy_s = per_s;
+    w.sm_hold_residual_s = 0.5 / per_s;  // equal durations d: d^2 / (2 d)
+  }
+  return w;
+}
+
 std::vector<double> SquareWave(size_t periods, size_t period_bins, size_t phase) {
   std::vector<double> bins;
   for (size_t k = 0; k < periods * period_bins; ++k) bins.push_back(((k + phase) % period_bins) < period_bins / 2 ? 1.0 : 0.0);
@@ -128,11 +141,23 @@ TEST(ColocateModel, MpsShareSlowsOnlyKernelsLargerThanIt) {
   m = PredictMps(full, ctx, {0.5, 0.5});
   EXPECT_DOUBLE_EQ(m.workloads[0].slowdown, 2.0);
   EXPECT_EQ(m.workloads[0].contended_resource, "SMs");
-  // Without a cap, two full-grid workloads split the SMs: factor fill_a + fill_b = 2.
-  std::vector<ColocationWorkload> both = {Synthetic("a", 1, 1), Synthetic("b", 1, 1)};
+  // Without a cap, two saturating workloads of equal full grids take turns kernel by kernel
+  // (the dispatcher serves grids in launch order): each lets one of the other's kernels
+  // in at the end of each of its own, so each runs at half speed.
+  std::vector<ColocationWorkload> both = {SyntheticKernels("a", 1, 1, 1000), SyntheticKernels("b", 1, 1, 1000)};
   ctx = MakeSharingContext(both, ColocationParameters{}, v100);
   m = PredictMps(both, ctx, {1, 1});
   EXPECT_DOUBLE_EQ(m.workloads[0].slowdown, 2.0);
+  EXPECT_DOUBLE_EQ(m.workloads[1].slowdown, 2.0);
+  EXPECT_EQ(m.workloads[0].contended_resource, "SM queue (co-runner's blocks)");
+  // Without kernel durations (sampled metrics) the queue is not modelled, and said so: the
+  // two full grids split the SMs instead (factor fill_a + fill_b = 2).
+  both = {Synthetic("a", 1, 1), Synthetic("b", 1, 1)};
+  ctx = MakeSharingContext(both, ColocationParameters{}, v100);
+  m = PredictMps(both, ctx, {1, 1});
+  EXPECT_DOUBLE_EQ(m.workloads[0].slowdown, 2.0);
+  ASSERT_FALSE(m.notes.empty());
+  EXPECT_NE(m.notes[0].find("SM queue not modelled"), std::string::npos);
 }
 
 TEST(ColocateModel, MpsBandwidthContention) {
@@ -164,8 +189,8 @@ TEST(ColocateModel, MigSliceSharesAndUnsupportedDevice) {
 
 TEST(ColocateModel, SuggestedSplitMeetsQosFirst) {
   const DeviceSpec* v100 = FindDeviceSpec("v100-pcie");
-  std::vector<ColocationWorkload> ws = {Synthetic("a", 1, 1), Synthetic("b", 1, 1)};
-  ws[0].max_slowdown = 1.5;  // a needs at least 2/3 of the SMs
+  std::vector<ColocationWorkload> ws = {SyntheticKernels("a", 1, 1, 1000), SyntheticKernels("b", 1, 1, 1000)};
+  ws[0].max_slowdown = 1.5;  // a needs at least 2/3 of the SMs (uncapped: 2.0, see above)
   SharingContext ctx = MakeSharingContext(ws, ColocationParameters{}, v100);
   ModePrediction m = SuggestMpsSplit(ws, ctx);
   ASSERT_EQ(m.sm_shares.size(), 2u);

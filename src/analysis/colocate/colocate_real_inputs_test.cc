@@ -65,12 +65,20 @@ TEST(ColocateRealInputs, DifferentStepTimesDriftAndCollideAtRandom) {
   EXPECT_FALSE(ctx.collision[0][1].phase_locked);
   EXPECT_NEAR(ctx.collision[0][1].q, b.busy, 1e-12);
   ModePrediction ts = PredictTimeSlice(ws, ctx);
-  // 1 + 0.6057 x 0.7665 x (2 ms + 2 x 69.9 us) / 2 ms, the same for both.
-  EXPECT_NEAR(ts.workloads[0].slowdown, 1.496764, 1e-6);
-  EXPECT_NEAR(ts.workloads[1].slowdown, 1.496764, 1e-6);
-  // Both grids fill the GPU (SM fill 0.985): MPS gains nothing over time-slicing here.
+  // Each launches in most milliseconds (active shares 0.718 and 0.988 of the 1 ms bins),
+  // so it has work whenever the other's slice ends, and both are busy enough (>= 1/2 of
+  // their active time) to keep a whole slice: 1 + u_a x active_b x (2 ms + 2 x 69.9 us) / 2 ms.
+  const double turn = (0.002 + 2 * ctx.switch_s) / 0.002;
+  EXPECT_NEAR(ActiveShare(a), 0.718, 0.0005);
+  EXPECT_NEAR(ActiveShare(b), 0.988, 0.0005);
+  EXPECT_NEAR(ts.workloads[0].slowdown, 1 + a.busy * ActiveShare(b) * turn, 1e-4);  // + PCIe collisions
+  EXPECT_NEAR(ts.workloads[0].slowdown, 1.639979, 1e-6);
+  EXPECT_NEAR(ts.workloads[1].slowdown, 1 + b.busy * ActiveShare(a) * turn, 1e-4);
+  // Under MPS they take turns kernel by kernel at the block dispatcher instead of 2 ms
+  // slices: less lost than time-slicing, as measured for ResNet-50 training beside BERT
+  // inference on the H100 (examples/colocation/pairs.csv).
   ModePrediction mps = SuggestMpsSplit(ws, ctx);
-  EXPECT_GT(mps.workloads[0].slowdown, ts.workloads[0].slowdown);
+  EXPECT_LT(mps.workloads[0].slowdown, ts.workloads[0].slowdown);
 }
 
 TEST(ColocateRealInputs, H100CaptureUnderLoadWithItself) {

@@ -6,6 +6,7 @@
 
 #include "analysis/colocate/join.h"
 #include "analysis/colocate/queueing.h"
+#include "analysis/colocate/sm_queue.h"
 #include "analysis/colocate/workload_inputs.h"
 #include "base/text.h"
 #include "base/text_table.h"
@@ -14,6 +15,8 @@ namespace kraken {
 namespace {
 
 std::string F3(double v) { return FormatFixed(v, 3); }
+
+
 
 // Transfers of two workloads that both use the host link collide: each runs at half speed
 // while the other transfers. Extra wall time of `a` = its link-time share x the other's.
@@ -70,21 +73,31 @@ ModePrediction PredictTimeSlice(const std::vector<ColocationWorkload>& ws, const
       double hold = slice;
       if (ws[b].request_driven && ws[b].request_gpu_s > 0 && StartsWith(ws[b].request_unit, "request"))
         hold = std::min(slice, ws[b].request_gpu_s);
+      // The co-runner keeps launching while it waits: at the end of a's slice it has work
+      // whenever it was active then (it launched anything in that millisecond), not only
+      // when its kernels happened to run; and it holds the GPU until that backlog is done.
+      double q = c.q;
+      const double active = ActiveShare(ws[b]);
+      if (!c.phase_locked) q = std::max(q, active);
+      const double backlog = BacklogHoldSeconds(ws[b].busy, active, slice, sw);
+      hold = std::min(hold, backlog);
       double wait = hold + 2 * sw;
-      double stretch = c.q * wait / slice;
+      double stretch = q * wait / slice;
       slices_gpu += stretch;
-      extra.terms.push_back({"q: P(" + ws[b].name + " busy | busy)", c.q, c.basis});
+      extra.terms.push_back({"q: P(" + ws[b].name + " has work | busy)", q,
+                             q > c.q ? "active (launched work) in " + F3(active) + " of its 1 ms bins; busy " + F3(c.q)
+                                     : c.basis});
       extra.terms.push_back({"lost to " + ws[b].name + " per busy second", stretch,
-                             "q " + F3(c.q) + " x (slice held " + FormatFixed(hold * 1e3, 3) + " ms + 2 switches x " +
+                             "q " + F3(q) + " x (slice held " + FormatFixed(hold * 1e3, 3) + " ms + 2 switches x " +
                                  FormatFixed(sw * 1e6, 1) + " us) / slice " + FormatFixed(slice * 1e3, 1) + " ms"});
       if (w.request_s > 0) {
         // Every slice boundary inside the request, and its arrival, can find the co-runner's turn.
         double events = std::ceil(w.request_gpu_s / slice) + 1;
-        extra.request_mean_s += events * c.q * wait;
-        extra.request_p99_s += BinomialUpperQuantile(events, c.q, z) * wait;
+        extra.request_mean_s += events * q * wait;
+        extra.request_p99_s += BinomialUpperQuantile(events, q, z) * wait;
         extra.terms.push_back({"slice turns per request", events,
                                "ceil(GPU time " + FormatFixed(w.request_gpu_s * 1e3, 3) + " ms / slice) + arrival; p99 " +
-                                   F3(BinomialUpperQuantile(events, c.q, z)) + " lost to " + ws[b].name});
+                                   F3(BinomialUpperQuantile(events, q, z)) + " lost to " + ws[b].name});
       }
     }
     extra.stretch_per_busy_s += slices_gpu;
@@ -97,6 +110,55 @@ ModePrediction PredictTimeSlice(const std::vector<ColocationWorkload>& ws, const
   return mode;
 }
 
+namespace {
+
+const char* const kNoQueueNote =
+    "SM queue not modelled for workloads without kernel durations (sampled metrics): SMs split in proportion "
+    "to demand instead";
+
+void NoteOnce(std::vector<std::string>* notes, const std::string& note) {
+  if (std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+}
+
+// The SM queue behind `o`'s grids that reach every SM (sm_queue.h), added to `extra`'s
+// request latency and terms. Returns the extra per busy second for the slowdown.
+double AddSmQueue(const ColocationWorkload& w, const ColocationWorkload& o, double q, double z, ExtraTime* extra) {
+  SmQueueEstimate e = EstimateSmQueue(w, w.busy, o, q);
+  if (!e.modelled) return 0;
+  double interleave = InterleaveStretch(w, e, o, q);
+  if (interleave > 0)
+    extra->terms.push_back({"kernels of " + o.name + " let in at the end of its holds (per busy second)", interleave,
+                            "min(" + FormatFixed(w.sm_hold_kernels_per_busy_s, 0) + " holds/s, q x " +
+                                FormatFixed(o.kernels_per_busy_s, 0) + " kernels/s x hold share " +
+                                F3(w.sm_hold_share) + ") x their mean " + FormatFixed(1e6 / o.kernels_per_busy_s, 2) +
+                                " us"});
+  if (e.blocked_share <= 0) return interleave;
+  extra->terms.push_back({"x: " + o.name + " holds the SMs", e.blocked_share,
+                          "q " + F3(q) + " x its kernel time holding the block dispatcher " + F3(o.sm_hold_share)});
+  extra->terms.push_back({"SM queue if every kernel waits", e.wait_stretch,
+                          FormatFixed(w.kernels_per_busy_s, 0) + " kernels/s x x " + F3(e.blocked_share) +
+                              " x its residual hold " + FormatFixed(o.sm_hold_residual_s * 1e6, 1) + " us"});
+  extra->terms.push_back({"GPU time open to " + w.name, e.available,
+                          "1 - x + q x " + FormatFixed(o.sm_hold_kernels_per_busy_s, 0) +
+                              " holds/s x own mean kernel " + FormatFixed(1e6 / w.kernels_per_busy_s, 2) + " us"});
+  extra->terms.push_back({"SM queue if backlogged", e.slot_stretch,
+                          "(busy " + F3(w.busy) + " / open " + F3(e.available) + " - 1) / busy; 0 when it fits"});
+  double used = (w.request_driven ? e.latency_stretch : e.throughput_stretch);
+  extra->terms.push_back({"SM queue per busy second", used,
+                          w.request_driven ? "a request waits for every kernel unless backlogged"
+                                           : "the smaller bound; 0 when the open time suffices"});
+  if (w.request_s > 0 && e.wait_stretch > 0) {
+    // Blocked kernels of one request: Binomial(n, x); when backlogged the waits shrink alike.
+    double kernels = w.request_kernels > 0 ? w.request_kernels : 1;
+    double scale = e.latency_stretch / e.wait_stretch;
+    extra->request_mean_s += w.request_gpu_s * e.latency_stretch;
+    extra->request_p99_s += BinomialUpperQuantile(kernels, e.blocked_share, z) * o.sm_hold_residual_s * scale;
+  }
+  return used + interleave;
+}
+
+}  // namespace
+
 ModePrediction PredictMps(const std::vector<ColocationWorkload>& ws, const SharingContext& ctx,
                           const std::vector<double>& shares_in) {
   ModePrediction mode;
@@ -106,7 +168,6 @@ ModePrediction PredictMps(const std::vector<ColocationWorkload>& ws, const Shari
   for (double& s : shares) s = std::clamp(s, 0.01, 1.0);
   mode.sm_shares = shares;
   const double z = ctx.params.p99_z, eta = ctx.params.dram_efficiency;
-  bool noted_turnover = false, noted_kernels = false;
   for (size_t a = 0; a < ws.size(); ++a) {
     const ColocationWorkload& w = ws[a];
     const double sa = shares[a];
@@ -121,55 +182,33 @@ ModePrediction PredictMps(const std::vector<ColocationWorkload>& ws, const Shari
       if (b == a) continue;
       const ColocationWorkload& o = ws[b];
       const double q = ctx.collision[a][b].q, sb = shares[b];
+      // Under caps that overlap, the two grids split the SMs in proportion to demand. Without
+      // a cap on o, its grids of >= 1 block per SM keep w out (the SM queue below), and a
+      // kernel of w that finds a smaller grid of o starts on the free SMs and takes the
+      // others as o's short blocks retire: no lasting split (H100: docs/validation.md).
+      // Without kernel durations (sampled metrics) the queue cannot be told: the split stays.
+      const bool queue = sb >= 1 - 1e-9 && w.kernels_per_busy_s > 0 && o.kernels_per_busy_s > 0;
       const double used_b = std::min(o.mean_fill, sb);
-      // Proportional split of the SMs when the two grids together want more than all.
-      double f_sm = SmFactor(w, [&](double fill) {
+      double f_sm = queue ? f_alone : SmFactor(w, [&](double fill) {
         double want = std::min(fill, sa);
         return want + used_b <= 1 ? want : want / (want + used_b);
       });
       double f_bw = std::max(1.0, (w.dram_intensity + o.dram_intensity) / eta);
       double m = w.memory_bound_share;
-      double f_collide = (1 - m) * f_sm + m * std::max(f_sm, f_bw);
+      double collide = (f_sm - f_alone) + m * (std::max(f_sm, f_bw) - f_sm);
       sm_part += q * (f_sm - f_alone);
       bw_part += q * m * (std::max(f_sm, f_bw) - f_sm);
       extra.terms.push_back({"q: P(" + o.name + " busy | busy)", q, ctx.collision[a][b].basis});
       extra.terms.push_back({"SM factor with " + o.name, f_sm,
-                             "its grids get want/(want + " + F3(used_b) + ") of the SMs when both exceed the GPU"});
+                             queue ? std::string("no cap on it: no lasting split (SM queue below)")
+                                      : "its grids get want/(want + " + F3(used_b) + ") of the SMs when both exceed the GPU"});
       extra.terms.push_back({"DRAM factor with " + o.name, f_bw,
                              "max(1, (" + F3(w.dram_intensity) + " + " + F3(o.dram_intensity) + ") / efficiency " +
                                  F3(eta) + "), applied to memory-bound share " + F3(m)});
-      request_stretch_mean += q * (f_collide - f_alone);
-      request_stretch_p99 += CollisionP99(q, kernels_per_request, z) * (f_collide - f_alone);
-      // Head-of-line: a kernel that finds the co-runner's blocks on every SM it may use
-      // waits for one to retire. A split that keeps the shares apart never blocks.
-      double block = 0;
-      if (sa + sb > 1 + 1e-9) {
-        double room = 1 - std::min(w.mean_fill, sa);
-        for (size_t j = 0; j < o.fill_share.size(); ++j)
-          if (std::min(FillOfBin(j), sb) > room + 1e-9) block += o.fill_share[j];
-      }
-      if (block > 0 && o.sm_turnover_s <= 0 && !noted_turnover) {
-        mode.notes.push_back("SM queue wait not modelled for co-runners without kernel durations (sampled metrics)");
-        noted_turnover = true;
-      }
-      if (block > 0 && w.kernels_per_busy_s <= 0 && !noted_kernels) {
-        mode.notes.push_back("SM queue wait not modelled for workloads without a kernel count (sampled metrics)");
-        noted_kernels = true;
-      }
-      if (block > 0 && o.sm_turnover_s > 0 && w.kernels_per_busy_s > 0) {
-        double wait = o.sm_turnover_s / 2;
-        double per_busy_s = w.kernels_per_busy_s * q * block * wait;
-        queue_part += per_busy_s;
-        extra.terms.push_back({"P(" + o.name + "'s kernel leaves no room)", block,
-                               "its kernel time with fill > " + F3(1 - std::min(w.mean_fill, sa)) + " (1 - own fill)"});
-        extra.terms.push_back({"SM queue wait per busy second", per_busy_s,
-                               FormatFixed(w.kernels_per_busy_s, 0) + " kernels/s x q " + F3(q) + " x " + F3(block) +
-                                   " x half its SM turnover " + FormatFixed(wait * 1e6, 1) + " us"});
-        if (kernels_per_request > 0) {
-          extra.request_mean_s += kernels_per_request * q * block * wait;
-          extra.request_p99_s += BinomialUpperQuantile(kernels_per_request, q * block, z) * wait;
-        }
-      }
+      request_stretch_mean += q * collide;
+      request_stretch_p99 += CollisionP99(q, kernels_per_request, z) * collide;
+      if (queue) queue_part += AddSmQueue(w, o, q, z, &extra);
+      else if (sb >= 1 - 1e-9 && sa + sb > 1) NoteOnce(&mode.notes, kNoQueueNote);
     }
     extra.stretch_per_busy_s = sm_part + bw_part + queue_part;
     extra.by_resource = {{"SMs", sm_part}, {"DRAM bandwidth", bw_part}, {"SM queue (co-runner's blocks)", queue_part}};

@@ -97,4 +97,18 @@ CollisionEstimate EstimateCollision(const ColocationWorkload& a, const Colocatio
   return e;
 }
 
+double ActiveShare(const ColocationWorkload& w) {
+  if (w.busy_bins.empty()) return std::clamp(w.busy, 0.0, 1.0);
+  double active = 0;
+  for (double b : w.busy_bins) active += b > 0 ? 1 : 0;
+  return std::max(w.busy, active / static_cast<double>(w.busy_bins.size()));
+}
+
+double BacklogHoldSeconds(double busy, double active, double slice_s, double switch_s) {
+  if (active <= 0 || busy <= 0) return 0;
+  double intensity = std::min(1.0, busy / active);
+  if (intensity >= 0.5) return slice_s;
+  return std::min(slice_s, intensity / (1 - intensity) * (slice_s + 2 * switch_s));
+}
+
 }  // namespace kraken

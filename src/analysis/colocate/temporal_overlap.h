@@ -28,6 +28,19 @@ struct CollisionEstimate {
   std::string basis;
 };
 
+// Fraction of the busy profile's bins in which the workload ran anything (its busy
+// fraction when it has no profile): how often it has work queued for the GPU, as opposed
+// to how much of the time its kernels run. A launch-bound inference busy 18 % of the time
+// launches in nearly every millisecond.
+double ActiveShare(const ColocationWorkload& w);
+
+// Time-slicing: how long a co-runner busy `busy` of its time and active `active` of it
+// keeps the GPU once it gets it. While it waited for a slice (+ two switches) it queued
+// busy/active of that time in GPU work per second; it runs that and, working through what
+// it launches meanwhile, settles at x = i/(1 - i) x (slice + 2 switches), i = busy/active;
+// a full slice from i >= 1/2 on.
+double BacklogHoldSeconds(double busy, double active, double slice_s, double switch_s);
+
 // P(b busy | a busy). Phases are taken as unrelated unless both profiles repeat with
 // the same period (within params.period_match_tolerance): then collisions shift the
 // phases and non-collisions do not, so the pair settles at the phase of least overlap.

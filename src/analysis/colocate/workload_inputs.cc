@@ -149,10 +149,20 @@ ColocationWorkload BuildColocationWorkload(const WorkloadDemand& d, const Worklo
     Add(&w, "kernels_per_busy_s", w.kernels_per_busy_s, "1/s",
         std::to_string(d.kernel_count) + " kernels in " + FormatFixed(d.kernel_time_s * 1e3, 3) + " ms of kernel time");
   }
-  if (d.sm_turnover_ns > 0) {
-    w.sm_turnover_s = d.sm_turnover_ns / 1e9;
-    Add(&w, "sm_turnover", d.sm_turnover_ns / 1e3, "us",
-        "duration-weighted kernel duration / waves: how long a running kernel holds an SM");
+  if (d.sm_hold_kernel_count > 0 && d.kernel_time_s > 0 && d.sm_hold_residual_ns > 0) {
+    w.sm_hold_share = d.sm_hold_time_share;
+    w.sm_hold_kernels_per_busy_s = static_cast<double>(d.sm_hold_kernel_count) / d.kernel_time_s;
+    w.sm_hold_residual_s = d.sm_hold_residual_ns / 1e9;
+    w.sm_hold_coresident_share = d.sm_hold_coresident_share;
+    Add(&w, "sm_hold_share", w.sm_hold_share, "of kernel time",
+        "grids of >= 1 block per SM: the block dispatcher serves later grids after them");
+    Add(&w, "sm_hold_kernels_per_busy_s", w.sm_hold_kernels_per_busy_s, "1/s",
+        std::to_string(d.sm_hold_kernel_count) + " such kernels in " + FormatFixed(d.kernel_time_s * 1e3, 3) +
+            " ms of kernel time");
+    Add(&w, "sm_hold_residual", d.sm_hold_residual_ns / 1e3, "us",
+        "sum(d^2) / (2 sum(d)) over them: the wait of a kernel arriving during one");
+    Add(&w, "sm_hold_coresident_share", w.sm_hold_coresident_share, "of the held time",
+        "grids whose blocks fit >= 2 to an SM (registers, shared memory, threads): they run beside a co-runner's kernel");
   }
   if (w.request_s > 0) {
     Add(&w, "request_time", w.request_s * 1e3, "ms", w.request_unit);
