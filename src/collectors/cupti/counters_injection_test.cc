@@ -3,10 +3,7 @@
 // trace read back by kraken's Kineto importer. Counters are off unless asked for; on, every
 // kernel up to KRAKEN_CUPTI_COUNTERS_MAX_KERNELS gets the fake's values for its launch;
 // a libcupti without the range profiler still yields the whole kernel trace.
-#include <dlfcn.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -19,6 +16,7 @@
 #include <thread>
 
 #include "base/testing/test_data.h"
+#include "collectors/cupti/injection_test_support.h"
 #include "importers/registry.h"
 
 namespace kraken::cupti {
@@ -34,34 +32,19 @@ struct CountersRun {
   Profile trace;
 };
 
-// Runs an application that loads the tracer the driver's way and exits normally, or
-// (`on_its_trace`) calls on_its_trace with its pid and trace folder, then is ended by it.
+// Runs an application that loads the tracer the driver's way (injection_test_support.h)
+// and exits normally, or (`on_its_trace`) calls on_its_trace with its pid, then is ended by it.
 CountersRun RunCountersApp(std::map<std::string, std::string> env, const std::string& dir,
                            const std::function<void(pid_t)>& on_its_trace = nullptr) {
   env["KRAKEN_CUPTI_OUTPUT"] = dir + "/trace_%p.json";
-  pid_t pid = fork();
-  if (pid == 0) {
-    for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
-    int err = open((dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(err, 2);
-    void* library = dlopen(KRAKEN_CUPTI_INJECTION_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) _exit(91);
-    auto initialize = reinterpret_cast<int (*)()>(dlsym(library, "InitializeInjection"));
-    if (initialize == nullptr) _exit(92);
-    initialize();
-    if (on_its_trace)
-      while (true) pause();
-    exit(0);
-  }
+  pid_t pid = injection_testing::StartInjected(
+      env, dir, on_its_trace ? injection_testing::Then::kWaitForSignals : injection_testing::Then::kExit);
   if (on_its_trace) on_its_trace(pid);
+  injection_testing::Injected injected = injection_testing::Collect(pid, dir);
   CountersRun run;
-  int status = 0;
-  waitpid(pid, &status, 0);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  run.err = testing::ReadFileOrDie(dir + "/stderr");
-  std::string trace;
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    if (entry.path().filename().string().starts_with("trace_")) trace = entry.path();
+  run.exit_code = injected.exit_code;
+  run.err = injected.err;
+  std::string trace = injection_testing::TraceFileIn(dir);
   EXPECT_FALSE(trace.empty()) << "no trace in " << dir;
   if (trace.empty()) return run;
   auto imported = ImportFile(BuiltinImporters(), trace);
@@ -193,11 +176,12 @@ TEST(CountersInjectionTest, SigtermClosesATraceWithCountersReadably) {
   std::string dir = testing::MakeTempDir("counters_sigterm");
   auto kill_when_written = [&](pid_t pid) {
     for (int i = 0; i < 4000; ++i) {
-      for (const auto& entry : std::filesystem::directory_iterator(dir))
-        if (entry.path().filename().string().starts_with("trace_") && entry.file_size() >= (4u << 20)) {
-          kill(pid, SIGTERM);
-          return;
-        }
+      std::string trace = injection_testing::TraceFileIn(dir);
+      std::error_code error;
+      if (!trace.empty() && std::filesystem::file_size(trace, error) >= (4u << 20)) {
+        kill(pid, SIGTERM);
+        return;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     ADD_FAILURE() << "no 4 MiB trace in " << dir;

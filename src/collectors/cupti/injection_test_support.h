@@ -1,6 +1,7 @@
 // What the injection tests share: the library started the way the CUDA driver does it
 // (dlopen, then InitializeInjection, then the end of cuInit) in a forked "application",
-// and the traces it leaves. Only for injection_test.cc and injection_window_test.cc.
+// and the traces it leaves. For the injection tests (injection_test.cc,
+// injection_window_test.cc, counters_injection_test.cc).
 #pragma once
 
 #include <dlfcn.h>
