@@ -10,27 +10,21 @@
 
 #include "base/testing/test_data.h"
 #include "collectors/cupti/tracer_config.h"
+#include "collectors/cupti/tracer_config_testing.h"
 #include "importers/registry.h"
 
 namespace kraken::cupti {
 namespace {
 
-TracerConfig CounterConfigFrom(const std::map<std::string, std::string>& vars) {
-  return ReadTracerConfig([&](const char* name) -> const char* {
-    auto it = vars.find(name);
-    return it == vars.end() ? nullptr : it->second.c_str();
-  });
-}
-
 TEST(CounterConfigTest, OffByDefaultOnWithOneAndBoundedByMaxKernels) {
-  TracerConfig defaults = CounterConfigFrom({});
+  TracerConfig defaults = TracerConfigFromVars({});
   EXPECT_FALSE(defaults.counters);
   EXPECT_EQ(defaults.counters_max_kernels, 2000);
-  TracerConfig on = CounterConfigFrom({{"KRAKEN_CUPTI_COUNTERS", "1"}, {"KRAKEN_CUPTI_COUNTERS_MAX_KERNELS", "50"}});
+  TracerConfig on = TracerConfigFromVars({{"KRAKEN_CUPTI_COUNTERS", "1"}, {"KRAKEN_CUPTI_COUNTERS_MAX_KERNELS", "50"}});
   EXPECT_TRUE(on.counters);
   EXPECT_EQ(on.counters_max_kernels, 50);
   EXPECT_TRUE(on.problems.empty());
-  TracerConfig bad = CounterConfigFrom({{"KRAKEN_CUPTI_COUNTERS", "yes"}, {"KRAKEN_CUPTI_COUNTERS_MAX_KERNELS", "0"}});
+  TracerConfig bad = TracerConfigFromVars({{"KRAKEN_CUPTI_COUNTERS", "yes"}, {"KRAKEN_CUPTI_COUNTERS_MAX_KERNELS", "0"}});
   EXPECT_FALSE(bad.counters);
   EXPECT_EQ(bad.counters_max_kernels, 2000);
   ASSERT_EQ(bad.problems.size(), 2u);

@@ -11,6 +11,7 @@
 
 #include "base/testing/test_data.h"
 #include "collectors/cupti/tracer_config.h"
+#include "collectors/cupti/tracer_config_testing.h"
 
 namespace kraken::cupti {
 namespace {
@@ -154,31 +155,24 @@ TEST(TracerConfigTest, ActivitiesChooseTheOptionalKinds) {
   EXPECT_EQ(no_api.api, ApiRecording::kNone);
 }
 
-TracerConfig ConfigFromVars(const std::map<std::string, std::string>& vars) {
-  return ReadTracerConfig([&](const char* name) -> const char* {
-    auto it = vars.find(name);
-    return it == vars.end() ? nullptr : it->second.c_str();
-  });
-}
-
 TEST(TracerConfigTest, CaptureWindowAndHardwareTrace) {
-  TracerConfig defaults = ConfigFromVars({});
+  TracerConfig defaults = TracerConfigFromVars({});
   EXPECT_EQ(defaults.delay_ms, 0);
   EXPECT_EQ(defaults.duration_ms, 0);
   EXPECT_TRUE(defaults.hw_trace);
 
-  TracerConfig window = ConfigFromVars(
+  TracerConfig window = TracerConfigFromVars(
       {{"KRAKEN_CUPTI_DELAY_MS", "30000"}, {"KRAKEN_CUPTI_DURATION_MS", "5000"}, {"KRAKEN_CUPTI_HW_TRACE", "0"}});
   EXPECT_EQ(window.delay_ms, 30000);
   EXPECT_EQ(window.duration_ms, 5000);
   EXPECT_FALSE(window.hw_trace);
   EXPECT_TRUE(window.problems.empty());
-  EXPECT_TRUE(ConfigFromVars({{"KRAKEN_CUPTI_HW_TRACE", "1"}}).hw_trace);
+  EXPECT_TRUE(TracerConfigFromVars({{"KRAKEN_CUPTI_HW_TRACE", "1"}}).hw_trace);
 }
 
 TEST(TracerConfigTest, CountersAreNotCombinedWithACaptureWindow) {
-  EXPECT_TRUE(ConfigFromVars({{"KRAKEN_CUPTI_COUNTERS", "1"}}).counters);
-  TracerConfig both = ConfigFromVars({{"KRAKEN_CUPTI_COUNTERS", "1"}, {"KRAKEN_CUPTI_DELAY_MS", "1000"}});
+  EXPECT_TRUE(TracerConfigFromVars({{"KRAKEN_CUPTI_COUNTERS", "1"}}).counters);
+  TracerConfig both = TracerConfigFromVars({{"KRAKEN_CUPTI_COUNTERS", "1"}, {"KRAKEN_CUPTI_DELAY_MS", "1000"}});
   EXPECT_FALSE(both.counters);
   EXPECT_EQ(both.delay_ms, 1000);  // the window stands, the counters go
   ASSERT_EQ(both.problems.size(), 1u);
@@ -188,7 +182,7 @@ TEST(TracerConfigTest, CountersAreNotCombinedWithACaptureWindow) {
 }
 
 TEST(TracerConfigTest, ABadWindowValueIsOneLineAndKeepsTheDefault) {
-  TracerConfig bad = ConfigFromVars({{"KRAKEN_CUPTI_DELAY_MS", "10s"},
+  TracerConfig bad = TracerConfigFromVars({{"KRAKEN_CUPTI_DELAY_MS", "10s"},
                                      {"KRAKEN_CUPTI_DURATION_MS", "-5"},
                                      {"KRAKEN_CUPTI_HW_TRACE", "yes"}});
   EXPECT_EQ(bad.delay_ms, 0);
@@ -199,18 +193,18 @@ TEST(TracerConfigTest, ABadWindowValueIsOneLineAndKeepsTheDefault) {
   EXPECT_EQ(bad.problems[1], "KRAKEN_CUPTI_DURATION_MS=-5 is not a whole number from 0 to 604800000; using 0");
   EXPECT_EQ(bad.problems[2], "KRAKEN_CUPTI_HW_TRACE=yes is not 0 or 1; using 1");
   // The range start needs NVTX forwarded to libcupti.
-  TracerConfig range = ConfigFromVars({{"KRAKEN_CUPTI_START_ON_NVTX", "ProfilerStep#10"}});
+  TracerConfig range = TracerConfigFromVars({{"KRAKEN_CUPTI_START_ON_NVTX", "ProfilerStep#10"}});
   EXPECT_EQ(range.start_on_nvtx, "ProfilerStep#10");
   EXPECT_TRUE(range.problems.empty());
   TracerConfig no_nvtx =
-      ConfigFromVars({{"KRAKEN_CUPTI_START_ON_NVTX", "ProfilerStep#10"}, {"KRAKEN_CUPTI_ACTIVITIES", "kernels"}});
+      TracerConfigFromVars({{"KRAKEN_CUPTI_START_ON_NVTX", "ProfilerStep#10"}, {"KRAKEN_CUPTI_ACTIVITIES", "kernels"}});
   EXPECT_EQ(no_nvtx.start_on_nvtx, "");
   ASSERT_EQ(no_nvtx.problems.size(), 1u);
   EXPECT_EQ(no_nvtx.problems[0],
             "KRAKEN_CUPTI_START_ON_NVTX=ProfilerStep#10 needs the NVTX ranges, which KRAKEN_CUPTI_NVTX=0 or "
             "KRAKEN_CUPTI_ACTIVITIES turned off; recording without it");
   // Longer than a week: a unit mistake, refused.
-  EXPECT_EQ(ConfigFromVars({{"KRAKEN_CUPTI_DURATION_MS", "604800001"}}).duration_ms, 0);
+  EXPECT_EQ(TracerConfigFromVars({{"KRAKEN_CUPTI_DURATION_MS", "604800001"}}).duration_ms, 0);
 }
 
 TEST(TracerConfigTest, ABadActivityIsOneLineAndKeepsTheDefault) {

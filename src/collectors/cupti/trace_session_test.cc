@@ -60,9 +60,11 @@ void ProduceKernels(TraceSession& session, int64_t first, int64_t count) {
   session.CompleteBuffer(buffer, static_cast<size_t>(count) * kRecordBytes);
 }
 
-std::unique_ptr<TraceSession> StartTestSession(const std::string& path, int64_t buffer_limit = 64 << 20) {
+std::unique_ptr<TraceSession> StartTestSession(const std::string& path, int64_t buffer_limit = 64 << 20,
+                                               bool zeroed_buffers = false) {
   SessionOptions options;
   options.output_path = path;
+  options.zeroed_buffers = zeroed_buffers;
   options.config.buffer_bytes = 1 << 20;
   options.config.buffer_limit_bytes = buffer_limit;
   options.config.flush_interval_ms = 20;
@@ -114,19 +116,9 @@ TEST(TraceSessionTest, BuffersFromSeveralThreadsAreAllWritten) {
 // With CUPTI told that buffers come zeroed, a buffer CUPTI filled comes back zeroed the
 // next time it is handed out (cleared on the writer thread, not on the one asking).
 TEST(TraceSessionTest, RecycledBuffersAreZeroedWhenCuptiWasPromisedSo) {
-  std::string path = testing::MakeTempDir("trace_session_zeroed") + "/t.json";
-  SessionOptions options;
-  options.output_path = path;
-  options.config.buffer_bytes = 1 << 20;
-  options.config.buffer_limit_bytes = 1 << 20;  // one buffer: the next request waits for it
-  options.config.flush_interval_ms = 20;
-  options.zeroed_buffers = true;
-  SessionHooks hooks;
-  hooks.next_record = NextKernelRecord;
-  hooks.now = [] { return int64_t{0}; };
-  std::string error;
-  auto session = TraceSession::Start(std::move(options), std::move(hooks), &error);
-  ASSERT_NE(session, nullptr) << error;
+  // One buffer of 1 MiB at most: the next request waits for the writer to recycle it.
+  auto session = StartTestSession(testing::MakeTempDir("trace_session_zeroed") + "/t.json", 1 << 20, true);
+  ASSERT_NE(session, nullptr);
   uint8_t* first = nullptr;
   size_t size = 0, max_records = 0;
   session->RequestBuffer(&first, &size, &max_records);
