@@ -585,6 +585,7 @@ def validation_markdown(figures: Dict[str, Any], info: Dict[str, Any], rehearsal
         out += [f"| `{k['kernel'][:70]}` | {k['ncu_bound']} / {k['ncu_side']} ({k['ncu_basis']}) | "
                 f"{k['name_bound']} / {k['name_side']} ({k['name_basis']}) |" for k in c["kernels"]]
         out.append("")
+    out += run_findings.counters_markdown(runs)
     # Overhead, then the targets.
     out += run_report.overhead_markdown(runs) + run_findings.targets_markdown(runs, figures)
     # Co-location.

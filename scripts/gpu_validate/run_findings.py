@@ -123,6 +123,40 @@ def resnet_steps_finding(runs: List[Run]) -> List[str]:
             "thread, not on longer kernels (the traced steps' figures: trace_summary.py's launch figures).", ""]
 
 
+COUNTERS_RESULT = "counters/kernel-mix.json"  # counters_check.py compare --out (phase 5)
+
+
+def sci(value: Optional[float]) -> str:
+    """"8.72e+06": counts of very different sizes in one column."""
+    return figs_mod.NOT_MEASURED if value is None else f"{value:.3g}"
+
+
+def counters_markdown(runs: List[Run]) -> List[str]:
+    """docs/validation.md's per-kernel counters section: kraken's CUPTI range-profiler counts
+    beside Nsight Compute's for the same kernels, and what kernel replay cost (phase 5)."""
+    out = ["## Per-kernel counters (CUPTI range profiler) vs Nsight Compute", ""]
+    run = source_run([r for r in runs if on_gpu(r)], COUNTERS_RESULT)
+    doc = read_json(run, COUNTERS_RESULT) if run is not None else {}
+    if not doc.get("kernels"):
+        return out + ["Not measured yet: phase 5's `p5.counters-*` of a GPU run (`--phases 1,5`) traces kernel_mix",
+                      "with `KRAKEN_CUPTI_COUNTERS=1`, sets each kernel's FLOPs and DRAM bytes beside phase 1's",
+                      "Nsight Compute CSV and times the program with and without the counters",
+                      "(`scripts/gpu_validate/counters_check.py`).", ""]
+    out += [f"*From {label(run)}.* Means per kernel; ratio = kraken / ncu.", "",
+            "| kernel | ranges | FLOPs kraken | FLOPs ncu | ratio | DRAM bytes kraken | DRAM bytes ncu | ratio |",
+            "|---|---|---|---|---|---|---|---|"]
+    for k in doc["kernels"]:
+        out.append(f"| `{str(k.get('kernel'))[:60]}` | {k.get('ranges')} | {sci(k.get('kraken_flops'))} | "
+                   f"{sci(k.get('ncu_flops'))} | {num(k.get('flops_ratio'))} | {sci(k.get('kraken_dram_bytes'))} | "
+                   f"{sci(k.get('ncu_dram_bytes'))} | {num(k.get('dram_bytes_ratio'))} |")
+    timing = doc.get("timing") or {}
+    footer = doc.get("footer") or {}
+    out += ["", f"Run time of kernel_mix: {num(timing.get('plain_s'))} s traced without counters, "
+                f"{num(timing.get('counters_s'))} s with them (x{num(timing.get('slowdown'), 2)}: kernel replay). "
+                f"Tracer footer: {', '.join(f'{k} {v}' for k, v in sorted(footer.items())) or 'none'}.", ""]
+    return out
+
+
 def targets_markdown(runs: List[Run], figures: Dict[str, Any]) -> List[str]:
     """docs/validation.md's "Issue 13's targets": agreement met or missed, tracer overhead
     met or missed per run and phase, and the ResNet-50 comparison."""

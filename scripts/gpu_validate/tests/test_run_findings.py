@@ -45,3 +45,23 @@ def test_even_steps_and_missing_traces(tmp_path) -> None:
     os.remove(os.path.join(run["root"], "agreement", "resnet50-train-cupti", "kernels_7.json"))
     assert run_findings.resnet_steps_finding([run]) == []
     assert run_findings.resnet_steps_finding([dict(run, run={"mode": "replay"})]) == []
+
+
+def test_counters_section_from_a_gpu_run(tmp_path) -> None:
+    run = traced_run(tmp_path, [(38.0, 30.0, 36.0)])
+    (tmp_path / "run" / "counters").mkdir()
+    doc = {"footer": {"kraken_cupti_counter_kernels": 5, "kraken_cupti_counter_passes": 3},
+           "timing": {"plain_s": 1.5, "counters_s": 6.0, "slowdown": 4.0},
+           "kernels": [{"kernel": "_Z5saxpyifPKfPf", "ranges": 1, "kraken_flops": 2097152.0, "ncu_flops": 2097152.0,
+                        "flops_ratio": 1.0, "kraken_dram_bytes": 12582912.0, "ncu_dram_bytes": 12600000.0,
+                        "dram_bytes_ratio": 0.99864},
+                       {"kernel": "_Z4tinyPf", "ranges": 1, "kraken_flops": 0.0, "kraken_dram_bytes": 64.0}]}
+    (tmp_path / "run" / "counters" / "kernel-mix.json").write_text(json.dumps(doc))
+    text = "\n".join(run_findings.counters_markdown([run]))
+    assert "*From run 2 (unknown date, phases 1,2,7).*" in text
+    assert "| `_Z5saxpyifPKfPf` | 1 | 2.1e+06 | 2.1e+06 | 1.000 | 1.26e+07 | 1.26e+07 | 0.999 |" in text
+    assert "| `_Z4tinyPf` | 1 | 0 | not measured | not measured | 64 | not measured | not measured |" in text
+    assert ("Run time of kernel_mix: 1.500 s traced without counters, 6.000 s with them (x4.00: kernel replay). "
+            "Tracer footer: kraken_cupti_counter_kernels 5, kraken_cupti_counter_passes 3.") in text
+    # A rehearsal's counters (the fake libcupti) are no measurement.
+    assert "Not measured yet" in "\n".join(run_findings.counters_markdown([dict(run, run={"mode": "replay"})]))
