@@ -155,8 +155,12 @@ class TraceSession {
   // Finish reads them after joining the writer.
   enum class WindowState { kUnarmed, kWaiting, kStarting, kRecording, kStartFailed, kEnded };
   std::atomic<WindowState> window_state_{WindowState::kUnarmed};
-  int64_t armed_mono_ns_ = 0, recording_mono_ns_ = 0;  // CLOCK_MONOTONIC
-  int64_t requested_start_ns_ = -1, window_start_ns_ = -1, window_end_ns_ = -1;  // CUPTI clock
+  int64_t armed_mono_ns_ = 0;  // CLOCK_MONOTONIC, set by Arm before the state leaves kUnarmed
+  int64_t requested_start_ns_ = -1;  // CUPTI clock, idem
+  // Written by the thread that begins the window (the writer, or one pushing the NVTX range)
+  // while the writer or an exiting thread may read them (WindowMembers): atomic.
+  std::atomic<int64_t> recording_mono_ns_{0};                       // CLOCK_MONOTONIC
+  std::atomic<int64_t> window_start_ns_{-1}, window_end_ns_{-1};    // CUPTI clock
   std::string start_error_;  // BeginWindow's, for the writer to record (kStartFailed)
 
   std::atomic<bool> finished_{false};
