@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -122,6 +124,36 @@ std::optional<double> KernelCounterShare(const Profile& profile, std::optional<d
   return sum / weight;
 }
 
+// Syncs inside the profiler steps that had GPU work (kernels, copies, memsets) start since
+// the previous sync ended, per step: warm-up syncs outside the steps are not the steady state.
+double GpuSyncsPerStep(const Profile& profile) {
+  if (profile.steps.empty() || profile.syncs.empty()) return 0;
+  std::vector<TimeNs> gpu_starts;
+  for (const Kernel& k : profile.kernels) gpu_starts.push_back(k.start_ns);
+  for (const MemoryOp& m : profile.memory_ops) gpu_starts.push_back(m.start_ns);
+  std::sort(gpu_starts.begin(), gpu_starts.end());
+  std::vector<SyncEvent> syncs = profile.syncs;
+  std::sort(syncs.begin(), syncs.end(), [](const SyncEvent& a, const SyncEvent& b) { return a.start_ns < b.start_ns; });
+  std::vector<StepAnnotation> steps = profile.steps;
+  std::sort(steps.begin(), steps.end(),
+            [](const StepAnnotation& a, const StepAnnotation& b) { return a.start_ns < b.start_ns; });
+  auto in_step = [&](TimeNs t) {  // steps do not overlap: the last one starting at or before t
+    auto after = std::upper_bound(steps.begin(), steps.end(), t,
+                                  [](TimeNs v, const StepAnnotation& s) { return v < s.start_ns; });
+    return after != steps.begin() && t < std::prev(after)->end_ns();
+  };
+  TimeNs previous_end = std::numeric_limits<TimeNs>::min();
+  int64_t counted = 0;
+  for (const SyncEvent& s : syncs) {
+    TimeNs end = s.start_ns + s.duration_ns;
+    auto first = std::lower_bound(gpu_starts.begin(), gpu_starts.end(), previous_end);
+    bool had_work = first != gpu_starts.end() && *first < end;
+    if (had_work && in_step(s.start_ns)) ++counted;
+    previous_end = end;
+  }
+  return static_cast<double>(counted) / static_cast<double>(profile.steps.size());
+}
+
 WorkloadDemand FromTrace(const Profile& profile, const WorkloadReport& report, const DemandOptions& options) {
   WorkloadDemand d;
   d.source_kind = "trace";
@@ -185,6 +217,7 @@ WorkloadDemand FromTrace(const Profile& profile, const WorkloadReport& report, c
   if (w.busy_ns > 0) d.communication_share = static_cast<double>(w.comm_ns) / static_cast<double>(w.busy_ns);
   d.kernels_per_s = static_cast<double>(report.kernels.kernel_count) / d.duration_s;
   if (report.step_time_ns.count > 0) d.step_time_s = report.step_time_ns.p50 / 1e9;
+  d.gpu_syncs_per_step = GpuSyncsPerStep(profile);
   return d;
 }
 

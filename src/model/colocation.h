@@ -41,6 +41,10 @@ struct ColocationWorkload {
   std::vector<double> busy_bins;  // busy fraction per bin of bin_s (empty: no time profile)
   double bin_s = 0;
   double period_s = 0;        // repeat period of busy_bins (step time or autocorrelation), 0 none
+  // Host syncs per step that waited on its GPU work (WorkloadDemand::gpu_syncs_per_step):
+  // each empties its queue, and under time-slicing its next launch waits out a backlogged
+  // co-runner's slice. 0 unknown (no steps).
+  double gpu_syncs_per_step = 0;
 
   std::vector<double> fill_share;  // kernel time by SM fill (WorkloadDemand::sm_fill_time_share)
   double mean_fill = 0;            // duration-weighted SM fill while busy

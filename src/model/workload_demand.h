@@ -103,6 +103,10 @@ struct WorkloadDemand {
   int64_t bins_start_ns = 0;
   double duration_s = 0;  // span covered
   std::optional<double> step_time_s;  // iteration time when the trace has steps
+  // Host syncs per step (mean over the profiler steps) that waited on GPU work launched
+  // since the previous sync: each leaves the workload with nothing queued, so under
+  // time-slicing a co-runner with work takes the GPU until its slice ends. 0: no steps.
+  double gpu_syncs_per_step = 0;
 };
 
 }  // namespace kraken

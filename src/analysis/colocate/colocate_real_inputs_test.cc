@@ -8,6 +8,7 @@
 #include "analysis/colocate/colocate_test_util.h"
 #include "analysis/colocate/sharing_context.h"
 #include "analysis/colocate/sharing_modes.h"
+#include "analysis/colocate/temporal_overlap.h"
 
 namespace kraken {
 namespace {
@@ -150,6 +151,47 @@ TEST(ColocateRealInputs, MigNeverWorseThanNoIsolationForMemoryViolations) {
   EXPECT_TRUE(r.modes[0].feasible);
   EXPECT_TRUE(r.modes[2].feasible);
   EXPECT_EQ(at_risk(r.modes[2]), 0);
+}
+
+// A workload of examples/colocation/traces/ (CUPTI, one H100 80GB HBM3).
+WorkloadDemand H100ExampleDemand(const std::string& stem) {
+  auto result = ImportFile(BuiltinImporters(), testing::SourceDir() + "/examples/colocation/traces/" + stem + ".json.gz");
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  if (!result.ok() || result->empty()) return {};
+  const Profile& p = result->front();
+  std::vector<WorkloadDemand> demands = DeriveDemands(p, CharacterizeWorkload(p, {}));
+  EXPECT_EQ(demands.size(), 1u);
+  if (demands.empty()) return {};
+  demands[0].name = stem;
+  return demands[0];
+}
+
+TEST(ColocateRealInputs, SyncBoundInferenceWaitsOutTheSliceAtEverySync) {
+  // BERT inference syncs twice per step (after the input copy and after the forward pass),
+  // 1.2 ms of GPU work per 6.7 ms step; the GEMM once per step, its whole 6.3 ms of GPU work
+  // in between. 251 syncs in the trace: the others are warm-up, outside the steps.
+  WorkloadDemand bert_demand = H100ExampleDemand("bert-infer"), gemm_demand = H100ExampleDemand("gemm");
+  EXPECT_DOUBLE_EQ(bert_demand.gpu_syncs_per_step, 2.0);
+  EXPECT_DOUBLE_EQ(gemm_demand.gpu_syncs_per_step, 1.0);
+  ColocationWorkload bert = BuildColocationWorkload(bert_demand, {}, ColocationParameters{});
+  ColocationWorkload gemm = BuildColocationWorkload(gemm_demand, {}, ColocationParameters{});
+  std::vector<ColocationWorkload> ws = {bert, gemm};
+  SharingContext ctx = MakeSharingContext(ws, ColocationParameters{}, FindDeviceSpec("h100-sxm"));
+  ModePrediction m = PredictTimeSlice(ws, ctx);
+  // BERT: a turn per sync, more than one per 2 ms slice of its GPU time; the GEMM: per slice.
+  const double slice = 0.002, wait = slice + 2 * ctx.switch_s;
+  double bert_turns = 2.0 / (bert.busy * bert.period_s);
+  EXPECT_GT(bert_turns, 3 / slice);
+  auto q_of = [&](size_t a, size_t b) {  // unlocked phases: b has work whenever it was active
+    const CollisionEstimate& c = ctx.collision[a][b];
+    return c.phase_locked ? c.q : std::max(c.q, ActiveShare(ws[b]));
+  };
+  double q_gemm = q_of(0, 1);
+  EXPECT_NEAR(m.workloads[0].slowdown, 1 + bert.busy * q_gemm * wait * bert_turns, 1e-9);
+  EXPECT_GT(m.workloads[0].slowdown, 1.5);  // measured 1.79x; one turn per slice gave 1.18x
+  double q_bert = q_of(1, 0);
+  double hold = std::min(slice, BacklogHoldSeconds(bert.busy, ActiveShare(bert), slice, ctx.switch_s));
+  EXPECT_NEAR(m.workloads[1].slowdown, 1 + gemm.busy * q_bert * (hold + 2 * ctx.switch_s) / slice, 1e-9);
 }
 
 TEST(ColocateRealInputs, InvariantsOverRealWorkloads) {

@@ -55,6 +55,23 @@ double CollisionP99(double q, double kernels, double z) {
   return BinomialUpperQuantile(kernels, q, z) / kernels;
 }
 
+// Turns `w` gives the GPU away per second of its busy time: one per slice of GPU work,
+// or, when it synchronizes more often, one per sync that waited on its GPU work: the sync
+// leaves its queue empty, a co-runner with work takes the GPU, and the next launch waits
+// until that co-runner's slice (or backlog) ends. Sync bursts of GPU time g give about
+// ceil(g / slice) turns each; the larger of the two rates is that sum's lower bound.
+double TurnsPerBusySecond(const ColocationWorkload& w, double slice, ExtraTime* extra) {
+  double per_slice = 1 / slice;
+  double gpu_per_step = w.busy * w.period_s;
+  if (w.gpu_syncs_per_step <= 0 || gpu_per_step <= 0) return per_slice;
+  double per_sync = w.gpu_syncs_per_step / gpu_per_step;
+  extra->terms.push_back({"turns given away per busy second", std::max(per_slice, per_sync),
+                          "max(1 / slice " + FormatFixed(per_slice, 0) + ", " + F3(w.gpu_syncs_per_step) +
+                              " syncs per step / (busy " + F3(w.busy) + " x step " +
+                              FormatFixed(w.period_s * 1e3, 3) + " ms) = " + FormatFixed(per_sync, 0) + ")"});
+  return std::max(per_slice, per_sync);
+}
+
 }  // namespace
 
 ModePrediction PredictTimeSlice(const std::vector<ColocationWorkload>& ws, const SharingContext& ctx) {
@@ -65,6 +82,7 @@ ModePrediction PredictTimeSlice(const std::vector<ColocationWorkload>& ws, const
     const ColocationWorkload& w = ws[a];
     ExtraTime extra;
     double slices_gpu = 0;
+    const double turns = TurnsPerBusySecond(w, slice, &extra);
     for (size_t b = 0; b < ws.size(); ++b) {
       if (b == a) continue;
       const CollisionEstimate& c = ctx.collision[a][b];
@@ -82,14 +100,16 @@ ModePrediction PredictTimeSlice(const std::vector<ColocationWorkload>& ws, const
       const double backlog = BacklogHoldSeconds(ws[b].busy, active, slice, sw);
       hold = std::min(hold, backlog);
       double wait = hold + 2 * sw;
-      double stretch = q * wait / slice;
+      double stretch = q * wait * turns;
       slices_gpu += stretch;
       extra.terms.push_back({"q: P(" + ws[b].name + " has work | busy)", q,
                              q > c.q ? "active (launched work) in " + F3(active) + " of its 1 ms bins; busy " + F3(c.q)
                                      : c.basis});
       extra.terms.push_back({"lost to " + ws[b].name + " per busy second", stretch,
                              "q " + F3(q) + " x (slice held " + FormatFixed(hold * 1e3, 3) + " ms + 2 switches x " +
-                                 FormatFixed(sw * 1e6, 1) + " us) / slice " + FormatFixed(slice * 1e3, 1) + " ms"});
+                                 FormatFixed(sw * 1e6, 1) + " us) x " + FormatFixed(turns, 0) +
+                                 " turns per busy second (1 / slice " + FormatFixed(slice * 1e3, 1) +
+                                 " ms unless it syncs more often)"});
       if (w.request_s > 0) {
         // Every slice boundary inside the request, and its arrival, can find the co-runner's turn.
         double events = std::ceil(w.request_gpu_s / slice) + 1;

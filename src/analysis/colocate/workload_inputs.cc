@@ -87,6 +87,11 @@ ColocationWorkload BuildColocationWorkload(const WorkloadDemand& d, const Worklo
   if (d.step_time_s && *d.step_time_s > 0) {
     w.period_s = *d.step_time_s;
     Add(&w, "period", w.period_s * 1e3, "ms", "step time (ProfilerStep p50)");
+    if (d.gpu_syncs_per_step > 0) {
+      w.gpu_syncs_per_step = d.gpu_syncs_per_step;
+      Add(&w, "gpu_syncs_per_step", w.gpu_syncs_per_step, "syncs",
+          "host syncs inside the profiler steps that waited on GPU work, per step");
+    }
   } else if (double period = DetectPeriodSeconds(d.busy_bins, d.bin_s, params.periodic_min_autocorr); period > 0) {
     w.period_s = period;
     Add(&w, "period", period * 1e3, "ms", "autocorrelation peak of the busy profile");
