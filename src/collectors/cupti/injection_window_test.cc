@@ -124,9 +124,12 @@ TEST(InjectionWindowTest, DelayedWindowRecordsOnlyItsLaunchesAndClosesWhileThePr
   const double end = AttributeNumber(p, "kraken_cupti_window_end_us");
   EXPECT_NEAR(requested_end - requested_start, 100'000, 1);
   EXPECT_GE(start, requested_start);
-  EXPECT_LT(start - requested_start, 100'000);
   EXPECT_GE(end - start, 100'000);
-  EXPECT_LT(end - start, 300'000);
+  // Begun at the delay and ended by the duration: the writer's wake-ups may be late on a busy
+  // machine (313 ms for the 100 ms window once under ASan beside a build), so only bounds
+  // that no ordinary lateness reaches and a missed deadline would.
+  EXPECT_LT(start - requested_start, 2'000'000);
+  EXPECT_LT(end - start, 2'000'000);
   // Every launch of the window, those after the last periodic flush included (one per 2 us).
   EXPECT_NEAR(static_cast<double>(p.kernels.size()), (end - start) / 2, (end - start) / 2 * 0.05);
   for (const Kernel& k : p.kernels) {
