@@ -19,9 +19,9 @@ class StoreRecordsTest : public store::testing::StoreBackendTest {};
 
 TEST_P(StoreRecordsTest, AnUploadKeyStoresItsBodyOnceAcrossConnections) {
   std::string location = NewStore("store_upload_keys");
-  // The store exists before the writers race: creating a new SQLite file switches it to WAL,
-  // which SQLite refuses at once ("database is locked", no busy wait) to a connection racing
-  // another one's switch; that start-up race is not what this test is about.
+  // The store exists before the writers race: eight connections creating a new SQLite file
+  // at once race on its set-up (the switch to WAL), the likely source of one immediate
+  // "database is locked" under ASan; that start-up race is not what this test is about.
   ASSERT_TRUE(ProfileStore::Open(location).ok());
   // Eight writers, each its own connection, save the same two bodies at once (each writer
   // its own copy of the profile: SaveUpload adds the key to its attributes).
