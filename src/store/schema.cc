@@ -1,7 +1,9 @@
 #include "store/schema.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
+#include <thread>
 
 #include "store/database.h"
 
@@ -161,11 +163,9 @@ int64_t NowNs() {
       .count();
 }
 
-Status ApplyMigration(SqliteDb& db, const Migration& migration) {
-  KRAKEN_ASSIGN_OR_RETURN(WriteTransaction txn, WriteTransaction::Begin(db));
-  // Another process may have migrated between our check and our write lock.
-  KRAKEN_ASSIGN_OR_RETURN(int64_t current, db.QueryInt("PRAGMA user_version"));
-  if (current >= migration.version) return Status::Ok();
+// One migration's DDL and its record in schema_migrations and user_version, inside the
+// caller's write transaction.
+Status RunMigration(SqliteDb& db, const Migration& migration) {
   if (migration.version == 1) {
     KRAKEN_RETURN_IF_ERROR(db.Exec(
         "CREATE TABLE schema_migrations(version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
@@ -175,7 +175,81 @@ Status ApplyMigration(SqliteDb& db, const Migration& migration) {
   KRAKEN_RETURN_IF_ERROR(db.Exec(migration.sql));
   KRAKEN_ASSIGN_OR_RETURN(Statement record, db.Prepare("INSERT INTO schema_migrations VALUES(?, ?, ?)"));
   KRAKEN_RETURN_IF_ERROR(record.Int(migration.version).Text(migration.description).Int(NowNs()).Run());
-  KRAKEN_RETURN_IF_ERROR(db.Exec("PRAGMA user_version = " + std::to_string(migration.version)));
+  return db.Exec("PRAGMA user_version = " + std::to_string(migration.version));
+}
+
+// Upgrades an existing store by one version, in its own transaction.
+Status ApplyMigration(SqliteDb& db, const Migration& migration) {
+  KRAKEN_ASSIGN_OR_RETURN(WriteTransaction txn, WriteTransaction::Begin(db));
+  // Another process may have migrated between our check and our write lock.
+  KRAKEN_ASSIGN_OR_RETURN(int64_t current, db.QueryInt("PRAGMA user_version"));
+  if (current >= migration.version) return Status::Ok();
+  KRAKEN_RETURN_IF_ERROR(RunMigration(db, migration));
+  return txn.Commit();
+}
+
+struct StoreHeader {
+  int64_t application_id = 0;
+  int64_t version = 0;
+  int64_t tables = 0;
+  bool IsNew() const { return tables == 0 && version == 0; }
+};
+
+// The header's three fields, read inside the caller's transaction. The first read of the
+// header: a file that is not SQLite fails here.
+Result<StoreHeader> ReadHeaderFields(SqliteDb& db) {
+  StoreHeader header;
+  auto first_read = db.QueryInt("PRAGMA application_id");
+  if (!first_read.ok())
+    return InvalidInput(db.path() + ": not a kraken database (" + sqlite3_errmsg(db.handle()) + ")");
+  header.application_id = *first_read;
+  KRAKEN_ASSIGN_OR_RETURN(header.version, db.QueryInt("PRAGMA user_version"));
+  KRAKEN_ASSIGN_OR_RETURN(header.tables, db.QueryInt("SELECT COUNT(*) FROM sqlite_schema"));
+  return header;
+}
+
+// The three header reads share one snapshot: read one by one, a connection opening a new
+// file while another one creates its schema saw application_id 0 (before that commit)
+// and the tables (after it), and refused the store as "an SQLite file with other tables".
+Result<StoreHeader> ReadHeader(SqliteDb& db) {
+  KRAKEN_ASSIGN_OR_RETURN(ReadTransaction header_snapshot, ReadTransaction::Begin(db));
+  return ReadHeaderFields(db);
+}
+
+// SQLite refuses a switch to WAL at once with SQLITE_BUSY, without waiting on the busy
+// timeout, while another connection writes the file (another opener of the same new file
+// switching it or setting its auto_vacuum): the switch reads the header and then upgrades
+// that read to a write, and SQLite never waits on such an upgrade. So it is retried, after
+// short pauses, until the connection's busy timeout has passed. Once one connection has
+// switched the file, the others' switch only reads that it is WAL.
+Status SwitchToWal(SqliteDb& db) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(db.busy_timeout_ms());
+  std::chrono::milliseconds pause(1);
+  while (true) {
+    int rc = sqlite3_exec(db.handle(), "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return Status::Ok();
+    if ((rc & 0xff) != SQLITE_BUSY || Clock::now() >= deadline) return db.Error("cannot switch to WAL", rc);
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(16));
+  }
+}
+
+// Makes a new file a store, once however many connections open it at once (`kraken agent`
+// beside `kraken profile`, eight uploaders): each one switches it to WAL (only the first
+// switch writes), then the one that gets the write lock first creates the whole schema in
+// one transaction; the others, queued on the lock, find it made and leave it. No
+// connection sees a half-made store.
+Status CreateStore(SqliteDb& db) {
+  // Both must precede the first table: auto_vacuum lets retention hand pages back to the
+  // file system (docs/store.md, retention), WAL lets readers run beside the writer. On a
+  // file another connection has made meanwhile, auto_vacuum changes nothing.
+  KRAKEN_RETURN_IF_ERROR(db.Exec("PRAGMA auto_vacuum = INCREMENTAL"));
+  KRAKEN_RETURN_IF_ERROR(SwitchToWal(db));
+  KRAKEN_ASSIGN_OR_RETURN(WriteTransaction txn, WriteTransaction::Begin(db));
+  KRAKEN_ASSIGN_OR_RETURN(StoreHeader header, ReadHeaderFields(db));
+  if (!header.IsNew()) return Status::Ok();  // made by another connection: the caller reads it
+  for (const Migration& migration : kMigrations) KRAKEN_RETURN_IF_ERROR(RunMigration(db, migration));
   return txn.Commit();
 }
 
@@ -196,23 +270,15 @@ Status CheckIntegrity(SqliteDb& db) {
 std::span<const SchemaMigration> SchemaMigrations() { return kMigrations; }
 
 Status PrepareSchema(SqliteDb& db, bool writable) {
-  // The three header reads share one snapshot: read one by one, a connection opening a new
-  // file while another one creates its schema saw application_id 0 (before that commit)
-  // and the tables (after it), and refused the store as "an SQLite file with other tables".
-  int64_t application_id = 0;
-  int64_t version = 0;
-  int64_t tables = 0;
-  {
-    KRAKEN_ASSIGN_OR_RETURN(ReadTransaction header_snapshot, ReadTransaction::Begin(db));
-    // The first read of the header: a file that is not SQLite fails here.
-    auto first_read = db.QueryInt("PRAGMA application_id");
-    if (!first_read.ok())
-      return InvalidInput(db.path() + ": not a kraken database (" + sqlite3_errmsg(db.handle()) + ")");
-    application_id = *first_read;
-    KRAKEN_ASSIGN_OR_RETURN(version, db.QueryInt("PRAGMA user_version"));
-    KRAKEN_ASSIGN_OR_RETURN(tables, db.QueryInt("SELECT COUNT(*) FROM sqlite_schema"));
+  KRAKEN_ASSIGN_OR_RETURN(StoreHeader header, ReadHeader(db));
+  if (writable && header.IsNew()) {
+    KRAKEN_RETURN_IF_ERROR(CreateStore(db));
+    // Made by this connection or by one racing it: checked below like any existing store.
+    KRAKEN_ASSIGN_OR_RETURN(header, ReadHeader(db));
   }
-  bool is_new = tables == 0 && version == 0;
+  const int64_t application_id = header.application_id;
+  const int64_t version = header.version;
+  bool is_new = header.IsNew();
   if (!is_new && application_id != kKrakenApplicationId)
     return InvalidInput(db.path() + ": not a kraken database (an SQLite file with other tables)");
   if (version > kSchemaVersion)
@@ -225,12 +291,6 @@ Status PrepareSchema(SqliteDb& db, bool writable) {
     if (is_new) return InvalidInput(db.path() + ": not a kraken database (empty)");
     return InvalidInput(db.path() + ": schema version " + std::to_string(version) + " needs upgrading to " +
                         std::to_string(kSchemaVersion) + "; run a writing command (kraken import --db) once");
-  }
-  if (is_new) {
-    // Both must precede the first table: auto_vacuum lets retention hand pages back to the
-    // file system (docs/store.md, retention), WAL lets readers run beside the writer.
-    KRAKEN_RETURN_IF_ERROR(db.Exec("PRAGMA auto_vacuum = INCREMENTAL"));
-    KRAKEN_RETURN_IF_ERROR(db.Exec("PRAGMA journal_mode = WAL"));
   }
   for (const Migration& migration : kMigrations)
     if (migration.version > version) KRAKEN_RETURN_IF_ERROR(ApplyMigration(db, migration));

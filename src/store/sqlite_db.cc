@@ -22,7 +22,7 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path, bool r
   }
   sqlite3_extended_result_codes(db, 1);
   sqlite3_busy_timeout(db, busy_timeout_ms);
-  return std::unique_ptr<SqliteDb>(new SqliteDb(db, path));
+  return std::unique_ptr<SqliteDb>(new SqliteDb(db, path, busy_timeout_ms));
 }
 
 SqliteDb::~SqliteDb() { sqlite3_close_v2(db_); }

@@ -31,13 +31,17 @@ class SqliteDb final : public Db {
   Status Begin(TransactionKind kind) override;
 
   sqlite3* handle() const { return db_; }
+  // How long a statement waits for another connection's lock (Open's busy_timeout_ms).
+  int busy_timeout_ms() const { return busy_timeout_ms_; }
   // A Status for the connection's last error: "<what>: <sqlite message>".
   Status Error(std::string_view what, int code) const;
 
  private:
-  SqliteDb(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  SqliteDb(sqlite3* db, std::string path, int busy_timeout_ms)
+      : db_(db), path_(std::move(path)), busy_timeout_ms_(busy_timeout_ms) {}
   sqlite3* db_;
   std::string path_;
+  int busy_timeout_ms_;
 };
 
 }  // namespace kraken::store

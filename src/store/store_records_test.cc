@@ -19,9 +19,10 @@ class StoreRecordsTest : public store::testing::StoreBackendTest {};
 
 TEST_P(StoreRecordsTest, AnUploadKeyStoresItsBodyOnceAcrossConnections) {
   std::string location = NewStore("store_upload_keys");
-  // The store exists before the writers race: eight connections creating a new SQLite file
-  // at once race on its set-up (the switch to WAL), the likely source of one immediate
-  // "database is locked" under ASan; that start-up race is not what this test is about.
+  // The store exists before the writers race, so that this test is about upload keys only:
+  // eight connections creating a new SQLite file at once raced on its set-up (the switch to
+  // WAL: one immediate "database is locked" under ASan), fixed in schema.cc's CreateStore
+  // and tested by store_startup_race_test.cc.
   ASSERT_TRUE(ProfileStore::Open(location).ok());
   // Eight writers, each its own connection, save the same two bodies at once (each writer
   // its own copy of the profile: SaveUpload adds the key to its attributes).
