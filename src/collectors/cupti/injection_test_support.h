@@ -38,36 +38,54 @@ inline int ThreadCount() {
 
 enum class Then { kExit, kWaitForSignals };
 
-// Forks an "application" that sets `env`, loads the tracer and calls InitializeInjection
-// twice (a second call must do nothing), then NVTX's entry point; then it exits 0 normally
-// (running the tracer's exit handler) or waits to be killed. Returns its pid.
-inline pid_t StartInjected(const std::map<std::string, std::string>& env, const std::string& dir, Then then) {
-  std::string err_path = dir + "/stderr", report_path = dir + "/report";
-  pid_t pid = fork();
-  if (pid != 0) return pid;
+// What starting the tracer in a forked "application" gave: its NVTX entry point, how long
+// InitializeInjection took, and the process's threads before it and after cuInit finished.
+struct TracerInChild {
+  int (*initialize_nvtx)(const void* (*)(uint32_t)) = nullptr;
+  int64_t init_us = 0;
+  int threads_before = 0, threads_after = 0;
+};
+
+// In a forked child only: sets `env`, sends stderr to dir/stderr and starts the tracer the
+// way the CUDA driver does: dlopen, InitializeInjection `initialize_calls` times (a second
+// call must do nothing), then the end of cuInit. Exits 91 when the library does not load,
+// 92 when one of its entry points is missing.
+inline TracerInChild LoadTracerInChild(const std::map<std::string, std::string>& env, const std::string& dir,
+                                       int initialize_calls) {
   for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
-  int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int err = open((dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   dup2(err, 2);
   void* library = dlopen(KRAKEN_CUPTI_INJECTION_LIBRARY, RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) _exit(91);
   auto initialize = reinterpret_cast<int (*)()>(dlsym(library, "InitializeInjection"));
-  auto nvtx = reinterpret_cast<int (*)(const void* (*)(uint32_t))>(dlsym(library, "InitializeInjectionNvtx2"));
-  if (initialize == nullptr || nvtx == nullptr) _exit(92);
-  int before = ThreadCount();
+  TracerInChild tracer;
+  tracer.initialize_nvtx =
+      reinterpret_cast<int (*)(const void* (*)(uint32_t))>(dlsym(library, "InitializeInjectionNvtx2"));
+  if (initialize == nullptr || tracer.initialize_nvtx == nullptr) _exit(92);
+  tracer.threads_before = ThreadCount();
   auto start = std::chrono::steady_clock::now();
-  initialize();
-  initialize();
-  auto took = std::chrono::steady_clock::now() - start;
+  for (int i = 0; i < initialize_calls; ++i) initialize();
+  tracer.init_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
   // The driver finishes cuInit (the fake libcupti's stand-in; the real one has none).
   const char* cupti_path = getenv("KRAKEN_CUPTI_LIBRARY");
   if (void* cupti = cupti_path != nullptr ? dlopen(cupti_path, RTLD_NOW | RTLD_NOLOAD) : nullptr)
     if (auto finished = reinterpret_cast<void (*)()>(dlsym(cupti, "kraken_fake_cuda_init_finished"))) finished();
-  int after = ThreadCount();
-  int nvtx_result = nvtx([](uint32_t) -> const void* { return nullptr; });
-  FILE* report = fopen(report_path.c_str(), "w");
-  fprintf(report, "%lld %d %d %d\n",
-          static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(took).count()), before, after,
-          nvtx_result);
+  tracer.threads_after = ThreadCount();
+  return tracer;
+}
+
+// Forks an "application" that starts the tracer (LoadTracerInChild, InitializeInjection
+// called twice), then calls NVTX's entry point; then it exits 0 normally (running the
+// tracer's exit handler) or waits to be killed. Returns its pid.
+inline pid_t StartInjected(const std::map<std::string, std::string>& env, const std::string& dir, Then then) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  TracerInChild tracer = LoadTracerInChild(env, dir, 2);
+  int nvtx_result = tracer.initialize_nvtx([](uint32_t) -> const void* { return nullptr; });
+  FILE* report = fopen((dir + "/report").c_str(), "w");
+  fprintf(report, "%lld %d %d %d\n", static_cast<long long>(tracer.init_us), tracer.threads_before,
+          tracer.threads_after, nvtx_result);
   fclose(report);
   if (then == Then::kWaitForSignals)
     while (true) pause();

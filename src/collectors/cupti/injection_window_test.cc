@@ -2,8 +2,6 @@
 // and Blackwell's hardware timestamps (KRAKEN_CUPTI_HW_TRACE), end to end with the fake
 // libcupti: what is enabled when (the fake's call log), what the trace holds and says,
 // and what `kraken analyze` makes of a windowed trace.
-#include <dlfcn.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -228,24 +226,15 @@ const NvtxStandInCallbacks g_nvtx_stand_in_callbacks = {sizeof(NvtxStandInCallba
                                                          NvtxStandInGetModuleFunctionTable};
 const void* NvtxStandInExportTable(uint32_t id) { return id == 1 ? &g_nvtx_stand_in_callbacks : nullptr; }
 
-// A traced "application" that uses NVTX: the tracer started as the driver does, then NVTX's
+// A traced "application" that uses NVTX: the tracer started as the driver does
+// (LoadTracerInChild, InitializeInjection called once), then NVTX's
 // initialization through the tracer, then nvtxRangePushA("warmup"), 150 ms later
 // nvtxRangePushA("ProfilerStep#3") (through whatever the function table then holds), and
 // it runs on until killed.
 pid_t StartInjectedWithNvtx(const std::map<std::string, std::string>& env, const std::string& dir) {
   pid_t pid = fork();
   if (pid != 0) return pid;
-  for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
-  int err = open((dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  dup2(err, 2);
-  void* library = dlopen(KRAKEN_CUPTI_INJECTION_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr) _exit(91);
-  auto initialize = reinterpret_cast<int (*)()>(dlsym(library, "InitializeInjection"));
-  auto nvtx = reinterpret_cast<int (*)(const void* (*)(uint32_t))>(dlsym(library, "InitializeInjectionNvtx2"));
-  if (initialize == nullptr || nvtx == nullptr) _exit(92);
-  initialize();
-  if (void* cupti = dlopen(KRAKEN_CUPTI_FAKE_LIBRARY, RTLD_NOW | RTLD_NOLOAD))
-    if (auto finished = reinterpret_cast<void (*)()>(dlsym(cupti, "kraken_fake_cuda_init_finished"))) finished();
+  TracerInChild tracer = LoadTracerInChild(env, dir, 1);
   for (int i = 0; i < 17; ++i) {
     g_nvtx_stand_in_core[i] = reinterpret_cast<NvtxStandInFunction>(NvtxStandInStub);
     g_nvtx_stand_in_core_slots[i] = &g_nvtx_stand_in_core[i];
@@ -254,7 +243,7 @@ pid_t StartInjectedWithNvtx(const std::map<std::string, std::string>& env, const
     g_nvtx_stand_in_core2[i] = reinterpret_cast<NvtxStandInFunction>(NvtxStandInStub);
     g_nvtx_stand_in_core2_slots[i] = &g_nvtx_stand_in_core2[i];
   }
-  if (nvtx(NvtxStandInExportTable) != 1) _exit(93);
+  if (tracer.initialize_nvtx(NvtxStandInExportTable) != 1) _exit(93);
   auto push = [](const char* name) { return reinterpret_cast<int (*)(const char*)>(g_nvtx_stand_in_core[9])(name); };
   push("warmup");
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
