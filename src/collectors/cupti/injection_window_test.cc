@@ -2,6 +2,7 @@
 // and Blackwell's hardware timestamps (KRAKEN_CUPTI_HW_TRACE), end to end with the fake
 // libcupti: what is enabled when (the fake's call log), what the trace holds and says,
 // and what `kraken analyze` makes of a windowed trace.
+#include <cupti.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>

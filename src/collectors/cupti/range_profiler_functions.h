@@ -27,7 +27,10 @@ struct RangeProfilerFunctions {
   decltype(&cuptiProfilerHostGetConfigImage) HostGetConfigImage = nullptr;
   decltype(&cuptiProfilerHostGetNumOfPasses) HostGetNumOfPasses = nullptr;
   decltype(&cuptiProfilerHostEvaluateToGpuValues) HostEvaluateToGpuValues = nullptr;
+  decltype(&cuptiProfilerHostGetMetricProperties) HostGetMetricProperties = nullptr;
+  decltype(&cuptiProfilerHostDeinitialize) HostDeinitialize = nullptr;
   decltype(&cuptiRangeProfilerEnable) Enable = nullptr;
+  decltype(&cuptiRangeProfilerDisable) Disable = nullptr;
   decltype(&cuptiRangeProfilerSetConfig) SetConfig = nullptr;
   decltype(&cuptiRangeProfilerStart) Start = nullptr;
   decltype(&cuptiRangeProfilerStop) Stop = nullptr;
