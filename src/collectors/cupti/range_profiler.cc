@@ -69,7 +69,7 @@ RangeProfiler::RangeProfiler(const LoadedCupti& cupti, const RangeProfilerFuncti
                              const TracerConfig& config, Sink sink, Warn warn)
     : cupti_(cupti.functions),
       f_(functions),
-      batch_ranges_(std::min(kBatchRanges, config.counters_max_kernels)),
+      batch_ranges_(std::min(config.counters_batch, config.counters_max_kernels)),
       sink_(std::move(sink)),
       warn_(std::move(warn)) {
   for (const char* name : CounterMetricNames()) metrics_.push_back(name);
@@ -342,6 +342,7 @@ void RangeProfiler::Collect(ContextState* state, bool restart) {
   if (Check(f_.Stop(&stop), "cuptiRangeProfilerStop") && AllPassesSubmitted(stop) &&
       Check(f_.DecodeData(&decode), "cuptiRangeProfilerDecodeData") &&
       Check(f_.GetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo")) {
+    ++summary_.batches;
     summary_.ranges_dropped += static_cast<int64_t>(decode.numOfRangeDropped);
     // Launches without a range (CUPTI dropped them) count as dropped too.
     if (info.numTotalRanges < state->launches.size())

@@ -12,7 +12,7 @@
 // "Range Profiling API"): chip name and counter availability first (the availability query
 // may fail once a profiling session is active on the context: cupti_profiler_target.h),
 // host object and config image for the metrics, then cuptiRangeProfilerEnable, the counter
-// data image for kBatchRanges ranges, SetConfig and Start. When the context stops being
+// data image for a batch of KRAKEN_CUPTI_COUNTERS_BATCH ranges (128), SetConfig and Start. When the context stops being
 // profiled (the limit, Finish, its destruction, a refusal) the range profiler is disabled
 // and the host object deinitialized: cuptiRangeProfilerDisable frees what CUPTI holds for
 // the context. Each launch's exit records its
@@ -45,8 +45,6 @@ class RangeProfiler {
   using Sink = std::function<void(std::vector<CounterRange>)>;
   // Says one line (stderr) when counters stop because CUPTI refused a step.
   using Warn = std::function<void(const std::string&)>;
-  // Ranges decoded at once: the counter data image holds this many.
-  static constexpr int64_t kBatchRanges = 128;
 
   // Resolves the entry points, initializes CUPTI's profiler and subscribes to kernel
   // launches. nullptr with *error (one sentence) when counters cannot be collected.
