@@ -16,7 +16,9 @@
 // Like the real library, each call checks what its header and CUPTI's range profiling
 // docs require, so that a tracer that gets one wrong fails its tests rather than its
 // first run on a GPU: structSize the header's *_STRUCT_SIZE and pPriv NULL;
-// cuptiProfilerInitialize first; the counter availability not queried while the range
+// cuptiProfilerInitialize first, and not before the driver finished cuInit (the tracer is
+// loaded from inside cuInit; NVIDIA's profiler injection sample initializes the profiler
+// only once a context exists); the counter availability not queried while the range
 // profiler is enabled on the context (cupti_profiler_target.h: it "may fail, if any
 // profiling or sampling session is active"); every cuptiRangeProfiler* call but the
 // counter data info on an enabled object (their headers' INVALID_OPERATION "called
@@ -44,6 +46,7 @@
 // callback for (domain, cbid) when it enabled it.
 void KrakenFakeSubscriberFor(CUpti_CallbackDomain domain, uint32_t cbid, CUpti_CallbackFunc* callback,
                              void** userdata);
+bool KrakenFakeDriverInitialized();
 // fake_profiler_host.cc's host objects.
 int64_t KrakenFakeHostCalls();
 bool KrakenFakeHostObjectLive(const CUpti_Profiler_Host_Object* object);
@@ -198,6 +201,7 @@ CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t* device) {
 CUptiResult cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params* params) {
   CountCall();
   if (!WellFormed(params, CUpti_Profiler_Initialize_Params_STRUCT_SIZE)) return CUPTI_ERROR_INVALID_PARAMETER;
+  if (!KrakenFakeDriverInitialized()) return CUPTI_ERROR_NOT_INITIALIZED;  // not from inside cuInit
   std::lock_guard<std::mutex> lock(g_mutex);
   g_profiler_initialized = true;
   return CUPTI_SUCCESS;

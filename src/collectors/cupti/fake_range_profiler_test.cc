@@ -30,6 +30,9 @@ class FakeRangeProfilerRules : public ::testing::Test {
   void SetUp() override {
     handle_ = dlopen(KRAKEN_CUPTI_FAKE_LIBRARY, RTLD_NOW | RTLD_LOCAL);
     ASSERT_NE(handle_, nullptr) << dlerror();
+    auto init_finished = reinterpret_cast<void (*)()>(dlsym(handle_, "kraken_fake_cuda_init_finished"));
+    ASSERT_NE(init_finished, nullptr);
+    init_finished();  // the profiler is initialized after cuInit
     auto init = RulesParams<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
     ASSERT_EQ(Fn<decltype(&cuptiProfilerInitialize)>("cuptiProfilerInitialize")(&init), CUPTI_SUCCESS);
   }

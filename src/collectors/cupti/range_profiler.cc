@@ -41,11 +41,6 @@ std::unique_ptr<RangeProfiler> RangeProfiler::Create(const LoadedCupti& cupti, c
     *error = cupti.path + " has no range profiler (CUDA 12.6 or newer is needed; missing " + missing + ")";
     return nullptr;
   }
-  auto init = Zeroed<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  if (CUptiResult r = functions.ProfilerInitialize(&init); r != CUPTI_SUCCESS) {
-    *error = "cuptiProfilerInitialize failed: " + cupti.functions.ErrorText(r);
-    return nullptr;
-  }
   std::unique_ptr<RangeProfiler> profiler(
       new RangeProfiler(cupti, functions, config, std::move(sink), std::move(warn)));
   CUpti_SubscriberHandle subscriber = nullptr;
@@ -157,6 +152,14 @@ void RangeProfiler::OnContextDestroy(CUcontext context) {
 }
 
 bool RangeProfiler::SetUp(ContextState* state) {
+  if (!profiler_initialized_) {
+    // At the first launch, not in Create: Create runs inside cuInit (the injection entry
+    // point), and NVIDIA's profiler injection sample initializes the profiler once a
+    // context exists.
+    auto init = Zeroed<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    if (!Check(f_.ProfilerInitialize(&init), "cuptiProfilerInitialize")) return false;
+    profiler_initialized_ = true;
+  }
   uint32_t device = 0;
   if (!Check(f_.GetDeviceId(state->context, &device), "cuptiGetDeviceId")) return false;
   state->device = device;

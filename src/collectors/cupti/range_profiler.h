@@ -46,8 +46,8 @@ class RangeProfiler {
   // Says one line (stderr) when counters stop because CUPTI refused a step.
   using Warn = std::function<void(const std::string&)>;
 
-  // Resolves the entry points, initializes CUPTI's profiler and subscribes to kernel
-  // launches. nullptr with *error (one sentence) when counters cannot be collected.
+  // Resolves the entry points and subscribes to kernel launches (CUPTI's profiler is
+  // initialized at the first launch). nullptr with *error (one sentence) when counters cannot be collected.
   static std::unique_ptr<RangeProfiler> Create(const LoadedCupti& cupti, const TracerConfig& config, Sink sink,
                                                Warn warn, std::string* error);
   RangeProfiler(const RangeProfiler&) = delete;
@@ -117,6 +117,7 @@ class RangeProfiler {
   std::map<CUcontext, ContextState> contexts_;
   CounterSummary summary_;
   bool finished_ = false;
+  bool profiler_initialized_ = false;  // cuptiProfilerInitialize, once, at the first launch
 };
 
 }  // namespace kraken::cupti
