@@ -200,12 +200,17 @@ bool RangeProfiler::SetUpHost(ContextState* state) {
   host.pCounterAvailabilityImage = state->availability_image.data();
   if (!Check(f_.HostInitialize(&host), "cuptiProfilerHostInitialize")) return false;
   state->host = host.pHostObject;
-  if (!MetricsSupported(state)) return false;
   auto add = Zeroed<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
   add.pHostObject = state->host;
   add.ppMetricNames = metrics_.data();
   add.numMetrics = metrics_.size();
-  if (!Check(f_.HostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics")) return false;
+  const CUptiResult added = f_.HostConfigAddMetrics(&add);
+  if (added == CUPTI_ERROR_INVALID_METRIC_NAME) {
+    Fail("metrics not supported on " + (state->chip.empty() ? std::string("this GPU") : state->chip) + ": " +
+         UnsupportedMetrics(state));
+    return false;
+  }
+  if (!Check(added, "cuptiProfilerHostConfigAddMetrics")) return false;
   auto size = Zeroed<CUpti_Profiler_Host_GetConfigImageSize_Params>(
       CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
   size.pHostObject = state->host;
@@ -224,23 +229,21 @@ bool RangeProfiler::SetUpHost(ContextState* state) {
   return summary_.error.empty();
 }
 
-bool RangeProfiler::MetricsSupported(ContextState* state) {
-  // cuptiProfilerHostConfigAddMetrics refuses the whole list for one unknown name
-  // (CUPTI_ERROR_INVALID_METRIC_NAME) without saying which: the properties query, per name
-  // with its rollup, does (cupti_profiler_host.h).
+std::string RangeProfiler::UnsupportedMetrics(ContextState* state) {
+  // cuptiProfilerHostConfigAddMetrics refuses the whole list for one unknown name without
+  // saying which: the properties query, per name with its rollup, does
+  // (cupti_profiler_host.h). Asked only after that refusal, so that a name this query
+  // alone refused cannot cost the counters.
   std::string unsupported;
   for (const char* name : metrics_) {
     auto properties = Zeroed<CUpti_Profiler_Host_GetMetricProperties_Params>(
         CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
     properties.pHostObject = state->host;
     properties.pMetricName = name;
-    // Another refusal of this query only: cuptiProfilerHostConfigAddMetrics decides.
     if (f_.HostGetMetricProperties(&properties) == CUPTI_ERROR_INVALID_METRIC_NAME)
       unsupported += (unsupported.empty() ? "" : ", ") + std::string(name);
   }
-  if (unsupported.empty()) return true;
-  Fail("metrics not supported on " + (state->chip.empty() ? std::string("this GPU") : state->chip) + ": " + unsupported);
-  return false;
+  return unsupported.empty() ? "one of " + std::to_string(metrics_.size()) + " (CUPTI named none)" : unsupported;
 }
 
 void RangeProfiler::TearDown(ContextState* state) {

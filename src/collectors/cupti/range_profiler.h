@@ -92,8 +92,8 @@ class RangeProfiler {
   bool SetUp(ContextState* state);
   // The host object and config image for the metrics (no context needed).
   bool SetUpHost(ContextState* state);
-  // False (error set) when the chip lacks one of the metrics: names them all.
-  bool MetricsSupported(ContextState* state);
+  // The metrics the chip lacks, after cuptiProfilerHostConfigAddMetrics refused the list.
+  std::string UnsupportedMetrics(ContextState* state);
   // Kernel replay replays every pass inside the launch, so Stop reports all of them
   // submitted; anything else would be partial counters: false, error set.
   bool AllPassesSubmitted(const CUpti_RangeProfiler_Stop_Params& stop);
