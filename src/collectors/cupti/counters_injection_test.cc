@@ -180,6 +180,24 @@ TEST(CountersInjectionTest, AnUnsupportedMetricDropsTheCountersWithOneLine) {
   EXPECT_NE(calls.find("\nenabled_at_exit=0\nhost_objects_at_exit=0\n"), std::string::npos) << calls;
 }
 
+// A device CUPTI cannot profile (a vGPU whose profiling is off): the reason in one line,
+// every kernel traced.
+TEST(CountersInjectionTest, ADeviceThatCannotBeProfiledSaysWhyInOneLine) {
+  std::string dir = testing::MakeTempDir("counters_vgpu");
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "50"},
+                                    {"KRAKEN_FAKE_CUPTI_PROFILING", "vgpu-disabled"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err,
+            "kraken-cupti: no per-kernel counters: CUPTI cannot profile device 0: vGPU (profiling disabled); "
+            "kernel tracing goes on\n");
+  EXPECT_EQ(run.trace.kernels.size(), 50u);
+  EXPECT_TRUE(run.trace.profiler_ranges.empty());
+}
+
 // A kernel CUPTI profiles without a launch callback (a CUDA graph's) takes a range of its
 // batch of 128, so the batch's last launch finds the image full (a dropped range): the
 // batch's 128 ranges are written untied ("__missing__", no correlation) instead of shifting

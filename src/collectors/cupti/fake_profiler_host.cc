@@ -84,7 +84,8 @@ FakeHostObject* LiveHost(const CUpti_Profiler_Host_Object* object) {
 }  // namespace
 
 // For fake_range_profiler.cc: the calls counted here, whether `object` is a live host
-// object (with its availability image intact), and how many are live (at exit: how many the tracer did not deinitialize).
+// object (with its availability image intact), and how many are live (at exit: how many
+// the tracer did not deinitialize).
 int64_t KrakenFakeHostCalls() {
   std::lock_guard<std::mutex> lock(g_host_mutex);
   return g_host_calls;

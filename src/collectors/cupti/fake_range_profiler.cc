@@ -207,6 +207,21 @@ CUptiResult cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params* params) {
   return CUPTI_SUCCESS;
 }
 
+// KRAKEN_FAKE_CUPTI_PROFILING=vgpu-disabled: a vGPU whose profiling is off.
+CUptiResult cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params* params) {
+  CountCall();
+  if (!WellFormed(params, CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE) || params->cuDevice != 0 ||
+      params->api != CUPTI_PROFILER_RANGE_PROFILING)
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  const char* profiling = std::getenv("KRAKEN_FAKE_CUPTI_PROFILING");
+  const bool vgpu_off = profiling != nullptr && std::string_view(profiling) == "vgpu-disabled";
+  params->architecture = params->sli = params->confidentialCompute = params->cmp = params->wsl =
+      CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+  params->vGpu = vgpu_off ? CUPTI_PROFILER_CONFIGURATION_DISABLED : CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+  params->isSupported = vgpu_off ? CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED : CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+  return CUPTI_SUCCESS;
+}
+
 CUptiResult cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params* params) {
   CountCall();
   if (!WellFormed(params, CUpti_Device_GetChipName_Params_STRUCT_SIZE) || params->deviceIndex != 0)

@@ -163,7 +163,7 @@ bool RangeProfiler::SetUp(ContextState* state) {
   uint32_t device = 0;
   if (!Check(f_.GetDeviceId(state->context, &device), "cuptiGetDeviceId")) return false;
   state->device = device;
-  if (!SetUpHost(state)) return false;
+  if (!DeviceSupported(state) || !SetUpHost(state)) return false;
   // Only now: the counter availability query (in SetUpHost) may fail while a range
   // profiler is enabled on the context (cupti_profiler_target.h, GetCounterAvailability).
   auto enable = Zeroed<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
@@ -180,6 +180,26 @@ bool RangeProfiler::SetUp(ContextState* state) {
   if (!Check(f_.GetCounterDataSize(&data_size), "cuptiRangeProfilerGetCounterDataSize")) return false;
   state->counter_data.resize(data_size.counterDataSize);
   return ConfigureAndStart(state);
+}
+
+bool RangeProfiler::DeviceSupported(ContextState* state) {
+  // As NVIDIA's profiler injection sample does before profiling a new context: the reasons
+  // (vGPU without profiling, MIG, confidential compute, ...) instead of a later refusal.
+  auto params = Zeroed<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+  params.cuDevice = static_cast<CUdevice>(state->device);
+  params.api = CUPTI_PROFILER_RANGE_PROFILING;
+  if (!Check(f_.DeviceSupported(&params), "cuptiProfilerDeviceSupported")) return false;
+  if (params.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return true;
+  std::string why;
+  for (auto [level, what] :
+       {std::pair{params.architecture, "architecture"}, std::pair{params.sli, "SLI"}, std::pair{params.vGpu, "vGPU"},
+        std::pair{params.confidentialCompute, "confidential compute"}, std::pair{params.cmp, "CMP"},
+        std::pair{params.wsl, "WSL"}})
+    if (level == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED || level == CUPTI_PROFILER_CONFIGURATION_DISABLED)
+      why += std::string(why.empty() ? "" : ", ") + what +
+             (level == CUPTI_PROFILER_CONFIGURATION_DISABLED ? " (profiling disabled)" : "");
+  Fail("CUPTI cannot profile device " + std::to_string(state->device) + (why.empty() ? "" : ": " + why));
+  return false;
 }
 
 bool RangeProfiler::SetUpHost(ContextState* state) {

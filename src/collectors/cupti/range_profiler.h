@@ -90,6 +90,8 @@ class RangeProfiler {
   // Sets the summary's error (the first one wins) and says it once.
   void Fail(const std::string& error);
   bool SetUp(ContextState* state);
+  // False (error set, with the reasons) when CUPTI says the device cannot be profiled.
+  bool DeviceSupported(ContextState* state);
   // The host object and config image for the metrics (no context needed).
   bool SetUpHost(ContextState* state);
   // The metrics the chip lacks, after cuptiProfilerHostConfigAddMetrics refused the list.

@@ -39,6 +39,7 @@ std::string ResolveRangeProfilerFunctions(void* handle, RangeProfilerFunctions* 
   ResolveOptional(handle, "cuptiProfilerHostGetMetricProperties", &f->HostGetMetricProperties, &missing);
   ResolveOptional(handle, "cuptiProfilerHostDeinitialize", &f->HostDeinitialize, &missing);
   ResolveOptional(handle, "cuptiRangeProfilerDisable", &f->Disable, &missing);
+  ResolveOptional(handle, "cuptiProfilerDeviceSupported", &f->DeviceSupported, &missing);
   return missing;
 }
 

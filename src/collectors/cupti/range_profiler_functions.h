@@ -20,6 +20,7 @@ struct RangeProfilerFunctions {
   decltype(&cuptiGetTimestamp) GetTimestamp = nullptr;
   decltype(&cuptiProfilerInitialize) ProfilerInitialize = nullptr;
   decltype(&cuptiDeviceGetChipName) DeviceGetChipName = nullptr;
+  decltype(&cuptiProfilerDeviceSupported) DeviceSupported = nullptr;
   decltype(&cuptiProfilerGetCounterAvailability) GetCounterAvailability = nullptr;
   decltype(&cuptiProfilerHostInitialize) HostInitialize = nullptr;
   decltype(&cuptiProfilerHostConfigAddMetrics) HostConfigAddMetrics = nullptr;
