@@ -486,8 +486,10 @@ counters_check() {
   if [ "$mode" = gpu ] && [ ! -x "$kernel_mix" ]; then skip p5.counters "kernel_mix was not built"; return; fi
   run_if p5.counters-plain 30 "$needs" env "${cenv[@]}" CUDA_INJECTION64_PATH="$cupti_lib" \
     KRAKEN_CUPTI_OUTPUT="$work/counters-plain/" "$py" "$gv/counters_check.py" run --out "$cdir/plain.json" -- "${cmix[@]}"
+  # Batches of 16: kernel_mix's ~100 kernels are decoded inside launch callbacks and the
+  # profiler configured again several times, not only once at exit (footer: ..._batches).
   run_if p5.counters-on 60 "$needs" env "${cenv[@]}" CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_COUNTERS=1 \
-    KRAKEN_CUPTI_OUTPUT="$traces/" "$py" "$gv/counters_check.py" run --out "$cdir/counters.json" -- "${cmix[@]}"
+    KRAKEN_CUPTI_COUNTERS_BATCH=16 KRAKEN_CUPTI_OUTPUT="$traces/" "$py" "$gv/counters_check.py" run --out "$cdir/counters.json" -- "${cmix[@]}"
   ctrace=$(largest "$traces"/*.json)
   if [ -z "$ctrace" ]; then skip p5.counters-compare "no trace with counters (see p5.counters-on)"; return; fi
   [ -f "$ex/ncu-kernel-mix.csv" ] && ncu_args=(--ncu "$ex/ncu-kernel-mix.csv")

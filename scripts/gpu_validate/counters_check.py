@@ -68,21 +68,28 @@ def symbol_has(symbol: str, name: str) -> bool:
 
 
 def read_ranges(trace_path: str) -> Dict[str, Any]:
-    """The trace's profiler ranges grouped by kernel symbol, and its counter footer."""
+    """The trace's profiler ranges grouped by kernel symbol, its counter footer, and the
+    metrics that are 0 in every range (a name or rollup the chip evaluates to nothing is
+    told apart from a refused one, which the footer's error names)."""
     with open(trace_path, encoding="utf-8") as f:
         doc = json.load(f)
     kernels: Dict[str, Dict[str, Any]] = {}
+    nonzero: Dict[str, bool] = {}
     for event in doc.get("traceEvents", []):
         if event.get("cat") != "cuda_profiler_range":
             continue
         args = {k: float(v) for k, v in event.get("args", {}).items() if isinstance(v, (int, float))}
+        for metric, value in args.items():
+            if metric not in ("correlation", "device"):
+                nonzero[metric] = nonzero.get(metric, False) or value != 0
         entry = kernels.setdefault(event.get("name", ""), {"ranges": 0, "flops": [], "dram_bytes": []})
         entry["ranges"] += 1
         for key, value in (("flops", flops_of(args)), ("dram_bytes", dram_bytes_of(args))):
             if value is not None:
                 entry[key].append(value)
     footer = {k: v for k, v in doc.items() if k.startswith("kraken_cupti_counter")}
-    return {"kernels": kernels, "footer": footer}
+    zero = sorted(metric for metric, seen in nonzero.items() if not seen)
+    return {"kernels": kernels, "footer": footer, "zero_metrics": zero}
 
 
 def read_ncu_details(csv_path: str) -> Dict[str, Dict[str, Any]]:
@@ -170,10 +177,14 @@ def command_run(out_path: str, command: List[str]) -> int:
 def command_compare(args: argparse.Namespace) -> int:
     ranges = read_ranges(args.trace)
     ncu = read_ncu_details(args.ncu) if args.ncu else None
-    result = {"trace": args.trace, "ncu": args.ncu, "footer": ranges["footer"],
+    result = {"trace": args.trace, "ncu": args.ncu, "footer": ranges["footer"], "zero_metrics": ranges["zero_metrics"],
               "kernels": compare(ranges, ncu), "timing": timing(load_run(args.plain), load_run(args.counters))}
     print(f"counters_check: {sum(r['ranges'] for r in result['kernels'])} profiled kernels in "
           f"{len(result['kernels'])} names; footer {json.dumps(ranges['footer'], sort_keys=True)}")
+    # What the first GPU run settles (docs/kernel-capture.md): batches > 1 with no error and no
+    # unmatched range means CUPTI took Stop/DecodeData inside a launch callback and a reset
+    # counter data image configured again.
+    print(f"counters_check: metrics 0 in every range: {', '.join(ranges['zero_metrics']) or 'none'}")
     if ncu is None:
         print("counters_check: no ncu CSV: counters not compared with Nsight Compute")
     for row in result["kernels"]:

@@ -21,7 +21,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 TOP_KERNELS = 5
 COST_KEYS = ("flushes", "flush_ms_total", "flush_ms_max", "writer_cpu_ms", "process_cpu_ms", "traced_ms")
 #: The tracer's capture window and kernel timestamp source (docs/kernel-capture.md), when present.
-CAPTURE_KEYS = ("window_delay_ms", "window_duration_ms", "window_start_us", "window_end_us", "window", "timestamps")
+CAPTURE_KEYS = ("window_delay_ms", "window_duration_ms", "window_start_us", "window_end_us", "window", "timestamps",
+                "hw_trace_result")
 
 
 def load_trace(path: str) -> Dict[str, Any]:

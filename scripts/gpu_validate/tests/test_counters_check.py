@@ -82,6 +82,18 @@ def test_without_ncu_the_ranges_are_still_summarized(tmp_path, capsys) -> None:
     printed = capsys.readouterr().out
     assert "1 profiled kernels in 1 names" in printed
     assert "no ncu CSV: counters not compared with Nsight Compute" in printed
+    assert "metrics 0 in every range: none" in printed
+
+
+def test_a_metric_zero_in_every_range_is_named(tmp_path, capsys) -> None:
+    tensor = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"
+    ffma = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"
+    trace = str(tmp_path / "trace.json")
+    write_trace(trace, [("_Z5saxpyifPKfPf", {ffma: 4.0, tensor: 0.0}), ("_Z5saxpyifPKfPf", {ffma: 0.0, tensor: 0.0})])
+    out = tmp_path / "compare.json"
+    assert counters_check.main(["compare", "--trace", trace, "--out", str(out)]) == 0
+    assert f"metrics 0 in every range: {tensor}" in capsys.readouterr().out
+    assert json.loads(out.read_text())["zero_metrics"] == [tensor]
 
 
 def test_run_times_the_command_and_keeps_its_exit_code(tmp_path) -> None:

@@ -52,7 +52,8 @@ JsonMembers CounterFooterMembers(const CounterSummary& summary) {
                          {"kraken_cupti_counter_max_kernels", JsonInt(summary.max_kernels)},
                          {"kraken_cupti_counter_limit_reached", summary.limit_reached ? "true" : "false"},
                          {"kraken_cupti_counter_ranges_dropped", JsonInt(summary.ranges_dropped)},
-                         {"kraken_cupti_counter_ranges_unmatched", JsonInt(summary.ranges_unmatched)}};
+                         {"kraken_cupti_counter_ranges_unmatched", JsonInt(summary.ranges_unmatched)},
+                         {"kraken_cupti_counter_batches", JsonInt(summary.batches)}};
   if (!summary.error.empty()) members.emplace_back("kraken_cupti_counters_error", JsonString(summary.error));
   return members;
 }

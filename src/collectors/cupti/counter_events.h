@@ -45,6 +45,7 @@ struct CounterSummary {
   int64_t max_kernels = 0;
   int64_t ranges_dropped = 0;
   int64_t ranges_unmatched = 0;  // in batches whose ranges and launches differ in number
+  int64_t batches = 0;           // counter data images decoded
   bool limit_reached = false;
   std::string error;
 };

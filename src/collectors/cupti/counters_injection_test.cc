@@ -72,13 +72,14 @@ TEST(CountersInjectionTest, OffByDefaultNoRangeAndNoProfilerCall) {
   EXPECT_TRUE(run.trace.profiler_ranges.empty());
   EXPECT_TRUE(run.trace.kernel_counters.empty());
   EXPECT_EQ(CountersAttribute(run.trace, "kraken_cupti_counter_kernels"), "<absent>");
-  EXPECT_EQ(testing::ReadFileOrDie(dir + "/calls"), "profiler_calls=0\n");
+  EXPECT_EQ(testing::ReadFileOrDie(dir + "/calls"), "profiler_calls=0\nenabled_at_exit=0\nhost_objects_at_exit=0\n");
 }
 
 TEST(CountersInjectionTest, OnEveryKernelUpToTheLimitGetsItsLaunchsCounters) {
   std::string dir = testing::MakeTempDir("counters_on");
   CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
                                     {"KRAKEN_FAKE_CUPTI_LAUNCHES", "1000"},
+                                    {"KRAKEN_FAKE_CUPTI_CALLS_FILE", dir + "/calls"},
                                     {"KRAKEN_CUPTI_COUNTERS", "1"},
                                     {"KRAKEN_CUPTI_COUNTERS_MAX_KERNELS", "300"}},
                                    dir);
@@ -112,7 +113,89 @@ TEST(CountersInjectionTest, OnEveryKernelUpToTheLimitGetsItsLaunchsCounters) {
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_limit_reached"), "true");
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_dropped"), "0");
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "0");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_batches"), "3");  // 128 + 128 + 44 at the limit
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counters_error"), "<absent>");
+  // The fake refuses calls out of CUPTI's order (fake_range_profiler.cc), so no error above
+  // means the order held; at the limit the range profiler was disabled and the host
+  // object deinitialized (cuptiRangeProfilerDisable frees what CUPTI holds for the context).
+  const std::string calls = testing::ReadFileOrDie(dir + "/calls");
+  EXPECT_NE(calls.find("\nenabled_at_exit=0\nhost_objects_at_exit=0\n"), std::string::npos) << calls;
+}
+
+// Small batches (as the GPU validation runs them, to see CUPTI take a counter data image
+// decoded inside a launch callback, reset and configured again): every kernel still gets
+// its own launch's counters, and the profiler ends disabled.
+TEST(CountersInjectionTest, SmallBatchesAreDecodedAndRestartedInTurn) {
+  std::string dir = testing::MakeTempDir("counters_batches");
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "100"},
+                                    {"KRAKEN_FAKE_CUPTI_CALLS_FILE", dir + "/calls"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_COUNTERS_BATCH", "16"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  const Profile& p = run.trace;
+  ASSERT_EQ(p.kernels.size(), 100u);
+  ASSERT_EQ(p.profiler_ranges.size(), 100u);
+  for (const Kernel& k : p.kernels) {
+    ASSERT_GE(k.counters_index, 0) << k.correlation_id;
+    const KernelCounters& c = p.kernel_counters[static_cast<size_t>(k.counters_index)];
+    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1),
+                     kCounterFakeFadd + 2 * (kCounterFakeFfmaBase + static_cast<double>(k.correlation_id - 1)))
+        << k.correlation_id;
+  }
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_batches"), "7");  // 6 x 16 in callbacks, 4 at exit
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "0");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counters_error"), "<absent>");
+  const std::string calls = testing::ReadFileOrDie(dir + "/calls");
+  EXPECT_NE(calls.find("\nenabled_at_exit=0\nhost_objects_at_exit=0\n"), std::string::npos) << calls;
+}
+
+// A chip without one of the metrics: CUPTI's host object refuses the list; the tracer
+// names the metric in one line and in the footer, and traces every kernel without counters.
+TEST(CountersInjectionTest, AnUnsupportedMetricDropsTheCountersWithOneLine) {
+  std::string dir = testing::MakeTempDir("counters_unsupported");
+  const std::string tensor = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed";
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "200"},
+                                    {"KRAKEN_FAKE_CUPTI_UNSUPPORTED_METRIC", tensor},
+                                    {"KRAKEN_FAKE_CUPTI_CALLS_FILE", dir + "/calls"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err,
+            "kraken-cupti: no per-kernel counters: metrics not supported on GH100: " + tensor +
+                "; kernel tracing goes on\n");
+  const Profile& p = run.trace;
+  EXPECT_EQ(p.kernels.size(), 200u);
+  EXPECT_TRUE(p.profiler_ranges.empty());
+  EXPECT_TRUE(p.kernel_counters.empty());
+  EXPECT_NE(CountersAttribute(p, "kraken_cupti_counters_error").find(tensor), std::string::npos);
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_kernels"), "0");
+  // Nothing was enabled on the context, and the host object was released.
+  const std::string calls = testing::ReadFileOrDie(dir + "/calls");
+  EXPECT_NE(calls.find("\nenabled_at_exit=0\nhost_objects_at_exit=0\n"), std::string::npos) << calls;
+}
+
+// A device CUPTI cannot profile (a vGPU whose profiling is off): the reason in one line,
+// every kernel traced.
+TEST(CountersInjectionTest, ADeviceThatCannotBeProfiledSaysWhyInOneLine) {
+  std::string dir = testing::MakeTempDir("counters_vgpu");
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "50"},
+                                    {"KRAKEN_FAKE_CUPTI_PROFILING", "vgpu-disabled"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err,
+            "kraken-cupti: no per-kernel counters: CUPTI cannot profile device 0: vGPU (profiling disabled); "
+            "kernel tracing goes on\n");
+  EXPECT_EQ(run.trace.kernels.size(), 50u);
+  EXPECT_TRUE(run.trace.profiler_ranges.empty());
 }
 
 // A kernel CUPTI profiles without a launch callback (a CUDA graph's) takes a range of its

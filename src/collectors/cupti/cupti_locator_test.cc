@@ -181,6 +181,15 @@ TEST(TracerConfigTest, CountersAreNotCombinedWithACaptureWindow) {
             "KRAKEN_CUPTI_DURATION_MS, KRAKEN_CUPTI_START_ON_NVTX); per-kernel counters stay off");
 }
 
+TEST(TracerConfigTest, TheCounterBatchIsAtMostWhatOneCounterDataImageHolds) {
+  EXPECT_EQ(TracerConfigFromVars({}).counters_batch, 128);
+  EXPECT_EQ(TracerConfigFromVars({{"KRAKEN_CUPTI_COUNTERS_BATCH", "16"}}).counters_batch, 16);
+  TracerConfig big = TracerConfigFromVars({{"KRAKEN_CUPTI_COUNTERS_BATCH", "129"}});
+  EXPECT_EQ(big.counters_batch, 128);
+  ASSERT_EQ(big.problems.size(), 1u);
+  EXPECT_NE(big.problems[0].find("KRAKEN_CUPTI_COUNTERS_BATCH"), std::string::npos) << big.problems[0];
+}
+
 TEST(TracerConfigTest, ABadWindowValueIsOneLineAndKeepsTheDefault) {
   TracerConfig bad = TracerConfigFromVars({{"KRAKEN_CUPTI_DELAY_MS", "10s"},
                                      {"KRAKEN_CUPTI_DURATION_MS", "-5"},

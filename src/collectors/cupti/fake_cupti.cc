@@ -200,6 +200,12 @@ void KrakenFakeSubscriberFor(CUpti_CallbackDomain domain, uint32_t cbid, CUpti_C
   *userdata = enabled ? g_subscriber_data : nullptr;
 }
 
+// For fake_range_profiler.cc: whether the "driver" finished cuInit.
+bool KrakenFakeDriverInitialized() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_driver_initialized;
+}
+
 extern "C" {
 
 CUptiResult cuptiGetVersion(uint32_t* version) {

@@ -9,13 +9,31 @@
 // kFakeFadd fadd, kFakeFfmaBase + i ffma, read kFakeDramRead and wrote kFakeDramWrite
 // DRAM bytes. KRAKEN_FAKE_CUPTI_UNANNOUNCED=i: launch i fills a range without any callback
 // (as a CUDA graph's kernel would). KRAKEN_FAKE_CUPTI_CALLS_FILE, when set, receives at
-// exit how many of these entry points were called ("profiler_calls=N").
+// exit how many of these entry points were called ("profiler_calls=N"), how many range
+// profilers were still enabled ("enabled_at_exit=N") and how many host objects were still
+// initialized ("host_objects_at_exit=N").
+//
+// Like the real library, each call checks what its header and CUPTI's range profiling
+// docs require, so that a tracer that gets one wrong fails its tests rather than its
+// first run on a GPU: structSize the header's *_STRUCT_SIZE and pPriv NULL;
+// cuptiProfilerInitialize first, and not before the driver finished cuInit (the tracer is
+// loaded from inside cuInit; NVIDIA's profiler injection sample initializes the profiler
+// only once a context exists); the counter availability not queried while the range
+// profiler is enabled on the context (cupti_profiler_target.h: it "may fail, if any
+// profiling or sampling session is active"); every cuptiRangeProfiler* call but the
+// counter data info on an enabled object (their headers' INVALID_OPERATION "called
+// without enabling range profiler"); SetConfig with auto range, kernel replay (docs: only
+// supported in auto range), one nesting level (header: "For Auto range mode, this should
+// be set to 1"), pass 0 and an initialized counter data image, before Start; Start once
+// configured; Stop after Start; DecodeData after Stop ("should be called after
+// cuptiRangeProfilerStop"); Enable not twice on a context without Disable.
 #include <cupti.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +46,11 @@
 // callback for (domain, cbid) when it enabled it.
 void KrakenFakeSubscriberFor(CUpti_CallbackDomain domain, uint32_t cbid, CUpti_CallbackFunc* callback,
                              void** userdata);
+bool KrakenFakeDriverInitialized();
+// fake_profiler_host.cc's host objects.
+int64_t KrakenFakeHostCalls();
+bool KrakenFakeHostObjectLive(const CUpti_Profiler_Host_Object* object);
+size_t KrakenFakeLiveHostObjects();
 
 namespace {
 
@@ -36,6 +59,9 @@ constexpr double kFakeFfmaBase = 4325376;     // 64 per thread, plus the launch 
 constexpr double kFakeDramRead = 540672;      // 8 bytes per thread
 constexpr double kFakeDramWrite = 270336;     // 4 bytes per thread
 constexpr uint32_t kDriverCorrelationBase = 1'000'000;  // the nested driver calls' ids
+// The counter availability image: its size and bytes (fake_profiler_host.cc checks them).
+constexpr size_t kFakeAvailabilitySize = 16;
+constexpr uint8_t kFakeAvailabilityByte = 0xa5;
 constexpr uint64_t kImageMagic = 0x6b72616b656e5250;  // "krakenRP"
 
 struct ImageHeader {
@@ -46,12 +72,29 @@ struct ImageHeader {
 
 std::mutex g_mutex;
 int64_t g_calls = 0;
+bool g_profiler_initialized = false;
+bool g_enabled = false;     // cuptiRangeProfilerEnable on the fake's one context
+bool g_configured = false;  // SetConfig since Enable
 bool g_started = false;
+bool g_stopped = false;     // Stop since the last Start (DecodeData may follow)
 uint8_t* g_image = nullptr;
 size_t g_image_size = 0;
 size_t g_dropped = 0;
-int g_object_storage = 0, g_host_storage = 0;
+int g_object_storage = 0;
 const auto kFakeContext = reinterpret_cast<CUcontext>(0x1000);
+const auto kFakeObject = reinterpret_cast<CUpti_RangeProfiler_Object*>(&g_object_storage);
+
+template <typename Params>
+bool WellFormed(const Params* params, size_t struct_size) {
+  return params != nullptr && params->structSize == struct_size && params->pPriv == nullptr;
+}
+
+// What a range profiler call on `object` gets when it is not the enabled one. Called with
+// g_mutex held.
+CUptiResult NotEnabled(const CUpti_RangeProfiler_Object* object) {
+  if (object != kFakeObject) return CUPTI_ERROR_INVALID_PARAMETER;
+  return g_enabled ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_OPERATION;
+}
 
 void CountCall() {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -87,7 +130,9 @@ __attribute__((destructor)) void WriteCallsFile() {
   const char* path = std::getenv("KRAKEN_FAKE_CUPTI_CALLS_FILE");
   if (path == nullptr || *path == '\0') return;
   if (FILE* file = std::fopen(path, "w")) {
-    std::fprintf(file, "profiler_calls=%lld\n", static_cast<long long>(g_calls));
+    std::fprintf(file, "profiler_calls=%lld\nenabled_at_exit=%d\nhost_objects_at_exit=%zu\n",
+                 static_cast<long long>(g_calls + KrakenFakeHostCalls()), g_enabled ? 1 : 0,
+                 KrakenFakeLiveHostObjects());
     std::fclose(file);
   }
 }
@@ -146,66 +191,66 @@ void KrakenFakeAnnounceLaunches(int64_t first, int64_t count) {
 
 extern "C" {
 
-CUptiResult cuptiGetDeviceId(CUcontext, uint32_t* device) {
+CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t* device) {
   CountCall();
+  if (context != kFakeContext || device == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   *device = 0;
   return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params*) {
+CUptiResult cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params* params) {
   CountCall();
+  if (!WellFormed(params, CUpti_Profiler_Initialize_Params_STRUCT_SIZE)) return CUPTI_ERROR_INVALID_PARAMETER;
+  if (!KrakenFakeDriverInitialized()) return CUPTI_ERROR_NOT_INITIALIZED;  // not from inside cuInit
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_profiler_initialized = true;
+  return CUPTI_SUCCESS;
+}
+
+// KRAKEN_FAKE_CUPTI_PROFILING=vgpu-disabled: a vGPU whose profiling is off.
+CUptiResult cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params* params) {
+  CountCall();
+  if (!WellFormed(params, CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE) || params->cuDevice != 0 ||
+      params->api != CUPTI_PROFILER_RANGE_PROFILING)
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  const char* profiling = std::getenv("KRAKEN_FAKE_CUPTI_PROFILING");
+  const bool vgpu_off = profiling != nullptr && std::string_view(profiling) == "vgpu-disabled";
+  params->architecture = params->sli = params->confidentialCompute = params->cmp = params->wsl =
+      CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+  params->vGpu = vgpu_off ? CUPTI_PROFILER_CONFIGURATION_DISABLED : CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+  params->isSupported = vgpu_off ? CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED : CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
   return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params* params) {
   CountCall();
+  if (!WellFormed(params, CUpti_Device_GetChipName_Params_STRUCT_SIZE) || params->deviceIndex != 0)
+    return CUPTI_ERROR_INVALID_PARAMETER;
   params->pChipName = "GH100";
   return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params* params) {
   CountCall();
-  if (params->pCounterAvailabilityImage == nullptr) {
-    params->counterAvailabilityImageSize = 16;
-  } else {
-    std::memset(params->pCounterAvailabilityImage, 0, params->counterAvailabilityImageSize);
-  }
-  return CUPTI_SUCCESS;
-}
-
-CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params* params) {
-  CountCall();
-  if (params->profilerType != CUPTI_PROFILER_TYPE_RANGE_PROFILER || params->pChipName == nullptr)
+  if (!WellFormed(params, CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE) || params->ctx != kFakeContext)
     return CUPTI_ERROR_INVALID_PARAMETER;
-  params->pHostObject = reinterpret_cast<CUpti_Profiler_Host_Object*>(&g_host_storage);
-  return CUPTI_SUCCESS;
-}
-
-CUptiResult cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params* params) {
-  CountCall();
-  return params->numMetrics > 0 ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
-}
-
-CUptiResult cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params* params) {
-  CountCall();
-  params->configImageSize = 64;
-  return CUPTI_SUCCESS;
-}
-
-CUptiResult cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params* params) {
-  CountCall();
-  std::memset(params->pConfigImage, 0x5a, params->configImageSize);
-  return CUPTI_SUCCESS;
-}
-
-CUptiResult cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params* params) {
-  CountCall();
-  params->numOfPasses = 3;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_profiler_initialized) return CUPTI_ERROR_NOT_INITIALIZED;
+  if (g_enabled) return CUPTI_ERROR_INVALID_OPERATION;  // a profiling session is active
+  if (params->pCounterAvailabilityImage == nullptr) {
+    params->counterAvailabilityImageSize = kFakeAvailabilitySize;
+  } else {
+    std::memset(params->pCounterAvailabilityImage, kFakeAvailabilityByte,
+                std::min<size_t>(params->counterAvailabilityImageSize, kFakeAvailabilitySize));
+  }
   return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params* params) {
   CountCall();
+  if (!WellFormed(params, CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE) ||
+      !KrakenFakeHostObjectLive(params->pHostObject) || params->pMetricValues == nullptr)
+    return CUPTI_ERROR_INVALID_PARAMETER;
   const ImageHeader* header = Header(params->pCounterDataImage);
   if (header->magic != kImageMagic || params->rangeIndex >= header->count) return CUPTI_ERROR_INVALID_PARAMETER;
   const uint64_t launch = Launches(params->pCounterDataImage)[params->rangeIndex];
@@ -215,39 +260,78 @@ CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToG
 
 CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params* params) {
   CountCall();
-  params->pRangeProfilerObject = reinterpret_cast<CUpti_RangeProfiler_Object*>(&g_object_storage);
+  if (!WellFormed(params, CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE) || params->ctx != kFakeContext)
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_profiler_initialized) return CUPTI_ERROR_NOT_INITIALIZED;
+  if (g_enabled) return CUPTI_ERROR_INVALID_OPERATION;
+  g_enabled = true;
+  params->pRangeProfilerObject = kFakeObject;
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params* params) {
+  CountCall();
+  if (!WellFormed(params, CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE)) return CUPTI_ERROR_INVALID_PARAMETER;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
+  g_enabled = g_configured = g_started = g_stopped = false;
+  g_image = nullptr;
   return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params* params) {
   CountCall();
-  if (params->range != CUPTI_AutoRange || params->replayMode != CUPTI_KernelReplay || params->pConfig == nullptr)
-    return CUPTI_ERROR_INVALID_PARAMETER;
+  if (!WellFormed(params, CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE)) return CUPTI_ERROR_INVALID_PARAMETER;
   std::lock_guard<std::mutex> lock(g_mutex);
+  if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
+  if (g_started) return CUPTI_ERROR_INVALID_OPERATION;
+  if (params->range != CUPTI_AutoRange || params->replayMode != CUPTI_KernelReplay || params->pConfig == nullptr ||
+      params->configSize == 0 || params->numNestingLevels != 1 || params->minNestingLevel != 1 ||
+      params->targetNestingLevel != params->minNestingLevel || params->passIndex != 0 ||
+      params->maxRangesPerPass == 0 || params->pCounterDataImage == nullptr ||
+      Header(params->pCounterDataImage)->magic != kImageMagic)
+    return CUPTI_ERROR_INVALID_PARAMETER;
   g_image = params->pCounterDataImage;
   g_image_size = params->counterDataImageSize;
+  g_configured = true;
   return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params*) {
+CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params* params) {
   CountCall();
+  if (!WellFormed(params, CUpti_RangeProfiler_Start_Params_STRUCT_SIZE)) return CUPTI_ERROR_INVALID_PARAMETER;
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (g_image == nullptr || Header(g_image)->magic != kImageMagic) return CUPTI_ERROR_INVALID_OPERATION;
+  if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
+  if (!g_configured || g_started || g_image == nullptr || Header(g_image)->magic != kImageMagic)
+    return CUPTI_ERROR_INVALID_OPERATION;
   g_started = true;
+  g_stopped = false;
   return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* params) {
   CountCall();
+  if (!WellFormed(params, CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE)) return CUPTI_ERROR_INVALID_PARAMETER;
   std::lock_guard<std::mutex> lock(g_mutex);
+  if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
+  if (!g_started) return CUPTI_ERROR_INVALID_OPERATION;
   g_started = false;
+  g_stopped = true;
+  // Kernel replay (the only mode SetConfig takes) replays every pass inside the launch.
+  params->passIndex = 0;
+  params->targetNestingLevel = 1;
   params->isAllPassSubmitted = 1;
   return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params* params) {
   CountCall();
+  if (!WellFormed(params, CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE)) return CUPTI_ERROR_INVALID_PARAMETER;
   std::lock_guard<std::mutex> lock(g_mutex);
+  if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
+  if (!g_stopped) return CUPTI_ERROR_INVALID_OPERATION;
+  g_stopped = false;
   params->numOfRangeDropped = g_dropped;
   g_dropped = 0;
   return CUPTI_SUCCESS;
@@ -255,20 +339,34 @@ CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params* 
 
 CUptiResult cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params* params) {
   CountCall();
-  if (params->numMetrics == 0 || params->maxNumOfRanges == 0) return CUPTI_ERROR_INVALID_PARAMETER;
+  if (!WellFormed(params, CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE))
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
+  if (params->numMetrics == 0 || params->pMetricNames == nullptr || params->maxNumOfRanges == 0 ||
+      params->maxNumRangeTreeNodes < params->maxNumOfRanges)  // header: "must be >= maxNumOfRanges"
+    return CUPTI_ERROR_INVALID_PARAMETER;
   params->counterDataSize = sizeof(ImageHeader) + params->maxNumOfRanges * sizeof(uint64_t);
   return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params* params) {
   CountCall();
-  if (params->counterDataSize < sizeof(ImageHeader)) return CUPTI_ERROR_INVALID_PARAMETER;
+  if (!WellFormed(params, CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE) ||
+      params->pCounterData == nullptr || params->counterDataSize < sizeof(ImageHeader))
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
+  if (g_started && params->pCounterData == g_image) return CUPTI_ERROR_INVALID_OPERATION;  // in use
   *Header(params->pCounterData) = {kImageMagic, (params->counterDataSize - sizeof(ImageHeader)) / sizeof(uint64_t), 0};
   return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params* params) {
   CountCall();
+  if (!WellFormed(params, CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE) ||
+      params->pCounterDataImage == nullptr)
+    return CUPTI_ERROR_INVALID_PARAMETER;
   const ImageHeader* header = Header(params->pCounterDataImage);
   if (header->magic != kImageMagic) return CUPTI_ERROR_INVALID_PARAMETER;
   params->numTotalRanges = header->count;

@@ -12,6 +12,9 @@ const LoadedCupti* g_hw_cupti = nullptr;
 CUpti_SubscriberHandle g_hw_subscriber = nullptr;
 std::atomic<bool> g_hw_subscribed{false};
 std::atomic<int> g_hw_result{-1};  // the CUptiResult of cuptiActivityEnableHWTrace(1); -1: not tried
+// How the request went: what the closing member says when the switch was not tried.
+enum class Request { kNotMade, kSubscribed, kSubscriberRefused, kCallbackRefused };
+std::atomic<Request> g_hw_request{Request::kNotMade};
 
 int64_t g_hw_requested_ns = 0;  // steady clock
 constexpr int64_t kGiveUpNs = 2'000'000'000;
@@ -38,10 +41,15 @@ void RequestHardwareTimestamps(const LoadedCupti& cupti, bool wanted) {
   g_hw_cupti = &cupti;
   g_hw_requested_ns = SteadyNs();
   CUpti_SubscriberHandle subscriber = nullptr;
-  if (f.Subscribe(&subscriber, OnResourceEvent, nullptr) != CUPTI_SUCCESS) return;  // another tool subscribed
+  if (f.Subscribe(&subscriber, OnResourceEvent, nullptr) != CUPTI_SUCCESS) {  // another tool subscribed
+    g_hw_request.store(Request::kSubscriberRefused);
+    return;
+  }
   g_hw_subscriber = subscriber;
   g_hw_subscribed.store(true);
+  g_hw_request.store(Request::kSubscribed);
   if (f.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CU_INIT_FINISHED) != CUPTI_SUCCESS) {
+    g_hw_request.store(Request::kCallbackRefused);
     g_hw_subscribed.store(false);
     f.Unsubscribe(subscriber);
   }
@@ -63,6 +71,19 @@ JsonMembers HardwareTimestampsMembers() {
   if (result >= 0 && result != CUPTI_SUCCESS && result != CUPTI_ERROR_NOT_SUPPORTED)
     members.emplace_back("kraken_cupti_hw_trace",
                          JsonString(g_hw_cupti->functions.ErrorText(static_cast<CUptiResult>(result))));
+  // What CUPTI answered, NOT_SUPPORTED included (a Hopper), or why it was not asked: the
+  // GPU validation reads it to see the switch reached in CU_INIT_FINISHED (docs: "can be
+  // called from the CUPTI_CBID_RESOURCE_CU_INIT_FINISHED callback").
+  const Request request = g_hw_request.load();
+  if (result >= 0) {
+    members.emplace_back("kraken_cupti_hw_trace_result",
+                         JsonString(g_hw_cupti->functions.ErrorText(static_cast<CUptiResult>(result))));
+  } else if (request != Request::kNotMade) {
+    members.emplace_back("kraken_cupti_hw_trace_result",
+                         JsonString(request == Request::kSubscriberRefused ? "not asked: another CUPTI subscriber"
+                                    : request == Request::kCallbackRefused ? "not asked: CU_INIT_FINISHED refused"
+                                                                            : "not asked: no CU_INIT_FINISHED callback"));
+  }
   return members;
 }
 

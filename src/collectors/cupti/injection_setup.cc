@@ -235,7 +235,7 @@ std::string EnableActivities(const LoadedCupti& cupti, const TracerConfig& confi
 std::string StartCounters(const LoadedCupti& cupti, const TracerConfig& config, TraceSession* session) {
   std::string error;
   auto sink = [session](std::vector<CounterRange> ranges) { session->QueueCounterRanges(std::move(ranges)); };
-  std::unique_ptr<RangeProfiler> profiler = RangeProfiler::Create(cupti, config, sink, &error);
+  std::unique_ptr<RangeProfiler> profiler = RangeProfiler::Create(cupti, config, sink, Say, &error);
   if (profiler == nullptr) {
     CounterSummary summary;
     summary.max_kernels = config.counters_max_kernels;

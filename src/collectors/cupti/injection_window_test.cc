@@ -2,6 +2,7 @@
 // and Blackwell's hardware timestamps (KRAKEN_CUPTI_HW_TRACE), end to end with the fake
 // libcupti: what is enabled when (the fake's call log), what the trace holds and says,
 // and what `kraken analyze` makes of a windowed trace.
+#include <cupti.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -319,6 +320,7 @@ TEST(InjectionWindowTest, HardwareTimestampsWhereCuptiHasThem) {
   Profile p = TraceWithHardwareTimestamps(dir, "supported", nullptr, &calls, &err);
   EXPECT_EQ(err, "");
   EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_timestamps"), "hw");
+  EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_hw_trace_result"), "CUPTI_SUCCESS (0)");
   EXPECT_EQ(p.kernels.size(), 50u);
   // Switched on when cuInit finished (not before: NOT_INITIALIZED), then the subscription ended.
   std::vector<std::string> order;
@@ -340,6 +342,9 @@ TEST(InjectionWindowTest, WithoutHardwareTimestampsKernelsAreTimedAsBeforeSilent
   EXPECT_EQ(err, "");
   EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_timestamps"), "sw");
   EXPECT_EQ(p.metadata.attributes.count("kraken_cupti_hw_trace"), 0u);  // NOT_SUPPORTED: nothing to say
+  // ... but what CUPTI answered is recorded (the fake names every error CUPTI_ERROR_FAKE).
+  EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_hw_trace_result"),
+            "CUPTI_ERROR_FAKE (" + std::to_string(static_cast<int>(CUPTI_ERROR_NOT_SUPPORTED)) + ")");
   EXPECT_EQ(p.kernels.size(), 50u);
   EXPECT_TRUE(LogHas(calls, "hw_trace_on"));
   EXPECT_TRUE(LogHas(calls, "unsubscribe"));
@@ -352,6 +357,7 @@ TEST(InjectionWindowTest, HwTraceZeroNeverAsksForHardwareTimestamps) {
   Profile p = TraceWithHardwareTimestamps(dir, "supported", "0", &calls, &err);
   EXPECT_EQ(err, "");
   EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_timestamps"), "sw");
+  EXPECT_EQ(p.metadata.attributes.count("kraken_cupti_hw_trace_result"), 0u);
   EXPECT_FALSE(LogHas(calls, "subscribe"));
   EXPECT_FALSE(LogHas(calls, "hw_trace_on"));
   EXPECT_EQ(p.kernels.size(), 50u);

@@ -35,18 +35,14 @@ Params Zeroed(size_t struct_size) {
 }  // namespace
 
 std::unique_ptr<RangeProfiler> RangeProfiler::Create(const LoadedCupti& cupti, const TracerConfig& config, Sink sink,
-                                                     std::string* error) {
+                                                     Warn warn, std::string* error) {
   RangeProfilerFunctions functions;
   if (std::string missing = ResolveRangeProfilerFunctions(cupti.handle, &functions); !missing.empty()) {
     *error = cupti.path + " has no range profiler (CUDA 12.6 or newer is needed; missing " + missing + ")";
     return nullptr;
   }
-  auto init = Zeroed<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  if (CUptiResult r = functions.ProfilerInitialize(&init); r != CUPTI_SUCCESS) {
-    *error = "cuptiProfilerInitialize failed: " + cupti.functions.ErrorText(r);
-    return nullptr;
-  }
-  std::unique_ptr<RangeProfiler> profiler(new RangeProfiler(cupti, functions, config, std::move(sink)));
+  std::unique_ptr<RangeProfiler> profiler(
+      new RangeProfiler(cupti, functions, config, std::move(sink), std::move(warn)));
   CUpti_SubscriberHandle subscriber = nullptr;
   if (CUptiResult r = functions.Subscribe(&subscriber, &RangeProfiler::OnCallback, profiler.get()); r != CUPTI_SUCCESS) {
     // CUPTI allows one subscriber per process: another tool (or the application) has it.
@@ -65,11 +61,12 @@ std::unique_ptr<RangeProfiler> RangeProfiler::Create(const LoadedCupti& cupti, c
 }
 
 RangeProfiler::RangeProfiler(const LoadedCupti& cupti, const RangeProfilerFunctions& functions,
-                             const TracerConfig& config, Sink sink)
+                             const TracerConfig& config, Sink sink, Warn warn)
     : cupti_(cupti.functions),
       f_(functions),
-      batch_ranges_(std::min(kBatchRanges, config.counters_max_kernels)),
-      sink_(std::move(sink)) {
+      batch_ranges_(std::min(config.counters_batch, config.counters_max_kernels)),
+      sink_(std::move(sink)),
+      warn_(std::move(warn)) {
   for (const char* name : CounterMetricNames()) metrics_.push_back(name);
   summary_.max_kernels = config.counters_max_kernels;
 }
@@ -99,8 +96,19 @@ void CUPTIAPI RangeProfiler::OnCallback(void* self, CUpti_CallbackDomain domain,
 
 bool RangeProfiler::Check(CUptiResult result, const char* what) {
   if (result == CUPTI_SUCCESS) return true;
-  if (summary_.error.empty()) summary_.error = std::string(what) + " failed: " + cupti_.ErrorText(result);
+  Fail(std::string(what) + " failed: " + cupti_.ErrorText(result));
   return false;
+}
+
+void RangeProfiler::Fail(const std::string& error) {
+  if (!summary_.error.empty()) return;
+  summary_.error = error;
+  if (!warn_) return;
+  const std::string when = summary_.kernels_profiled == 0
+                               ? "no per-kernel counters: "
+                               : "per-kernel counters stopped after " + std::to_string(summary_.kernels_profiled) +
+                                     " kernels: ";
+  warn_(when + error + "; kernel tracing goes on");
 }
 
 void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
@@ -111,7 +119,10 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
     if (state.running && summary_.kernels_profiled >= summary_.max_kernels) Collect(&state, false);
     if (summary_.kernels_profiled >= summary_.max_kernels || state.failed || !summary_.error.empty()) return;
     state.context = data.context;
-    if (!state.running && !SetUp(&state)) state.failed = true;
+    if (!state.running && !SetUp(&state)) {
+      state.failed = true;
+      TearDown(&state);
+    }
     if (data.correlationData != nullptr) *data.correlationData = static_cast<uint64_t>(Now());
     return;
   }
@@ -136,38 +147,90 @@ void RangeProfiler::OnContextDestroy(CUcontext context) {
   auto it = contexts_.find(context);
   if (it == contexts_.end()) return;
   if (it->second.running) Collect(&it->second, false);
+  TearDown(&it->second);  // the range profiler object belongs to the context
   contexts_.erase(it);  // a new context may reuse the handle
 }
 
 bool RangeProfiler::SetUp(ContextState* state) {
+  if (!profiler_initialized_) {
+    // At the first launch, not in Create: Create runs inside cuInit (the injection entry
+    // point), and NVIDIA's profiler injection sample initializes the profiler once a
+    // context exists.
+    auto init = Zeroed<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    if (!Check(f_.ProfilerInitialize(&init), "cuptiProfilerInitialize")) return false;
+    profiler_initialized_ = true;
+  }
   uint32_t device = 0;
   if (!Check(f_.GetDeviceId(state->context, &device), "cuptiGetDeviceId")) return false;
   state->device = device;
-  auto chip = Zeroed<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
-  chip.deviceIndex = device;
-  if (!Check(f_.DeviceGetChipName(&chip), "cuptiDeviceGetChipName")) return false;
+  if (!DeviceSupported(state) || !SetUpHost(state)) return false;
+  // Only now: the counter availability query (in SetUpHost) may fail while a range
+  // profiler is enabled on the context (cupti_profiler_target.h, GetCounterAvailability).
   auto enable = Zeroed<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
   enable.ctx = state->context;
   if (!Check(f_.Enable(&enable), "cuptiRangeProfilerEnable")) return false;
   state->object = enable.pRangeProfilerObject;
+  auto data_size = Zeroed<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+  data_size.pRangeProfilerObject = state->object;
+  data_size.pMetricNames = metrics_.data();
+  data_size.numMetrics = metrics_.size();
+  data_size.maxNumOfRanges = static_cast<size_t>(batch_ranges_);
+  data_size.maxNumRangeTreeNodes = static_cast<uint32_t>(batch_ranges_);  // must be >= maxNumOfRanges
+  if (!Check(f_.GetCounterDataSize(&data_size), "cuptiRangeProfilerGetCounterDataSize")) return false;
+  state->counter_data.resize(data_size.counterDataSize);
+  return ConfigureAndStart(state);
+}
+
+bool RangeProfiler::DeviceSupported(ContextState* state) {
+  // As NVIDIA's profiler injection sample does before profiling a new context: the reasons
+  // (vGPU without profiling, MIG, confidential compute, ...) instead of a later refusal.
+  auto params = Zeroed<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+  params.cuDevice = static_cast<CUdevice>(state->device);
+  params.api = CUPTI_PROFILER_RANGE_PROFILING;
+  if (!Check(f_.DeviceSupported(&params), "cuptiProfilerDeviceSupported")) return false;
+  if (params.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return true;
+  std::string why;
+  for (auto [level, what] :
+       {std::pair{params.architecture, "architecture"}, std::pair{params.sli, "SLI"}, std::pair{params.vGpu, "vGPU"},
+        std::pair{params.confidentialCompute, "confidential compute"}, std::pair{params.cmp, "CMP"},
+        std::pair{params.wsl, "WSL"}})
+    if (level == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED || level == CUPTI_PROFILER_CONFIGURATION_DISABLED)
+      why += std::string(why.empty() ? "" : ", ") + what +
+             (level == CUPTI_PROFILER_CONFIGURATION_DISABLED ? " (profiling disabled)" : "");
+  Fail("CUPTI cannot profile device " + std::to_string(state->device) + (why.empty() ? "" : ": " + why));
+  return false;
+}
+
+bool RangeProfiler::SetUpHost(ContextState* state) {
+  auto chip = Zeroed<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  chip.deviceIndex = static_cast<size_t>(state->device);
+  if (!Check(f_.DeviceGetChipName(&chip), "cuptiDeviceGetChipName")) return false;
+  state->chip = chip.pChipName != nullptr ? chip.pChipName : "";
   auto availability =
       Zeroed<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   availability.ctx = state->context;
   if (!Check(f_.GetCounterAvailability(&availability), "cuptiProfilerGetCounterAvailability")) return false;
-  std::vector<uint8_t> availability_image(availability.counterAvailabilityImageSize);
-  availability.pCounterAvailabilityImage = availability_image.data();
+  state->availability_image.assign(availability.counterAvailabilityImageSize, 0);
+  availability.pCounterAvailabilityImage = state->availability_image.data();
   if (!Check(f_.GetCounterAvailability(&availability), "cuptiProfilerGetCounterAvailability")) return false;
   auto host = Zeroed<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
   host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   host.pChipName = chip.pChipName;
-  host.pCounterAvailabilityImage = availability_image.data();
+  host.pCounterAvailabilityImage = state->availability_image.data();
   if (!Check(f_.HostInitialize(&host), "cuptiProfilerHostInitialize")) return false;
   state->host = host.pHostObject;
   auto add = Zeroed<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
   add.pHostObject = state->host;
   add.ppMetricNames = metrics_.data();
   add.numMetrics = metrics_.size();
-  if (!Check(f_.HostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics")) return false;
+  const CUptiResult added = f_.HostConfigAddMetrics(&add);
+  if (added == CUPTI_ERROR_INVALID_METRIC_NAME) {
+    Fail("metrics not supported on " + (state->chip.empty() ? std::string("this GPU") : state->chip) + ": " +
+         UnsupportedMetrics(state));
+    return false;
+  }
+  if (!Check(added, "cuptiProfilerHostConfigAddMetrics")) return false;
   auto size = Zeroed<CUpti_Profiler_Host_GetConfigImageSize_Params>(
       CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
   size.pHostObject = state->host;
@@ -183,16 +246,42 @@ bool RangeProfiler::SetUp(ContextState* state) {
   passes.pConfigImage = state->config_image.data();
   if (Check(f_.HostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses"))
     summary_.passes = std::max(summary_.passes, static_cast<int64_t>(passes.numOfPasses));
-  auto data_size = Zeroed<CUpti_RangeProfiler_GetCounterDataSize_Params>(
-      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
-  data_size.pRangeProfilerObject = state->object;
-  data_size.pMetricNames = metrics_.data();
-  data_size.numMetrics = metrics_.size();
-  data_size.maxNumOfRanges = static_cast<size_t>(batch_ranges_);
-  data_size.maxNumRangeTreeNodes = static_cast<uint32_t>(batch_ranges_);
-  if (!Check(f_.GetCounterDataSize(&data_size), "cuptiRangeProfilerGetCounterDataSize")) return false;
-  state->counter_data.resize(data_size.counterDataSize);
-  return ConfigureAndStart(state);
+  return summary_.error.empty();
+}
+
+std::string RangeProfiler::UnsupportedMetrics(ContextState* state) {
+  // cuptiProfilerHostConfigAddMetrics refuses the whole list for one unknown name without
+  // saying which: the properties query, per name with its rollup, does
+  // (cupti_profiler_host.h). Asked only after that refusal, so that a name this query
+  // alone refused cannot cost the counters.
+  std::string unsupported;
+  for (const char* name : metrics_) {
+    auto properties = Zeroed<CUpti_Profiler_Host_GetMetricProperties_Params>(
+        CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
+    properties.pHostObject = state->host;
+    properties.pMetricName = name;
+    if (f_.HostGetMetricProperties(&properties) == CUPTI_ERROR_INVALID_METRIC_NAME)
+      unsupported += (unsupported.empty() ? "" : ", ") + std::string(name);
+  }
+  return unsupported.empty() ? "one of " + std::to_string(metrics_.size()) + " (CUPTI named none)" : unsupported;
+}
+
+void RangeProfiler::TearDown(ContextState* state) {
+  // Errors are ignored here: nothing is left to collect from this context.
+  if (state->object != nullptr) {
+    auto disable = Zeroed<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+    disable.pRangeProfilerObject = state->object;
+    f_.Disable(&disable);
+    state->object = nullptr;
+  }
+  if (state->host != nullptr) {
+    auto deinit =
+        Zeroed<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+    deinit.pHostObject = state->host;
+    f_.HostDeinitialize(&deinit);
+    state->host = nullptr;
+  }
+  state->running = false;
 }
 
 bool RangeProfiler::ConfigureAndStart(ContextState* state) {
@@ -257,6 +346,15 @@ std::vector<CounterRange> RangeProfiler::EvaluateRanges(ContextState* state, siz
   return out;
 }
 
+bool RangeProfiler::AllPassesSubmitted(const CUpti_RangeProfiler_Stop_Params& stop) {
+  // CUPTI docs, Range Profiling API usage: "For Kernel Replay mode, CUPTI internally replay
+  // the kernel so the allPassSubmitted parameter will always be 1".
+  if (stop.isAllPassSubmitted != 0) return true;
+  Fail("cuptiRangeProfilerStop reported passes still to replay (pass " + std::to_string(stop.passIndex) +
+       ") under kernel replay");
+  return false;
+}
+
 void RangeProfiler::Collect(ContextState* state, bool restart) {
   state->running = false;
   auto stop = Zeroed<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
@@ -267,8 +365,10 @@ void RangeProfiler::Collect(ContextState* state, bool restart) {
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = state->counter_data.data();
   info.counterDataImageSize = state->counter_data.size();
-  if (Check(f_.Stop(&stop), "cuptiRangeProfilerStop") && Check(f_.DecodeData(&decode), "cuptiRangeProfilerDecodeData") &&
+  if (Check(f_.Stop(&stop), "cuptiRangeProfilerStop") && AllPassesSubmitted(stop) &&
+      Check(f_.DecodeData(&decode), "cuptiRangeProfilerDecodeData") &&
       Check(f_.GetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo")) {
+    ++summary_.batches;
     summary_.ranges_dropped += static_cast<int64_t>(decode.numOfRangeDropped);
     // Launches without a range (CUPTI dropped them) count as dropped too.
     if (info.numTotalRanges < state->launches.size())
@@ -282,15 +382,19 @@ void RangeProfiler::Collect(ContextState* state, bool restart) {
     if (!ranges.empty()) sink_(std::move(ranges));
   }
   state->launches.clear();
-  if (restart && summary_.error.empty() && !ConfigureAndStart(state)) state->failed = true;
+  if (restart && summary_.error.empty() && ConfigureAndStart(state)) return;
+  if (restart) state->failed = true;
+  TearDown(state);
 }
 
 void RangeProfiler::Finish() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (finished_) return;
   finished_ = true;
-  for (auto& [context, state] : contexts_)
+  for (auto& [context, state] : contexts_) {
     if (state.running) Collect(&state, false);
+    TearDown(&state);
+  }
 }
 
 CounterSummary RangeProfiler::Summary() const {

@@ -7,9 +7,15 @@
 //
 // How it runs. A CUPTI callback subscription sees every kernel launch of the runtime and
 // driver APIs (cudaLaunchKernel, cuLaunchKernel and friends; of a runtime launch, which
-// calls the driver's, only the outer call counts). At the first
-// launch on a context the profiler is set up for it (config image for the metrics,
-// counter data image for kBatchRanges ranges) and started. Each launch's exit records its
+// calls the driver's, only the outer call counts). At the first launch on a context the
+// profiler is set up for it in the order of CUPTI's range_profiling sample (CUPTI docs,
+// "Range Profiling API"): chip name and counter availability first (the availability query
+// may fail once a profiling session is active on the context: cupti_profiler_target.h),
+// host object and config image for the metrics, then cuptiRangeProfilerEnable, the counter
+// data image for a batch of KRAKEN_CUPTI_COUNTERS_BATCH ranges (128), SetConfig and Start. When the context stops being
+// profiled (the limit, Finish, its destruction, a refusal) the range profiler is disabled
+// and the host object deinitialized: cuptiRangeProfilerDisable frees what CUPTI holds for
+// the context. Each launch's exit records its
 // correlation id, symbol and call times; when a batch is full, or the limit is reached,
 // the batch is decoded and evaluated there (a range boundary, on the launching thread:
 // CPU work, no I/O) and handed to the sink, which queues it for the trace writer thread.
@@ -37,13 +43,13 @@ namespace kraken::cupti {
 class RangeProfiler {
  public:
   using Sink = std::function<void(std::vector<CounterRange>)>;
-  // Ranges decoded at once: the counter data image holds this many.
-  static constexpr int64_t kBatchRanges = 128;
+  // Says one line (stderr) when counters stop because CUPTI refused a step.
+  using Warn = std::function<void(const std::string&)>;
 
-  // Resolves the entry points, initializes CUPTI's profiler and subscribes to kernel
-  // launches. nullptr with *error (one sentence) when counters cannot be collected.
+  // Resolves the entry points and subscribes to kernel launches (CUPTI's profiler is
+  // initialized at the first launch). nullptr with *error (one sentence) when counters cannot be collected.
   static std::unique_ptr<RangeProfiler> Create(const LoadedCupti& cupti, const TracerConfig& config, Sink sink,
-                                               std::string* error);
+                                               Warn warn, std::string* error);
   RangeProfiler(const RangeProfiler&) = delete;
   RangeProfiler& operator=(const RangeProfiler&) = delete;
 
@@ -63,21 +69,38 @@ class RangeProfiler {
     int64_t device = -1;
     CUpti_RangeProfiler_Object* object = nullptr;
     CUpti_Profiler_Host_Object* host = nullptr;
+    // Kept as long as the host object, as CUPTI's range_profiling sample keeps it: the
+    // header does not say whether cuptiProfilerHostInitialize copies it.
+    std::vector<uint8_t> availability_image;
     std::vector<uint8_t> config_image;
     std::vector<uint8_t> counter_data;
+    std::string chip;
     std::vector<Launch> launches;  // in range order
     bool running = false;
     bool failed = false;
   };
 
   RangeProfiler(const LoadedCupti& cupti, const RangeProfilerFunctions& functions, const TracerConfig& config,
-                Sink sink);
+                Sink sink, Warn warn);
   static void CUPTIAPI OnCallback(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
   void OnLaunch(const CUpti_CallbackData& data);
   void OnContextDestroy(CUcontext context);
   // False (and error_ set) when CUPTI refused a step.
   bool Check(CUptiResult result, const char* what);
+  // Sets the summary's error (the first one wins) and says it once.
+  void Fail(const std::string& error);
   bool SetUp(ContextState* state);
+  // False (error set, with the reasons) when CUPTI says the device cannot be profiled.
+  bool DeviceSupported(ContextState* state);
+  // The host object and config image for the metrics (no context needed).
+  bool SetUpHost(ContextState* state);
+  // The metrics the chip lacks, after cuptiProfilerHostConfigAddMetrics refused the list.
+  std::string UnsupportedMetrics(ContextState* state);
+  // Kernel replay replays every pass inside the launch, so Stop reports all of them
+  // submitted; anything else would be partial counters: false, error set.
+  bool AllPassesSubmitted(const CUpti_RangeProfiler_Stop_Params& stop);
+  // Disables the context's range profiler and deinitializes its host object.
+  void TearDown(ContextState* state);
   bool ConfigureAndStart(ContextState* state);
   // Stops the context's profiler, decodes and evaluates its ranges, hands them to the sink;
   // starts it again when `restart`.
@@ -91,10 +114,12 @@ class RangeProfiler {
   std::vector<const char*> metrics_;
   int64_t batch_ranges_;
   Sink sink_;
+  Warn warn_;
   mutable std::mutex mutex_;
   std::map<CUcontext, ContextState> contexts_;
   CounterSummary summary_;
   bool finished_ = false;
+  bool profiler_initialized_ = false;  // cuptiProfilerInitialize, once, at the first launch
 };
 
 }  // namespace kraken::cupti

@@ -36,6 +36,10 @@ std::string ResolveRangeProfilerFunctions(void* handle, RangeProfilerFunctions* 
   ResolveOptional(handle, "cuptiRangeProfilerGetCounterDataSize", &f->GetCounterDataSize, &missing);
   ResolveOptional(handle, "cuptiRangeProfilerCounterDataImageInitialize", &f->CounterDataImageInitialize, &missing);
   ResolveOptional(handle, "cuptiRangeProfilerGetCounterDataInfo", &f->GetCounterDataInfo, &missing);
+  ResolveOptional(handle, "cuptiProfilerHostGetMetricProperties", &f->HostGetMetricProperties, &missing);
+  ResolveOptional(handle, "cuptiProfilerHostDeinitialize", &f->HostDeinitialize, &missing);
+  ResolveOptional(handle, "cuptiRangeProfilerDisable", &f->Disable, &missing);
+  ResolveOptional(handle, "cuptiProfilerDeviceSupported", &f->DeviceSupported, &missing);
   return missing;
 }
 

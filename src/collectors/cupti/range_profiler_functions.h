@@ -20,6 +20,7 @@ struct RangeProfilerFunctions {
   decltype(&cuptiGetTimestamp) GetTimestamp = nullptr;
   decltype(&cuptiProfilerInitialize) ProfilerInitialize = nullptr;
   decltype(&cuptiDeviceGetChipName) DeviceGetChipName = nullptr;
+  decltype(&cuptiProfilerDeviceSupported) DeviceSupported = nullptr;
   decltype(&cuptiProfilerGetCounterAvailability) GetCounterAvailability = nullptr;
   decltype(&cuptiProfilerHostInitialize) HostInitialize = nullptr;
   decltype(&cuptiProfilerHostConfigAddMetrics) HostConfigAddMetrics = nullptr;
@@ -27,7 +28,10 @@ struct RangeProfilerFunctions {
   decltype(&cuptiProfilerHostGetConfigImage) HostGetConfigImage = nullptr;
   decltype(&cuptiProfilerHostGetNumOfPasses) HostGetNumOfPasses = nullptr;
   decltype(&cuptiProfilerHostEvaluateToGpuValues) HostEvaluateToGpuValues = nullptr;
+  decltype(&cuptiProfilerHostGetMetricProperties) HostGetMetricProperties = nullptr;
+  decltype(&cuptiProfilerHostDeinitialize) HostDeinitialize = nullptr;
   decltype(&cuptiRangeProfilerEnable) Enable = nullptr;
+  decltype(&cuptiRangeProfilerDisable) Disable = nullptr;
   decltype(&cuptiRangeProfilerSetConfig) SetConfig = nullptr;
   decltype(&cuptiRangeProfilerStart) Start = nullptr;
   decltype(&cuptiRangeProfilerStop) Stop = nullptr;

@@ -112,6 +112,7 @@ TracerConfig ReadTracerConfig(const std::function<const char*(const char*)>& get
   }
   ReadInt(getenv, "KRAKEN_CUPTI_COUNTERS_MAX_KERNELS", 1, 1'000'000, 1, &config.counters_max_kernels,
           &config.problems);
+  ReadInt(getenv, "KRAKEN_CUPTI_COUNTERS_BATCH", 1, 128, 1, &config.counters_batch, &config.problems);
   ReadInt(getenv, "KRAKEN_CUPTI_BUFFER_MB", 16, 65536, int64_t{1} << 20, &config.buffer_limit_bytes, &config.problems);
   ReadInt(getenv, "KRAKEN_CUPTI_FLUSH_MS", 10, 3'600'000, 1, &config.flush_interval_ms, &config.problems);
   ReadInt(getenv, "KRAKEN_CUPTI_SIGNAL_WAIT_MS", 0, 60'000, 1, &config.signal_wait_ms, &config.problems);

@@ -40,6 +40,7 @@ struct TracerConfig {
   // because every profiled kernel is serialized and replayed once per counter pass.
   bool counters = false;                          // KRAKEN_CUPTI_COUNTERS=1
   int64_t counters_max_kernels = 2000;            // KRAKEN_CUPTI_COUNTERS_MAX_KERNELS: then tracing only
+  int64_t counters_batch = 128;                   // KRAKEN_CUPTI_COUNTERS_BATCH: ranges decoded at once
   // The capture window: nothing is enabled until delay_ms after the tracer loaded, and the
   // trace is closed duration_ms after recording started (0: at exit). Bounds what CUPTI's
   // per-kernel instrumentation costs a long job to the part that is wanted.
