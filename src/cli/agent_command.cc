@@ -74,6 +74,13 @@ sigset_t BlockStopSignals() {
   return stop_signals;
 }
 
+// Waits for SIGINT or SIGTERM (blocked by BlockStopSignals) and says which came.
+void AwaitStopSignal(const sigset_t& stop_signals) {
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  Log(LogLevel::kInfo, "%s: stopping", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
 // sampling.gpu: false (KRAKEN_ENABLE_GPU_PROFILING=false): no NVML is opened and nothing
 // is stored, while /metrics and /healthz still answer, so that a DaemonSet pod on a node
 // kept out of GPU profiling runs instead of failing.
@@ -89,11 +96,64 @@ int RunWithoutGpuSampling(const config::KrakenConfig& c) {
   if (!listening.ok()) return ReportError(listening);
   Log(LogLevel::kInfo, "serving http://%s:%d/metrics: GPU sampling is off (sampling.gpu: false), no NVML, no store",
       server.host().c_str(), server.port());
-  int signal_number = 0;
-  sigwait(&stop_signals, &signal_number);
-  Log(LogLevel::kInfo, "%s: stopping", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+  AwaitStopSignal(stop_signals);
   server.Stop();
   return kExitOk;
+}
+
+// The agent's sampling, ring, store and analysis settings, and where it learns which pod
+// holds which GPU (the kubelet's pod-resources socket), from the configuration.
+agent::AgentOptions AgentOptionsFrom(const config::KrakenConfig& c) {
+  agent::AgentOptions options;
+  options.interval_ns = c.interval_ns;
+  options.ring_ns = c.ring_ns;
+  options.commit_interval_ns = c.commit_interval_ns;
+  options.retention_ns = c.retention_ns;
+  options.metrics = c.metrics;
+  options.hostname = Hostname();
+  options.analysis_window_ns = c.analysis_window_ns;
+  options.analysis_interval_ns = c.analysis_interval_ns;
+  if (!c.pod_resources_socket.empty()) {
+    options.pods.source = c.pod_resources_socket;
+    options.pods.list = [socket = c.pod_resources_socket] { return k8s::ListPodDevices(socket); };
+  }
+  options.pods.refresh_ns = c.pod_refresh_ns;
+  options.pods.agent_interval_ns = c.interval_ns;
+  return options;
+}
+
+// Pod annotations (kraken.io/profiling, kraken.io/profile-interval) need the API server:
+// with it, the agent reads its node's pods from there and publishes the node's GPU
+// topology after each refresh. Without it the agent runs as it would outside Kubernetes;
+// returns why, for the caller to say once ("" when read, or when there are no pods at all).
+std::string ReadPodsFromApiServer(const config::KrakenConfig& c, const nvml::NvmlSampler& sampler,
+                                  agent::AgentOptions* options) {
+  if (c.pod_resources_socket.empty()) return "";
+  auto kube_config = k8s::LoadInClusterConfig();
+  if (!kube_config.ok()) return kube_config.status().message();
+  if (c.node_name.empty()) return "no node name (agent.node_name, --node-name, $NODE_NAME)";
+  // The hooks share the client: it lives as long as the agent's options.
+  auto kube = std::make_shared<k8s::KubeClient>(*kube_config);
+  options->pods.pods_source = "the API server (pods of node " + c.node_name + ")";
+  options->pods.list_pods = [kube, node = c.node_name] { return k8s::ListNodePods(*kube, node); };
+  options->pods.on_refresh = TopologyHook(kube, c.node_name, sampler);
+  return "";
+}
+
+// Each committed window travels to the central API (docs/upload.md), off the sampler
+// thread; the worker is returned to be kept alive while the agent runs. None without upload.
+std::unique_ptr<app::UploadWorker> UploadEachCommit(const app::UploadSettings& upload, agent::AgentOptions* options) {
+  if (!upload.enabled()) return nullptr;
+  auto uploader = std::make_unique<app::UploadWorker>(upload);
+  options->on_commit = [worker = uploader.get(), host = options->hostname](ProfileStore& db, int64_t id) {
+    auto committed = db.LoadProfile(id);
+    if (!committed.ok()) {
+      Log(LogLevel::kWarn, "upload: profile %lld: %s", static_cast<long long>(id), committed.status().message().c_str());
+      return;
+    }
+    worker->Ship(*committed, "kraken-agent-" + host + "-" + std::to_string(id) + ".json");
+  };
+  return uploader;
 }
 
 int RunAgent(const AgentArgs& args) {
@@ -131,53 +191,12 @@ int RunAgent(const AgentArgs& args) {
 
   sigset_t stop_signals = BlockStopSignals();
 
-  agent::AgentOptions options;
-  options.interval_ns = c.interval_ns;
-  options.ring_ns = c.ring_ns;
-  options.commit_interval_ns = c.commit_interval_ns;
-  options.retention_ns = c.retention_ns;
-  options.metrics = c.metrics;
-  options.hostname = Hostname();
-  options.analysis_window_ns = c.analysis_window_ns;
-  options.analysis_interval_ns = c.analysis_interval_ns;
-  if (!c.pod_resources_socket.empty()) {
-    options.pods.source = c.pod_resources_socket;
-    options.pods.list = [socket = c.pod_resources_socket] { return k8s::ListPodDevices(socket); };
-  }
-  options.pods.refresh_ns = c.pod_refresh_ns;
-  options.pods.agent_interval_ns = c.interval_ns;
-  // Pod annotations (kraken.io/profiling, kraken.io/profile-interval) need the API server:
-  // without it the agent runs as it would outside Kubernetes, and says so once.
-  std::shared_ptr<k8s::KubeClient> kube;
-  std::string annotations_off;  // why they are not read; logged once the address is ours
-  if (!c.pod_resources_socket.empty()) {
-    auto kube_config = k8s::LoadInClusterConfig();
-    if (!kube_config.ok()) {
-      annotations_off = kube_config.status().message();
-    } else if (c.node_name.empty()) {
-      annotations_off = "no node name (agent.node_name, --node-name, $NODE_NAME)";
-    } else {
-      kube = std::make_shared<k8s::KubeClient>(*kube_config);
-      options.pods.pods_source = "the API server (pods of node " + c.node_name + ")";
-      options.pods.list_pods = [kube, node = c.node_name] { return k8s::ListNodePods(*kube, node); };
-      options.pods.on_refresh = TopologyHook(kube, c.node_name, *session->sampler);
-    }
-  }
+  agent::AgentOptions options = AgentOptionsFrom(c);
+  // Why pod annotations are not read; logged once the address is ours.
+  std::string annotations_off = ReadPodsFromApiServer(c, *session->sampler, &options);
   // Replayed pids are not this machine's processes: no cgroup fallback for them.
   if (!session->library->is_replay()) options.pods.proc_root = "/proc";
-  // Each committed window travels to the central API (docs/upload.md), off the sampler thread.
-  std::unique_ptr<app::UploadWorker> uploader;
-  if (upload.enabled()) {
-    uploader = std::make_unique<app::UploadWorker>(upload);
-    options.on_commit = [worker = uploader.get(), host = options.hostname](ProfileStore& db, int64_t id) {
-      auto committed = db.LoadProfile(id);
-      if (!committed.ok()) {
-        Log(LogLevel::kWarn, "upload: profile %lld: %s", static_cast<long long>(id), committed.status().message().c_str());
-        return;
-      }
-      worker->Ship(*committed, "kraken-agent-" + host + "-" + std::to_string(id) + ".json");
-    };
-  }
+  std::unique_ptr<app::UploadWorker> uploader = UploadEachCommit(upload, &options);
   agent::Agent agent(options, *session->sampler, store.get());
   // The address first: an address in use is an error before anything is stored.
   agent::MetricsServer server([&agent](std::string& out) { agent.RenderMetrics(out); },
@@ -196,9 +215,7 @@ int RunAgent(const AgentArgs& args) {
       session->sampler->devices().size(), FormatDurationNs(c.interval_ns).c_str(),
       store ? ("store " + store_path).c_str() : "no store");
 
-  int signal_number = 0;
-  sigwait(&stop_signals, &signal_number);
-  Log(LogLevel::kInfo, "%s: stopping", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+  AwaitStopSignal(stop_signals);
   server.Stop();
   Status stopped = agent.Stop();
   if (!stopped.ok()) return ReportError(stopped);

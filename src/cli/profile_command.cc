@@ -105,66 +105,152 @@ Result<profiling::KernelCaptureWindow> KernelWindow(const ProfileArgs& args) {
   return window;
 }
 
+// The sampling periods and the kernel capture window, from the flags.
+struct ProfileTimes {
+  int64_t interval_ns = 0;
+  int64_t slow_interval_ns = 0;
+  int64_t duration_ns = 0;  // 0: until the process tree ends
+  profiling::KernelCaptureWindow kernel_window;
+};
+
+// Every check of the flags that needs no GPU, in the order a user meets them: the
+// durations, what to profile (a command or a live --pid, not both), then the kernel
+// capture options. A bad one names its flag.
+Result<ProfileTimes> ProfileTimesFromArgs(const ProfileArgs& args) {
+  ProfileTimes times;
+  auto interval = ParseDurationNs(args.interval);
+  if (!interval || *interval <= 0)
+    return InvalidInput("--interval: '" + args.interval + "' is not a duration such as 100ms");
+  auto slow_interval = ParseDurationNs(args.slow_interval);
+  if (!slow_interval || *slow_interval < 0)
+    return InvalidInput("--slow-interval: '" + args.slow_interval + "' is not a duration such as 1s");
+  std::optional<int64_t> duration = 0;
+  if (!args.duration.empty()) duration = ParseDurationNs(args.duration);
+  if (!duration) return InvalidInput("--duration: '" + args.duration + "' is not a duration such as 60s");
+  if (args.pid > 0 && !args.command.empty()) return InvalidInput("give either --pid N or a command after --, not both");
+  if (args.pid <= 0 && args.command.empty())
+    return InvalidInput("nothing to profile: kraken profile [options] -- CMD ARGS..., or --pid N");
+  if (args.kernels && args.pid > 0) return InvalidInput(profiling::kKernelsNeedLaunch);
+  KRAKEN_ASSIGN_OR_RETURN(times.kernel_window, KernelWindow(args));
+  if (args.kernel_counters &&
+      (!args.kernel_delay.empty() || !args.kernel_duration.empty() || !args.kernel_start_on_nvtx.empty()))
+    return InvalidInput(
+        "--kernel-counters cannot be combined with a capture window (--kernel-delay, --kernel-duration, "
+        "--kernel-start-on-nvtx): the counters replay kernels from the first launch on");
+  if (args.pid > 0 && kill(static_cast<pid_t>(args.pid), 0) != 0 && errno == ESRCH)
+    return NotFound("--pid " + std::to_string(args.pid) + ": no such process");
+  times.interval_ns = *interval;
+  times.slow_interval_ns = *slow_interval;
+  times.duration_ns = *duration;
+  return times;
+}
+
+// A run that ends before it measured anything leaves no half-written profile in the store.
+void AbortLiveProfile(Sinks& sinks) {
+  if (sinks.store) (void)sinks.store->Abort(sinks.live_id);
+}
+
+// The CUPTI tracer's set-up with --kernels (its traces in --kernel-trace-dir, else beside
+// --out, else a temporary folder); none without it.
+Result<std::optional<profiling::KernelCaptureSetup>> PrepareProfileKernelCapture(const ProfileArgs& args,
+                                                                                  const ProfileTimes& times) {
+  if (!args.kernels) return std::optional<profiling::KernelCaptureSetup>();
+  KRAKEN_ASSIGN_OR_RETURN(
+      profiling::KernelCaptureSetup setup,
+      profiling::PrepareKernelCapture(
+          !args.kernel_trace_dir.empty() || args.out.empty() ? args.kernel_trace_dir : args.out + ".kernels",
+          times.kernel_window, args.kernel_counters));
+  return std::optional<profiling::KernelCaptureSetup>(std::move(setup));
+}
+
+// Samples the tree until it ends, a stop signal, --duration or --samples; each pass goes
+// to the sinks as it is taken. A launched command's exit code lands in *exit_code when
+// sampling sees it end.
+profiling::SamplingResult SampleProcessTree(nvml::NvmlSampler& sampler, profiling::ProcessTreeTracker& tree,
+                                            const ProfileArgs& args, const ProfileTimes& times, pid_t child,
+                                            Sinks& sinks, std::optional<int>* exit_code) {
+  profiling::SamplingHooks hooks;
+  hooks.stop_requested = [] { return profiling::StopSignalReceived() != 0; };
+  hooks.target_ended = [&] {
+    if (child > 0) {
+      if (!*exit_code) *exit_code = profiling::PollChildExit(child);
+      return exit_code->has_value();
+    }
+    return kill(static_cast<pid_t>(args.pid), 0) != 0 && errno == ESRCH;
+  };
+  hooks.on_pass = [&](const SampleBatch& kept, const profiling::PassRecord&) -> Status {
+    if (sinks.file) sinks.file->Add(kept);
+    if (sinks.store) return sinks.store->AppendBatch(sinks.live_id, kept);
+    return Status::Ok();
+  };
+  profiling::SamplingOptions options{
+      .interval_ns = times.interval_ns, .duration_ns = times.duration_ns, .max_passes = args.samples};
+  return profiling::RunSampling(sampler, tree, options, hooks);
+}
+
+// Keeps what the run measured, stopping at the first failure (sampling's own included):
+// the kernel traces, the store's commit, the --out file, then the upload. Says in the
+// report where the profile went.
+Status KeepProfiledRun(const ProfileArgs& args, Sinks& sinks,
+                       const std::optional<profiling::KernelCaptureSetup>& capture, pid_t child,
+                       const app::UploadSettings& upload, Status stored, std::optional<int>* exit_code,
+                       profiling::RunReport* report) {
+  if (capture) {
+    // The command's processes write the end of their traces as they exit.
+    if (child > 0 && !*exit_code) *exit_code = profiling::WaitChildExit(child);
+    Profile events;
+    report->kernels = profiling::CollectKernelTraces(*capture, &events);
+    if (stored.ok() && sinks.store) stored = sinks.store->AttachEvents(sinks.live_id, events);
+    if (sinks.file) profiling::AppendTimeline(events, &sinks.file->profile());
+  }
+  if (stored.ok() && sinks.store) {
+    stored = sinks.store->Commit(sinks.live_id);
+    report->stored_db = sinks.store->path();
+    report->stored_id = sinks.live_id;
+  }
+  if (stored.ok() && sinks.file && !args.out.empty()) {
+    JsonWriter json;
+    WriteProfileJson(sinks.file->profile(), json);
+    stored = WriteOutput(args.out, json.Take());
+    report->stored_file = args.out;
+  }
+  if (stored.ok() && upload.enabled()) ShipRun(sinks, args, upload);
+  return stored;
+}
+
 int RunProfile(const ProfileArgs& args) {
   // First of all: a Ctrl-C while NVML or the store opens must stop the run, not be lost
   // (or ignored, as a background job's SIGINT is) before the command even started.
   profiling::InstallStopSignalHandlers();
-  auto interval = ParseDurationNs(args.interval);
-  if (!interval || *interval <= 0)
-    return ReportError(InvalidInput("--interval: '" + args.interval + "' is not a duration such as 100ms"));
-  auto slow_interval = ParseDurationNs(args.slow_interval);
-  if (!slow_interval || *slow_interval < 0)
-    return ReportError(InvalidInput("--slow-interval: '" + args.slow_interval + "' is not a duration such as 1s"));
-  std::optional<int64_t> duration = 0;
-  if (!args.duration.empty()) duration = ParseDurationNs(args.duration);
-  if (!duration) return ReportError(InvalidInput("--duration: '" + args.duration + "' is not a duration such as 60s"));
-  if (args.pid > 0 && !args.command.empty())
-    return ReportError(InvalidInput("give either --pid N or a command after --, not both"));
-  if (args.pid <= 0 && args.command.empty())
-    return ReportError(InvalidInput("nothing to profile: kraken profile [options] -- CMD ARGS..., or --pid N"));
-  if (args.kernels && args.pid > 0) return ReportError(InvalidInput(profiling::kKernelsNeedLaunch));
-  auto window = KernelWindow(args);
-  if (!window.ok()) return ReportError(window.status());
-  if (args.kernel_counters &&
-      (!args.kernel_delay.empty() || !args.kernel_duration.empty() || !args.kernel_start_on_nvtx.empty()))
-    return ReportError(InvalidInput(
-        "--kernel-counters cannot be combined with a capture window (--kernel-delay, --kernel-duration, "
-        "--kernel-start-on-nvtx): the counters replay kernels from the first launch on"));
-  if (args.pid > 0 && kill(static_cast<pid_t>(args.pid), 0) != 0 && errno == ESRCH)
-    return ReportError(NotFound("--pid " + std::to_string(args.pid) + ": no such process"));
+  auto times = ProfileTimesFromArgs(args);
+  if (!times.ok()) return ReportError(times.status());
   auto upload = ResolveUploadSettings(args.upload_flags);
   if (!upload.ok()) return ReportError(upload.status());
 
   // NVML first: without it the command is not started at all.
   nvml::NvmlSamplerOptions sampler_options;
-  sampler_options.slow_interval_us = *slow_interval / 1000;
+  sampler_options.slow_interval_us = times->slow_interval_ns / 1000;
   auto session = nvml::OpenNvmlSession(args.library, sampler_options);
   if (!session.ok()) return ReportError(session.status());
   nvml::NvmlSampler& sampler = *session->sampler;
-  ProfileMetadata metadata = RunMetadata(args, *interval);
+  ProfileMetadata metadata = RunMetadata(args, times->interval_ns);
   auto sinks = OpenSinks(args, metadata, sampler.devices(), upload->enabled());
   if (!sinks.ok()) return ReportError(sinks.status());
 
-  std::optional<profiling::KernelCaptureSetup> capture;
-  if (args.kernels) {
-    auto prepared = profiling::PrepareKernelCapture(
-        !args.kernel_trace_dir.empty() || args.out.empty() ? args.kernel_trace_dir : args.out + ".kernels", *window,
-        args.kernel_counters);
-    if (!prepared.ok()) {
-      if (sinks->store) (void)sinks->store->Abort(sinks->live_id);
-      return ReportError(prepared.status());
-    }
-    capture = std::move(*prepared);
+  auto capture = PrepareProfileKernelCapture(args, *times);
+  if (!capture.ok()) {
+    AbortLiveProfile(*sinks);
+    return ReportError(capture.status());
   }
   pid_t child = 0;
   if (int signal = profiling::StopSignalReceived(); signal != 0) {
-    if (sinks->store) (void)sinks->store->Abort(sinks->live_id);
+    AbortLiveProfile(*sinks);
     return 128 + signal;  // stopped before anything was started or measured
   }
   if (!args.command.empty()) {
     auto started = profiling::StartCommand(args.command);
     if (!started.ok()) {
-      if (sinks->store) (void)sinks->store->Abort(sinks->live_id);
+      AbortLiveProfile(*sinks);
       return ReportError(started.status());
     }
     child = *started;
@@ -173,22 +259,7 @@ int RunProfile(const ProfileArgs& args) {
   // Launch mode: the tree is kraken's children (kraken itself excluded); attach: N and below.
   profiling::ProcessTreeTracker tree(child > 0 ? getpid() : args.pid, child == 0);
   std::optional<int> exit_code;
-  profiling::SamplingHooks hooks;
-  hooks.stop_requested = [] { return profiling::StopSignalReceived() != 0; };
-  hooks.target_ended = [&] {
-    if (child > 0) {
-      if (!exit_code) exit_code = profiling::PollChildExit(child);
-      return exit_code.has_value();
-    }
-    return kill(static_cast<pid_t>(args.pid), 0) != 0 && errno == ESRCH;
-  };
-  hooks.on_pass = [&](const SampleBatch& kept, const profiling::PassRecord&) -> Status {
-    if (sinks->file) sinks->file->Add(kept);
-    if (sinks->store) return sinks->store->AppendBatch(sinks->live_id, kept);
-    return Status::Ok();
-  };
-  profiling::SamplingOptions options{.interval_ns = *interval, .duration_ns = *duration, .max_passes = args.samples};
-  profiling::SamplingResult run = profiling::RunSampling(sampler, tree, options, hooks);
+  profiling::SamplingResult run = SampleProcessTree(sampler, tree, args, *times, child, *sinks, &exit_code);
 
   profiling::RunReport report;
   report.command = args.command;
@@ -196,28 +267,8 @@ int RunProfile(const ProfileArgs& args) {
   report.stop_reason = run.reason;
   report.devices = sampler.devices();
   report.tree_pids.assign(tree.ever_members().begin(), tree.ever_members().end());
-  report.summary = profiling::SummarizeRun(run.passes, static_cast<double>(*interval) / 1e9);
-  Status stored = run.sink_status;
-  if (capture) {
-    // The command's processes write the end of their traces as they exit.
-    if (child > 0 && !exit_code) exit_code = profiling::WaitChildExit(child);
-    Profile events;
-    report.kernels = profiling::CollectKernelTraces(*capture, &events);
-    if (stored.ok() && sinks->store) stored = sinks->store->AttachEvents(sinks->live_id, events);
-    if (sinks->file) profiling::AppendTimeline(events, &sinks->file->profile());
-  }
-  if (stored.ok() && sinks->store) {
-    stored = sinks->store->Commit(sinks->live_id);
-    report.stored_db = sinks->store->path();
-    report.stored_id = sinks->live_id;
-  }
-  if (stored.ok() && sinks->file && !args.out.empty()) {
-    JsonWriter json;
-    WriteProfileJson(sinks->file->profile(), json);
-    stored = WriteOutput(args.out, json.Take());
-    report.stored_file = args.out;
-  }
-  if (stored.ok() && upload->enabled()) ShipRun(*sinks, args, *upload);
+  report.summary = profiling::SummarizeRun(run.passes, static_cast<double>(times->interval_ns) / 1e9);
+  Status stored = KeepProfiledRun(args, *sinks, *capture, child, *upload, run.sink_status, &exit_code, &report);
   // The command runs on after a stop signal or a pass limit until it ends by itself (it
   // got the signal too); its exit code is what kraken returns.
   if (child > 0 && !exit_code) exit_code = profiling::WaitChildExit(child);

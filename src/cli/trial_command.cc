@@ -107,118 +107,127 @@ ProfileMetadata CandidateMetadata(const profiling::TrialReport& report, const pr
   return m;
 }
 
-int RunTrial(const TrialArgs& args) {
-  profiling::InstallStopSignalHandlers();
-  auto interval = Duration("--interval", args.interval, false);
-  if (!interval.ok()) return ReportError(interval.status());
-  auto duration = Duration("--duration", args.duration, false);
-  if (!duration.ok()) return ReportError(duration.status());
-  auto warmup = Duration("--warmup", args.warmup, true);
-  if (!warmup.ok()) return ReportError(warmup.status());
-  auto grace = Duration("--grace", args.grace, true);
-  if (!grace.ok()) return ReportError(grace.status());
-  if (args.command.empty()) return ReportError(InvalidInput("nothing to try: kraken trial [options] -- CMD ARGS..."));
-  if (Status runnable = profiling::CheckExecutable(args.command[0]); !runnable.ok()) return ReportError(runnable);
+// The workload and the trial's timing from the flags. A bad duration, no command or one
+// that cannot be executed, or a bad throughput regex ends the trial before anything runs.
+Result<profiling::TrialOptions> TrialOptionsFromArgs(const TrialArgs& args) {
+  KRAKEN_ASSIGN_OR_RETURN(int64_t interval, Duration("--interval", args.interval, false));
+  KRAKEN_ASSIGN_OR_RETURN(int64_t duration, Duration("--duration", args.duration, false));
+  KRAKEN_ASSIGN_OR_RETURN(int64_t warmup, Duration("--warmup", args.warmup, true));
+  KRAKEN_ASSIGN_OR_RETURN(int64_t grace, Duration("--grace", args.grace, true));
+  if (args.command.empty()) return InvalidInput("nothing to try: kraken trial [options] -- CMD ARGS...");
+  if (Status runnable = profiling::CheckExecutable(args.command[0]); !runnable.ok()) return runnable;
 
   profiling::TrialOptions options;
   options.command = args.command;
-  options.warmup_ns = *warmup;
-  options.duration_ns = *duration;
-  options.interval_ns = *interval;
-  options.grace_ns = *grace;
+  options.warmup_ns = warmup;
+  options.duration_ns = duration;
+  options.interval_ns = interval;
+  options.grace_ns = grace;
   options.throughput_file = args.throughput_file;
   if (!args.throughput_regex.empty()) {
-    auto pattern = profiling::ThroughputPattern::Compile(args.throughput_regex);
-    if (!pattern.ok()) return ReportError(pattern.status());
-    options.pattern = std::move(*pattern);
+    KRAKEN_ASSIGN_OR_RETURN(options.pattern, profiling::ThroughputPattern::Compile(args.throughput_regex));
   }
+  return options;
+}
 
-  std::optional<k8s::KubeConfig> kube;
-  if (!args.annotate_job.empty()) {
-    auto config = k8s::KubeConfigFromFlags(args.kube_api, args.token_file);
-    if (!config.ok()) return ReportError(config.status());
-    kube = std::move(*config);
-    if (!args.namespace_name.empty()) kube->namespace_name = args.namespace_name;
-    if (kube->namespace_name.empty())
-      return ReportError(InvalidInput("--annotate-job: no namespace (give --namespace NS)"));
-  }
+// The cluster the --annotate-job Job is in; none without the flag.
+Result<std::optional<k8s::KubeConfig>> AnnotatedJobCluster(const TrialArgs& args) {
+  if (args.annotate_job.empty()) return std::optional<k8s::KubeConfig>();
+  KRAKEN_ASSIGN_OR_RETURN(k8s::KubeConfig kube, k8s::KubeConfigFromFlags(args.kube_api, args.token_file));
+  if (!args.namespace_name.empty()) kube.namespace_name = args.namespace_name;
+  if (kube.namespace_name.empty()) return InvalidInput("--annotate-job: no namespace (give --namespace NS)");
+  return std::optional<k8s::KubeConfig>(std::move(kube));
+}
 
-  auto upload = ResolveUploadSettings(args.upload_flags);
-  if (!upload.ok()) return ReportError(upload.status());
-
-  // NVML before anything runs: without it no candidate is known and nothing is started.
-  auto session = nvml::OpenNvmlSession(args.library);
-  if (!session.ok()) return ReportError(session.status());
-  nvml::NvmlSampler& sampler = *session->sampler;
-  std::vector<std::string> skipped;
-  auto candidates = profiling::EnumerateCandidates(GpusOf(sampler), args.candidates, &skipped);
-  if (!candidates.ok()) return ReportError(candidates.status());
-  std::unique_ptr<ProfileStore> store;
-  if (args.out.empty() && !args.no_store) {
-    auto opened = OpenStoreForWriting(args.db);
-    if (!opened.ok()) return ReportError(opened.status());
-    store = std::move(*opened);
-  }
-
+// The report's heading before any candidate has run.
+profiling::TrialReport NewTrialReport(const TrialArgs& args, const profiling::TrialOptions& options,
+                                      const std::vector<std::string>& skipped, const ProfileStore* store) {
   profiling::TrialReport report;
   report.trial_id = NewTrialId();
   report.command = args.command;
   report.candidates_spec = args.candidates;
   report.left_out = skipped;
-  report.warmup_s = static_cast<double>(*warmup) / 1e9;
-  report.duration_s = static_cast<double>(*duration) / 1e9;
-  report.interval_s = static_cast<double>(*interval) / 1e9;
+  report.warmup_s = static_cast<double>(options.warmup_ns) / 1e9;
+  report.duration_s = static_cast<double>(options.duration_ns) / 1e9;
+  report.interval_s = static_cast<double>(options.interval_ns) / 1e9;
   report.throughput_regex = args.throughput_regex;
   report.throughput_file = args.throughput_file;
-  if (store) report.stored_db = store->path();
+  if (store != nullptr) report.stored_db = store->path();
+  return report;
+}
 
-  // A worker the workload daemonizes stays below kraken and is stopped with its candidate.
-  profiling::BecomeSubreaper();
-  for (size_t i = 0; i < candidates->size(); ++i) {
-    const profiling::TrialCandidate& candidate = (*candidates)[i];
+// What every candidate's run shares: the sampler, the trial's options and where a
+// candidate's profile goes (the store, the central API, both or neither).
+struct TrialRunSetup {
+  nvml::NvmlSampler& sampler;
+  const profiling::TrialOptions& options;
+  ProfileStore* store;  // null: no profile is stored
+  const app::UploadSettings& upload;
+  bool quiet;
+};
+
+// Runs the candidate at `position` and appends its result to the report, with the id of
+// its stored profile. An error ends the trial: the candidate could not be run, its
+// profile not stored, or a process of it outlived SIGKILL (the next one would share the GPU).
+Status RunOneTrialCandidate(const TrialRunSetup& setup, const profiling::TrialCandidate& candidate, size_t position,
+                            profiling::TrialReport* report) {
+  profiling::BatchProfileBuilder profile;
+  profiling::TrialHooks hooks;
+  hooks.stop_requested = [] { return profiling::StopSignalReceived() != 0; };
+  std::string prefix = "[trial " + std::to_string(position + 1) + "] ";
+  if (!setup.quiet)
+    hooks.on_output = [prefix](std::string_view line) {
+      std::fprintf(stderr, "%s%.*s\n", prefix.c_str(), static_cast<int>(line.size()), line.data());
+    };
+  hooks.on_pass = [&](const SampleBatch& kept) {
+    if (setup.store != nullptr || setup.upload.enabled()) profile.Add(kept);
+    return Status::Ok();
+  };
+  KRAKEN_ASSIGN_OR_RETURN(profiling::CandidateRun run,
+                          profiling::RunTrialCandidate(setup.sampler, candidate, setup.options, hooks));
+  report->results.push_back(run.result);
+  profiling::TrialResult& result = report->results.back();
+  if (setup.store != nullptr && result.sampled) {
+    profile.profile().metadata = CandidateMetadata(*report, result, position);
+    profile.profile().devices = setup.sampler.devices();
+    KRAKEN_ASSIGN_OR_RETURN(result.profile_id, setup.store->SaveProfile(profile.profile()));
+  }
+  if (setup.upload.enabled() && result.sampled) {
+    profile.profile().metadata = CandidateMetadata(*report, result, position);
+    profile.profile().devices = setup.sampler.devices();
+    ShipProfileAndSay(profile.profile(),
+                      "kraken-trial-" + report->trial_id + "-" + std::to_string(position + 1) + ".json", setup.upload);
+  }
+  if (!run.tree_gone)
+    return Status(StatusCode::kInternal,
+                  "a process of candidate " + candidate.uuid + " survived SIGKILL; stopping the trial");
+  return Status::Ok();
+}
+
+// Runs the candidates one after the other; a stop signal leaves the rest unrun (counted
+// in the report) and the ranking is of those that ran.
+Status RunTrialCandidates(const TrialRunSetup& setup, const std::vector<profiling::TrialCandidate>& candidates,
+                          profiling::TrialReport* report) {
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const profiling::TrialCandidate& candidate = candidates[i];
     if (profiling::StopSignalReceived() != 0) {
-      report.candidates_not_run = candidates->size() - i;
+      report->candidates_not_run = candidates.size() - i;
       break;
     }
-    std::fprintf(stderr, "kraken trial: candidate %zu/%zu: %s\n", i + 1, candidates->size(), candidate.uuid.c_str());
-    profiling::BatchProfileBuilder profile;
-    profiling::TrialHooks hooks;
-    hooks.stop_requested = [] { return profiling::StopSignalReceived() != 0; };
-    std::string prefix = "[trial " + std::to_string(i + 1) + "] ";
-    if (!args.quiet)
-      hooks.on_output = [prefix](std::string_view line) {
-        std::fprintf(stderr, "%s%.*s\n", prefix.c_str(), static_cast<int>(line.size()), line.data());
-      };
-    hooks.on_pass = [&](const SampleBatch& kept) {
-      if (store || upload->enabled()) profile.Add(kept);
-      return Status::Ok();
-    };
-    auto run = profiling::RunTrialCandidate(sampler, candidate, options, hooks);
-    if (!run.ok()) return ReportError(run.status());
-    report.results.push_back(run->result);
-    profiling::TrialResult& result = report.results.back();
-    if (store && result.sampled) {
-      profile.profile().metadata = CandidateMetadata(report, result, i);
-      profile.profile().devices = sampler.devices();
-      auto id = store->SaveProfile(profile.profile());
-      if (!id.ok()) return ReportError(id.status());
-      result.profile_id = *id;
-    }
-    if (upload->enabled() && result.sampled) {
-      profile.profile().metadata = CandidateMetadata(report, result, i);
-      profile.profile().devices = sampler.devices();
-      ShipProfileAndSay(profile.profile(), "kraken-trial-" + report.trial_id + "-" + std::to_string(i + 1) + ".json",
-                        *upload);
-    }
-    if (!run->tree_gone)
-      return ReportError(Status(StatusCode::kInternal, "a process of candidate " + candidate.uuid +
-                                                           " survived SIGKILL; stopping the trial"));
+    std::fprintf(stderr, "kraken trial: candidate %zu/%zu: %s\n", i + 1, candidates.size(), candidate.uuid.c_str());
+    KRAKEN_RETURN_IF_ERROR(RunOneTrialCandidate(setup, candidate, i, report));
   }
-  report.stop_signal = profiling::StopSignalReceived();
-  if (report.stop_signal != 0 && report.candidates_not_run == 0)
-    report.candidates_not_run = candidates->size() - report.results.size();
-  report.ranking = profiling::RankCandidates(report.results);
+  report->stop_signal = profiling::StopSignalReceived();
+  if (report->stop_signal != 0 && report->candidates_not_run == 0)
+    report->candidates_not_run = candidates.size() - report->results.size();
+  report->ranking = profiling::RankCandidates(report->results);
+  return Status::Ok();
+}
 
+// Writes the JSON report to --out, prints the report, then annotates the Job; returns
+// kraken's exit code (128 + the signal when one stopped the trial).
+int PublishTrialReport(const TrialArgs& args, const profiling::TrialReport& report,
+                       const std::optional<k8s::KubeConfig>& kube) {
   std::string json = profiling::RenderTrialJson(report);
   if (!args.out.empty()) {
     Status written = WriteOutput(args.out, json);
@@ -239,6 +248,37 @@ int RunTrial(const TrialArgs& args) {
     }
   }
   return report.stop_signal != 0 ? 128 + report.stop_signal : kExitOk;
+}
+
+int RunTrial(const TrialArgs& args) {
+  profiling::InstallStopSignalHandlers();
+  auto options = TrialOptionsFromArgs(args);
+  if (!options.ok()) return ReportError(options.status());
+  auto kube = AnnotatedJobCluster(args);
+  if (!kube.ok()) return ReportError(kube.status());
+  auto upload = ResolveUploadSettings(args.upload_flags);
+  if (!upload.ok()) return ReportError(upload.status());
+
+  // NVML before anything runs: without it no candidate is known and nothing is started.
+  auto session = nvml::OpenNvmlSession(args.library);
+  if (!session.ok()) return ReportError(session.status());
+  nvml::NvmlSampler& sampler = *session->sampler;
+  std::vector<std::string> skipped;
+  auto candidates = profiling::EnumerateCandidates(GpusOf(sampler), args.candidates, &skipped);
+  if (!candidates.ok()) return ReportError(candidates.status());
+  std::unique_ptr<ProfileStore> store;
+  if (args.out.empty() && !args.no_store) {
+    auto opened = OpenStoreForWriting(args.db);
+    if (!opened.ok()) return ReportError(opened.status());
+    store = std::move(*opened);
+  }
+
+  profiling::TrialReport report = NewTrialReport(args, *options, skipped, store.get());
+  // A worker the workload daemonizes stays below kraken and is stopped with its candidate.
+  profiling::BecomeSubreaper();
+  Status ran = RunTrialCandidates({sampler, *options, store.get(), *upload, args.quiet}, *candidates, &report);
+  if (!ran.ok()) return ReportError(ran);
+  return PublishTrialReport(args, report, *kube);
 }
 
 }  // namespace

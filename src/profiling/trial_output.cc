@@ -50,17 +50,19 @@ std::string SignalName(int signal) {
   return "signal " + std::to_string(signal);
 }
 
-}  // namespace
 
-std::string ThroughputSourceText(const TrialReport& report) {
-  if (!report.throughput_regex.empty())
-    return "first capture group of '" + report.throughput_regex + "' in the workload's output, after the warmup";
-  if (!report.throughput_file.empty())
-    return "the number in " + report.throughput_file + ", written after the warmup";
-  return "not measured (no --throughput-regex or --throughput-file): GPU-side facts only";
+std::string CommaJoined(const std::set<int32_t>& ids) {
+  std::string joined;
+  for (int32_t id : ids) {
+    if (!joined.empty()) joined += ',';
+    joined += std::to_string(id);
+  }
+  return joined;
 }
 
-std::string RenderTrialText(const TrialReport& report) {
+// The command, the trial's settings, where throughput comes from, the candidates left
+// out and whether a signal cut the trial short.
+std::string TrialHeaderText(const TrialReport& report) {
   std::string out;
   std::string what;
   for (const std::string& a : report.command) what += (what.empty() ? "" : " ") + a;
@@ -73,6 +75,10 @@ std::string RenderTrialText(const TrialReport& report) {
   if (report.stop_signal != 0)
     out += "  interrupted: " + SignalName(report.stop_signal) + "; " + std::to_string(report.candidates_not_run) +
            " candidate(s) not run\n";
+  return out;
+}
+
+std::string CandidateResultsTable(const TrialReport& report) {
   TextTable table({"#", "candidate", "device", "MIG", "GPU fraction", "exit", "throughput (median)", "util p50 / p95",
                    "memory peak"},
                   {TextTable::Align::kRight, TextTable::Align::kLeft, TextTable::Align::kLeft, TextTable::Align::kLeft,
@@ -87,9 +93,13 @@ std::string RenderTrialText(const TrialReport& report) {
                   fraction, ExitText(r.exit), ThroughputText(r), UtilText(r),
                   r.sampled ? FormatBytes(r.gpu.memory_peak_bytes) : "-"});
   }
-  out += '\n';
-  out += table.Render();
-  out += '\n';
+  return table.Render();
+}
+
+// Notes on where a candidate's workload ran when that was not (only) where it was put:
+// no process seen at all, other GPUs, or other MIG instances.
+std::string PlacementNotesText(const TrialReport& report) {
+  std::string out;
   for (size_t i = 0; i < report.results.size(); ++i) {
     const TrialResult& r = report.results[i];
     std::string candidate = "  note: candidate " + std::to_string(i + 1);
@@ -100,28 +110,22 @@ std::string RenderTrialText(const TrialReport& report) {
              "namespace)\n";
     const std::set<int32_t>& gpus = r.gpu.gpus_seen;
     if (gpus.size() > 1 || (gpus.size() == 1 && *gpus.begin() != r.candidate.gpu_index)) {
-      std::string seen;
-      for (int32_t g : gpus) {
-        if (!seen.empty()) seen += ',';
-        seen += std::to_string(g);
-      }
-      out += candidate + ": the workload's processes appeared on GPUs " + seen + ", not only on GPU " +
+      out += candidate + ": the workload's processes appeared on GPUs " + CommaJoined(gpus) + ", not only on GPU " +
              std::to_string(r.candidate.gpu_index) + "\n";
     }
     // The tree was seen in another MIG instance than the one it was given: CUDA_VISIBLE_DEVICES
     // did not take (or the workload picks its device itself). Said, never hidden.
     if (!r.candidate.mig_profile.empty() && !r.gpu.gpu_instances_seen.empty() &&
         (r.gpu.gpu_instances_seen.size() > 1 || *r.gpu.gpu_instances_seen.begin() != r.candidate.gpu_instance_id)) {
-      std::string seen;
-      for (int32_t gi : r.gpu.gpu_instances_seen) {
-        if (!seen.empty()) seen += ',';
-        seen += std::to_string(gi);
-      }
-      out += candidate + ": ran in GPU instance " + seen +
+      out += candidate + ": ran in GPU instance " + CommaJoined(r.gpu.gpu_instances_seen) +
              ", not only in its own GPU instance " + std::to_string(r.candidate.gpu_instance_id) + "\n";
     }
   }
-  out += "  ranking by throughput per GPU fraction (the device catalog has no prices: no per-$ ranking):\n";
+  return out;
+}
+
+std::string RankingText(const TrialReport& report) {
+  std::string out = "  ranking by throughput per GPU fraction (the device catalog has no prices: no per-$ ranking):\n";
   if (report.ranking.ranked.empty()) out += "    none ranked\n";
   for (const RankedCandidate& k : report.ranking.ranked) {
     const TrialResult& r = report.results[k.result];
@@ -131,22 +135,24 @@ std::string RenderTrialText(const TrialReport& report) {
   }
   for (const UnrankedCandidate& u : report.ranking.unranked)
     out += "    unranked: " + report.results[u.result].candidate.uuid + ": " + u.reason + "\n";
-  if (!report.stored_db.empty()) {
-    std::string ids;
-    for (const TrialResult& r : report.results)
-      if (r.profile_id > 0) {
-        if (!ids.empty()) ids += ", ";
-        ids += std::to_string(r.profile_id);
-      }
-    out += "  stored:     profiles " + (ids.empty() ? std::string("none") : ids) + " in " + report.stored_db +
-           " (trial.id " + report.trial_id + ")\n";
-  }
   return out;
 }
 
-std::string RenderTrialJson(const TrialReport& report) {
-  JsonWriter json;
-  json.BeginObject().Field("trial_id", report.trial_id);
+// Where the candidates' profiles were stored, when they were.
+std::string StoredProfilesText(const TrialReport& report) {
+  if (report.stored_db.empty()) return "";
+  std::string ids;
+  for (const TrialResult& r : report.results)
+    if (r.profile_id > 0) {
+      if (!ids.empty()) ids += ", ";
+      ids += std::to_string(r.profile_id);
+    }
+  return "  stored:     profiles " + (ids.empty() ? std::string("none") : ids) + " in " + report.stored_db +
+         " (trial.id " + report.trial_id + ")\n";
+}
+
+// The command, the trial's settings, the throughput source and what was not run.
+void WriteTrialSetup(JsonWriter& json, const TrialReport& report) {
   json.Key("command").BeginArray();
   for (const std::string& a : report.command) json.String(a);
   json.EndArray();
@@ -166,63 +172,71 @@ std::string RenderTrialJson(const TrialReport& report) {
   json.Key("candidates_left_out").BeginArray();
   for (const std::string& why : report.left_out) json.String(why);
   json.EndArray();
-  json.Key("candidates").BeginArray();
-  for (const TrialResult& r : report.results) {
-    const TrialCandidate& c = r.candidate;
-    json.BeginObject().Field("uuid", c.uuid).Field("cuda_visible_devices", c.uuid);
-    json.Field("gpu_index", static_cast<int64_t>(c.gpu_index)).Field("device_name", c.device_name);
-    json.Key("catalog_id");
-    c.catalog_id.empty() ? json.Null() : json.String(c.catalog_id);
-    json.Key("mig_profile");
-    c.mig_profile.empty() ? json.Null() : json.String(c.mig_profile);
-    json.Key("gpu_instance_id");
-    c.gpu_instance_id >= 0 ? json.Int(c.gpu_instance_id) : json.Null();
-    json.Key("compute_instance_id");
-    c.compute_instance_id >= 0 ? json.Int(c.compute_instance_id) : json.Null();
-    json.Key("gpu_fraction");
-    c.gpu_fraction ? json.ExactNumber(*c.gpu_fraction) : json.Null();
-    json.Field("fraction_basis", c.fraction_basis);
-    json.Key("exit").BeginObject().Field("state", r.exit.state);
-    json.Key("exit_code");
-    r.exit.exit_code ? json.Int(*r.exit.exit_code) : json.Null();
-    json.Key("stop_signal");
-    r.exit.stop_signal.empty() ? json.Null() : json.String(r.exit.stop_signal);
-    json.Field("during_warmup", r.exit.during_warmup).Field("interrupted", r.interrupted).EndObject();
-    json.Key("throughput");
-    if (!r.throughput) {
-      json.Null();
-    } else {
-      const ThroughputFigures& t = *r.throughput;
-      json.BeginObject().Field("readings", t.readings).Field("warmup_readings_ignored", t.warmup_readings);
-      json.Field("unparsable", t.unparsable);
-      for (auto [key, value] : {std::pair{"median", t.median}, {"last", t.last}, {"min", t.min}, {"max", t.max}}) {
-        json.Key(key);
-        t.readings > 0 ? json.ExactNumber(value) : json.Null();
-      }
-      json.EndObject();
-    }
-    json.Field("sampled", r.sampled);
-    json.Field("sampling_stop", r.sampled ? StopReasonName(r.sampling_stop) : "not sampled");
-    json.Field("passes", r.gpu.passes).Field("passes_present", r.gpu.passes_present);
-    json.Key("util_pct");
-    if (r.gpu.util_p50_pct) {
-      json.BeginObject().Field("basis", r.gpu.util_basis).Key("p50").ExactNumber(*r.gpu.util_p50_pct);
-      json.Key("p95").ExactNumber(*r.gpu.util_p95_pct).EndObject();
-    } else {
-      json.Null();
-    }
-    json.Key("memory_peak_bytes").ExactNumber(r.gpu.memory_peak_bytes);
-    json.Key("gpu_instances_seen").BeginArray();
-    for (int32_t gi : r.gpu.gpu_instances_seen) json.Int(gi);
-    json.EndArray();
-    json.Key("gpus_seen").BeginArray();
-    for (int32_t g : r.gpu.gpus_seen) json.Int(g);
-    json.EndArray();
-    json.Key("profile_id");
-    r.profile_id > 0 ? json.Int(r.profile_id) : json.Null();
-    json.EndObject();
+}
+
+// Which device (or MIG instance) the candidate is, and the share of a GPU it counts as.
+void WriteCandidatePlacement(JsonWriter& json, const TrialCandidate& c) {
+  json.Field("uuid", c.uuid).Field("cuda_visible_devices", c.uuid);
+  json.Field("gpu_index", static_cast<int64_t>(c.gpu_index)).Field("device_name", c.device_name);
+  json.Key("catalog_id");
+  c.catalog_id.empty() ? json.Null() : json.String(c.catalog_id);
+  json.Key("mig_profile");
+  c.mig_profile.empty() ? json.Null() : json.String(c.mig_profile);
+  json.Key("gpu_instance_id");
+  c.gpu_instance_id >= 0 ? json.Int(c.gpu_instance_id) : json.Null();
+  json.Key("compute_instance_id");
+  c.compute_instance_id >= 0 ? json.Int(c.compute_instance_id) : json.Null();
+  json.Key("gpu_fraction");
+  c.gpu_fraction ? json.ExactNumber(*c.gpu_fraction) : json.Null();
+  json.Field("fraction_basis", c.fraction_basis);
+}
+
+// How the run ended and its throughput readings (null when none was asked for; each
+// figure null when nothing was read).
+void WriteExitAndThroughput(JsonWriter& json, const TrialResult& r) {
+  json.Key("exit").BeginObject().Field("state", r.exit.state);
+  json.Key("exit_code");
+  r.exit.exit_code ? json.Int(*r.exit.exit_code) : json.Null();
+  json.Key("stop_signal");
+  r.exit.stop_signal.empty() ? json.Null() : json.String(r.exit.stop_signal);
+  json.Field("during_warmup", r.exit.during_warmup).Field("interrupted", r.interrupted).EndObject();
+  json.Key("throughput");
+  if (!r.throughput) {
+    json.Null();
+    return;
   }
+  const ThroughputFigures& t = *r.throughput;
+  json.BeginObject().Field("readings", t.readings).Field("warmup_readings_ignored", t.warmup_readings);
+  json.Field("unparsable", t.unparsable);
+  for (auto [key, value] : {std::pair{"median", t.median}, {"last", t.last}, {"min", t.min}, {"max", t.max}}) {
+    json.Key(key);
+    t.readings > 0 ? json.ExactNumber(value) : json.Null();
+  }
+  json.EndObject();
+}
+
+// What sampling the GPU saw while the candidate ran.
+void WriteSampledGpuFigures(JsonWriter& json, const TrialResult& r) {
+  json.Field("sampled", r.sampled);
+  json.Field("sampling_stop", r.sampled ? StopReasonName(r.sampling_stop) : "not sampled");
+  json.Field("passes", r.gpu.passes).Field("passes_present", r.gpu.passes_present);
+  json.Key("util_pct");
+  if (r.gpu.util_p50_pct) {
+    json.BeginObject().Field("basis", r.gpu.util_basis).Key("p50").ExactNumber(*r.gpu.util_p50_pct);
+    json.Key("p95").ExactNumber(*r.gpu.util_p95_pct).EndObject();
+  } else {
+    json.Null();
+  }
+  json.Key("memory_peak_bytes").ExactNumber(r.gpu.memory_peak_bytes);
+  json.Key("gpu_instances_seen").BeginArray();
+  for (int32_t gi : r.gpu.gpu_instances_seen) json.Int(gi);
   json.EndArray();
+  json.Key("gpus_seen").BeginArray();
+  for (int32_t g : r.gpu.gpus_seen) json.Int(g);
+  json.EndArray();
+}
+
+void WriteTrialRanking(JsonWriter& json, const TrialReport& report) {
   json.Key("ranking").BeginObject().Field("by", "throughput per GPU fraction");
   json.Field("per_dollar", "not ranked: the device catalog has no prices");
   json.Key("ranked").BeginArray();
@@ -238,6 +252,45 @@ std::string RenderTrialJson(const TrialReport& report) {
     json.BeginObject().Field("uuid", report.results[u.result].candidate.uuid).Field("reason", u.reason).EndObject();
   json.EndArray();
   json.EndObject();
+}
+
+}  // namespace
+
+std::string ThroughputSourceText(const TrialReport& report) {
+  if (!report.throughput_regex.empty())
+    return "first capture group of '" + report.throughput_regex + "' in the workload's output, after the warmup";
+  if (!report.throughput_file.empty())
+    return "the number in " + report.throughput_file + ", written after the warmup";
+  return "not measured (no --throughput-regex or --throughput-file): GPU-side facts only";
+}
+
+std::string RenderTrialText(const TrialReport& report) {
+  std::string out = TrialHeaderText(report);
+  out += '\n';
+  out += CandidateResultsTable(report);
+  out += '\n';
+  out += PlacementNotesText(report);
+  out += RankingText(report);
+  out += StoredProfilesText(report);
+  return out;
+}
+
+std::string RenderTrialJson(const TrialReport& report) {
+  JsonWriter json;
+  json.BeginObject().Field("trial_id", report.trial_id);
+  WriteTrialSetup(json, report);
+  json.Key("candidates").BeginArray();
+  for (const TrialResult& r : report.results) {
+    json.BeginObject();
+    WriteCandidatePlacement(json, r.candidate);
+    WriteExitAndThroughput(json, r);
+    WriteSampledGpuFigures(json, r);
+    json.Key("profile_id");
+    r.profile_id > 0 ? json.Int(r.profile_id) : json.Null();
+    json.EndObject();
+  }
+  json.EndArray();
+  WriteTrialRanking(json, report);
   json.Key("stored_db");
   report.stored_db.empty() ? json.Null() : json.String(report.stored_db);
   json.EndObject();

@@ -108,10 +108,8 @@ void WriteDiagnosis(JsonWriter& json, const Diagnosis& d, const Profile* profile
   json.Field("recommendation", d.recommendation).EndObject();
 }
 
-void WriteProfile(JsonWriter& json, const AnalyzedProfile& a, const AnalysisOutputOptions& options) {
-  const Profile& p = *a.profile;
-  const WorkloadReport& r = a.report;
-  json.BeginObject();
+// Where the profile came from: source, format, rank, vendor and device.
+void WriteProfileIdentity(JsonWriter& json, const Profile& p, const WorkloadReport& r) {
   json.Field("source", p.metadata.source).Field("format", p.metadata.format);
   json.Key("rank");
   p.metadata.rank ? json.Int(*p.metadata.rank) : json.Null();
@@ -122,7 +120,11 @@ void WriteProfile(JsonWriter& json, const AnalyzedProfile& a, const AnalysisOutp
   json.Key("catalog_id");
   r.device_spec ? json.String(r.device_spec->id) : json.Null();
   json.Field("sm_count", r.sm_count).EndObject();
+}
 
+// "timeline" is the window the options chose (all steps, when asked for and found; else
+// the whole trace); both windows follow under their own keys, then streams and steps.
+void WriteProfileTimelines(JsonWriter& json, const WorkloadReport& r, const AnalysisOutputOptions& options) {
   bool has_timeline = r.timeline.trace.total_ns > 0;
   bool steps = options.steps_window && r.timeline.steps_total.has_value();
   json.Field("window", steps ? "steps" : "trace");
@@ -154,24 +156,26 @@ void WriteProfile(JsonWriter& json, const AnalyzedProfile& a, const AnalysisOutp
     json.EndObject();
   }
   json.EndArray();
+}
 
+// The TensorBoard plugin's own overview figures, or null when the input had none.
+void WriteTbPluginOverview(JsonWriter& json, const std::optional<TbPluginOverview>& overview) {
   json.Key("tb_plugin");
-  if (r.tb_plugin) {
-    json.BeginObject()
-        .Field("window_us", Us(r.tb_plugin->window.length()))
-        .Field("steps", r.tb_plugin->steps)
-        .Field("average_step_us", Us(r.tb_plugin->average_step_ns))
-        .Field("gpu_utilization_pct", r.tb_plugin->gpu_utilization_pct);
-    WriteOptional(json, "est_sm_efficiency_pct", r.tb_plugin->est_sm_efficiency_pct);
-    WriteOptional(json, "est_achieved_occupancy_pct", r.tb_plugin->est_achieved_occupancy_pct);
-    json.EndObject();
-  } else {
+  if (!overview) {
     json.Null();
+    return;
   }
-  json.Key("step_time");
-  r.step_time_ns.count > 0 ? WriteDistributionUs(json, r.step_time_ns) : void(json.Null());
+  json.BeginObject()
+      .Field("window_us", Us(overview->window.length()))
+      .Field("steps", overview->steps)
+      .Field("average_step_us", Us(overview->average_step_ns))
+      .Field("gpu_utilization_pct", overview->gpu_utilization_pct);
+  WriteOptional(json, "est_sm_efficiency_pct", overview->est_sm_efficiency_pct);
+  WriteOptional(json, "est_achieved_occupancy_pct", overview->est_achieved_occupancy_pct);
+  json.EndObject();
+}
 
-  const LaunchStats& l = r.launches;
+void WriteLaunchStats(JsonWriter& json, const LaunchStats& l) {
   json.Key("launch").BeginObject().Field("kernels", l.kernels).Field("linked_kernels", l.linked_kernels);
   json.Key("launch_delay");
   WriteDistributionUs(json, l.launch_delay_ns);
@@ -184,12 +188,10 @@ void WriteProfile(JsonWriter& json, const AnalyzedProfile& a, const AnalysisOutp
       .Field("small_kernel_time_pct", l.small_kernel_time_pct())
       .Field("kernels_shorter_than_launch", l.kernels_shorter_than_launch)
       .EndObject();
+}
 
-  json.Key("memory").BeginObject();
-  WriteOptional(json, "peak_allocated_bytes", r.peak_allocated_bytes);
-  WriteOptional(json, "peak_reserved_bytes", r.peak_reserved_bytes);
-  json.EndObject();
-
+// The workload type with its evidence, and the boundness of the kernel time.
+void WriteWorkloadClass(JsonWriter& json, const WorkloadReport& r) {
   const WorkloadTypeResult& t = r.workload_type;
   json.Key("workload").BeginObject().Field("type", WorkloadTypeName(t.type)).Field("confidence", t.confidence);
   json.Key("evidence").BeginArray();
@@ -198,15 +200,13 @@ void WriteProfile(JsonWriter& json, const AnalyzedProfile& a, const AnalysisOutp
   json.Field("bound", BoundnessName(r.kernels.mix.Dominant())).Key("bound_mix");
   WriteMix(json, r.kernels.mix);
   json.EndObject();
+}
 
-  json.Key("kernels").BeginObject().Field("count", r.kernels.kernel_count)
-      .Field("total_us", Us(r.kernels.kernel_time_ns)).Field("distinct_names", r.kernels.distinct_names);
-  json.Key("top");
-  WriteKernelGroups(json, r.kernels.top, options.top_n);
-  json.EndObject();
-
+// Sampled metric series in their own units; a source-defined metric goes by its source
+// field's name.
+void WriteSeriesStats(JsonWriter& json, const std::vector<SeriesStats>& series) {
   json.Key("series").BeginArray();
-  for (const SeriesStats& s : a.series) {
+  for (const SeriesStats& s : series) {
     const MetricInfo& info = GetMetricInfo(s.series->metric);
     json.BeginObject()
         .Field("metric", s.series->metric == Metric::kOther ? s.series->source_name : std::string(info.name))
@@ -220,6 +220,31 @@ void WriteProfile(JsonWriter& json, const AnalyzedProfile& a, const AnalysisOutp
         .EndObject();
   }
   json.EndArray();
+}
+
+void WriteProfile(JsonWriter& json, const AnalyzedProfile& a, const AnalysisOutputOptions& options) {
+  const Profile& p = *a.profile;
+  const WorkloadReport& r = a.report;
+  json.BeginObject();
+  WriteProfileIdentity(json, p, r);
+  WriteProfileTimelines(json, r, options);
+  WriteTbPluginOverview(json, r.tb_plugin);
+  json.Key("step_time");
+  r.step_time_ns.count > 0 ? WriteDistributionUs(json, r.step_time_ns) : void(json.Null());
+  WriteLaunchStats(json, r.launches);
+
+  json.Key("memory").BeginObject();
+  WriteOptional(json, "peak_allocated_bytes", r.peak_allocated_bytes);
+  WriteOptional(json, "peak_reserved_bytes", r.peak_reserved_bytes);
+  json.EndObject();
+
+  WriteWorkloadClass(json, r);
+  json.Key("kernels").BeginObject().Field("count", r.kernels.kernel_count)
+      .Field("total_us", Us(r.kernels.kernel_time_ns)).Field("distinct_names", r.kernels.distinct_names);
+  json.Key("top");
+  WriteKernelGroups(json, r.kernels.top, options.top_n);
+  json.EndObject();
+  WriteSeriesStats(json, a.series);
 
   WriteTraceInsightsJson(json, r.insights);
   json.Key("diagnoses").BeginArray();

@@ -51,9 +51,9 @@ std::string MixLine(const BoundMix& m) {
          PctText(m.Pct(m.unknown_ns)) + "%; tensor cores " + PctText(m.Pct(m.tensor_core_ns)) + "% of kernel time";
 }
 
-void RenderProfile(std::string& out, const AnalyzedProfile& a, const AnalysisOutputOptions& options) {
-  const Profile& p = *a.profile;
-  const WorkloadReport& r = a.report;
+// The profile's title line, then its device, workload type and boundness lines (each
+// only when the profile has something to say).
+void AppendProfileHeader(std::string& out, const Profile& p, const WorkloadReport& r) {
   out += "== " + p.metadata.source + "  [" + p.metadata.format + "]";
   if (p.metadata.rank) out += "  rank " + std::to_string(*p.metadata.rank);
   if (p.metadata.world_size) out += " of " + std::to_string(*p.metadata.world_size);
@@ -73,12 +73,19 @@ void RenderProfile(std::string& out, const AnalyzedProfile& a, const AnalysisOut
   if (r.kernels.kernel_count > 0) {
     out += std::string("Bound: ") + BoundnessName(r.kernels.mix.Dominant()) + " (" + MixLine(r.kernels.mix) + ")\n";
   }
+}
 
+// The GPU timeline table (whole trace, all steps, and each step when there are few or a
+// steps window was asked for), then one per stream when there are several; or why there
+// is no timeline.
+void AppendGpuTimeline(std::string& out, const Profile& p, const WorkloadReport& r,
+                       const AnalysisOutputOptions& options) {
   if (r.timeline.trace.total_ns > 0) {
     std::vector<std::pair<std::string, const TimelineBreakdown*>> rows;
     rows.emplace_back("whole trace", &r.timeline.trace);
     if (r.timeline.steps_total) rows.emplace_back("all steps", &*r.timeline.steps_total);
     bool show_steps = options.steps_window || r.timeline.steps.size() <= 12;
+    // The rows point at their names: the names are all made before the first row is.
     std::vector<std::string> names;
     names.reserve(r.timeline.steps.size());
     if (show_steps)
@@ -99,6 +106,11 @@ void RenderProfile(std::string& out, const AnalyzedProfile& a, const AnalysisOut
   } else if (!p.metadata.kernel_timestamps_valid && r.kernels.kernel_count > 0) {
     out += "\nNo GPU timeline: this input has kernel measurements without timestamps.\n";
   }
+}
+
+// One line each, where measured: the TensorBoard plugin's own figures, step time, kernel
+// launches and the allocator's memory peaks.
+void AppendStepLaunchAndMemoryLines(std::string& out, const WorkloadReport& r) {
   if (r.tb_plugin) {
     const TbPluginOverview& o = *r.tb_plugin;
     out += "\nTensorBoard-plugin figures (its definitions): GPU utilization " + PctText(o.gpu_utilization_pct) + "%";
@@ -125,61 +137,79 @@ void RenderProfile(std::string& out, const AnalyzedProfile& a, const AnalysisOut
     if (r.peak_reserved_bytes) out += ", peak reserved " + FormatBytes(*r.peak_reserved_bytes);
     out += "\n";
   }
+}
+
+// The table of sampled metric series: one row per series, bytes in GiB and rates in
+// MB/s (they read better so); a source-defined metric shows its source's unit.
+std::string SampledMetricsTable(const std::vector<SeriesStats>& series) {
+  TextTable table({"metric", "source field", "entity", "samples", "mean", "p50", "p95", "max", "unit"},
+                  {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight,
+                   Align::kRight, Align::kRight, Align::kLeft});
+  table.SetMaxWidth(0, 40);
+  table.SetMaxWidth(1, 40);
+  table.SetMaxWidth(2, 50);
+  for (const SeriesStats& s : series) {
+    const MetricInfo& info = GetMetricInfo(s.series->metric);
+    std::string metric = s.series->metric == Metric::kOther ? "-" : std::string(info.name);
+    double scale = 1;
+    std::string unit(info.unit);
+    auto source_unit = s.series->entity.labels.find("unit");
+    if (s.series->metric == Metric::kOther && source_unit != s.series->entity.labels.end()) unit = source_unit->second;
+    if (unit == "B") {
+      scale = 1.0 / (1 << 30);
+      unit = "GiB";
+    } else if (unit == "B/s") {
+      scale = 1e-6;
+      unit = "MB/s";
+    }
+    table.AddRow({metric, s.series->source_name, s.label, std::to_string(s.values.count),
+                  FormatFixed(s.values.mean * scale, 2), FormatFixed(s.values.p50 * scale, 2),
+                  FormatFixed(s.p95 * scale, 2), FormatFixed(s.values.max * scale, 2), unit});
+  }
+  return table.Render();
+}
+
+void AppendDiagnoses(std::string& out, const std::vector<Diagnosis>& diagnoses) {
+  if (diagnoses.empty()) return;
+  out += "\nDiagnoses\n";
+  for (const Diagnosis& d : diagnoses) {
+    out += "  [" + d.severity + "] " + d.summary + "\n";
+    if (!d.recommendation.empty()) out += "      -> " + d.recommendation + "\n";
+  }
+}
+
+// The importer's counters of input it skipped (malformed, bad or unparsable records), so
+// that a reader knows the figures leave something out; its other counters are not shown.
+void AppendSkippedInput(std::string& out, const Profile& p) {
+  std::string skipped;
+  for (const auto& [k, v] : p.import_counters) {
+    if (k.find("malformed") == std::string::npos && k.find("bad") == std::string::npos &&
+        k.find("unparsable") == std::string::npos)
+      continue;
+    skipped += (skipped.empty() ? "" : ", ") + k + "=" + std::to_string(v);
+  }
+  if (!skipped.empty()) out += "\nSkipped input: " + skipped + "\n";
+}
+
+void RenderProfile(std::string& out, const AnalyzedProfile& a, const AnalysisOutputOptions& options) {
+  const Profile& p = *a.profile;
+  const WorkloadReport& r = a.report;
+  AppendProfileHeader(out, p, r);
+  AppendGpuTimeline(out, p, r, options);
+  AppendStepLaunchAndMemoryLines(out, r);
   if (r.kernels.kernel_count > 0) {
     out += "\nTop kernels (" + std::to_string(r.kernels.kernel_count) + " launches, " +
            std::to_string(r.kernels.distinct_names) + " distinct, " + Ms(r.kernels.kernel_time_ns) + " ms)\n" +
            KernelTable(r.kernels.top, options.top_n);
   }
   if (std::string insights = RenderTraceInsightsText(r.insights); !insights.empty()) out += "\n" + insights;
-  if (!a.series.empty()) {
-    TextTable table({"metric", "source field", "entity", "samples", "mean", "p50", "p95", "max", "unit"},
-                    {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight,
-                     Align::kRight, Align::kRight, Align::kLeft});
-    table.SetMaxWidth(0, 40);
-    table.SetMaxWidth(1, 40);
-    table.SetMaxWidth(2, 50);
-    for (const SeriesStats& s : a.series) {
-      const MetricInfo& info = GetMetricInfo(s.series->metric);
-      std::string metric = s.series->metric == Metric::kOther ? "-" : std::string(info.name);
-      // Bytes read better in GiB, rates in MB/s.
-      double scale = 1;
-      std::string unit(info.unit);
-      auto source_unit = s.series->entity.labels.find("unit");
-      if (s.series->metric == Metric::kOther && source_unit != s.series->entity.labels.end()) unit = source_unit->second;
-      if (unit == "B") {
-        scale = 1.0 / (1 << 30);
-        unit = "GiB";
-      } else if (unit == "B/s") {
-        scale = 1e-6;
-        unit = "MB/s";
-      }
-      table.AddRow({metric, s.series->source_name, s.label, std::to_string(s.values.count),
-                    FormatFixed(s.values.mean * scale, 2), FormatFixed(s.values.p50 * scale, 2),
-                    FormatFixed(s.p95 * scale, 2), FormatFixed(s.values.max * scale, 2), unit});
-    }
-    out += "\nSampled metrics\n" + table.Render();
-  }
+  if (!a.series.empty()) out += "\nSampled metrics\n" + SampledMetricsTable(a.series);
   if (std::string insights = RenderInsightsText(a.path_insights); !insights.empty()) {
     out += '\n';
     out += insights;
   }
-  if (!r.diagnoses.empty()) {
-    out += "\nDiagnoses\n";
-    for (const Diagnosis& d : r.diagnoses) {
-      out += "  [" + d.severity + "] " + d.summary + "\n";
-      if (!d.recommendation.empty()) out += "      -> " + d.recommendation + "\n";
-    }
-  }
-  if (!p.import_counters.empty()) {
-    std::string skipped;
-    for (const auto& [k, v] : p.import_counters) {
-      if (k.find("malformed") == std::string::npos && k.find("bad") == std::string::npos &&
-          k.find("unparsable") == std::string::npos)
-        continue;
-      skipped += (skipped.empty() ? "" : ", ") + k + "=" + std::to_string(v);
-    }
-    if (!skipped.empty()) out += "\nSkipped input: " + skipped + "\n";
-  }
+  AppendDiagnoses(out, r.diagnoses);
+  AppendSkippedInput(out, p);
   out += "\n";
 }
 

@@ -96,6 +96,192 @@ Decomposition Decompose(const std::vector<double>& y, size_t p, size_t first_pha
   return out;
 }
 
+// The verdicts that need no autocorrelation: a constant series has nothing that repeats,
+// and one mostly made of interpolated points would show the interpolation's shape. Sets
+// r's verdict and reason and returns true when one applies.
+bool RejectConstantOrSparseSeries(const RegularGrid& grid, const PeriodicityOptions& o, PeriodicityResult* r) {
+  auto [lo, hi] = std::minmax_element(grid.values.begin(), grid.values.end());
+  if (grid.values.empty() || *hi - *lo <= 1e-12 * std::max(1.0, std::fabs(*hi))) {
+    r->verdict = PeriodVerdict::kConstant;
+    r->reason = "the series is constant: nothing repeats";
+    return true;
+  }
+  double filled_share = static_cast<double>(grid.filled_points) / static_cast<double>(grid.size());
+  if (filled_share > o.max_filled_share) {
+    r->verdict = PeriodVerdict::kTooSparse;
+    r->reason = FormatFixed(100.0 * filled_share, 0) + "% of the grid points have no sample (only " +
+                std::to_string(grid.size() - grid.filled_points) + " of " + std::to_string(grid.size()) +
+                " observed): too sparse to tell a period";
+    return true;
+  }
+  return false;
+}
+
+// Sets r's candidate lag range (analysis steps): a period must repeat min_cycles times in
+// the n points and stay under max_period. Returns false, with verdict kTooShort, when the
+// range is too narrow to hold a peak.
+bool SetCandidateLagRange(size_t n, int64_t step, const PeriodicityOptions& o, PeriodicityResult* r) {
+  r->min_lag = std::max<size_t>(o.min_period_points, 2);
+  double by_cycles = static_cast<double>(n) / std::max(o.min_cycles, 1.0);
+  r->max_lag = static_cast<size_t>(by_cycles);
+  if (o.max_period > 0 && step > 0) r->max_lag = std::min<size_t>(r->max_lag, static_cast<size_t>(o.max_period / step));
+  if (r->max_lag < r->min_lag + 2) {
+    r->verdict = PeriodVerdict::kTooShort;
+    r->reason = "too few points (" + std::to_string(n) + ") to see a period repeat " +
+                std::to_string(static_cast<int>(o.min_cycles)) + " times";
+    return false;
+  }
+  return true;
+}
+
+// Autocorrelation at lags 0..max_lag + 1 (one past the range, to tell a local maximum at
+// max_lag) of y less its centered moving average over the longest candidate period.
+std::vector<double> DetrendedAutocorrelation(const std::vector<double>& y, PeriodicityResult* r) {
+  r->detrend_window = r->max_lag | 1;  // odd, so that the average is centered
+  std::vector<double> trend = CenteredMovingAverage(y, r->detrend_window);
+  std::vector<double> detrended(y.size());
+  for (size_t i = 0; i < y.size(); ++i) detrended[i] = y[i] - trend[i];
+  return Autocorrelation(detrended, r->max_lag + 1);
+}
+
+// The large-lag (Bartlett) band z * sqrt((1 + 2 sum_{j<k} r_j^2) / n) at every lag
+// 1..max_lag + 1: how far r_k may stray from zero by chance given the shorter lags.
+std::vector<double> BartlettBand(const std::vector<double>& acf, size_t max_lag, size_t n, double z) {
+  std::vector<double> band(max_lag + 2, 0.0);
+  double squares = 0;
+  for (size_t k = 1; k <= max_lag + 1; ++k) {
+    band[k] = z * std::sqrt((1.0 + 2.0 * squares) / static_cast<double>(n));
+    squares += acf[k] * acf[k];
+  }
+  return band;
+}
+
+// The lag's autocorrelation, band and prominence (rise over the lowest r_j for j in
+// [k/2, k]); strength and significance are left for the tests that need them.
+PeriodCandidate MeasureLag(const std::vector<double>& acf, const std::vector<double>& band, size_t k) {
+  PeriodCandidate c;
+  c.lag = k;
+  c.acf = acf[k];
+  c.band = band[k];
+  double trough = *std::min_element(acf.begin() + static_cast<std::ptrdiff_t>(k / 2),
+                                    acf.begin() + static_cast<std::ptrdiff_t>(k + 1));
+  c.prominence = acf[k] - trough;
+  return c;
+}
+
+// Strength of seasonality F of the analysis series y at a lag of k analysis steps.
+double SeasonalStrengthAtLag(const std::vector<double>& y, const RegularGrid& coarse, size_t k) {
+  return Decompose(y, k, PhaseOfFirstPoint(coarse, static_cast<int64_t>(k) * coarse.step)).strength;
+}
+
+// A day and a week, when they are whole candidate lags of the analysis step, peak or not:
+// what a "no daily period" verdict rests on.
+std::vector<PeriodCandidate> MeasureCalendarLags(const std::vector<double>& acf, const std::vector<double>& band,
+                                                 int64_t step, const PeriodicityOptions& o,
+                                                 const PeriodicityResult& r) {
+  std::vector<PeriodCandidate> lags;
+  if (o.calendar_unit <= 0 || step <= 0) return lags;
+  for (int64_t units : {int64_t{1}, int64_t{7}}) {
+    int64_t span = units * o.calendar_unit;
+    if (span % step != 0) continue;
+    auto k = static_cast<size_t>(span / step);
+    if (k < r.min_lag || k > r.max_lag) continue;
+    lags.push_back(MeasureLag(acf, band, k));
+  }
+  return lags;
+}
+
+// Every local maximum of the autocorrelation in the candidate range, highest first; the
+// ones that pass the band, min_acf and min_prominence get their strength of seasonality
+// and are significant when it reaches min_strength.
+std::vector<PeriodCandidate> FindPeakCandidates(const std::vector<double>& y, const RegularGrid& coarse,
+                                                const std::vector<double>& acf, const std::vector<double>& band,
+                                                const PeriodicityOptions& o, const PeriodicityResult& r) {
+  std::vector<PeriodCandidate> candidates;
+  for (size_t k = r.min_lag; k <= r.max_lag; ++k) {
+    if (!(acf[k] >= acf[k - 1] && acf[k] > acf[k + 1])) continue;
+    PeriodCandidate c = MeasureLag(acf, band, k);
+    if (c.acf > c.band && c.acf >= o.min_acf && c.prominence >= o.min_prominence) {
+      c.strength = SeasonalStrengthAtLag(y, coarse, k);
+      c.significant = c.strength >= o.min_strength;
+    }
+    candidates.push_back(c);
+  }
+  std::sort(candidates.begin(), candidates.end(),
+            [](const PeriodCandidate& a, const PeriodCandidate& b) { return a.acf > b.acf; });
+  return candidates;
+}
+
+// The significant candidate with the highest autocorrelation, or null when none is.
+const PeriodCandidate* StrongestSignificantPeak(const std::vector<PeriodCandidate>& candidates,
+                                                const PeriodicityOptions& o) {
+  const PeriodCandidate* best = nullptr;
+  for (const PeriodCandidate& c : candidates)
+    if (c.significant && (best == nullptr || c.acf > best->acf)) best = &c;
+  if (best == nullptr) return nullptr;
+  // A shorter significant period that the best one is a multiple of, and that
+  // correlates almost as well, is the fundamental (24 h rather than 48 h).
+  const PeriodCandidate* fundamental = best;
+  for (const PeriodCandidate& c : candidates)
+    if (c.significant && c.lag < fundamental->lag && c.acf >= best->acf - o.harmonic_tolerance &&
+        IsMultiple(best->lag, c.lag))
+      fundamental = &c;
+  return fundamental;
+}
+
+// The autocorrelation locates a period only to within its noise (a step or two on a
+// daily cycle); the lag nearby whose mean cycle explains the most, the highest F, is
+// the period (a lag one step off smears the cycle by a step per repeat).
+PeriodCandidate RefineLagByStrength(const PeriodCandidate& best, const std::vector<double>& y,
+                                    const RegularGrid& coarse, const std::vector<double>& acf,
+                                    const std::vector<double>& band, const PeriodicityOptions& o,
+                                    const PeriodicityResult& r) {
+  PeriodCandidate chosen = best;
+  size_t reach = std::max<size_t>(1, best.lag / 100);
+  for (size_t k = best.lag > reach ? best.lag - reach : 1; k <= best.lag + reach; ++k) {
+    if (k < r.min_lag || k > r.max_lag || k == best.lag) continue;
+    if (!(acf[k] > band[k] && acf[k] >= o.min_acf)) continue;  // the refined lag must pass too
+    double f = SeasonalStrengthAtLag(y, coarse, k);
+    if (f > chosen.strength) {
+      chosen.lag = k;
+      chosen.acf = acf[k];
+      chosen.band = band[k];
+      chosen.strength = f;
+    }
+  }
+  return chosen;
+}
+
+// Why no candidate made the period: no peak at all, or the highest one and the tests.
+std::string NoSignificantPeriodReason(const std::vector<PeriodCandidate>& candidates, const PeriodicityOptions& o) {
+  if (candidates.empty()) return "the autocorrelation has no peak between the shortest and longest candidate period";
+  return "no autocorrelation peak passes the test (highest peak r=" + FormatFixed(candidates.front().acf, 3) +
+         "; needs r above the Bartlett band, r >= " + FormatFixed(o.min_acf, 2) +
+         " and a strength of seasonality >= " + FormatFixed(o.min_strength, 2) + ")";
+}
+
+// Fills the periodic verdict of r from the chosen lag: the period, its test figures, the
+// mean cycle (series mean plus the seasonal component per phase) and its phase windows.
+void DescribePeriod(const PeriodCandidate& chosen, size_t peak_lag, const std::vector<double>& y,
+                    const RegularGrid& coarse, const PeriodicityOptions& o, PeriodicityResult* r) {
+  r->verdict = PeriodVerdict::kPeriodic;
+  r->period_points = chosen.lag;
+  r->period = static_cast<int64_t>(chosen.lag) * coarse.step;
+  r->acf = chosen.acf;
+  r->band = chosen.band;
+  r->prominence = chosen.prominence;
+  r->reason = "autocorrelation peak above the band, with a stable shape, at this lag";
+  if (chosen.lag != peak_lag)
+    r->reason += " (refined from the peak at lag " + std::to_string(peak_lag) + " by the strength of seasonality)";
+  size_t first_phase = PhaseOfFirstPoint(coarse, r->period);
+  Decomposition dec = Decompose(y, r->period_points, first_phase);
+  r->strength = dec.strength;
+  r->complete_cycles = y.size() / r->period_points;
+  r->profile.resize(r->period_points);
+  for (size_t k = 0; k < r->period_points; ++k) r->profile[k] = r->series_mean + dec.seasonal[k];
+  FillPhaseWindows(y, first_phase, coarse.step, o, r);
+}
+
 }  // namespace
 
 const char* PeriodVerdictName(PeriodVerdict verdict) {
@@ -149,144 +335,32 @@ PeriodicityResult DetectPeriodicity(const RegularGrid& grid, const PeriodicityOp
   r.analysis_step = coarse.step;
   r.analysis_points = n;
   r.series_mean = Mean(y);
+  if (RejectConstantOrSparseSeries(grid, o, &r)) return r;
+  if (!SetCandidateLagRange(n, coarse.step, o, &r)) return r;
 
-  auto [lo, hi] = std::minmax_element(grid.values.begin(), grid.values.end());
-  if (grid.values.empty() || *hi - *lo <= 1e-12 * std::max(1.0, std::fabs(*hi))) {
-    r.verdict = PeriodVerdict::kConstant;
-    r.reason = "the series is constant: nothing repeats";
-    return r;
-  }
-  double filled_share = static_cast<double>(grid.filled_points) / static_cast<double>(grid.size());
-  if (filled_share > o.max_filled_share) {
-    r.verdict = PeriodVerdict::kTooSparse;
-    r.reason = FormatFixed(100.0 * filled_share, 0) + "% of the grid points have no sample (only " +
-               std::to_string(grid.size() - grid.filled_points) + " of " + std::to_string(grid.size()) +
-               " observed): too sparse to tell a period";
-    return r;
-  }
-  r.min_lag = std::max<size_t>(o.min_period_points, 2);
-  double by_cycles = static_cast<double>(n) / std::max(o.min_cycles, 1.0);
-  r.max_lag = static_cast<size_t>(by_cycles);
-  if (o.max_period > 0 && coarse.step > 0)
-    r.max_lag = std::min<size_t>(r.max_lag, static_cast<size_t>(o.max_period / coarse.step));
-  if (r.max_lag < r.min_lag + 2) {
-    r.verdict = PeriodVerdict::kTooShort;
-    r.reason = "too few points (" + std::to_string(n) + ") to see a period repeat " +
-               std::to_string(static_cast<int>(o.min_cycles)) + " times";
-    return r;
-  }
-
-  r.detrend_window = r.max_lag | 1;  // odd, so that the average is centered
-  std::vector<double> trend = CenteredMovingAverage(y, r.detrend_window);
-  std::vector<double> d(n);
-  for (size_t i = 0; i < n; ++i) d[i] = y[i] - trend[i];
-  std::vector<double> acf = Autocorrelation(d, r.max_lag + 1);
+  std::vector<double> acf = DetrendedAutocorrelation(y, &r);
   if (acf[0] <= 0) {
     r.verdict = PeriodVerdict::kNoSignificantPeriod;
     r.reason = "nothing is left once the slow trend is removed";
     return r;
   }
+  std::vector<double> band = BartlettBand(acf, r.max_lag, n, o.z);
+  r.calendar_lags = MeasureCalendarLags(acf, band, coarse.step, o, r);
+  r.candidates = FindPeakCandidates(y, coarse, acf, band, o, r);
 
-  std::vector<double> band(r.max_lag + 2, 0.0);
-  double squares = 0;
-  for (size_t k = 1; k <= r.max_lag + 1; ++k) {
-    band[k] = o.z * std::sqrt((1.0 + 2.0 * squares) / static_cast<double>(n));
-    squares += acf[k] * acf[k];
-  }
-  if (o.calendar_unit > 0 && coarse.step > 0) {
-    for (int64_t units : {int64_t{1}, int64_t{7}}) {
-      int64_t span = units * o.calendar_unit;
-      if (span % coarse.step != 0) continue;
-      auto k = static_cast<size_t>(span / coarse.step);
-      if (k < r.min_lag || k > r.max_lag) continue;
-      PeriodCandidate c;
-      c.lag = k;
-      c.acf = acf[k];
-      c.band = band[k];
-      c.prominence = acf[k] - *std::min_element(acf.begin() + static_cast<std::ptrdiff_t>(k / 2),
-                                                acf.begin() + static_cast<std::ptrdiff_t>(k + 1));
-      r.calendar_lags.push_back(c);
-    }
-  }
-  for (size_t k = r.min_lag; k <= r.max_lag; ++k) {
-    if (!(acf[k] >= acf[k - 1] && acf[k] > acf[k + 1])) continue;
-    PeriodCandidate c;
-    c.lag = k;
-    c.acf = acf[k];
-    c.band = band[k];
-    double trough = *std::min_element(acf.begin() + static_cast<std::ptrdiff_t>(k / 2),
-                                      acf.begin() + static_cast<std::ptrdiff_t>(k + 1));
-    c.prominence = acf[k] - trough;
-    if (c.acf > c.band && c.acf >= o.min_acf && c.prominence >= o.min_prominence) {
-      c.strength = Decompose(y, k, PhaseOfFirstPoint(coarse, static_cast<int64_t>(k) * coarse.step)).strength;
-      c.significant = c.strength >= o.min_strength;
-    }
-    r.candidates.push_back(c);
-  }
-  std::sort(r.candidates.begin(), r.candidates.end(),
-            [](const PeriodCandidate& a, const PeriodCandidate& b) { return a.acf > b.acf; });
-
-  const PeriodCandidate* best = nullptr;
-  for (const PeriodCandidate& c : r.candidates)
-    if (c.significant && (best == nullptr || c.acf > best->acf)) best = &c;
-  if (best != nullptr) {
-    // A shorter significant period that the best one is a multiple of, and that
-    // correlates almost as well, is the fundamental (24 h rather than 48 h).
-    const PeriodCandidate* fundamental = best;
-    for (const PeriodCandidate& c : r.candidates)
-      if (c.significant && c.lag < fundamental->lag && c.acf >= best->acf - o.harmonic_tolerance &&
-          IsMultiple(best->lag, c.lag))
-        fundamental = &c;
-    best = fundamental;
-  }
+  // `best` points into r.candidates: the chosen lag and the peak's lag are copied out
+  // before the list is cut to the ones kept.
+  const PeriodCandidate* best = StrongestSignificantPeak(r.candidates, o);
   std::optional<PeriodCandidate> chosen;
-  if (best != nullptr) {
-    // The autocorrelation locates a period only to within its noise (a step or two on a
-    // daily cycle); the lag nearby whose mean cycle explains the most, the highest F, is
-    // the period (a lag one step off smears the cycle by a step per repeat).
-    chosen = *best;
-    size_t reach = std::max<size_t>(1, best->lag / 100);
-    for (size_t k = best->lag > reach ? best->lag - reach : 1; k <= best->lag + reach; ++k) {
-      if (k < r.min_lag || k > r.max_lag || k == best->lag) continue;
-      if (!(acf[k] > band[k] && acf[k] >= o.min_acf)) continue;  // the refined lag must pass too
-      double f = Decompose(y, k, PhaseOfFirstPoint(coarse, static_cast<int64_t>(k) * coarse.step)).strength;
-      if (f > chosen->strength) {
-        chosen->lag = k;
-        chosen->acf = acf[k];
-        chosen->band = band[k];
-        chosen->strength = f;
-      }
-    }
-  }
+  if (best != nullptr) chosen = RefineLagByStrength(*best, y, coarse, acf, band, o, r);
   size_t best_lag = best != nullptr ? best->lag : 0;
   if (r.candidates.size() > kMaxCandidatesKept) r.candidates.resize(kMaxCandidatesKept);
   if (!chosen) {
     r.verdict = PeriodVerdict::kNoSignificantPeriod;
-    double top = r.candidates.empty() ? 0.0 : r.candidates.front().acf;
-    r.reason = r.candidates.empty()
-                   ? "the autocorrelation has no peak between the shortest and longest candidate period"
-                   : "no autocorrelation peak passes the test (highest peak r=" + FormatFixed(top, 3) +
-                         "; needs r above the Bartlett band, r >= " + FormatFixed(o.min_acf, 2) +
-                         " and a strength of seasonality >= " + FormatFixed(o.min_strength, 2) + ")";
+    r.reason = NoSignificantPeriodReason(r.candidates, o);
     return r;
   }
-
-  r.verdict = PeriodVerdict::kPeriodic;
-  r.period_points = chosen->lag;
-  r.period = static_cast<int64_t>(chosen->lag) * coarse.step;
-  r.acf = chosen->acf;
-  r.band = chosen->band;
-  r.prominence = chosen->prominence;
-  r.reason = "autocorrelation peak above the band, with a stable shape, at this lag";
-  if (chosen->lag != best_lag)
-    r.reason += " (refined from the peak at lag " + std::to_string(best_lag) + " by the strength of seasonality)";
-  size_t first_phase = PhaseOfFirstPoint(coarse, r.period);
-  Decomposition dec = Decompose(y, r.period_points, first_phase);
-  r.strength = dec.strength;
-  r.complete_cycles = n / r.period_points;
-  r.profile.resize(r.period_points);
-  for (size_t k = 0; k < r.period_points; ++k) r.profile[k] = r.series_mean + dec.seasonal[k];
-  FillPhaseWindows(y, first_phase, coarse.step, o, &r);
+  DescribePeriod(*chosen, best_lag, y, coarse, o, &r);
   return r;
 }
 
