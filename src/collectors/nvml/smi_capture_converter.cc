@@ -202,28 +202,20 @@ std::string Replace(std::string text, int copy) {
   return text.substr(0, text.size() - 12) + suffix;
 }
 
-}  // namespace
-
-Result<Capture> CaptureFromNvidiaSmi(const std::string& path, const SmiConversionOptions& options) {
-  if (options.copies < 1 || options.copies > 64) return InvalidInput("--copies must be 1..64");
-  KRAKEN_ASSIGN_OR_RETURN(auto stream, OpenFileStream(path));
-  KRAKEN_ASSIGN_OR_RETURN(std::string text, ReadAll(*stream));
-  ImportOptions import_options;
-  import_options.forced_format = "nvidia-smi";
-  KRAKEN_ASSIGN_OR_RETURN(std::vector<Profile> profiles, ImportBuffer(BuiltinImporters(), path, text, import_options));
-  if (profiles.size() != 1 || profiles[0].devices.empty())
-    return InvalidInput(path + ": no GPU in this nvidia-smi capture");
-  const Profile& profile = profiles[0];
-  SeriesIndex series(profile);
-  const size_t gpu_count = profile.devices.size();
-
-  // The -q reports and dmon row counts per phase, and the capability sections.
+// The nvidia-smi capture's sections: the capability commands' output and, per phase, its
+// -q report (the phases' frame counts come from the importer's dmon series).
+struct SmiSections {
+  std::string list_body, topo_body, nvlink_body;  // -L, topo -m, nvlink -s
   std::vector<Phase> phases;
-  std::string list_body, topo_body, nvlink_body;
+};
+
+SmiSections SplitCapture(std::string_view text) {
+  SmiSections sections;
+  std::vector<Phase>& phases = sections.phases;
   for (const Section& section : nvidia_smi::SplitSections(text)) {
-    if (section.command == "nvidia-smi -L") list_body = section.body;
-    if (section.command == "nvidia-smi topo -m") topo_body = section.body;
-    if (section.command == "nvidia-smi nvlink -s") nvlink_body = section.body;
+    if (section.command == "nvidia-smi -L") sections.list_body = section.body;
+    if (section.command == "nvidia-smi topo -m") sections.topo_body = section.body;
+    if (section.command == "nvidia-smi nvlink -s") sections.nvlink_body = section.body;
     if (section.phase.empty() || section.phase == "capabilities") continue;
     if (phases.empty() || phases.back().name != section.phase) phases.emplace_back().name = section.phase;
     Phase& phase = phases.back();
@@ -233,7 +225,12 @@ Result<Capture> CaptureFromNvidiaSmi(const std::string& path, const SmiConversio
         if (StartsWith(child.key, "GPU ")) phase.gpus.push_back(&child);
     }
   }
-  // A phase has as many frames as its longest dmon column.
+  return sections;
+}
+
+// A phase has as many frames as its longest dmon column; a phase without dmon rows or
+// without a -q group for every GPU cannot make frames and is dropped.
+void CountPhaseRows(const SeriesIndex& series, size_t gpu_count, std::vector<Phase>& phases) {
   const std::pair<Metric, const char*> kDmonColumns[] = {
       {Metric::kPowerW, "pwr"}, {Metric::kGpuTempC, "gtemp"}, {Metric::kSmClockMhz, "pclk"}};
   for (Phase& phase : phases)
@@ -242,17 +239,18 @@ Result<Capture> CaptureFromNvidiaSmi(const std::string& path, const SmiConversio
         if (const Series* s = series.Find(metric, column, phase.name, static_cast<int32_t>(g)))
           phase.rows = std::max(phase.rows, s->samples.size());
   std::erase_if(phases, [&](const Phase& p) { return p.rows == 0 || p.gpus.size() != gpu_count; });
-  if (phases.empty()) return InvalidInput(path + ": no phase with both a -q report and dmon rows");
+}
 
-  Capture capture;
-  std::string file(BaseName(path));
+// Where the capture came from, its interval and start, and the driver's versions.
+void DescribeSource(const std::string& path, const std::string& text, const Profile& profile,
+                    const Phase& first_phase, Capture& capture) {
   capture.info["source"] = "derived-from-nvidia-smi";
-  capture.info["source_file"] = file;
+  capture.info["source_file"] = std::string(BaseName(path));
   capture.info["source_sha256"] = Sha256Hex(text);
   if (auto it = profile.metadata.attributes.find("capture.collected_at"); it != profile.metadata.attributes.end())
     capture.info["source_collected_at"] = it->second;
   capture.interval_us = 1'000'000;  // dmon's default interval
-  if (auto t = nvidia_smi::ParseReportTimestamp(phases[0].report.ValueAt({"Timestamp"})))
+  if (auto t = nvidia_smi::ParseReportTimestamp(first_phase.report.ValueAt({"Timestamp"})))
     capture.start_unix_us = static_cast<uint64_t>(*t / 1000);
 
   const DeviceInfo& first = profile.devices[0];
@@ -262,180 +260,227 @@ Result<Capture> CaptureFromNvidiaSmi(const std::string& path, const SmiConversio
   auto cuda = Split(first.cuda_version, '.');
   if (cuda.size() == 2 && ParseInt64(cuda[0]) && ParseInt64(cuda[1]))
     capture.system.cuda_driver_version.Set(static_cast<int32_t>(*ParseInt64(cuda[0]) * 1000 + *ParseInt64(cuda[1]) * 10));
+}
 
-  // Facts, from the importer's devices and the first phase's -q report.
-  std::vector<DeviceFacts> devices(gpu_count);
-  auto mig_uuids = ReadMigUuids(list_body);
-  for (size_t g = 0; g < gpu_count; ++g) {
-    const DeviceInfo& info = profile.devices[g];
-    const ReportNode& q = *phases[0].gpus[g];
-    DeviceFacts& d = devices[g];
-    d.name.Set(info.name);
-    d.uuid.Set(info.uuid);
-    PciInfo pci;
-    pci.bus_id = info.pci_bus_id;
-    pci.domain = Hex(q.ValueAt({"PCI", "Domain"})).value_or(0);
-    pci.bus = Hex(q.ValueAt({"PCI", "Bus"})).value_or(0);
-    pci.device = Hex(q.ValueAt({"PCI", "Device"})).value_or(0);
-    pci.device_id = Hex(q.ValueAt({"PCI", "Device Id"})).value_or(0);
-    pci.subsystem_id = Hex(q.ValueAt({"PCI", "Sub System Id"})).value_or(0);
-    d.pci.Set(pci);
-    if (info.minor_number >= 0) d.minor_number.Set(static_cast<uint32_t>(info.minor_number));
-    uint32_t arch = ArchitectureFromName(info.architecture);
-    if (arch != 0) d.architecture.Set(arch);
-    if (info.compute_major >= 0) d.compute_capability.Set({info.compute_major, info.compute_minor});
-    if (info.max_sm_clock_mhz) d.max_sm_clock_mhz.Set(static_cast<uint32_t>(*info.max_sm_clock_mhz));
-    if (info.max_mem_clock_mhz) d.max_mem_clock_mhz.Set(static_cast<uint32_t>(*info.max_mem_clock_mhz));
-    if (info.power_limit_w) d.power_limit_mw.Set(static_cast<uint32_t>(std::llround(*info.power_limit_w * 1000)));
-    if (auto gen = Number(q.ValueAt({"PCI", "GPU Link Info", "PCIe Generation", "Max"})))
-      d.pcie_max_generation.Set(static_cast<uint32_t>(*gen));
-    if (auto width = Number(q.ValueAt({"PCI", "GPU Link Info", "Link Width", "Max"})))
-      d.pcie_max_width.Set(static_cast<uint32_t>(*width));
-    d.mig_mode.Set({info.mig_enabled ? 1u : 0u, info.mig_enabled_pending ? 1u : 0u});
-    // nvidia-smi does not report GPM; NVML documents it for Hopper and newer.
-    if (arch != 0) d.gpm_supported.Set(arch >= NVML_DEVICE_ARCH_HOPPER ? 1u : 0u);
-    for (const ReportNode* node : MigDevices(q)) {
-      MigFacts& m = d.migs.emplace_back();
-      m.index = static_cast<uint32_t>(ParseInt64(node->ValueAt({"Index"})).value_or(static_cast<int64_t>(d.migs.size() - 1)));
-      auto gi = InstanceId(node->ValueAt({"GPU Instance ID"}));
-      auto ci = InstanceId(node->ValueAt({"Compute Instance ID"}));
-      if (gi) m.gpu_instance_id.Set(*gi);
-      if (ci) m.compute_instance_id.Set(*ci);
-      for (const MigInstance& mi : info.mig_instances)
-        if (gi && ci && mi.gpu_instance_id == static_cast<int32_t>(*gi) && mi.compute_instance_id == static_cast<int32_t>(*ci)) {
-          m.name.Set(info.name + " MIG " + mi.profile);
-          auto [ci_slices, gi_slices] = ProfileSlices(mi.profile);
-          auto count = [&](std::string_view key) {
-            return static_cast<uint32_t>(Number(node->ValueAt({"Device Attributes", "Shared", key})).value_or(0));
-          };
-          Attributes a{count("Multiprocessor count"), count("Copy Engine count"), count("Decoder count"),
-                       count("Encoder count"),        count("JPG count"),         count("OFA count"),
-                       gi_slices, ci_slices, 0};
-          if (const ReportNode* fb = node->Find({"Shared FB Memory Usage"})) a.memory_mib = MemoryFrom(*fb).total >> 20;
-          m.attributes.Set(a);
-        }
-      if (auto it = mig_uuids.find({static_cast<int>(g), static_cast<int>(m.index)}); it != mig_uuids.end())
-        m.uuid.Set(it->second);
-    }
-    if (!d.migs.empty()) d.max_mig_devices.Set(static_cast<uint32_t>(d.migs.size()));
+// The MIG devices of GPU `gpu` from its -q group `q`, named and sized from the importer's
+// MIG instances, with their UUIDs from -L.
+void ReadMigFacts(const DeviceInfo& info, const ReportNode& q, int gpu,
+                  const std::map<std::pair<int, int>, std::string>& mig_uuids, DeviceFacts& d) {
+  for (const ReportNode* node : MigDevices(q)) {
+    MigFacts& m = d.migs.emplace_back();
+    m.index = static_cast<uint32_t>(ParseInt64(node->ValueAt({"Index"})).value_or(static_cast<int64_t>(d.migs.size() - 1)));
+    auto gi = InstanceId(node->ValueAt({"GPU Instance ID"}));
+    auto ci = InstanceId(node->ValueAt({"Compute Instance ID"}));
+    if (gi) m.gpu_instance_id.Set(*gi);
+    if (ci) m.compute_instance_id.Set(*ci);
+    for (const MigInstance& mi : info.mig_instances)
+      if (gi && ci && mi.gpu_instance_id == static_cast<int32_t>(*gi) && mi.compute_instance_id == static_cast<int32_t>(*ci)) {
+        m.name.Set(info.name + " MIG " + mi.profile);
+        auto [ci_slices, gi_slices] = ProfileSlices(mi.profile);
+        auto count = [&](std::string_view key) {
+          return static_cast<uint32_t>(Number(node->ValueAt({"Device Attributes", "Shared", key})).value_or(0));
+        };
+        Attributes a{count("Multiprocessor count"), count("Copy Engine count"), count("Decoder count"),
+                     count("Encoder count"),        count("JPG count"),         count("OFA count"),
+                     gi_slices, ci_slices, 0};
+        if (const ReportNode* fb = node->Find({"Shared FB Memory Usage"})) a.memory_mib = MemoryFrom(*fb).total >> 20;
+        m.attributes.Set(a);
+      }
+    if (auto it = mig_uuids.find({gpu, static_cast<int>(m.index)}); it != mig_uuids.end()) m.uuid.Set(it->second);
   }
-  ReadTopo(topo_body, gpu_count, devices);
-  ReadNvlinks(nvlink_body, devices);
+  if (!d.migs.empty()) d.max_mig_devices.Set(static_cast<uint32_t>(d.migs.size()));
+}
 
-  // Frames: dmon/pmon rows one second apart, phase after phase.
+// The facts of one GPU: the importer's device, completed from its -q group `q`.
+void ReadDeviceFacts(const DeviceInfo& info, const ReportNode& q, DeviceFacts& d) {
+  d.name.Set(info.name);
+  d.uuid.Set(info.uuid);
+  PciInfo pci;
+  pci.bus_id = info.pci_bus_id;
+  pci.domain = Hex(q.ValueAt({"PCI", "Domain"})).value_or(0);
+  pci.bus = Hex(q.ValueAt({"PCI", "Bus"})).value_or(0);
+  pci.device = Hex(q.ValueAt({"PCI", "Device"})).value_or(0);
+  pci.device_id = Hex(q.ValueAt({"PCI", "Device Id"})).value_or(0);
+  pci.subsystem_id = Hex(q.ValueAt({"PCI", "Sub System Id"})).value_or(0);
+  d.pci.Set(pci);
+  if (info.minor_number >= 0) d.minor_number.Set(static_cast<uint32_t>(info.minor_number));
+  uint32_t arch = ArchitectureFromName(info.architecture);
+  if (arch != 0) d.architecture.Set(arch);
+  if (info.compute_major >= 0) d.compute_capability.Set({info.compute_major, info.compute_minor});
+  if (info.max_sm_clock_mhz) d.max_sm_clock_mhz.Set(static_cast<uint32_t>(*info.max_sm_clock_mhz));
+  if (info.max_mem_clock_mhz) d.max_mem_clock_mhz.Set(static_cast<uint32_t>(*info.max_mem_clock_mhz));
+  if (info.power_limit_w) d.power_limit_mw.Set(static_cast<uint32_t>(std::llround(*info.power_limit_w * 1000)));
+  if (auto gen = Number(q.ValueAt({"PCI", "GPU Link Info", "PCIe Generation", "Max"})))
+    d.pcie_max_generation.Set(static_cast<uint32_t>(*gen));
+  if (auto width = Number(q.ValueAt({"PCI", "GPU Link Info", "Link Width", "Max"})))
+    d.pcie_max_width.Set(static_cast<uint32_t>(*width));
+  d.mig_mode.Set({info.mig_enabled ? 1u : 0u, info.mig_enabled_pending ? 1u : 0u});
+  // nvidia-smi does not report GPM; NVML documents it for Hopper and newer.
+  if (arch != 0) d.gpm_supported.Set(arch >= NVML_DEVICE_ARCH_HOPPER ? 1u : 0u);
+}
+
+// Facts, from the importer's devices and the first phase's -q report, then topo -m and
+// nvlink -s.
+std::vector<DeviceFacts> ReadAllDeviceFacts(const Profile& profile, const SmiSections& sections) {
+  const size_t gpu_count = profile.devices.size();
+  std::vector<DeviceFacts> devices(gpu_count);
+  auto mig_uuids = ReadMigUuids(sections.list_body);
+  for (size_t g = 0; g < gpu_count; ++g) {
+    const ReportNode& q = *sections.phases[0].gpus[g];
+    ReadDeviceFacts(profile.devices[g], q, devices[g]);
+    ReadMigFacts(profile.devices[g], q, static_cast<int>(g), mig_uuids, devices[g]);
+  }
+  ReadTopo(sections.topo_body, gpu_count, devices);
+  ReadNvlinks(sections.nvlink_body, devices);
+  return devices;
+}
+
+// The values of one GPU in one frame: its phase's series at the frame's dmon row, or the
+// phase's single value for what is printed once per phase.
+struct FrameSource {
+  const SeriesIndex& series;
+  const std::string& phase;
+  int32_t gpu;
+  size_t row;
+
+  std::optional<double> At(Metric metric, std::string_view source, int64_t pid = -1) const {
+    return series.At(metric, source, phase, gpu, row, pid);
+  }
+  std::optional<double> First(Metric metric, std::string_view source) const {
+    return series.First(metric, source, phase, gpu);
+  }
+};
+
+// dmon's utilization, clocks, power and temperatures; --query-gpu's memory; -q's PCIe.
+void ReadDmonValues(const FrameSource& in, DeviceFrame& f) {
+  auto sm = in.At(Metric::kGpuUtilPct, "sm");
+  auto mem = in.At(Metric::kMemCopyUtilPct, "mem");
+  if (sm && mem) f.utilization.Set({static_cast<uint32_t>(*sm), static_cast<uint32_t>(*mem)});
+  auto total = in.First(Metric::kFbTotalBytes, "memory.total");
+  auto used = in.First(Metric::kFbUsedBytes, "memory.used");
+  auto free = in.First(Metric::kFbFreeBytes, "memory.free");
+  auto reserved = in.First(Metric::kFbReservedBytes, "memory.reserved");
+  if (total && used && free)
+    f.memory.Set(MemoryInfo{static_cast<uint64_t>(*total), static_cast<uint64_t>(reserved.value_or(0)),
+                            static_cast<uint64_t>(*free), static_cast<uint64_t>(*used)});
+  auto set_u32 = [&](Answer<uint32_t>& out, std::optional<double> v, double scale = 1) {
+    if (v) out.Set(static_cast<uint32_t>(std::llround(*v * scale)));
+  };
+  set_u32(f.power_mw, in.At(Metric::kPowerW, "pwr"), 1000);
+  set_u32(f.sm_clock_mhz, in.At(Metric::kSmClockMhz, "pclk"));
+  set_u32(f.mem_clock_mhz, in.At(Metric::kMemClockMhz, "mclk"));
+  set_u32(f.gpu_temp_c, in.At(Metric::kGpuTempC, "gtemp"));
+  set_u32(f.encoder_pct, in.At(Metric::kEncoderUtilPct, "enc"));
+  set_u32(f.decoder_pct, in.At(Metric::kDecoderUtilPct, "dec"));
+  set_u32(f.pcie_tx_kbps, in.First(Metric::kPcieTxBytesPerS, "PCI/Tx Throughput"), 1e-3);
+  set_u32(f.pcie_rx_kbps, in.First(Metric::kPcieRxBytesPerS, "PCI/Rx Throughput"), 1e-3);
+}
+
+// The field values NVML would answer: volatile ECC totals, memory temperature, PCIe replays.
+void ReadFieldValues(const FrameSource& in, DeviceFrame& f) {
+  auto field = [&](uint32_t field_id, int32_t type, std::optional<double> v) {
+    FieldAnswer a;
+    a.field_id = field_id;
+    if (v) {
+      a.rc = NVML_SUCCESS;
+      a.value_type = type;
+      nvmlValue_t value;
+      std::memset(&value, 0, sizeof(value));
+      if (type == NVML_VALUE_TYPE_UNSIGNED_INT) value.uiVal = static_cast<unsigned int>(std::llround(*v));
+      else value.ullVal = static_cast<unsigned long long>(std::llround(*v));
+      std::memcpy(&a.bits, &value, sizeof(a.bits));
+    }
+    f.fields.push_back(a);  // without a value: NOT_SUPPORTED, as the device answered
+  };
+  auto ecc = [&](const char* source) -> std::optional<double> { return in.First(Metric::kOther, source); };
+  if (auto v = ecc("ecc.errors.corrected.volatile.total"))
+    field(NVML_FI_DEV_ECC_SBE_VOL_TOTAL, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG, v);
+  if (auto v = ecc("ecc.errors.uncorrected.volatile.total"))
+    field(NVML_FI_DEV_ECC_DBE_VOL_TOTAL, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG, v);
+  field(NVML_FI_DEV_MEMORY_TEMP, NVML_VALUE_TYPE_UNSIGNED_INT, in.At(Metric::kMemTempC, "mtemp"));
+  if (auto v = in.First(Metric::kPcieReplayCount, "PCI/Replays Since Reset"))
+    field(NVML_FI_DEV_PCIE_REPLAY_COUNTER, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG, v);
+}
+
+// -q's processes and MIG instance memory; pmon's process utilization (none in MIG mode).
+void ReadProcessValues(const FrameSource& in, const ReportNode& q, bool mig, uint64_t time_us, DeviceFrame& f) {
+  f.processes.Set(ReadProcesses(q));
+  if (mig) {
+    f.process_utilization.rc = NVML_ERROR_NOT_SUPPORTED;  // pmon prints "-": NVML has none on MIG
+  } else {
+    for (int64_t pid : in.series.Pids(Metric::kProcessSmUtilPct, "sm", in.phase, in.gpu)) {
+      auto psm = in.At(Metric::kProcessSmUtilPct, "sm", pid);
+      auto pmem = in.At(Metric::kProcessMemUtilPct, "mem", pid);
+      if (psm && pmem)
+        f.process_utilization.value.push_back(ProcessUtilization{
+            static_cast<uint32_t>(pid), time_us, static_cast<uint32_t>(*psm), static_cast<uint32_t>(*pmem), 0, 0});
+    }
+    f.process_utilization.rc = f.process_utilization.value.empty() ? NVML_ERROR_NOT_FOUND : NVML_SUCCESS;
+  }
+  for (const ReportNode* node : MigDevices(q)) {
+    auto gi = InstanceId(node->ValueAt({"GPU Instance ID"}));
+    const ReportNode* fb = node->Find({"Shared FB Memory Usage"});
+    if (gi && fb != nullptr) f.migs[*gi].memory.Set(MemoryFrom(*fb));
+  }
+}
+
+// Frames: dmon/pmon rows one second apart, phase after phase.
+void AddFrames(const std::vector<Phase>& phases, const SeriesIndex& series, const std::vector<DeviceFacts>& devices,
+               Capture& capture) {
   uint64_t time_us = 0;
   for (const Phase& phase : phases) {
     for (size_t row = 0; row < phase.rows; ++row, time_us += capture.interval_us) {
       Frame& frame = capture.frames.emplace_back();
       frame.time_us = time_us;
-      for (size_t g = 0; g < gpu_count; ++g) {
-        auto id = static_cast<int32_t>(g);
-        const std::string& p = phase.name;
-        const ReportNode& q = *phase.gpus[g];
+      for (size_t g = 0; g < devices.size(); ++g) {
+        const FrameSource in{series, phase.name, static_cast<int32_t>(g), row};
         DeviceFrame& f = frame.devices.emplace_back();
-        auto sm = series.At(Metric::kGpuUtilPct, "sm", p, id, row);
-        auto mem = series.At(Metric::kMemCopyUtilPct, "mem", p, id, row);
-        if (sm && mem) f.utilization.Set({static_cast<uint32_t>(*sm), static_cast<uint32_t>(*mem)});
-        auto total = series.First(Metric::kFbTotalBytes, "memory.total", p, id);
-        auto used = series.First(Metric::kFbUsedBytes, "memory.used", p, id);
-        auto free = series.First(Metric::kFbFreeBytes, "memory.free", p, id);
-        auto reserved = series.First(Metric::kFbReservedBytes, "memory.reserved", p, id);
-        if (total && used && free)
-          f.memory.Set(MemoryInfo{static_cast<uint64_t>(*total), static_cast<uint64_t>(reserved.value_or(0)),
-                                  static_cast<uint64_t>(*free), static_cast<uint64_t>(*used)});
-        auto set_u32 = [&](Answer<uint32_t>& out, std::optional<double> v, double scale = 1) {
-          if (v) out.Set(static_cast<uint32_t>(std::llround(*v * scale)));
-        };
-        set_u32(f.power_mw, series.At(Metric::kPowerW, "pwr", p, id, row), 1000);
-        set_u32(f.sm_clock_mhz, series.At(Metric::kSmClockMhz, "pclk", p, id, row));
-        set_u32(f.mem_clock_mhz, series.At(Metric::kMemClockMhz, "mclk", p, id, row));
-        set_u32(f.gpu_temp_c, series.At(Metric::kGpuTempC, "gtemp", p, id, row));
-        set_u32(f.encoder_pct, series.At(Metric::kEncoderUtilPct, "enc", p, id, row));
-        set_u32(f.decoder_pct, series.At(Metric::kDecoderUtilPct, "dec", p, id, row));
-        set_u32(f.pcie_tx_kbps, series.First(Metric::kPcieTxBytesPerS, "PCI/Tx Throughput", p, id), 1e-3);
-        set_u32(f.pcie_rx_kbps, series.First(Metric::kPcieRxBytesPerS, "PCI/Rx Throughput", p, id), 1e-3);
-        auto field = [&](uint32_t field_id, int32_t type, std::optional<double> v) {
-          FieldAnswer a;
-          a.field_id = field_id;
-          if (v) {
-            a.rc = NVML_SUCCESS;
-            a.value_type = type;
-            nvmlValue_t value;
-            std::memset(&value, 0, sizeof(value));
-            if (type == NVML_VALUE_TYPE_UNSIGNED_INT) value.uiVal = static_cast<unsigned int>(std::llround(*v));
-            else value.ullVal = static_cast<unsigned long long>(std::llround(*v));
-            std::memcpy(&a.bits, &value, sizeof(a.bits));
-          }
-          f.fields.push_back(a);  // without a value: NOT_SUPPORTED, as the device answered
-        };
-        auto ecc = [&](const char* source) -> std::optional<double> {
-          return series.First(Metric::kOther, source, p, id);
-        };
-        if (auto v = ecc("ecc.errors.corrected.volatile.total")) field(NVML_FI_DEV_ECC_SBE_VOL_TOTAL, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG, v);
-        if (auto v = ecc("ecc.errors.uncorrected.volatile.total")) field(NVML_FI_DEV_ECC_DBE_VOL_TOTAL, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG, v);
-        field(NVML_FI_DEV_MEMORY_TEMP, NVML_VALUE_TYPE_UNSIGNED_INT, series.At(Metric::kMemTempC, "mtemp", p, id, row));
-        if (auto v = series.First(Metric::kPcieReplayCount, "PCI/Replays Since Reset", p, id))
-          field(NVML_FI_DEV_PCIE_REPLAY_COUNTER, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG, v);
-        f.processes.Set(ReadProcesses(q));
+        ReadDmonValues(in, f);
+        ReadFieldValues(in, f);
         bool mig = devices[g].mig_mode.value.first == NVML_DEVICE_MIG_ENABLE;
-        if (mig) {
-          f.process_utilization.rc = NVML_ERROR_NOT_SUPPORTED;  // pmon prints "-": NVML has none on MIG
-        } else {
-          for (int64_t pid : series.Pids(Metric::kProcessSmUtilPct, "sm", p, id)) {
-            auto psm = series.At(Metric::kProcessSmUtilPct, "sm", p, id, row, pid);
-            auto pmem = series.At(Metric::kProcessMemUtilPct, "mem", p, id, row, pid);
-            if (psm && pmem)
-              f.process_utilization.value.push_back(ProcessUtilization{
-                  static_cast<uint32_t>(pid), time_us, static_cast<uint32_t>(*psm), static_cast<uint32_t>(*pmem), 0, 0});
-          }
-          f.process_utilization.rc = f.process_utilization.value.empty() ? NVML_ERROR_NOT_FOUND : NVML_SUCCESS;
-        }
-        for (const ReportNode* node : MigDevices(q)) {
-          auto gi = InstanceId(node->ValueAt({"GPU Instance ID"}));
-          const ReportNode* fb = node->Find({"Shared FB Memory Usage"});
-          if (gi && fb != nullptr) f.migs[*gi].memory.Set(MemoryFrom(*fb));
-        }
+        ReadProcessValues(in, *phase.gpus[g], mig, time_us, f);
       }
     }
   }
-  capture.devices = devices;
+}
 
-  if (options.copies > 1) {
-    std::vector<DeviceFacts> copies;
-    for (int k = 0; k < options.copies; ++k)
-      for (const DeviceFacts& d : devices) {
-        DeviceFacts c = d;
-        int n = k * static_cast<int>(devices.size()) + static_cast<int>(&d - devices.data());
-        if (c.uuid.ok()) c.uuid.value = Replace(c.uuid.value, n);
-        if (c.pci.ok()) {
-          c.pci.value.device += static_cast<uint32_t>(k);
-          char id[40];
-          std::snprintf(id, sizeof(id), "%08X:%02X:%02X.0", c.pci.value.domain, c.pci.value.bus & 0xFF,
-                        c.pci.value.device & 0xFF);
-          c.pci.value.bus_id = id;
-        }
-        c.minor_number.Set(static_cast<uint32_t>(n));
-        for (MigFacts& m : c.migs)
-          if (m.uuid.ok()) m.uuid.value = Replace(m.uuid.value, n * 16 + static_cast<int>(m.index));
-        copies.push_back(std::move(c));
+// `copies` copies of the node's GPUs (see SmiConversionOptions), in every frame too.
+void ReplicateDevices(int copies, Capture& capture) {
+  const std::vector<DeviceFacts> devices = std::move(capture.devices);
+  std::vector<DeviceFacts> replicated;
+  for (int k = 0; k < copies; ++k)
+    for (const DeviceFacts& d : devices) {
+      DeviceFacts c = d;
+      int n = k * static_cast<int>(devices.size()) + static_cast<int>(&d - devices.data());
+      if (c.uuid.ok()) c.uuid.value = Replace(c.uuid.value, n);
+      if (c.pci.ok()) {
+        c.pci.value.device += static_cast<uint32_t>(k);
+        char id[40];
+        std::snprintf(id, sizeof(id), "%08X:%02X:%02X.0", c.pci.value.domain, c.pci.value.bus & 0xFF,
+                      c.pci.value.device & 0xFF);
+        c.pci.value.bus_id = id;
       }
-    capture.devices = std::move(copies);
-    for (Frame& frame : capture.frames) {
-      std::vector<DeviceFrame> original = frame.devices;
-      frame.devices.clear();
-      for (int k = 0; k < options.copies; ++k) frame.devices.insert(frame.devices.end(), original.begin(), original.end());
+      c.minor_number.Set(static_cast<uint32_t>(n));
+      for (MigFacts& m : c.migs)
+        if (m.uuid.ok()) m.uuid.value = Replace(m.uuid.value, n * 16 + static_cast<int>(m.index));
+      replicated.push_back(std::move(c));
     }
+  capture.devices = std::move(replicated);
+  for (Frame& frame : capture.frames) {
+    std::vector<DeviceFrame> original = frame.devices;
+    frame.devices.clear();
+    for (int k = 0; k < copies; ++k) frame.devices.insert(frame.devices.end(), original.begin(), original.end());
   }
-  capture.system.device_count.Set(static_cast<uint32_t>(capture.devices.size()));
-  for (uint32_t a = 0; a < capture.devices.size(); ++a)
-    for (uint32_t b = a + 1; b < capture.devices.size(); ++b) capture.topology.push_back(TopologyLink{a, b, {}});
+}
 
-  // The header: where it came from, what is derived, what is missing.
+// The header: where it came from, what is derived, what is missing.
+void WriteNotes(const std::vector<Phase>& phases, int copies, Capture& capture) {
   auto& n = capture.notes;
-  n.push_back("Derived from the nvidia-smi capture " + file + " (sha256 " + capture.info["source_sha256"] + ")");
+  n.push_back("Derived from the nvidia-smi capture " + capture.info["source_file"] + " (sha256 " +
+              capture.info["source_sha256"] + ")");
   n.push_back("in shared/data/nvidia-smi, NOT recorded through NVML. Written by kraken record-nvml --from-nvidia-smi.");
-  if (options.copies > 1)
-    n.push_back(std::to_string(options.copies) + " copies of its GPU(s): copy k has index k, a UUID (and MIG UUIDs) "
+  if (copies > 1)
+    n.push_back(std::to_string(copies) + " copies of its GPU(s): copy k has index k, a UUID (and MIG UUIDs) "
                 "ending in k, PCI device number +k, minor number k; values and processes are the same on every copy.");
   std::string phase_list;
   size_t frame_index = 0;
@@ -460,6 +505,36 @@ Result<Capture> CaptureFromNvidiaSmi(const std::string& path, const SmiConversio
   n.push_back("ends, GPM values, SM and core counts of the whole GPU, topology between GPUs, XID events; and what the");
   n.push_back("capture itself prints as \"-\" or N/A (utilization and process utilization in MIG mode, memory");
   n.push_back("temperature on GDDR GPUs).");
+}
+
+}  // namespace
+
+Result<Capture> CaptureFromNvidiaSmi(const std::string& path, const SmiConversionOptions& options) {
+  if (options.copies < 1 || options.copies > 64) return InvalidInput("--copies must be 1..64");
+  KRAKEN_ASSIGN_OR_RETURN(auto stream, OpenFileStream(path));
+  KRAKEN_ASSIGN_OR_RETURN(std::string text, ReadAll(*stream));
+  ImportOptions import_options;
+  import_options.forced_format = "nvidia-smi";
+  KRAKEN_ASSIGN_OR_RETURN(std::vector<Profile> profiles, ImportBuffer(BuiltinImporters(), path, text, import_options));
+  if (profiles.size() != 1 || profiles[0].devices.empty())
+    return InvalidInput(path + ": no GPU in this nvidia-smi capture");
+  const Profile& profile = profiles[0];
+  SeriesIndex series(profile);
+
+  SmiSections sections = SplitCapture(text);
+  CountPhaseRows(series, profile.devices.size(), sections.phases);
+  if (sections.phases.empty()) return InvalidInput(path + ": no phase with both a -q report and dmon rows");
+
+  Capture capture;
+  DescribeSource(path, text, profile, sections.phases[0], capture);
+  std::vector<DeviceFacts> devices = ReadAllDeviceFacts(profile, sections);
+  AddFrames(sections.phases, series, devices, capture);
+  capture.devices = std::move(devices);
+  if (options.copies > 1) ReplicateDevices(options.copies, capture);
+  capture.system.device_count.Set(static_cast<uint32_t>(capture.devices.size()));
+  for (uint32_t a = 0; a < capture.devices.size(); ++a)
+    for (uint32_t b = a + 1; b < capture.devices.size(); ++b) capture.topology.push_back(TopologyLink{a, b, {}});
+  WriteNotes(sections.phases, options.copies, capture);
   return capture;
 }
 
