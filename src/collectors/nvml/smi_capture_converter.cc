@@ -1,3 +1,5 @@
+// CaptureFromNvidiaSmi: the capture's facts, frames and notes, from the importer's Profile
+// and what smi_capture_reading.h reads from the capture's text.
 #include "collectors/nvml/smi_capture_converter.h"
 
 #include <cmath>
@@ -8,9 +10,7 @@
 #include "base/byte_stream.h"
 #include "base/sha256.h"
 #include "base/text.h"
-#include "collectors/nvml/capture_format.h"
-#include "importers/nvidia_smi/capture_sections.h"
-#include "importers/nvidia_smi/smi_q_report.h"
+#include "collectors/nvml/smi_capture_reading.h"
 #include "importers/nvidia_smi/smi_values.h"
 #include "importers/registry.h"
 
@@ -18,181 +18,21 @@ namespace kraken::nvml {
 namespace {
 
 using nvidia_smi::ReportNode;
-using nvidia_smi::Section;
-constexpr double kMiB = 1024.0 * 1024.0;
-
-struct Phase {
-  std::string name;
-  ReportNode report;             // the phase's -q report
-  std::vector<const ReportNode*> gpus;  // its "GPU <bus id>" groups
-  size_t rows = 0;               // dmon rows = frames of this phase
-};
-
-std::optional<double> Number(std::string_view text) {
-  nvidia_smi::SmiValue v = nvidia_smi::ParseSmiValue(text);
-  if (v.kind != nvidia_smi::ValueKind::kNumber) return std::nullopt;
-  return v.number;
-}
-
-std::optional<uint32_t> Hex(std::string_view text) {
-  auto v = ParseHex(Trim(text));
-  if (!v || *v > 0xFFFFFFFFull) return std::nullopt;
-  return static_cast<uint32_t>(*v);
-}
-
-uint32_t ArchitectureFromName(std::string_view name) {
-  static const std::pair<const char*, uint32_t> kNames[] = {
-      {"Kepler", NVML_DEVICE_ARCH_KEPLER}, {"Maxwell", NVML_DEVICE_ARCH_MAXWELL}, {"Pascal", NVML_DEVICE_ARCH_PASCAL},
-      {"Volta", NVML_DEVICE_ARCH_VOLTA},   {"Turing", NVML_DEVICE_ARCH_TURING},   {"Ampere", NVML_DEVICE_ARCH_AMPERE},
-      {"Ada Lovelace", NVML_DEVICE_ARCH_ADA}, {"Hopper", NVML_DEVICE_ARCH_HOPPER},
-      {"Blackwell", NVML_DEVICE_ARCH_BLACKWELL}};
-  for (const auto& [text, arch] : kNames)
-    if (name == text) return arch;
-  return 0;
-}
-
-// The slices of a MIG profile: "1c.3g.71gb" -> (1, 3); "3g.40gb" -> (3, 3).
-std::pair<uint32_t, uint32_t> ProfileSlices(std::string_view profile) {
-  uint32_t ci = 0, gi = 0;
-  size_t g = profile.find("g.");
-  if (g == std::string_view::npos) return {0, 0};
-  size_t start = profile.rfind('.', g);
-  start = start == std::string_view::npos ? 0 : start + 1;
-  gi = static_cast<uint32_t>(ParseInt64(profile.substr(start, g - start)).value_or(0));
-  size_t c = profile.find("c.");
-  ci = c != std::string_view::npos && c < g ? static_cast<uint32_t>(ParseInt64(profile.substr(0, c)).value_or(0)) : gi;
-  return {ci, gi};
-}
-
-MemoryInfo MemoryFrom(const ReportNode& group) {
-  auto mib = [&](std::string_view key) {
-    return static_cast<uint64_t>(std::llround(Number(group.ValueAt({key})).value_or(0) * kMiB));
-  };
-  return MemoryInfo{mib("Total"), mib("Reserved"), mib("Free"), mib("Used")};
-}
-
-std::optional<uint32_t> InstanceId(std::string_view text) {
-  auto v = ParseInt64(Trim(text));
-  if (!v || *v < 0) return std::nullopt;
-  return static_cast<uint32_t>(*v);
-}
-
-// Series of one (metric, source, phase, pid) for GPU `gpu`.
-class SeriesIndex {
- public:
-  explicit SeriesIndex(const Profile& profile) {
-    for (const Series& s : profile.series) {
-      auto phase = s.entity.labels.find("phase");
-      if (phase == s.entity.labels.end()) continue;
-      index_[Key(s.metric, s.source_name, phase->second, s.entity.gpu_index, s.entity.pid)] = &s;
-    }
-  }
-  const Series* Find(Metric metric, std::string_view source, const std::string& phase, int32_t gpu,
-                     int64_t pid = -1) const {
-    auto it = index_.find(Key(metric, source, phase, gpu, pid));
-    return it == index_.end() ? nullptr : it->second;
-  }
-  std::optional<double> At(Metric metric, std::string_view source, const std::string& phase, int32_t gpu, size_t row,
-                           int64_t pid = -1) const {
-    const Series* s = Find(metric, source, phase, gpu, pid);
-    if (s == nullptr || row >= s->samples.size()) return std::nullopt;
-    return s->samples[row].value;
-  }
-  std::optional<double> First(Metric metric, std::string_view source, const std::string& phase, int32_t gpu) const {
-    return At(metric, source, phase, gpu, 0);
-  }
-  // The pids with a series of (metric, source) in the phase.
-  std::vector<int64_t> Pids(Metric metric, std::string_view source, const std::string& phase, int32_t gpu) const {
-    std::vector<int64_t> pids;
-    std::string prefix = Key(metric, source, phase, gpu, 0);
-    prefix.resize(prefix.rfind('|') + 1);
-    for (auto it = index_.lower_bound(prefix); it != index_.end() && it->first.starts_with(prefix); ++it)
-      if (it->second->entity.pid >= 0) pids.push_back(it->second->entity.pid);
-    return pids;
-  }
-
- private:
-  static std::string Key(Metric metric, std::string_view source, const std::string& phase, int32_t gpu, int64_t pid) {
-    return std::to_string(static_cast<int>(metric)) + "|" + std::string(source) + "|" + phase + "|" +
-           std::to_string(gpu) + "|" + std::to_string(pid);
-  }
-  std::map<std::string, const Series*> index_;
-};
-
-// topo -m: "GPU0\t X \t0-19\t0\t\tN/A" -> CPU list and NUMA node per GPU row.
-void ReadTopo(std::string_view body, size_t gpus, std::vector<DeviceFacts>& devices) {
-  for (std::string_view line : nvidia_smi::Lines(body)) {
-    auto tokens = SplitWhitespace(line);
-    if (tokens.empty() || !StartsWith(tokens[0], "GPU")) continue;
-    auto index = ParseInt64(tokens[0].substr(3));
-    if (!index || *index < 0 || static_cast<size_t>(*index) >= devices.size() || tokens.size() < gpus + 3) continue;
-    DeviceFacts& d = devices[static_cast<size_t>(*index)];
-    std::vector<uint32_t> cpus;
-    if (ParseCpuList(tokens[gpus + 1], cpus)) d.cpu_affinity.Set(cpus);
-    if (auto numa = ParseInt64(tokens[gpus + 2]); numa && *numa >= 0) d.numa_node.Set(static_cast<uint32_t>(*numa));
-  }
-}
-
-// nvlink -s: "GPU 0: ..." then "\t Link 3: 26.562 GB/s" per active link.
-void ReadNvlinks(std::string_view body, std::vector<DeviceFacts>& devices) {
-  int gpu = -1;
-  for (std::string_view line : nvidia_smi::Lines(body)) {
-    std::string_view t = Trim(line);
-    if (StartsWith(t, "GPU ")) {
-      gpu = static_cast<int>(ParseInt64(t.substr(4, t.find(':') - 4)).value_or(-1));
-    } else if (StartsWith(t, "Link ") && gpu >= 0 && static_cast<size_t>(gpu) < devices.size()) {
-      auto link = ParseInt64(t.substr(5, t.find(':') - 5));
-      if (!link || *link < 0 || *link >= static_cast<int64_t>(NVML_NVLINK_MAX_LINKS)) continue;
-      auto& links = devices[static_cast<size_t>(gpu)].nvlinks;
-      if (links.size() <= static_cast<size_t>(*link)) links.resize(static_cast<size_t>(*link) + 1);
-      links[static_cast<size_t>(*link)].state.Set(NVML_FEATURE_ENABLED);
-    }
-  }
-}
-
-// -L: "  MIG 3g.40gb     Device  0: (UUID: MIG-...)" under "GPU 0: ...".
-std::map<std::pair<int, int>, std::string> ReadMigUuids(std::string_view body) {
-  std::map<std::pair<int, int>, std::string> uuids;
-  int gpu = -1;
-  for (std::string_view line : nvidia_smi::Lines(body)) {
-    std::string_view t = Trim(line);
-    if (StartsWith(t, "GPU ")) gpu = static_cast<int>(ParseInt64(t.substr(4, t.find(':') - 4)).value_or(-1));
-    size_t device = t.find("Device");
-    size_t uuid = t.find("UUID: ");
-    if (!StartsWith(t, "MIG ") || device == std::string_view::npos || uuid == std::string_view::npos) continue;
-    auto index = ParseInt64(Trim(t.substr(device + 6, t.find(':', device) - device - 6)));
-    size_t end = t.find(')', uuid);
-    if (index && gpu >= 0) uuids[{gpu, static_cast<int>(*index)}] = std::string(t.substr(uuid + 6, end - uuid - 6));
-  }
-  return uuids;
-}
-
-// The MIG devices of a -q GPU group, in report order.
-std::vector<const ReportNode*> MigDevices(const ReportNode& gpu) {
-  std::vector<const ReportNode*> migs;
-  for (const ReportNode& child : gpu.children)
-    if (child.key == "MIG Device") migs.push_back(&child);
-  return migs;
-}
-
-// -q "Processes": siblings "GPU instance ID", "Compute instance ID", "Process ID" (with
-// Type, Name, Used GPU Memory under it) repeat per process.
-std::vector<ProcessAnswer> ReadProcesses(const ReportNode& gpu) {
-  std::vector<ProcessAnswer> processes;
-  const ReportNode* group = gpu.Find({"Processes"});
-  if (group == nullptr) return processes;
-  uint32_t gi = NVML_NO_INSTANCE_ID, ci = NVML_NO_INSTANCE_ID;
-  for (const ReportNode& node : group->children) {
-    if (node.key == "GPU instance ID") gi = InstanceId(node.value).value_or(NVML_NO_INSTANCE_ID);
-    if (node.key == "Compute instance ID") ci = InstanceId(node.value).value_or(NVML_NO_INSTANCE_ID);
-    if (node.key != "Process ID") continue;
-    auto pid = InstanceId(node.value);
-    auto used = Number(node.ValueAt({"Used GPU Memory"}));
-    if (pid) processes.push_back(ProcessAnswer{*pid, static_cast<uint64_t>(std::llround(used.value_or(0) * kMiB)), gi, ci});
-    gi = ci = NVML_NO_INSTANCE_ID;
-  }
-  return processes;
-}
+using smi_capture::ArchitectureFromName;
+using smi_capture::Hex;
+using smi_capture::InstanceId;
+using smi_capture::MemoryFrom;
+using smi_capture::MigDevices;
+using smi_capture::Number;
+using smi_capture::Phase;
+using smi_capture::ProfileSlices;
+using smi_capture::ReadMigUuids;
+using smi_capture::ReadNvlinks;
+using smi_capture::ReadProcesses;
+using smi_capture::ReadTopo;
+using smi_capture::SeriesIndex;
+using smi_capture::SmiSections;
+using smi_capture::SplitCapture;
 
 std::string Replace(std::string text, int copy) {
   // "GPU-00000000-0000-0000-0000-000000000000" -> the last field ends in the copy index.
@@ -200,32 +40,6 @@ std::string Replace(std::string text, int copy) {
   char suffix[16];
   std::snprintf(suffix, sizeof(suffix), "%012x", copy);
   return text.substr(0, text.size() - 12) + suffix;
-}
-
-// The nvidia-smi capture's sections: the capability commands' output and, per phase, its
-// -q report (the phases' frame counts come from the importer's dmon series).
-struct SmiSections {
-  std::string list_body, topo_body, nvlink_body;  // -L, topo -m, nvlink -s
-  std::vector<Phase> phases;
-};
-
-SmiSections SplitCapture(std::string_view text) {
-  SmiSections sections;
-  std::vector<Phase>& phases = sections.phases;
-  for (const Section& section : nvidia_smi::SplitSections(text)) {
-    if (section.command == "nvidia-smi -L") sections.list_body = section.body;
-    if (section.command == "nvidia-smi topo -m") sections.topo_body = section.body;
-    if (section.command == "nvidia-smi nvlink -s") sections.nvlink_body = section.body;
-    if (section.phase.empty() || section.phase == "capabilities") continue;
-    if (phases.empty() || phases.back().name != section.phase) phases.emplace_back().name = section.phase;
-    Phase& phase = phases.back();
-    if (section.command == "nvidia-smi -q") {
-      phase.report = nvidia_smi::ParseReportTree(section.body);
-      for (const ReportNode& child : phase.report.children)
-        if (StartsWith(child.key, "GPU ")) phase.gpus.push_back(&child);
-    }
-  }
-  return sections;
 }
 
 // A phase has as many frames as its longest dmon column; a phase without dmon rows or
