@@ -34,12 +34,13 @@ using smi_capture::SeriesIndex;
 using smi_capture::SmiSections;
 using smi_capture::SplitCapture;
 
-std::string Replace(std::string text, int copy) {
-  // "GPU-00000000-0000-0000-0000-000000000000" -> the last field ends in the copy index.
-  if (copy == 0 || text.size() < 12) return text;
+// A copy's UUID: the last field of "GPU-00000000-0000-0000-0000-000000000000" ends in
+// `index` (hexadecimal); index 0 keeps the UUID as it is.
+std::string UuidEndingIn(std::string uuid, int index) {
+  if (index == 0 || uuid.size() < 12) return uuid;
   char suffix[16];
-  std::snprintf(suffix, sizeof(suffix), "%012x", copy);
-  return text.substr(0, text.size() - 12) + suffix;
+  std::snprintf(suffix, sizeof(suffix), "%012x", index);
+  return uuid.substr(0, uuid.size() - 12) + suffix;
 }
 
 // A phase has as many frames as its longest dmon column; a phase without dmon rows or
@@ -266,7 +267,7 @@ void ReplicateDevices(int copies, Capture& capture) {
     for (const DeviceFacts& d : devices) {
       DeviceFacts c = d;
       int n = k * static_cast<int>(devices.size()) + static_cast<int>(&d - devices.data());
-      if (c.uuid.ok()) c.uuid.value = Replace(c.uuid.value, n);
+      if (c.uuid.ok()) c.uuid.value = UuidEndingIn(c.uuid.value, n);
       if (c.pci.ok()) {
         c.pci.value.device += static_cast<uint32_t>(k);
         char id[40];
@@ -276,7 +277,7 @@ void ReplicateDevices(int copies, Capture& capture) {
       }
       c.minor_number.Set(static_cast<uint32_t>(n));
       for (MigFacts& m : c.migs)
-        if (m.uuid.ok()) m.uuid.value = Replace(m.uuid.value, n * 16 + static_cast<int>(m.index));
+        if (m.uuid.ok()) m.uuid.value = UuidEndingIn(m.uuid.value, n * 16 + static_cast<int>(m.index));
       replicated.push_back(std::move(c));
     }
   capture.devices = std::move(replicated);

@@ -132,6 +132,8 @@ void EventParser::Impl::Parse(std::string_view json) {
   Commit();
 }
 
+// "pid" or "tid": kept as written, and as a number when it is one (legacy traces name GPU
+// threads "stream 7"; StreamOf reads those).
 void EventParser::Impl::ReadId(od::value& value, std::string_view* text, int64_t* number, bool* is_number) {
   od::json_type type;
   if (value.type().get(type)) {
@@ -150,7 +152,6 @@ void EventParser::Impl::ReadId(od::value& value, std::string_view* text, int64_t
     }
   }
 }
-
 
 bool EventParser::Impl::ReadEvent(std::string_view json) {
   // Reset every field but keep the vector's capacity.
