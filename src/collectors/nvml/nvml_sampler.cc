@@ -1,3 +1,5 @@
+// NvmlSampler's sampling passes: the slow-read cadence, and each GPU's frame turned into
+// the batch's entities and values. Enumeration (Open): nvml_sampler_devices.cc.
 #include "collectors/nvml/nvml_sampler.h"
 
 #include <chrono>
@@ -6,8 +8,6 @@
 
 namespace kraken::nvml {
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 Metric GpmMetric(uint32_t id) {
   switch (id) {
@@ -21,10 +21,6 @@ Metric GpmMetric(uint32_t id) {
     case NVML_GPM_METRIC_FP16_UTIL: return Metric::kFp16ActiveRatio;
     default: return Metric::kOther;
   }
-}
-
-std::string CudaVersion(int32_t v) {  // 13010 -> "13.1"
-  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
 
 // The next slot of `live` at `count`: reused, or taken from `spare`, or new.
@@ -68,98 +64,207 @@ void ResetEntity(SeriesEntity& e) {
   e.labels.clear();
 }
 
+// Writes one pass's entities and values into the batch slot by slot, so that their strings
+// keep their buffers from pass to pass. The counts and spares are the sampler's.
+class BatchWriter {
+ public:
+  BatchWriter(SampleBatch& batch, size_t& entity_count, size_t& value_count, std::vector<SeriesEntity>& spare_entities,
+              std::vector<SampleBatch::Value>& spare_values)
+      : batch_(batch),
+        entity_count_(entity_count),
+        value_count_(value_count),
+        spare_entities_(spare_entities),
+        spare_values_(spare_values) {}
+
+  // A new entity on GPU `info`; returns its index in batch.entities.
+  int32_t NewEntity(const DeviceInfo& info, int32_t gpu_instance, std::string_view profile, int64_t pid) {
+    SeriesEntity& e = NextSlot(batch_.entities, entity_count_, spare_entities_);
+    ResetEntity(e);
+    e.gpu_index = info.index;
+    e.gpu_uuid = info.uuid;
+    e.gpu_name = info.name;
+    e.pci_bus_id = info.pci_bus_id;
+    e.gpu_instance_id = gpu_instance;
+    e.mig_profile = profile;
+    e.pid = pid;
+    return static_cast<int32_t>(entity_count_++);
+  }
+
+  void Add(Metric metric, int32_t entity, double value, const char* source) {
+    SampleBatch::Value& v = NextSlot(batch_.values, value_count_++, spare_values_);
+    v.metric = metric;
+    v.entity = entity;
+    v.value = value;
+    v.source_name = source;
+  }
+
+  SeriesEntity& entity(size_t index) { return batch_.entities[index]; }
+  size_t entity_count() const { return entity_count_; }
+
+ private:
+  SampleBatch& batch_;
+  size_t& entity_count_;
+  size_t& value_count_;
+  std::vector<SeriesEntity>& spare_entities_;
+  std::vector<SampleBatch::Value>& spare_values_;
+};
+
+void AddMemoryValues(BatchWriter& out, const Answer<MemoryInfo>& m, bool v1, int32_t entity) {
+  if (!m.ok()) return;
+  out.Add(Metric::kFbTotalBytes, entity, static_cast<double>(m.value.total), "nvmlDeviceGetMemoryInfo.total");
+  out.Add(Metric::kFbUsedBytes, entity, static_cast<double>(m.value.used), "nvmlDeviceGetMemoryInfo.used");
+  out.Add(Metric::kFbFreeBytes, entity, static_cast<double>(m.value.free), "nvmlDeviceGetMemoryInfo.free");
+  if (!v1) out.Add(Metric::kFbReservedBytes, entity, static_cast<double>(m.value.reserved), "nvmlDeviceGetMemoryInfo.reserved");
+}
+
+// The whole GPU's answers to the per-call queries: utilization, memory, power, energy,
+// clocks, temperature, PCIe throughput, encoder and decoder.
+void AddDeviceValues(BatchWriter& out, const DeviceFrame& f, int32_t gpu) {
+  if (f.utilization.ok()) {
+    out.Add(Metric::kGpuUtilPct, gpu, f.utilization.value.gpu_pct, "nvmlDeviceGetUtilizationRates.gpu");
+    out.Add(Metric::kMemCopyUtilPct, gpu, f.utilization.value.mem_pct, "nvmlDeviceGetUtilizationRates.memory");
+  }
+  AddMemoryValues(out, f.memory, f.memory_v1, gpu);
+  if (f.power_mw.ok()) out.Add(Metric::kPowerW, gpu, f.power_mw.value / 1000.0, "nvmlDeviceGetPowerUsage");
+  // The slow reads: only in a pass that made them (in between, the frame holds old answers).
+  if (f.slow_read && f.energy_mj.ok())
+    out.Add(Metric::kEnergyMj, gpu, static_cast<double>(f.energy_mj.value), "nvmlDeviceGetTotalEnergyConsumption");
+  if (f.sm_clock_mhz.ok()) out.Add(Metric::kSmClockMhz, gpu, f.sm_clock_mhz.value, "nvmlDeviceGetClockInfo.sm");
+  if (f.mem_clock_mhz.ok()) out.Add(Metric::kMemClockMhz, gpu, f.mem_clock_mhz.value, "nvmlDeviceGetClockInfo.mem");
+  if (f.gpu_temp_c.ok()) out.Add(Metric::kGpuTempC, gpu, f.gpu_temp_c.value, "nvmlDeviceGetTemperature");
+  if (f.slow_read && f.pcie_tx_kbps.ok())
+    out.Add(Metric::kPcieTxBytesPerS, gpu, f.pcie_tx_kbps.value * 1000.0, "nvmlDeviceGetPcieThroughput.tx");
+  if (f.slow_read && f.pcie_rx_kbps.ok())
+    out.Add(Metric::kPcieRxBytesPerS, gpu, f.pcie_rx_kbps.value * 1000.0, "nvmlDeviceGetPcieThroughput.rx");
+  if (f.encoder_pct.ok()) out.Add(Metric::kEncoderUtilPct, gpu, f.encoder_pct.value, "nvmlDeviceGetEncoderUtilization");
+  if (f.decoder_pct.ok()) out.Add(Metric::kDecoderUtilPct, gpu, f.decoder_pct.value, "nvmlDeviceGetDecoderUtilization");
+}
+
+// The NVLink throughput fields of one pass: KiB counters and when they were read (-1: not
+// answered).
+struct NvlinkCounters {
+  double tx_kib = -1;
+  double rx_kib = -1;
+  int64_t time_us = -1;
+};
+
+// The field values that are values (ECC, memory temperature, PCIe replays); returns the
+// NVLink counters, which need the previous pass to become rates.
+NvlinkCounters AddFieldValues(BatchWriter& out, const std::vector<FieldAnswer>& fields, int32_t gpu) {
+  NvlinkCounters nvlink;
+  for (const FieldAnswer& field : fields) {
+    if (field.rc != NVML_SUCCESS) continue;
+    double value = FieldNumber(field);
+    switch (field.field_id) {
+      case NVML_FI_DEV_ECC_SBE_VOL_TOTAL:
+        out.Add(Metric::kEccCorrectedVolatileCount, gpu, value, "NVML_FI_DEV_ECC_SBE_VOL_TOTAL");
+        break;
+      case NVML_FI_DEV_ECC_DBE_VOL_TOTAL:
+        out.Add(Metric::kEccUncorrectedVolatileCount, gpu, value, "NVML_FI_DEV_ECC_DBE_VOL_TOTAL");
+        break;
+      case NVML_FI_DEV_MEMORY_TEMP: out.Add(Metric::kMemTempC, gpu, value, "NVML_FI_DEV_MEMORY_TEMP"); break;
+      case NVML_FI_DEV_PCIE_REPLAY_COUNTER:
+        out.Add(Metric::kPcieReplayCount, gpu, value, "NVML_FI_DEV_PCIE_REPLAY_COUNTER");
+        break;
+      case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX:
+        nvlink.tx_kib = value;
+        nvlink.time_us = field.timestamp_us;
+        break;
+      case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX:
+        nvlink.rx_kib = value;
+        nvlink.time_us = field.timestamp_us;
+        break;
+      default: break;
+    }
+  }
+  return nvlink;
+}
+
+// The NVLink fields are KiB counters: a rate needs the previous pass; a counter that went
+// backwards (driver reload, a replay wrapping around) starts over.
+void AddNvlinkRates(BatchWriter& out, int32_t gpu, const NvlinkCounters& previous, const NvlinkCounters& now) {
+  if (now.time_us > previous.time_us && previous.time_us >= 0) {
+    double seconds = static_cast<double>(now.time_us - previous.time_us) / 1e6;
+    if (now.tx_kib >= 0 && previous.tx_kib >= 0 && now.tx_kib >= previous.tx_kib)
+      out.Add(Metric::kNvlinkTxBytesPerS, gpu, (now.tx_kib - previous.tx_kib) * 1024.0 / seconds,
+              "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX");
+    if (now.rx_kib >= 0 && previous.rx_kib >= 0 && now.rx_kib >= previous.rx_kib)
+      out.Add(Metric::kNvlinkRxBytesPerS, gpu, (now.rx_kib - previous.rx_kib) * 1024.0 / seconds,
+              "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX");
+  }
+}
+
+void AddGpmValues(BatchWriter& out, const Answer<std::vector<GpmValue>>& gpm, int32_t entity) {
+  if (!gpm.ok()) return;
+  for (const GpmValue& m : gpm.value) {
+    Metric metric = GpmMetric(m.metric_id);
+    // NaN answers happen (an H100's DRAM activity for a 0.2 s process): no value, not a NaN.
+    if (m.rc == NVML_SUCCESS && metric != Metric::kOther && std::isfinite(m.value))
+      out.Add(metric, entity, m.value / 100.0, "nvmlGpmMetricsGet");
+  }
+}
+
+// GPU instances (MIG): memory and GPM per instance.
+void AddMigInstanceValues(BatchWriter& out, const DeviceInfo& info, const DeviceFrame& f) {
+  for (const auto& [gi, mig] : f.migs) {
+    std::string_view profile;
+    for (const MigInstance& m : info.mig_instances)
+      if (m.gpu_instance_id == static_cast<int32_t>(gi)) {
+        profile = m.profile;
+        break;
+      }
+    int32_t entity = out.NewEntity(info, static_cast<int32_t>(gi), "", -1);
+    out.entity(static_cast<size_t>(entity)).mig_profile = GpuInstanceProfile(profile);
+    AddMemoryValues(out, mig.memory, f.memory_v1, entity);
+    AddGpmValues(out, mig.gpm, entity);
+  }
+}
+
+// NVML may return several samples of a pid: only the last one (newest, then latest in the
+// list) counts.
+bool IsNewestSampleOfItsPid(const std::vector<ProcessUtilization>& samples, size_t i) {
+  const ProcessUtilization& s = samples[i];
+  bool newest = true;
+  for (size_t j = 0; j < samples.size() && newest; ++j)
+    newest = !(samples[j].pid == s.pid && (samples[j].time_us > s.time_us || (samples[j].time_us == s.time_us && j > i)));
+  return newest;
+}
+
+// Processes: memory from the running-process list, utilization from the newest sample.
+// `process_name(pid)` names a process seen for the first time in this pass.
+template <typename ProcessNameOf>
+void AddProcessValues(BatchWriter& out, const DeviceInfo& info, const DeviceFrame& f, ProcessNameOf&& process_name) {
+  size_t first_process = out.entity_count();
+  auto process_entity = [&](uint32_t pid, uint32_t gpu_instance) -> int32_t {
+    for (size_t e = first_process; e < out.entity_count(); ++e)
+      if (out.entity(e).pid == pid) return static_cast<int32_t>(e);
+    int32_t gi = gpu_instance == NVML_NO_INSTANCE_ID ? -1 : static_cast<int32_t>(gpu_instance);
+    int32_t entity = out.NewEntity(info, gi, "", pid);
+    out.entity(static_cast<size_t>(entity)).process_name = process_name(pid);
+    return entity;
+  };
+  if (f.processes.ok())
+    for (const ProcessAnswer& p : f.processes.value) {
+      int32_t entity = process_entity(p.pid, p.gpu_instance_id);
+      out.Add(Metric::kProcessUsedMemoryBytes, entity, static_cast<double>(p.used_bytes),
+              "nvmlDeviceGetComputeRunningProcesses");
+    }
+  if (f.process_utilization.ok()) {
+    const auto& samples = f.process_utilization.value;
+    for (size_t i = 0; i < samples.size(); ++i) {
+      const ProcessUtilization& s = samples[i];
+      // Values above 100 % are garbage the driver sometimes returns.
+      if (!IsNewestSampleOfItsPid(samples, i) || s.sm_pct > 100 || s.mem_pct > 100) continue;
+      int32_t entity = process_entity(s.pid, NVML_NO_INSTANCE_ID);
+      out.Add(Metric::kProcessSmUtilPct, entity, s.sm_pct, "nvmlDeviceGetProcessUtilization.sm");
+      out.Add(Metric::kProcessMemUtilPct, entity, s.mem_pct, "nvmlDeviceGetProcessUtilization.mem");
+    }
+  }
+}
+
 }  // namespace
 
-std::string_view ArchitectureName(uint32_t architecture) {
-  switch (architecture) {
-    case NVML_DEVICE_ARCH_KEPLER: return "Kepler";
-    case NVML_DEVICE_ARCH_MAXWELL: return "Maxwell";
-    case NVML_DEVICE_ARCH_PASCAL: return "Pascal";
-    case NVML_DEVICE_ARCH_VOLTA: return "Volta";
-    case NVML_DEVICE_ARCH_TURING: return "Turing";
-    case NVML_DEVICE_ARCH_AMPERE: return "Ampere";
-    case NVML_DEVICE_ARCH_ADA: return "Ada Lovelace";
-    case NVML_DEVICE_ARCH_HOPPER: return "Hopper";
-    case NVML_DEVICE_ARCH_BLACKWELL: return "Blackwell";
-    case NVML_DEVICE_ARCH_RUBIN: return "Rubin";
-    default: return "";
-  }
-}
-
-std::string MigProfileFromName(std::string_view name) {
-  size_t at = name.rfind(" MIG ");
-  return at == std::string_view::npos ? std::string() : std::string(name.substr(at + 5));
-}
-
-std::string GpuInstanceProfile(std::string_view profile) {
-  // "1c.3g.71gb": a compute instance of 1 slice in a 3-slice GPU instance.
-  size_t dot = profile.find('.');
-  if (dot != std::string_view::npos && dot > 0 && profile[dot - 1] == 'c' && profile.find('g') > dot)
-    return std::string(profile.substr(dot + 1));
-  return std::string(profile);
-}
-
 NvmlSampler::NvmlSampler(NvmlApi& api, NvmlSamplerOptions options) : options_(std::move(options)), reader_(api) {}
-
-bool NvmlSampler::gpm_supported(size_t device) const {
-  if (device >= reader_.devices().size()) return false;
-  const auto& gpm = reader_.devices()[device].gpm_supported;
-  return gpm.ok() && gpm.value == 1;
-}
-
-Status NvmlSampler::Open() {
-  KRAKEN_RETURN_IF_ERROR(reader_.Open());
-  const SystemFacts& system = reader_.system();
-  for (size_t d = 0; d < reader_.devices().size(); ++d) {
-    const DeviceFacts& f = reader_.devices()[d];
-    DeviceInfo& info = devices_.emplace_back();
-    info.index = static_cast<int32_t>(d);
-    info.vendor = Vendor::kNvidia;
-    if (f.name.ok()) info.name = f.name.value;
-    if (f.uuid.ok()) info.uuid = f.uuid.value;
-    if (f.pci.ok()) info.pci_bus_id = f.pci.value.bus_id;
-    if (f.architecture.ok()) info.architecture = ArchitectureName(f.architecture.value);
-    if (f.attributes.ok()) info.sm_count = static_cast<int32_t>(f.attributes.value.sm_count);
-    if (f.compute_capability.ok()) {
-      info.compute_major = f.compute_capability.value.first;
-      info.compute_minor = f.compute_capability.value.second;
-    }
-    Answer<MemoryInfo> memory = reader_.ReadMemory(d);
-    if (memory.ok()) info.memory_bytes = static_cast<int64_t>(memory.value.total);
-    if (f.max_sm_clock_mhz.ok()) info.max_sm_clock_mhz = f.max_sm_clock_mhz.value;
-    if (f.max_mem_clock_mhz.ok()) info.max_mem_clock_mhz = f.max_mem_clock_mhz.value;
-    if (f.power_limit_mw.ok()) info.power_limit_w = f.power_limit_mw.value / 1000.0;
-    if (f.pcie_max_generation.ok()) info.pcie_generation = static_cast<int>(f.pcie_max_generation.value);
-    if (f.pcie_max_width.ok()) info.pcie_link_width = static_cast<int>(f.pcie_max_width.value);
-    if (system.driver_version.ok()) info.driver_version = system.driver_version.value;
-    if (system.cuda_driver_version.ok()) info.cuda_version = CudaVersion(system.cuda_driver_version.value);
-    if (f.minor_number.ok()) info.minor_number = static_cast<int32_t>(f.minor_number.value);
-    if (f.mig_mode.ok()) {
-      info.mig_enabled = f.mig_mode.value.first == NVML_DEVICE_MIG_ENABLE;
-      info.mig_enabled_pending = f.mig_mode.value.second == NVML_DEVICE_MIG_ENABLE;
-    }
-    for (const MigFacts& m : f.migs) {
-      MigInstance& mig = info.mig_instances.emplace_back();
-      if (m.gpu_instance_id.ok()) mig.gpu_instance_id = static_cast<int32_t>(m.gpu_instance_id.value);
-      if (m.compute_instance_id.ok()) mig.compute_instance_id = static_cast<int32_t>(m.compute_instance_id.value);
-      if (m.name.ok()) mig.profile = MigProfileFromName(m.name.value);
-      if (m.attributes.ok()) mig.sm_count = static_cast<int32_t>(m.attributes.value.sm_count);
-      // What the GPU instance's memory answer says; the attributes' size otherwise.
-      Answer<MemoryInfo> gi_memory = reader_.ReadMemory(d, mig.gpu_instance_id);
-      if (gi_memory.ok()) {
-        mig.memory_bytes = static_cast<int64_t>(gi_memory.value.total);
-      } else if (m.attributes.ok()) {
-        mig.memory_bytes = static_cast<int64_t>(m.attributes.value.memory_mib * kMiB);
-      }
-    }
-  }
-  topology_ = BuildTopology(reader_.devices(), reader_.topology());
-  rates_.assign(devices_.size(), Rates());
-  last_xid_.assign(devices_.size(), -1);
-  next_slow_us_.assign(devices_.size(), -1);
-  slow_due_.assign(devices_.size(), 0);
-  return Status::Ok();
-}
 
 const std::string& NvmlSampler::ProcessName(uint32_t pid) {
   auto it = process_names_.find(pid);
@@ -224,154 +329,21 @@ void NvmlSampler::Sample(SampleBatch& batch, std::span<const uint8_t> sample) {
 
 void NvmlSampler::SampleDevice(size_t index, const DeviceFrame& f, SampleBatch& batch) {
   const DeviceInfo& info = devices_[index];
-  // Entities and values are overwritten slot by slot so that their strings keep their
-  // buffers from pass to pass.
-  auto new_entity = [&](int32_t gpu_instance, std::string_view profile, int64_t pid) -> int32_t {
-    SeriesEntity& e = NextSlot(batch.entities, entity_count_, spare_entities_);
-    ResetEntity(e);
-    e.gpu_index = info.index;
-    e.gpu_uuid = info.uuid;
-    e.gpu_name = info.name;
-    e.pci_bus_id = info.pci_bus_id;
-    e.gpu_instance_id = gpu_instance;
-    e.mig_profile = profile;
-    e.pid = pid;
-    return static_cast<int32_t>(entity_count_++);
-  };
-  auto add = [&](Metric metric, int32_t entity, double value, const char* source) {
-    SampleBatch::Value& v = NextSlot(batch.values, value_count_++, spare_values_);
-    v.metric = metric;
-    v.entity = entity;
-    v.value = value;
-    v.source_name = source;
-  };
-
-  int32_t gpu = new_entity(-1, "", -1);
-  if (f.utilization.ok()) {
-    add(Metric::kGpuUtilPct, gpu, f.utilization.value.gpu_pct, "nvmlDeviceGetUtilizationRates.gpu");
-    add(Metric::kMemCopyUtilPct, gpu, f.utilization.value.mem_pct, "nvmlDeviceGetUtilizationRates.memory");
-  }
-  auto add_memory = [&](const Answer<MemoryInfo>& m, bool v1, int32_t entity) {
-    if (!m.ok()) return;
-    add(Metric::kFbTotalBytes, entity, static_cast<double>(m.value.total), "nvmlDeviceGetMemoryInfo.total");
-    add(Metric::kFbUsedBytes, entity, static_cast<double>(m.value.used), "nvmlDeviceGetMemoryInfo.used");
-    add(Metric::kFbFreeBytes, entity, static_cast<double>(m.value.free), "nvmlDeviceGetMemoryInfo.free");
-    if (!v1) add(Metric::kFbReservedBytes, entity, static_cast<double>(m.value.reserved), "nvmlDeviceGetMemoryInfo.reserved");
-  };
-  add_memory(f.memory, f.memory_v1, gpu);
-  if (f.power_mw.ok()) add(Metric::kPowerW, gpu, f.power_mw.value / 1000.0, "nvmlDeviceGetPowerUsage");
-  // The slow reads: only in a pass that made them (in between, the frame holds old answers).
-  if (f.slow_read && f.energy_mj.ok())
-    add(Metric::kEnergyMj, gpu, static_cast<double>(f.energy_mj.value), "nvmlDeviceGetTotalEnergyConsumption");
-  if (f.sm_clock_mhz.ok()) add(Metric::kSmClockMhz, gpu, f.sm_clock_mhz.value, "nvmlDeviceGetClockInfo.sm");
-  if (f.mem_clock_mhz.ok()) add(Metric::kMemClockMhz, gpu, f.mem_clock_mhz.value, "nvmlDeviceGetClockInfo.mem");
-  if (f.gpu_temp_c.ok()) add(Metric::kGpuTempC, gpu, f.gpu_temp_c.value, "nvmlDeviceGetTemperature");
-  if (f.slow_read && f.pcie_tx_kbps.ok())
-    add(Metric::kPcieTxBytesPerS, gpu, f.pcie_tx_kbps.value * 1000.0, "nvmlDeviceGetPcieThroughput.tx");
-  if (f.slow_read && f.pcie_rx_kbps.ok())
-    add(Metric::kPcieRxBytesPerS, gpu, f.pcie_rx_kbps.value * 1000.0, "nvmlDeviceGetPcieThroughput.rx");
-  if (f.encoder_pct.ok()) add(Metric::kEncoderUtilPct, gpu, f.encoder_pct.value, "nvmlDeviceGetEncoderUtilization");
-  if (f.decoder_pct.ok()) add(Metric::kDecoderUtilPct, gpu, f.decoder_pct.value, "nvmlDeviceGetDecoderUtilization");
+  BatchWriter out(batch, entity_count_, value_count_, spare_entities_, spare_values_);
+  int32_t gpu = out.NewEntity(info, -1, "", -1);
+  AddDeviceValues(out, f, gpu);
 
   Rates& rates = rates_[index];
-  double tx_kib = -1, rx_kib = -1;
-  int64_t nvlink_time = -1;
-  for (const FieldAnswer& field : f.fields) {
-    if (field.rc != NVML_SUCCESS) continue;
-    double value = FieldNumber(field);
-    switch (field.field_id) {
-      case NVML_FI_DEV_ECC_SBE_VOL_TOTAL:
-        add(Metric::kEccCorrectedVolatileCount, gpu, value, "NVML_FI_DEV_ECC_SBE_VOL_TOTAL");
-        break;
-      case NVML_FI_DEV_ECC_DBE_VOL_TOTAL:
-        add(Metric::kEccUncorrectedVolatileCount, gpu, value, "NVML_FI_DEV_ECC_DBE_VOL_TOTAL");
-        break;
-      case NVML_FI_DEV_MEMORY_TEMP: add(Metric::kMemTempC, gpu, value, "NVML_FI_DEV_MEMORY_TEMP"); break;
-      case NVML_FI_DEV_PCIE_REPLAY_COUNTER:
-        add(Metric::kPcieReplayCount, gpu, value, "NVML_FI_DEV_PCIE_REPLAY_COUNTER");
-        break;
-      case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX:
-        tx_kib = value;
-        nvlink_time = field.timestamp_us;
-        break;
-      case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX:
-        rx_kib = value;
-        nvlink_time = field.timestamp_us;
-        break;
-      default: break;
-    }
-  }
-  // The NVLink fields are KiB counters: a rate needs the previous pass; a counter that went
-  // backwards (driver reload, a replay wrapping around) starts over.
-  if (nvlink_time > rates.time_us && rates.time_us >= 0) {
-    double seconds = static_cast<double>(nvlink_time - rates.time_us) / 1e6;
-    if (tx_kib >= 0 && rates.tx_kib >= 0 && tx_kib >= rates.tx_kib)
-      add(Metric::kNvlinkTxBytesPerS, gpu, (tx_kib - rates.tx_kib) * 1024.0 / seconds,
-          "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX");
-    if (rx_kib >= 0 && rates.rx_kib >= 0 && rx_kib >= rates.rx_kib)
-      add(Metric::kNvlinkRxBytesPerS, gpu, (rx_kib - rates.rx_kib) * 1024.0 / seconds,
-          "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX");
-  }
-  rates = Rates{tx_kib, rx_kib, nvlink_time};
+  NvlinkCounters nvlink = AddFieldValues(out, f.fields, gpu);
+  AddNvlinkRates(out, gpu, NvlinkCounters{rates.tx_kib, rates.rx_kib, rates.time_us}, nvlink);
+  rates = Rates{nvlink.tx_kib, nvlink.rx_kib, nvlink.time_us};
 
   if (!f.xids.empty()) last_xid_[index] = static_cast<int64_t>(f.xids.back());
-  if (last_xid_[index] >= 0) add(Metric::kXidLast, gpu, static_cast<double>(last_xid_[index]), "nvmlEventSetWait");
+  if (last_xid_[index] >= 0) out.Add(Metric::kXidLast, gpu, static_cast<double>(last_xid_[index]), "nvmlEventSetWait");
 
-  auto add_gpm = [&](const Answer<std::vector<GpmValue>>& gpm, int32_t entity) {
-    if (!gpm.ok()) return;
-    for (const GpmValue& m : gpm.value) {
-      Metric metric = GpmMetric(m.metric_id);
-      // NaN answers happen (an H100's DRAM activity for a 0.2 s process): no value, not a NaN.
-      if (m.rc == NVML_SUCCESS && metric != Metric::kOther && std::isfinite(m.value))
-        add(metric, entity, m.value / 100.0, "nvmlGpmMetricsGet");
-    }
-  };
-  add_gpm(f.gpm, gpu);
-
-  // GPU instances (MIG): memory and GPM per instance.
-  for (const auto& [gi, mig] : f.migs) {
-    std::string_view profile;
-    for (const MigInstance& m : info.mig_instances)
-      if (m.gpu_instance_id == static_cast<int32_t>(gi)) {
-        profile = m.profile;
-        break;
-      }
-    int32_t entity = new_entity(static_cast<int32_t>(gi), "", -1);
-    batch.entities[static_cast<size_t>(entity)].mig_profile = GpuInstanceProfile(profile);
-    add_memory(mig.memory, f.memory_v1, entity);
-    add_gpm(mig.gpm, entity);
-  }
-
-  // Processes: memory from the running-process list, utilization from the newest sample.
-  size_t first_process = entity_count_;
-  auto process_entity = [&](uint32_t pid, uint32_t gpu_instance) -> int32_t {
-    for (size_t e = first_process; e < entity_count_; ++e)
-      if (batch.entities[e].pid == pid) return static_cast<int32_t>(e);
-    int32_t gi = gpu_instance == NVML_NO_INSTANCE_ID ? -1 : static_cast<int32_t>(gpu_instance);
-    int32_t entity = new_entity(gi, "", pid);
-    batch.entities[static_cast<size_t>(entity)].process_name = ProcessName(pid);
-    return entity;
-  };
-  if (f.processes.ok())
-    for (const ProcessAnswer& p : f.processes.value) {
-      int32_t entity = process_entity(p.pid, p.gpu_instance_id);
-      add(Metric::kProcessUsedMemoryBytes, entity, static_cast<double>(p.used_bytes),
-          "nvmlDeviceGetComputeRunningProcesses");
-    }
-  if (f.process_utilization.ok()) {
-    const auto& samples = f.process_utilization.value;
-    for (size_t i = 0; i < samples.size(); ++i) {
-      const ProcessUtilization& s = samples[i];
-      bool newest = true;  // NVML may return several samples of a pid; keep the last one
-      for (size_t j = 0; j < samples.size() && newest; ++j)
-        newest = !(samples[j].pid == s.pid && (samples[j].time_us > s.time_us || (samples[j].time_us == s.time_us && j > i)));
-      // Values above 100 % are garbage the driver sometimes returns.
-      if (!newest || s.sm_pct > 100 || s.mem_pct > 100) continue;
-      int32_t entity = process_entity(s.pid, NVML_NO_INSTANCE_ID);
-      add(Metric::kProcessSmUtilPct, entity, s.sm_pct, "nvmlDeviceGetProcessUtilization.sm");
-      add(Metric::kProcessMemUtilPct, entity, s.mem_pct, "nvmlDeviceGetProcessUtilization.mem");
-    }
-  }
+  AddGpmValues(out, f.gpm, gpu);
+  AddMigInstanceValues(out, info, f);
+  AddProcessValues(out, info, f, [this](uint32_t pid) -> const std::string& { return ProcessName(pid); });
 }
 
 Result<NvmlSession> OpenNvmlSession(const std::string& library_path, NvmlSamplerOptions options) {
