@@ -24,6 +24,21 @@ constexpr CUpti_CallbackId kRuntimeLaunches[] = {
 // launched it, the runtime's when the application used the runtime).
 thread_local int t_launch_depth = 0;
 
+// Turns the launch callbacks on (stopping at CUPTI's first refusal, returned) or off (all
+// of them, whatever CUPTI answers; its first refusal returned).
+CUptiResult SetLaunchCallbacks(const RangeProfilerFunctions& f, CUpti_SubscriberHandle subscriber, bool on) {
+  CUptiResult first_refusal = CUPTI_SUCCESS;
+  for (auto [domain, cbids] : {std::pair{CUPTI_CB_DOMAIN_DRIVER_API, std::span<const CUpti_CallbackId>(kDriverLaunches)},
+                               std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, std::span<const CUpti_CallbackId>(kRuntimeLaunches)}})
+    for (CUpti_CallbackId cbid : cbids) {
+      const CUptiResult r = f.EnableCallback(on ? 1 : 0, subscriber, domain, cbid);
+      if (r == CUPTI_SUCCESS) continue;
+      if (on) return r;
+      if (first_refusal == CUPTI_SUCCESS) first_refusal = r;
+    }
+  return first_refusal;
+}
+
 }  // namespace
 
 std::unique_ptr<RangeProfiler> RangeProfiler::Create(const LoadedCupti& cupti, const TracerConfig& config, Sink sink,
@@ -41,13 +56,14 @@ std::unique_ptr<RangeProfiler> RangeProfiler::Create(const LoadedCupti& cupti, c
     *error = "cuptiSubscribe failed: " + cupti.functions.ErrorText(r) + " (another CUPTI tool is subscribed?)";
     return nullptr;
   }
-  for (auto [domain, cbids] : {std::pair{CUPTI_CB_DOMAIN_DRIVER_API, std::span<const CUpti_CallbackId>(kDriverLaunches)},
-                               std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, std::span<const CUpti_CallbackId>(kRuntimeLaunches)}})
-    for (CUpti_CallbackId cbid : cbids)
-      if (CUptiResult r = functions.EnableCallback(1, subscriber, domain, cbid); r != CUPTI_SUCCESS) {
-        *error = "cuptiEnableCallback (kernel launches) failed: " + cupti.functions.ErrorText(r);
-        return nullptr;  // the subscription stays, with nothing to call (process lifetime)
-      }
+  // Set before any callback can read them (under mutex_, from OnLaunch).
+  profiler->subscriber_ = subscriber;
+  profiler->launch_callbacks_on_ = true;
+  if (CUptiResult r = SetLaunchCallbacks(functions, subscriber, true); r != CUPTI_SUCCESS) {
+    *error = "cuptiEnableCallback (kernel launches) failed: " + cupti.functions.ErrorText(r);
+    SetLaunchCallbacks(functions, subscriber, false);  // those already on would call a freed profiler
+    return nullptr;  // the subscription stays, with nothing to call (process lifetime)
+  }
   functions.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   return profiler;
 }
@@ -108,7 +124,10 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
   if (finished_ || data.context == nullptr) return;
   ContextState& state = contexts_[data.context];
   if (data.callbackSite == CUPTI_API_ENTER) {
-    if (state.running && summary_.kernels_profiled >= summary_.max_kernels) Collect(&state, false);
+    if (state.running && summary_.kernels_profiled >= summary_.max_kernels) {
+      Collect(&state, false);
+      StopLaunchCallbacksAfterLimit();
+    }
     if (summary_.kernels_profiled >= summary_.max_kernels || state.failed || !summary_.error.empty()) return;
     state.context = data.context;
     if (!state.running && !SetUp(&state)) {
@@ -132,6 +151,20 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
   const bool limit = summary_.kernels_profiled >= summary_.max_kernels;
   if (limit) summary_.limit_reached = true;
   if (limit || static_cast<int64_t>(state.launches.size()) >= batch_ranges_) Collect(&state, !limit);
+  if (limit) StopLaunchCallbacksAfterLimit();
+}
+
+void RangeProfiler::StopLaunchCallbacksAfterLimit() {
+  if (!launch_callbacks_on_ || !summary_.limit_reached) return;
+  // Another context still profiled is collected at its next launch (OnLaunch's enter).
+  for (const auto& [context, state] : contexts_)
+    if (state.running) return;
+  // Under mutex_, as CUPTI asks: a subscriber serializes its cuptiEnableCallback calls.
+  // Off for good: a thread inside a launch now gets no exit callback, so its
+  // t_launch_depth stays behind, which matters only if they came back on. The
+  // context-destroy callback stays on (Finish or a destroyed context still tears down).
+  launch_callbacks_on_ = false;
+  SetLaunchCallbacks(f_, subscriber_, false);
 }
 
 void RangeProfiler::OnContextDestroy(CUcontext context) {
