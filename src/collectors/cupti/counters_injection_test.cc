@@ -11,9 +11,12 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "base/testing/test_data.h"
 #include "collectors/cupti/injection_test_support.h"
@@ -57,6 +60,16 @@ CountersRun RunCountersApp(std::map<std::string, std::string> env, const std::st
 std::string CountersAttribute(const Profile& p, const std::string& key) {
   auto it = p.metadata.attributes.find(key);
   return it == p.metadata.attributes.end() ? "<absent>" : it->second;
+}
+
+// The fake libcupti's log (KRAKEN_FAKE_CUPTI_LOG): (what, detail) per line, in order.
+std::vector<std::pair<std::string, int64_t>> ReadCountersFakeCuptiLog(const std::string& path) {
+  std::vector<std::pair<std::string, int64_t>> calls;
+  std::ifstream in(path);
+  int64_t at_ns = 0, detail = 0;
+  std::string what;
+  while (in >> at_ns >> what >> detail) calls.emplace_back(what, detail);
+  return calls;
 }
 
 TEST(CountersInjectionTest, OffByDefaultNoRangeAndNoProfilerCall) {
@@ -229,6 +242,43 @@ TEST(CountersInjectionTest, ABatchWithMoreRangesThanLaunchesIsNotMisattributed) 
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_kernels"), "299");
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "128");
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_dropped"), "1");
+}
+
+// At the limit the launch callbacks the counters enabled go off: no later launch calls
+// into the tracer (each would cost the application a callback for nothing), while the
+// context-destroy callback stays on and every kernel is still traced.
+TEST(CountersInjectionTest, TheLaunchCallbacksGoOffAtTheLimit) {
+  std::string dir = testing::MakeTempDir("counters_callbacks_off");
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "1000"},
+                                    {"KRAKEN_FAKE_CUPTI_LOG", dir + "/cupti.log"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_COUNTERS_MAX_KERNELS", "300"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.trace.kernels.size(), 1000u);
+  EXPECT_EQ(run.trace.profiler_ranges.size(), 300u);
+  EXPECT_EQ(CountersAttribute(run.trace, "kraken_cupti_counter_limit_reached"), "true");
+  std::map<std::string, int> switches;  // "callback_on_driver" ... -> how many cbids
+  int64_t launches_called_back = 0, last_called_back = 0, called_back_after_off = 0;
+  for (const auto& [what, detail] : ReadCountersFakeCuptiLog(dir + "/cupti.log")) {
+    if (what == "launch_callbacks") {
+      ++launches_called_back;
+      last_called_back = detail;
+      if (switches.count("callback_off_driver") != 0) ++called_back_after_off;
+    }
+    if (what.starts_with("callback_")) ++switches[what];
+  }
+  EXPECT_EQ(launches_called_back, 300);  // 1000 while the callbacks stayed on
+  EXPECT_EQ(last_called_back, 300);
+  EXPECT_EQ(called_back_after_off, 0);
+  EXPECT_GT(switches["callback_on_driver"], 0);
+  EXPECT_GT(switches["callback_on_runtime"], 0);
+  EXPECT_EQ(switches["callback_off_driver"], switches["callback_on_driver"]);
+  EXPECT_EQ(switches["callback_off_runtime"], switches["callback_on_runtime"]);
+  EXPECT_GT(switches["callback_on_resource"], 0);  // the context's destruction
+  EXPECT_EQ(switches["callback_off_resource"], 0);
 }
 
 TEST(CountersInjectionTest, ALibcuptiWithoutTheRangeProfilerStillTracesEveryKernel) {

@@ -17,9 +17,10 @@
 // kraken_fake_cuda_init_finished, which the test programs call after InitializeInjection
 // and which calls a subscriber's CU_INIT_FINISHED callback), then SUCCESS when
 // KRAKEN_FAKE_CUPTI_HW_TRACE=supported, else NOT_SUPPORTED (a Hopper). With
-// KRAKEN_FAKE_CUPTI_LOG=<file>, every enable, disable, subscription and HW-trace call is
-// a line "<CLOCK_REALTIME ns> <what> <detail>" of that file, for the tests to check when
-// and what the tracer asked for.
+// KRAKEN_FAKE_CUPTI_LOG=<file>, every enable, disable, subscription, callback switch
+// ("callback_on_<domain>" or "callback_off_<domain>", the cbid) and HW-trace call is a line
+// "<CLOCK_REALTIME ns> <what> <detail>" of that file, for the tests to check when and what
+// the tracer asked for.
 #include <cupti.h>
 
 #include <time.h>
@@ -200,6 +201,9 @@ void KrakenFakeSubscriberFor(CUpti_CallbackDomain domain, uint32_t cbid, CUpti_C
   *userdata = enabled ? g_subscriber_data : nullptr;
 }
 
+// For fake_range_profiler.cc: a line of KRAKEN_FAKE_CUPTI_LOG.
+void KrakenFakeLog(const char* what, long long detail) { Log(what, detail); }
+
 // For fake_range_profiler.cc: whether the "driver" finished cuInit.
 bool KrakenFakeDriverInitialized() {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -299,6 +303,11 @@ CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) {
 CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain,
                                 CUpti_CallbackId cbid) {
   std::lock_guard<std::mutex> lock(g_mutex);
+  const char* domain_name = domain == CUPTI_CB_DOMAIN_DRIVER_API    ? "driver"
+                            : domain == CUPTI_CB_DOMAIN_RUNTIME_API ? "runtime"
+                            : domain == CUPTI_CB_DOMAIN_RESOURCE    ? "resource"
+                                                                    : "other";
+  Log((std::string(enable != 0 ? "callback_on_" : "callback_off_") + domain_name).c_str(), cbid);
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CU_INIT_FINISHED)
     g_init_finished_enabled = enable != 0;
   if (enable != 0) {

@@ -8,7 +8,8 @@
 // The values are derived from the launch: fake launch i (correlation id i + 1) executed
 // kFakeFadd fadd, kFakeFfmaBase + i ffma, read kFakeDramRead and wrote kFakeDramWrite
 // DRAM bytes. KRAKEN_FAKE_CUPTI_UNANNOUNCED=i: launch i fills a range without any callback
-// (as a CUDA graph's kernel would). KRAKEN_FAKE_CUPTI_CALLS_FILE, when set, receives at
+// (as a CUDA graph's kernel would). Each launch announced is a line "launch_callbacks
+// <correlation id>" of KRAKEN_FAKE_CUPTI_LOG. KRAKEN_FAKE_CUPTI_CALLS_FILE, when set, receives at
 // exit how many of these entry points were called ("profiler_calls=N"), how many range
 // profilers were still enabled ("enabled_at_exit=N") and how many host objects were still
 // initialized ("host_objects_at_exit=N").
@@ -47,6 +48,7 @@
 void KrakenFakeSubscriberFor(CUpti_CallbackDomain domain, uint32_t cbid, CUpti_CallbackFunc* callback,
                              void** userdata);
 bool KrakenFakeDriverInitialized();
+void KrakenFakeLog(const char* what, long long detail);
 // fake_profiler_host.cc's host objects.
 int64_t KrakenFakeHostCalls();
 bool KrakenFakeHostObjectLive(const CUpti_Profiler_Host_Object* object);
@@ -176,6 +178,7 @@ void KrakenFakeAnnounceLaunches(int64_t first, int64_t count) {
       continue;
     }
     const auto correlation = static_cast<uint32_t>(i + 1);
+    KrakenFakeLog("launch_callbacks", correlation);
     auto driver_launch = [&](uint32_t driver_correlation) {
       CallAround(callback, userdata, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
                  "cuLaunchKernel", driver_correlation, [i] { RecordRange(static_cast<uint64_t>(i)); });

@@ -24,12 +24,19 @@ constexpr CUpti_CallbackId kRuntimeLaunches[] = {
 // launched it, the runtime's when the application used the runtime).
 thread_local int t_launch_depth = 0;
 
-template <typename Params>
-Params Zeroed(size_t struct_size) {
-  Params params;
-  std::memset(&params, 0, sizeof(params));
-  params.structSize = struct_size;
-  return params;
+// Turns the launch callbacks on (stopping at CUPTI's first refusal, returned) or off (all
+// of them, whatever CUPTI answers; its first refusal returned).
+CUptiResult SetLaunchCallbacks(const RangeProfilerFunctions& f, CUpti_SubscriberHandle subscriber, bool on) {
+  CUptiResult first_refusal = CUPTI_SUCCESS;
+  for (auto [domain, cbids] : {std::pair{CUPTI_CB_DOMAIN_DRIVER_API, std::span<const CUpti_CallbackId>(kDriverLaunches)},
+                               std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, std::span<const CUpti_CallbackId>(kRuntimeLaunches)}})
+    for (CUpti_CallbackId cbid : cbids) {
+      const CUptiResult r = f.EnableCallback(on ? 1 : 0, subscriber, domain, cbid);
+      if (r == CUPTI_SUCCESS) continue;
+      if (on) return r;
+      if (first_refusal == CUPTI_SUCCESS) first_refusal = r;
+    }
+  return first_refusal;
 }
 
 }  // namespace
@@ -49,13 +56,14 @@ std::unique_ptr<RangeProfiler> RangeProfiler::Create(const LoadedCupti& cupti, c
     *error = "cuptiSubscribe failed: " + cupti.functions.ErrorText(r) + " (another CUPTI tool is subscribed?)";
     return nullptr;
   }
-  for (auto [domain, cbids] : {std::pair{CUPTI_CB_DOMAIN_DRIVER_API, std::span<const CUpti_CallbackId>(kDriverLaunches)},
-                               std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, std::span<const CUpti_CallbackId>(kRuntimeLaunches)}})
-    for (CUpti_CallbackId cbid : cbids)
-      if (CUptiResult r = functions.EnableCallback(1, subscriber, domain, cbid); r != CUPTI_SUCCESS) {
-        *error = "cuptiEnableCallback (kernel launches) failed: " + cupti.functions.ErrorText(r);
-        return nullptr;  // the subscription stays, with nothing to call (process lifetime)
-      }
+  // Set before any callback can read them (under mutex_, from OnLaunch).
+  profiler->subscriber_ = subscriber;
+  profiler->launch_callbacks_on_ = true;
+  if (CUptiResult r = SetLaunchCallbacks(functions, subscriber, true); r != CUPTI_SUCCESS) {
+    *error = "cuptiEnableCallback (kernel launches) failed: " + cupti.functions.ErrorText(r);
+    SetLaunchCallbacks(functions, subscriber, false);  // those already on would call a freed profiler
+    return nullptr;  // the subscription stays, with nothing to call (process lifetime)
+  }
   functions.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   return profiler;
 }
@@ -116,7 +124,10 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
   if (finished_ || data.context == nullptr) return;
   ContextState& state = contexts_[data.context];
   if (data.callbackSite == CUPTI_API_ENTER) {
-    if (state.running && summary_.kernels_profiled >= summary_.max_kernels) Collect(&state, false);
+    if (state.running && summary_.kernels_profiled >= summary_.max_kernels) {
+      Collect(&state, false);
+      StopLaunchCallbacksAfterLimit();
+    }
     if (summary_.kernels_profiled >= summary_.max_kernels || state.failed || !summary_.error.empty()) return;
     state.context = data.context;
     if (!state.running && !SetUp(&state)) {
@@ -140,6 +151,20 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
   const bool limit = summary_.kernels_profiled >= summary_.max_kernels;
   if (limit) summary_.limit_reached = true;
   if (limit || static_cast<int64_t>(state.launches.size()) >= batch_ranges_) Collect(&state, !limit);
+  if (limit) StopLaunchCallbacksAfterLimit();
+}
+
+void RangeProfiler::StopLaunchCallbacksAfterLimit() {
+  if (!launch_callbacks_on_ || !summary_.limit_reached) return;
+  // Another context still profiled is collected at its next launch (OnLaunch's enter).
+  for (const auto& [context, state] : contexts_)
+    if (state.running) return;
+  // Under mutex_, as CUPTI asks: a subscriber serializes its cuptiEnableCallback calls.
+  // Off for good: a thread inside a launch now gets no exit callback, so its
+  // t_launch_depth stays behind, which matters only if they came back on. The
+  // context-destroy callback stays on (Finish or a destroyed context still tears down).
+  launch_callbacks_on_ = false;
+  SetLaunchCallbacks(f_, subscriber_, false);
 }
 
 void RangeProfiler::OnContextDestroy(CUcontext context) {
@@ -149,166 +174,6 @@ void RangeProfiler::OnContextDestroy(CUcontext context) {
   if (it->second.running) Collect(&it->second, false);
   TearDown(&it->second);  // the range profiler object belongs to the context
   contexts_.erase(it);  // a new context may reuse the handle
-}
-
-bool RangeProfiler::SetUp(ContextState* state) {
-  if (!profiler_initialized_) {
-    // At the first launch, not in Create: Create runs inside cuInit (the injection entry
-    // point), and NVIDIA's profiler injection sample initializes the profiler once a
-    // context exists.
-    auto init = Zeroed<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-    if (!Check(f_.ProfilerInitialize(&init), "cuptiProfilerInitialize")) return false;
-    profiler_initialized_ = true;
-  }
-  uint32_t device = 0;
-  if (!Check(f_.GetDeviceId(state->context, &device), "cuptiGetDeviceId")) return false;
-  state->device = device;
-  if (!DeviceSupported(state) || !SetUpHost(state)) return false;
-  // Only now: the counter availability query (in SetUpHost) may fail while a range
-  // profiler is enabled on the context (cupti_profiler_target.h, GetCounterAvailability).
-  auto enable = Zeroed<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
-  enable.ctx = state->context;
-  if (!Check(f_.Enable(&enable), "cuptiRangeProfilerEnable")) return false;
-  state->object = enable.pRangeProfilerObject;
-  auto data_size = Zeroed<CUpti_RangeProfiler_GetCounterDataSize_Params>(
-      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
-  data_size.pRangeProfilerObject = state->object;
-  data_size.pMetricNames = metrics_.data();
-  data_size.numMetrics = metrics_.size();
-  data_size.maxNumOfRanges = static_cast<size_t>(batch_ranges_);
-  data_size.maxNumRangeTreeNodes = static_cast<uint32_t>(batch_ranges_);  // must be >= maxNumOfRanges
-  if (!Check(f_.GetCounterDataSize(&data_size), "cuptiRangeProfilerGetCounterDataSize")) return false;
-  state->counter_data.resize(data_size.counterDataSize);
-  return ConfigureAndStart(state);
-}
-
-bool RangeProfiler::DeviceSupported(ContextState* state) {
-  // As NVIDIA's profiler injection sample does before profiling a new context: the reasons
-  // (vGPU without profiling, MIG, confidential compute, ...) instead of a later refusal.
-  auto params = Zeroed<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
-  params.cuDevice = static_cast<CUdevice>(state->device);
-  params.api = CUPTI_PROFILER_RANGE_PROFILING;
-  if (!Check(f_.DeviceSupported(&params), "cuptiProfilerDeviceSupported")) return false;
-  if (params.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return true;
-  std::string why;
-  for (auto [level, what] :
-       {std::pair{params.architecture, "architecture"}, std::pair{params.sli, "SLI"}, std::pair{params.vGpu, "vGPU"},
-        std::pair{params.confidentialCompute, "confidential compute"}, std::pair{params.cmp, "CMP"},
-        std::pair{params.wsl, "WSL"}})
-    if (level == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED || level == CUPTI_PROFILER_CONFIGURATION_DISABLED)
-      why += std::string(why.empty() ? "" : ", ") + what +
-             (level == CUPTI_PROFILER_CONFIGURATION_DISABLED ? " (profiling disabled)" : "");
-  Fail("CUPTI cannot profile device " + std::to_string(state->device) + (why.empty() ? "" : ": " + why));
-  return false;
-}
-
-bool RangeProfiler::SetUpHost(ContextState* state) {
-  auto chip = Zeroed<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
-  chip.deviceIndex = static_cast<size_t>(state->device);
-  if (!Check(f_.DeviceGetChipName(&chip), "cuptiDeviceGetChipName")) return false;
-  state->chip = chip.pChipName != nullptr ? chip.pChipName : "";
-  auto availability =
-      Zeroed<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
-  availability.ctx = state->context;
-  if (!Check(f_.GetCounterAvailability(&availability), "cuptiProfilerGetCounterAvailability")) return false;
-  state->availability_image.assign(availability.counterAvailabilityImageSize, 0);
-  availability.pCounterAvailabilityImage = state->availability_image.data();
-  if (!Check(f_.GetCounterAvailability(&availability), "cuptiProfilerGetCounterAvailability")) return false;
-  auto host = Zeroed<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-  host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-  host.pChipName = chip.pChipName;
-  host.pCounterAvailabilityImage = state->availability_image.data();
-  if (!Check(f_.HostInitialize(&host), "cuptiProfilerHostInitialize")) return false;
-  state->host = host.pHostObject;
-  auto add = Zeroed<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-  add.pHostObject = state->host;
-  add.ppMetricNames = metrics_.data();
-  add.numMetrics = metrics_.size();
-  const CUptiResult added = f_.HostConfigAddMetrics(&add);
-  if (added == CUPTI_ERROR_INVALID_METRIC_NAME) {
-    Fail("metrics not supported on " + (state->chip.empty() ? std::string("this GPU") : state->chip) + ": " +
-         UnsupportedMetrics(state));
-    return false;
-  }
-  if (!Check(added, "cuptiProfilerHostConfigAddMetrics")) return false;
-  auto size = Zeroed<CUpti_Profiler_Host_GetConfigImageSize_Params>(
-      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-  size.pHostObject = state->host;
-  if (!Check(f_.HostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize")) return false;
-  state->config_image.resize(size.configImageSize);
-  auto image = Zeroed<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-  image.pHostObject = state->host;
-  image.configImageSize = state->config_image.size();
-  image.pConfigImage = state->config_image.data();
-  if (!Check(f_.HostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage")) return false;
-  auto passes = Zeroed<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
-  passes.configImageSize = state->config_image.size();
-  passes.pConfigImage = state->config_image.data();
-  if (Check(f_.HostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses"))
-    summary_.passes = std::max(summary_.passes, static_cast<int64_t>(passes.numOfPasses));
-  return summary_.error.empty();
-}
-
-std::string RangeProfiler::UnsupportedMetrics(ContextState* state) {
-  // cuptiProfilerHostConfigAddMetrics refuses the whole list for one unknown name without
-  // saying which: the properties query, per name with its rollup, does
-  // (cupti_profiler_host.h). Asked only after that refusal, so that a name this query
-  // alone refused cannot cost the counters.
-  std::string unsupported;
-  for (const char* name : metrics_) {
-    auto properties = Zeroed<CUpti_Profiler_Host_GetMetricProperties_Params>(
-        CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
-    properties.pHostObject = state->host;
-    properties.pMetricName = name;
-    if (f_.HostGetMetricProperties(&properties) == CUPTI_ERROR_INVALID_METRIC_NAME)
-      unsupported += (unsupported.empty() ? "" : ", ") + std::string(name);
-  }
-  return unsupported.empty() ? "one of " + std::to_string(metrics_.size()) + " (CUPTI named none)" : unsupported;
-}
-
-void RangeProfiler::TearDown(ContextState* state) {
-  // Errors are ignored here: nothing is left to collect from this context.
-  if (state->object != nullptr) {
-    auto disable = Zeroed<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
-    disable.pRangeProfilerObject = state->object;
-    f_.Disable(&disable);
-    state->object = nullptr;
-  }
-  if (state->host != nullptr) {
-    auto deinit =
-        Zeroed<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-    deinit.pHostObject = state->host;
-    f_.HostDeinitialize(&deinit);
-    state->host = nullptr;
-  }
-  state->running = false;
-}
-
-bool RangeProfiler::ConfigureAndStart(ContextState* state) {
-  auto init = Zeroed<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
-      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-  init.pRangeProfilerObject = state->object;
-  init.counterDataSize = state->counter_data.size();
-  init.pCounterData = state->counter_data.data();
-  if (!Check(f_.CounterDataImageInitialize(&init), "cuptiRangeProfilerCounterDataImageInitialize")) return false;
-  auto config = Zeroed<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
-  config.pRangeProfilerObject = state->object;
-  config.configSize = state->config_image.size();
-  config.pConfig = state->config_image.data();
-  config.counterDataImageSize = state->counter_data.size();
-  config.pCounterDataImage = state->counter_data.data();
-  config.range = CUPTI_AutoRange;
-  config.replayMode = CUPTI_KernelReplay;
-  config.maxRangesPerPass = static_cast<size_t>(batch_ranges_);
-  config.numNestingLevels = 1;
-  config.minNestingLevel = 1;
-  config.targetNestingLevel = 1;
-  if (!Check(f_.SetConfig(&config), "cuptiRangeProfilerSetConfig")) return false;
-  auto start = Zeroed<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
-  start.pRangeProfilerObject = state->object;
-  if (!Check(f_.Start(&start), "cuptiRangeProfilerStart")) return false;
-  state->running = true;
-  return true;
 }
 
 std::vector<CounterRange> RangeProfiler::EvaluateRanges(ContextState* state, size_t ranges, bool paired) {

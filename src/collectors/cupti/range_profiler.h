@@ -19,6 +19,8 @@
 // correlation id, symbol and call times; when a batch is full, or the limit is reached,
 // the batch is decoded and evaluated there (a range boundary, on the launching thread:
 // CPU work, no I/O) and handed to the sink, which queues it for the trace writer thread.
+// Once the limit is reached and every context's batch collected, the launch callbacks are
+// turned off (the context-destroy one stays on): later launches cost nothing.
 // Finish() (at exit, before the trace closes) collects what every context still holds.
 // The N-th range of a batch is the N-th launch recorded on that context (kernel replay runs
 // one kernel at a time, in launch order) when the batch has as many ranges as launches;
@@ -89,6 +91,9 @@ class RangeProfiler {
   bool Check(CUptiResult result, const char* what);
   // Sets the summary's error (the first one wins) and says it once.
   void Fail(const std::string& error);
+  // Once the limit is reached and no context is still profiled: the launch callbacks off,
+  // so that later launches no longer call into the tracer.
+  void StopLaunchCallbacksAfterLimit();
   bool SetUp(ContextState* state);
   // False (error set, with the reasons) when CUPTI says the device cannot be profiled.
   bool DeviceSupported(ContextState* state);
@@ -118,6 +123,8 @@ class RangeProfiler {
   mutable std::mutex mutex_;
   std::map<CUcontext, ContextState> contexts_;
   CounterSummary summary_;
+  CUpti_SubscriberHandle subscriber_ = nullptr;
+  bool launch_callbacks_on_ = false;
   bool finished_ = false;
   bool profiler_initialized_ = false;  // cuptiProfilerInitialize, once, at the first launch
 };

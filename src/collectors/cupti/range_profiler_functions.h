@@ -9,6 +9,8 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include <cstddef>
+#include <cstring>
 #include <string>
 
 namespace kraken::cupti {
@@ -44,5 +46,15 @@ struct RangeProfilerFunctions {
 // Resolves every entry point from `handle`; "" when all are there, else the names of the
 // missing ones ("cuptiRangeProfilerEnable, ...").
 std::string ResolveRangeProfilerFunctions(void* handle, RangeProfilerFunctions* functions);
+
+// A parameter struct of these entry points as their headers require it: all zero (pPriv
+// NULL) but structSize, the header's *_STRUCT_SIZE.
+template <typename Params>
+Params Zeroed(size_t struct_size) {
+  Params params;
+  std::memset(&params, 0, sizeof(params));
+  params.structSize = struct_size;
+  return params;
+}
 
 }  // namespace kraken::cupti
