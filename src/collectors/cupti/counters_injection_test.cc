@@ -19,58 +19,20 @@
 #include <vector>
 
 #include "base/testing/test_data.h"
+#include "collectors/cupti/counters_injection_testing.h"
 #include "collectors/cupti/injection_test_support.h"
 #include "importers/registry.h"
 
 namespace kraken::cupti {
 namespace {
 
-// The fake's values for launch i (fake_range_profiler.cc).
-constexpr double kCounterFakeFadd = 67584, kCounterFakeFfmaBase = 4325376;
-constexpr double kCounterFakeDramBytes = 540672 + 270336;
-
-struct CountersRun {
-  int exit_code = -1;
-  std::string err;
-  Profile trace;
-};
-
-// Runs an application that loads the tracer the driver's way (injection_test_support.h)
-// and exits normally, or (`on_its_trace`) calls on_its_trace with its pid, then is ended by it.
-CountersRun RunCountersApp(std::map<std::string, std::string> env, const std::string& dir,
-                           const std::function<void(pid_t)>& on_its_trace = nullptr) {
-  env["KRAKEN_CUPTI_OUTPUT"] = dir + "/trace_%p.json";
-  pid_t pid = injection_testing::StartInjected(
-      env, dir, on_its_trace ? injection_testing::Then::kWaitForSignals : injection_testing::Then::kExit);
-  if (on_its_trace) on_its_trace(pid);
-  injection_testing::Injected injected = injection_testing::Collect(pid, dir);
-  CountersRun run;
-  run.exit_code = injected.exit_code;
-  run.err = injected.err;
-  std::string trace = injection_testing::TraceFileIn(dir);
-  EXPECT_FALSE(trace.empty()) << "no trace in " << dir;
-  if (trace.empty()) return run;
-  auto imported = ImportFile(BuiltinImporters(), trace);
-  EXPECT_TRUE(imported.ok()) << imported.status().message();
-  if (imported.ok()) run.trace = std::move((*imported)[0]);
-  EXPECT_EQ(run.trace.import_counters.count("kineto_trace_cut"), 0u);
-  return run;
-}
-
-std::string CountersAttribute(const Profile& p, const std::string& key) {
-  auto it = p.metadata.attributes.find(key);
-  return it == p.metadata.attributes.end() ? "<absent>" : it->second;
-}
-
-// The fake libcupti's log (KRAKEN_FAKE_CUPTI_LOG): (what, detail) per line, in order.
-std::vector<std::pair<std::string, int64_t>> ReadCountersFakeCuptiLog(const std::string& path) {
-  std::vector<std::pair<std::string, int64_t>> calls;
-  std::ifstream in(path);
-  int64_t at_ns = 0, detail = 0;
-  std::string what;
-  while (in >> at_ns >> what >> detail) calls.emplace_back(what, detail);
-  return calls;
-}
+using counters_testing::CountersAttribute;
+using counters_testing::CountersRun;
+using counters_testing::kCounterFakeDramBytes;
+using counters_testing::kCounterFakeFadd;
+using counters_testing::kCounterFakeFfmaBase;
+using counters_testing::ReadLaunchCallbacksSeen;
+using counters_testing::RunCountersApp;
 
 TEST(CountersInjectionTest, OffByDefaultNoRangeAndNoProfilerCall) {
   std::string dir = testing::MakeTempDir("counters_off");
@@ -260,16 +222,8 @@ TEST(CountersInjectionTest, TheLaunchCallbacksGoOffAtTheLimit) {
   EXPECT_EQ(run.trace.kernels.size(), 1000u);
   EXPECT_EQ(run.trace.profiler_ranges.size(), 300u);
   EXPECT_EQ(CountersAttribute(run.trace, "kraken_cupti_counter_limit_reached"), "true");
-  std::map<std::string, int> switches;  // "callback_on_driver" ... -> how many cbids
-  int64_t launches_called_back = 0, last_called_back = 0, called_back_after_off = 0;
-  for (const auto& [what, detail] : ReadCountersFakeCuptiLog(dir + "/cupti.log")) {
-    if (what == "launch_callbacks") {
-      ++launches_called_back;
-      last_called_back = detail;
-      if (switches.count("callback_off_driver") != 0) ++called_back_after_off;
-    }
-    if (what.starts_with("callback_")) ++switches[what];
-  }
+  auto [launches_called_back, last_called_back, called_back_after_off, switches] =
+      ReadLaunchCallbacksSeen(dir + "/cupti.log");
   EXPECT_EQ(launches_called_back, 300);  // 1000 while the callbacks stayed on
   EXPECT_EQ(last_called_back, 300);
   EXPECT_EQ(called_back_after_off, 0);

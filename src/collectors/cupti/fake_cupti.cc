@@ -13,14 +13,12 @@
 // (-1) launches on the clock: launch n at n * 2 us after the callbacks were registered,
 // delivered once its time has come, and those launched while the kind was off are never
 // recorded (as with the real CUPTI). Blackwell's HW trace: cuptiActivityEnableHWTrace
-// answers NOT_INITIALIZED until the "driver" finished cuInit (the exported
-// kraken_fake_cuda_init_finished, which the test programs call after InitializeInjection
-// and which calls a subscriber's CU_INIT_FINISHED callback), then SUCCESS when
-// KRAKEN_FAKE_CUPTI_HW_TRACE=supported, else NOT_SUPPORTED (a Hopper). With
-// KRAKEN_FAKE_CUPTI_LOG=<file>, every enable, disable, subscription, callback switch
-// ("callback_on_<domain>" or "callback_off_<domain>", the cbid) and HW-trace call is a line
-// "<CLOCK_REALTIME ns> <what> <detail>" of that file, for the tests to check when and what
-// the tracer asked for.
+// answers NOT_INITIALIZED until the "driver" finished cuInit (kraken_fake_cuda_init_finished),
+// then SUCCESS when KRAKEN_FAKE_CUPTI_HW_TRACE=supported, else NOT_SUPPORTED (a Hopper).
+// With KRAKEN_FAKE_CUPTI_LOG=<file>, every enable, disable, subscription, callback switch
+// and HW-trace call is a line "<CLOCK_REALTIME ns> <what> <detail>" of that file, for the
+// tests to check when and what the tracer asked for. The callback API (subscription,
+// callback switches, the end of cuInit) is in fake_cupti_callbacks.cc.
 #include <cupti.h>
 
 #include <time.h>
@@ -37,6 +35,8 @@
 // fake_range_profiler.cc: announces launches to a CUPTI callback subscriber; absent from
 // libkraken_cupti_fake_norange.so (a libcupti without the range profiler).
 void KrakenFakeAnnounceLaunches(int64_t first, int64_t count) __attribute__((weak));
+// fake_cupti_callbacks.cc: whether the "driver" finished cuInit.
+bool KrakenFakeDriverInitialized();
 
 namespace {
 
@@ -52,11 +52,6 @@ bool g_device_sent = false;
 int64_t g_announced = 0;  // launches announced to a callback subscriber
 uint64_t g_origin = 0;
 uint64_t g_kernels_off_at = 0;  // when kernel records were last disabled; 0: on or never
-CUpti_CallbackFunc g_subscriber = nullptr;
-void* g_subscriber_data = nullptr;
-bool g_init_finished_enabled = false;
-std::set<std::pair<int, uint32_t>> g_enabled_callbacks;  // (domain, cbid) the subscriber enabled
-bool g_driver_initialized = false;
 bool g_zeroed_promised = false;  // CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER set to 1
 
 uint64_t Now() {
@@ -191,24 +186,8 @@ void InstallNvtxHandlers() {
 
 }  // namespace
 
-// For fake_range_profiler.cc (one subscriber per process, as in CUPTI): the subscriber's
-// callback and data when it enabled (domain, cbid), else a null callback.
-void KrakenFakeSubscriberFor(CUpti_CallbackDomain domain, uint32_t cbid, CUpti_CallbackFunc* callback,
-                             void** userdata) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  const bool enabled = g_enabled_callbacks.count({domain, cbid}) != 0;
-  *callback = enabled ? g_subscriber : nullptr;
-  *userdata = enabled ? g_subscriber_data : nullptr;
-}
-
-// For fake_range_profiler.cc: a line of KRAKEN_FAKE_CUPTI_LOG.
+// For fake_range_profiler.cc and fake_cupti_callbacks.cc: a line of KRAKEN_FAKE_CUPTI_LOG.
 void KrakenFakeLog(const char* what, long long detail) { Log(what, detail); }
-
-// For fake_range_profiler.cc: whether the "driver" finished cuInit.
-bool KrakenFakeDriverInitialized() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return g_driver_initialized;
-}
 
 extern "C" {
 
@@ -272,50 +251,14 @@ CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attribute, size_t*
 }
 
 CUptiResult cuptiActivityEnableHWTrace(uint8_t enable) {
+  const bool driver_initialized = KrakenFakeDriverInitialized();  // takes its own lock
   std::lock_guard<std::mutex> lock(g_mutex);
   const char* mode = std::getenv("KRAKEN_FAKE_CUPTI_HW_TRACE");
-  CUptiResult result = !g_driver_initialized                                       ? CUPTI_ERROR_NOT_INITIALIZED
+  CUptiResult result = !driver_initialized                                        ? CUPTI_ERROR_NOT_INITIALIZED
                        : mode != nullptr && std::strcmp(mode, "supported") == 0 ? CUPTI_SUCCESS
                                                                                   : CUPTI_ERROR_NOT_SUPPORTED;
   Log(enable != 0 ? "hw_trace_on" : "hw_trace_off", result);
   return result;
-}
-
-CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback, void* userdata) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (g_subscriber != nullptr) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
-  Log("subscribe", 0);
-  g_subscriber = callback;
-  g_subscriber_data = userdata;
-  *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(&g_subscriber);
-  return CUPTI_SUCCESS;
-}
-
-CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  Log("unsubscribe", 0);
-  g_subscriber = nullptr;
-  g_init_finished_enabled = false;
-  g_enabled_callbacks.clear();
-  return CUPTI_SUCCESS;
-}
-
-CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain,
-                                CUpti_CallbackId cbid) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  const char* domain_name = domain == CUPTI_CB_DOMAIN_DRIVER_API    ? "driver"
-                            : domain == CUPTI_CB_DOMAIN_RUNTIME_API ? "runtime"
-                            : domain == CUPTI_CB_DOMAIN_RESOURCE    ? "resource"
-                                                                    : "other";
-  Log((std::string(enable != 0 ? "callback_on_" : "callback_off_") + domain_name).c_str(), cbid);
-  if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CU_INIT_FINISHED)
-    g_init_finished_enabled = enable != 0;
-  if (enable != 0) {
-    g_enabled_callbacks.insert({domain, cbid});
-  } else {
-    g_enabled_callbacks.erase({domain, cbid});
-  }
-  return CUPTI_SUCCESS;
 }
 
 // NVTX's injection entry point (see InstallNvtxHandlers).
@@ -325,19 +268,6 @@ int InitializeInjectionNvtx2(const void* (*get_export_table)(uint32_t)) {
   g_nvtx_export_table = get_export_table;
   InstallNvtxHandlers();
   return 1;
-}
-
-// The test programs' stand-in for the driver finishing cuInit after InitializeInjection.
-void kraken_fake_cuda_init_finished() {
-  CUpti_CallbackFunc callback = nullptr;
-  void* userdata = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_driver_initialized = true;
-    if (g_init_finished_enabled) callback = g_subscriber, userdata = g_subscriber_data;
-  }
-  CUpti_ResourceData data{};
-  if (callback != nullptr) callback(userdata, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CU_INIT_FINISHED, &data);
 }
 
 CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {

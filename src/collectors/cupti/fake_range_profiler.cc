@@ -8,7 +8,9 @@
 // The values are derived from the launch: fake launch i (correlation id i + 1) executed
 // kFakeFadd fadd, kFakeFfmaBase + i ffma, read kFakeDramRead and wrote kFakeDramWrite
 // DRAM bytes. KRAKEN_FAKE_CUPTI_UNANNOUNCED=i: launch i fills a range without any callback
-// (as a CUDA graph's kernel would). Each launch announced is a line "launch_callbacks
+// (as a CUDA graph's kernel would). KRAKEN_FAKE_CUPTI_REFUSE_DECODE=n: the n-th
+// cuptiRangeProfilerDecodeData (counted from 1) fails with CUPTI_ERROR_UNKNOWN, as a
+// refused step in the middle of a run. Each launch announced is a line "launch_callbacks
 // <correlation id>" of KRAKEN_FAKE_CUPTI_LOG. KRAKEN_FAKE_CUPTI_CALLS_FILE, when set, receives at
 // exit how many of these entry points were called ("profiler_calls=N"), how many range
 // profilers were still enabled ("enabled_at_exit=N") and how many host objects were still
@@ -43,8 +45,8 @@
 #include <string_view>
 #include <utility>
 
-// fake_cupti.cc's subscription (cuptiSubscribe, cuptiEnableCallback): the subscriber's
-// callback for (domain, cbid) when it enabled it.
+// fake_cupti_callbacks.cc's subscription (cuptiSubscribe, cuptiEnableCallback): the
+// subscriber's callback for (domain, cbid) when it enabled it.
 void KrakenFakeSubscriberFor(CUpti_CallbackDomain domain, uint32_t cbid, CUpti_CallbackFunc* callback,
                              void** userdata);
 bool KrakenFakeDriverInitialized();
@@ -82,6 +84,7 @@ bool g_stopped = false;     // Stop since the last Start (DecodeData may follow)
 uint8_t* g_image = nullptr;
 size_t g_image_size = 0;
 size_t g_dropped = 0;
+int64_t g_decodes = 0;  // cuptiRangeProfilerDecodeData calls so far
 int g_object_storage = 0;
 const auto kFakeContext = reinterpret_cast<CUcontext>(0x1000);
 const auto kFakeObject = reinterpret_cast<CUpti_RangeProfiler_Object*>(&g_object_storage);
@@ -335,6 +338,9 @@ CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params* 
   if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
   if (!g_stopped) return CUPTI_ERROR_INVALID_OPERATION;
   g_stopped = false;
+  if (const char* refuse = std::getenv("KRAKEN_FAKE_CUPTI_REFUSE_DECODE");
+      refuse != nullptr && std::atoll(refuse) == ++g_decodes)
+    return CUPTI_ERROR_UNKNOWN;
   params->numOfRangeDropped = g_dropped;
   g_dropped = 0;
   return CUPTI_SUCCESS;

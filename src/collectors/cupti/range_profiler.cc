@@ -124,15 +124,18 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
   if (finished_ || data.context == nullptr) return;
   ContextState& state = contexts_[data.context];
   if (data.callbackSite == CUPTI_API_ENTER) {
-    if (state.running && summary_.kernels_profiled >= summary_.max_kernels) {
+    // A context still profiled when counters stopped (the limit, or another context's
+    // refusal) hands over its batch so far.
+    if (state.running && CountersStoppedForGood()) {
       Collect(&state, false);
-      StopLaunchCallbacksAfterLimit();
+      StopLaunchCallbacksOnceStopped();
     }
-    if (summary_.kernels_profiled >= summary_.max_kernels || state.failed || !summary_.error.empty()) return;
+    if (CountersStoppedForGood() || state.failed) return;
     state.context = data.context;
     if (!state.running && !SetUp(&state)) {
       state.failed = true;
       TearDown(&state);
+      StopLaunchCallbacksOnceStopped();  // a refusal stops counters for good (summary_.error)
     }
     if (data.correlationData != nullptr) *data.correlationData = static_cast<uint64_t>(Now());
     return;
@@ -150,13 +153,20 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
   ++summary_.kernels_profiled;
   const bool limit = summary_.kernels_profiled >= summary_.max_kernels;
   if (limit) summary_.limit_reached = true;
-  if (limit || static_cast<int64_t>(state.launches.size()) >= batch_ranges_) Collect(&state, !limit);
-  if (limit) StopLaunchCallbacksAfterLimit();
+  if (limit || static_cast<int64_t>(state.launches.size()) >= batch_ranges_) {
+    Collect(&state, !limit);  // a refused decode or restart stops counters too
+    StopLaunchCallbacksOnceStopped();
+  }
 }
 
-void RangeProfiler::StopLaunchCallbacksAfterLimit() {
-  if (!launch_callbacks_on_ || !summary_.limit_reached) return;
-  // Another context still profiled is collected at its next launch (OnLaunch's enter).
+bool RangeProfiler::CountersStoppedForGood() const {
+  return finished_ || summary_.limit_reached || !summary_.error.empty();
+}
+
+void RangeProfiler::StopLaunchCallbacksOnceStopped() {
+  if (!launch_callbacks_on_ || !CountersStoppedForGood()) return;
+  // Another context still profiled is collected at its next launch (OnLaunch's enter), or
+  // at its destruction or Finish, each of which comes back here.
   for (const auto& [context, state] : contexts_)
     if (state.running) return;
   // Under mutex_, as CUPTI asks: a subscriber serializes its cuptiEnableCallback calls.
@@ -174,6 +184,7 @@ void RangeProfiler::OnContextDestroy(CUcontext context) {
   if (it->second.running) Collect(&it->second, false);
   TearDown(&it->second);  // the range profiler object belongs to the context
   contexts_.erase(it);  // a new context may reuse the handle
+  StopLaunchCallbacksOnceStopped();  // it may have been the last one still profiled
 }
 
 std::vector<CounterRange> RangeProfiler::EvaluateRanges(ContextState* state, size_t ranges, bool paired) {
@@ -260,6 +271,8 @@ void RangeProfiler::Finish() {
     if (state.running) Collect(&state, false);
     TearDown(&state);
   }
+  // Launches made during exit (other threads, later atexit handlers) cost nothing then.
+  StopLaunchCallbacksOnceStopped();
 }
 
 CounterSummary RangeProfiler::Summary() const {

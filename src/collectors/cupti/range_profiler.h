@@ -19,8 +19,9 @@
 // correlation id, symbol and call times; when a batch is full, or the limit is reached,
 // the batch is decoded and evaluated there (a range boundary, on the launching thread:
 // CPU work, no I/O) and handed to the sink, which queues it for the trace writer thread.
-// Once the limit is reached and every context's batch collected, the launch callbacks are
-// turned off (the context-destroy one stays on): later launches cost nothing.
+// Once counters stop for good (the limit, a step CUPTI refused, Finish) and every context's
+// batch is collected, the launch callbacks are turned off (the context-destroy one stays
+// on): later launches cost nothing.
 // Finish() (at exit, before the trace closes) collects what every context still holds.
 // The N-th range of a batch is the N-th launch recorded on that context (kernel replay runs
 // one kernel at a time, in launch order) when the batch has as many ranges as launches;
@@ -91,9 +92,13 @@ class RangeProfiler {
   bool Check(CUptiResult result, const char* what);
   // Sets the summary's error (the first one wins) and says it once.
   void Fail(const std::string& error);
-  // Once the limit is reached and no context is still profiled: the launch callbacks off,
-  // so that later launches no longer call into the tracer.
-  void StopLaunchCallbacksAfterLimit();
+  // True once no kernel will be profiled again: the limit reached, a step CUPTI refused
+  // (the summary's error), or Finish.
+  bool CountersStoppedForGood() const;
+  // Called from every path that stops counters or a context's profiling: once counters
+  // stopped for good and no context is still profiled, the launch callbacks go off, so
+  // that later launches no longer call into the tracer.
+  void StopLaunchCallbacksOnceStopped();
   bool SetUp(ContextState* state);
   // False (error set, with the reasons) when CUPTI says the device cannot be profiled.
   bool DeviceSupported(ContextState* state);
