@@ -101,6 +101,7 @@ TEST(ColocateModel, PeriodAndInterleavedPhases) {
   EXPECT_TRUE(c.phase_locked);
   EXPECT_EQ(c.random_phase, 0.5);
   EXPECT_EQ(c.locked_phase, 0.0);  // the busy halves interleave
+  EXPECT_EQ(c.locked_active, 0.0);  // and b has no work queued in its idle half
   EXPECT_EQ(c.q, 0.0);
   // Periods 20 and 30 ms: the phases drift, collisions at the random-phase rate.
   b.busy_bins = SquareWave(7, 30, 0);
@@ -111,6 +112,34 @@ TEST(ColocateModel, PeriodAndInterleavedPhases) {
   EXPECT_EQ(c.q, 0.5);
   // A flat profile has no period.
   EXPECT_EQ(DetectPeriodSeconds(std::vector<double>(100, 0.7), 0.001, 0.5), 0.0);
+}
+
+TEST(ColocateModel, LockedPhaseCannotHideALaunchBoundCoRunnerUnderTimeSlicing) {
+  // a: busy but for one idle millisecond per 20 ms; b: launch-bound, kernels running 30 %
+  // then 10 % of each millisecond of the same 20 ms period, but launching in every one.
+  ColocationWorkload a = Synthetic("saturating", 0.95, 1), b = Synthetic("launch-bound", 0.2, 1);
+  for (size_t k = 0; k < 200; ++k) {
+    a.busy_bins.push_back(k % 20 == 0 ? 0.0 : 1.0);
+    b.busy_bins.push_back(k % 20 < 10 ? 0.3 : 0.1);
+  }
+  a.bin_s = b.bin_s = 0.001;
+  a.period_s = DetectPeriodSeconds(a.busy_bins, 0.001, 0.5);
+  b.period_s = DetectPeriodSeconds(b.busy_bins, 0.001, 0.5);
+  ASSERT_NEAR(a.period_s, 0.020, 1e-12);
+  ASSERT_NEAR(b.period_s, 0.020, 1e-12);
+  CollisionEstimate c = EstimateCollision(a, b, ColocationParameters{});
+  ASSERT_TRUE(c.phase_locked);
+  // Kernel time overlaps least with a's idle bin on one of b's 30 % bins: (9 x 0.3 + 10 x 0.1) / 19.
+  EXPECT_NEAR(c.locked_phase, (9 * 0.3 + 10 * 0.1) / 19, 1e-12);
+  // But b has work queued in every bin: no phase keeps it off a's slice ends.
+  EXPECT_EQ(c.locked_active, 1.0);
+  std::vector<ColocationWorkload> ws = {a, b};
+  SharingContext ctx = MakeSharingContext(ws, ColocationParameters{}, FindDeviceSpec("h100-sxm"));
+  ModePrediction m = PredictTimeSlice(ws, ctx);
+  // a loses b's backlog (i = busy / active = 0.2: i / (1 - i) x (slice + 2 switches)) at every slice end.
+  const double slice = 0.002, wait = slice + 2 * ctx.switch_s;
+  const double hold = 0.2 / 0.8 * wait;
+  EXPECT_NEAR(m.workloads[0].slowdown, 1 + a.busy * 1.0 * (hold + 2 * ctx.switch_s) / slice, 1e-9);
 }
 
 TEST(ColocateModel, TimeSliceOfTwoSaturatingWorkloads) {

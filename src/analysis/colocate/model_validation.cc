@@ -18,7 +18,7 @@ struct ValidationRow {
 
 const ValidationRow kValidated[] = {
     {SharingMode::kTimeSlice, false,
-     {true, "NVIDIA H100 80GB HBM3 (132 SMs)", 6, 12, 10.8, 22.9, "docs/validation.md, examples/colocation/pairs.csv"}},
+     {true, "NVIDIA H100 80GB HBM3 (132 SMs)", 6, 12, 9.5, 14.4, "docs/validation.md, examples/colocation/pairs.csv"}},
     {SharingMode::kMps, true,
      {true, "NVIDIA H100 80GB HBM3 (132 SMs)", 6, 12, 9.6, 25.2, "docs/validation.md, examples/colocation/pairs.csv"}},
 };

@@ -72,6 +72,15 @@ double TurnsPerBusySecond(const ColocationWorkload& w, double slice, ExtraTime* 
   return std::max(per_slice, per_sync);
 }
 
+// Where the time-slicing collision probability q comes from (PredictTimeSlice).
+std::string QueuedWorkBasis(const CollisionEstimate& c, const std::string& co_runner, double active) {
+  if (c.phase_locked)
+    return c.basis + "; with work queued (" + co_runner + " launched anything in the bin) at that phase: " +
+           F3(c.locked_active);
+  if (active > c.q) return "active (launched work) in " + F3(active) + " of its 1 ms bins; busy " + F3(c.q);
+  return c.basis;
+}
+
 }  // namespace
 
 ModePrediction PredictTimeSlice(const std::vector<ColocationWorkload>& ws, const SharingContext& ctx) {
@@ -94,17 +103,16 @@ ModePrediction PredictTimeSlice(const std::vector<ColocationWorkload>& ws, const
       // The co-runner keeps launching while it waits: at the end of a's slice it has work
       // whenever it was active then (it launched anything in that millisecond), not only
       // when its kernels happened to run; and it holds the GPU until that backlog is done.
-      double q = c.q;
+      // Locked phases too: they settle where a's busy bins meet b's bins without work, and
+      // a co-runner with work in every bin (launch-bound) has no such bin to lock into.
       const double active = ActiveShare(ws[b]);
-      if (!c.phase_locked) q = std::max(q, active);
+      const double q = c.phase_locked ? c.locked_active : std::max(c.q, active);
       const double backlog = BacklogHoldSeconds(ws[b].busy, active, slice, sw);
       hold = std::min(hold, backlog);
       double wait = hold + 2 * sw;
       double stretch = q * wait * turns;
       slices_gpu += stretch;
-      extra.terms.push_back({"q: P(" + ws[b].name + " has work | busy)", q,
-                             q > c.q ? "active (launched work) in " + F3(active) + " of its 1 ms bins; busy " + F3(c.q)
-                                     : c.basis});
+      extra.terms.push_back({"q: P(" + ws[b].name + " has work | busy)", q, QueuedWorkBasis(c, ws[b].name, active)});
       extra.terms.push_back({"lost to " + ws[b].name + " per busy second", stretch,
                              "q " + F3(q) + " x (slice held " + FormatFixed(hold * 1e3, 3) + " ms + 2 switches x " +
                                  FormatFixed(sw * 1e6, 1) + " us) x " + FormatFixed(turns, 0) +

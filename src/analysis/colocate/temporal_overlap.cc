@@ -89,6 +89,10 @@ CollisionEstimate EstimateCollision(const ColocationWorkload& a, const Colocatio
   // Scaled to the measured busy fractions, since rebinning at the edges can shift the means.
   double overlap = LowestOverlap(ra, rb, period_bins);
   e.locked_phase = std::clamp(overlap / mean_a, 0.0, 1.0);
+  // Under time-slicing the phases settle where a's busy bins meet b's bins without any work.
+  std::vector<double> active_b(rb.size());
+  for (size_t k = 0; k < rb.size(); ++k) active_b[k] = rb[k] > 0 ? 1.0 : 0.0;
+  e.locked_active = std::clamp(LowestOverlap(ra, active_b, period_bins) / mean_a, 0.0, 1.0);
   e.phase_locked = true;
   e.q = e.locked_phase;
   e.basis = "periods match (" + FormatFixed(a.period_s * 1e3, 1) + " / " + FormatFixed(b.period_s * 1e3, 1) +

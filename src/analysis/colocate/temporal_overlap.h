@@ -25,6 +25,10 @@ struct CollisionEstimate {
   double locked_phase = 0;  // the same at the best relative phase of the two profiles
   bool phase_locked = false;  // periods match: round-robin settles into the best phase
   double q = 0;             // the value the model uses
+  // Time-slicing at the locked phase: P(b has work queued | a busy), b's bins in which it
+  // ran anything standing for "has work" (a launch-bound co-runner busy 18 % of a bin still
+  // has its next kernel queued). Only phase_locked estimates set it; MPS keeps q.
+  double locked_active = 0;
   std::string basis;
 };
 
