@@ -157,12 +157,20 @@ void NvmlReader::ReadFrame(Frame& frame, std::span<const uint8_t> read, std::spa
     }
   }
   // The costly calls come after every GPU's cheap ones, so that the cheap values of a pass
-  // are read close together: process utilization (~2.4 ms on an H100) every pass, and the
-  // slow calls when due. Between slow passes energy and PCIe keep their last answers.
+  // are read close together, and only when the slow calls are due. Between slow passes
+  // energy and PCIe keep their last answers; process utilization has none (its samples
+  // wait in the driver until the next read, see ReadProcessUtilization).
   for (size_t d = 0; d < devices_.size(); ++d) {
     if (!read.empty() && (d >= read.size() || read[d] == 0)) continue;
-    ReadProcessUtilization(gpus_[d], frame.devices[d]);
-    if (frame.devices[d].slow_read) ReadSlow(gpus_[d], frame.devices[d]);
+    DeviceFrame& f = frame.devices[d];
+    f.process_utilization_read = f.slow_read;
+    if (f.slow_read) {
+      ReadProcessUtilization(gpus_[d], f);
+      ReadSlow(gpus_[d], f);
+    } else {
+      f.process_utilization.rc = NVML_ERROR_NOT_FOUND;
+      f.process_utilization.value.clear();
+    }
   }
   ReadXids(frame);
 }
