@@ -44,4 +44,11 @@ struct PassRecord {
 PassRecord AttributePass(const SampleBatch& batch, const std::set<int64_t>& tree, size_t gpu_count,
                          const std::vector<bool>& process_util_answered, SampleBatch* kept);
 
+// Process utilization is read every slow interval, and a read answers for the time since
+// the previous one: a pass that skipped it (GpuPass::process_util_skipped) takes the tree
+// SM utilization of the next read of its GPU; the passes after a GPU's last read, that of
+// the last read. Returns `passes` itself when no pass skipped a read, else `filled`.
+const std::vector<PassRecord>& FillSkippedProcessReads(const std::vector<PassRecord>& passes,
+                                                       std::vector<PassRecord>& filled);
+
 }  // namespace kraken::profiling

@@ -30,8 +30,9 @@ struct NvmlSamplerOptions {
   // nvmlDeviceGetPcieThroughput (tx, rx) and nvmlDeviceGetProcessUtilization, ~46 ms per
   // H100 together against ~0.3 ms for all the other calls. A pass in between does not ask
   // them and its batch has no energy, PCIe throughput or process utilization values (the
-  // driver keeps the process samples for the next read). Every GPU reads them in the first pass; after that the GPUs' slow
-  // reads are spread over the interval (GPU d offset by d/n of it). 0: every pass.
+  // driver keeps the process samples for the next read). Every GPU reads them in the
+  // first pass; after that the GPUs' slow reads are spread over the interval (GPU d offset
+  // by d/n of it). 0: every pass.
   int64_t slow_interval_us = kDefaultSlowIntervalUs;
   // Monotonic µs for the slow cadence; empty: std::chrono::steady_clock (tests step it).
   std::function<int64_t()> clock_us;
