@@ -150,6 +150,8 @@ KRAKEN_API kraken_status kraken_export_profile(const char* id, const char* optio
  *   pids          list of process ids whose trees are followed (default: this process
  *                 and its descendants)
  *   interval      time between passes, "100ms" (default), "1s"
+ *   slow_interval time between a GPU's slow NVML reads (energy, PCIe throughput, process
+ *                 utilization), "1s" (default), "0": every pass
  *   samples       stop sampling after this many passes (default 0: when stopped)
  *   nvml_library  NVML library to load (default: $KRAKEN_NVML_LIBRARY, else
  *                 libnvidia-ml.so.1)

@@ -72,7 +72,7 @@ class WorkloadProfiler:
                  store: bool = True, out: Any = None, pids: Optional[Sequence[int]] = None,
                  max_samples: Optional[int] = None, nvml_library: Optional[str] = None,
                  upload_to: Optional[str] = None, token_file: Any = None, upload_spool: Any = None,
-                 upload_retry_for: Optional[str] = None) -> None:
+                 upload_retry_for: Optional[str] = None, slow_interval: float = 1000) -> None:
         """Args:
             workload_name: names the run (the stored profile's source, the report title).
             sampling_interval: milliseconds between NVML passes.
@@ -95,6 +95,9 @@ class WorkloadProfiler:
             token_file: file holding that API's bearer token.
             upload_spool: the spool folder (default $XDG_STATE_HOME/kraken/upload-spool).
             upload_retry_for: how long to retry an unreachable API, e.g. "30s".
+            slow_interval: milliseconds between a GPU's slow NVML reads (energy, PCIe
+                throughput, process utilization), as ``kraken profile --slow-interval``;
+                0 reads them every pass.
 
         Raises:
             ValueError: an unknown metric (the message lists the valid ones), a bad
@@ -120,6 +123,9 @@ class WorkloadProfiler:
         self.upload_spool = None if upload_spool is None else os.fspath(upload_spool)
         self.upload_retry_for = upload_retry_for
         self._interval = _interval_text(sampling_interval)
+        if slow_interval < 0:
+            raise ValueError(f"slow_interval must be >= 0 ms, got {slow_interval}")
+        self._slow_interval = "0" if slow_interval == 0 else _interval_text(slow_interval)
         self._lock = threading.Lock()
         self._handle: Any = None
         self._owner_pid = 0  # the process that started the session
@@ -159,7 +165,8 @@ class WorkloadProfiler:
                 raise InvalidArgumentError(f"profiler {self.workload_name!r} is running already", 7)
             workspace = _Workspace()
             profile_path = self.out or str(workspace.path / "profile.json")
-            options = {"name": self.workload_name, "interval": self._interval, "store": self.store,
+            options = {"name": self.workload_name, "interval": self._interval, "slow_interval": self._slow_interval,
+                       "store": self.store,
                        "db": self.db, "out": profile_path, "pids": self.pids, "samples": self.max_samples,
                        "nvml_library": self.nvml_library}
             if self.upload_to is not None:

@@ -35,8 +35,10 @@ CPU_WORKLOAD = textwrap.dedent("""
     os.environ["KRAKEN_NVML_REPLAY_PID_MAP"] = f"11345:{os.getpid()},11327:self/0"
     from kraken import WorkloadProfiler
 
+    # slow_interval=0: process utilization every pass, one per replayed frame (the
+    # capture's frames are 1 s apart), as the CLI run below with --slow-interval 0.
     profiler = WorkloadProfiler(workload_name="cpu-loop", sampling_interval=50, max_samples=10,
-                                metrics=["gpu_util", "memory"], store=False)
+                                metrics=["gpu_util", "memory"], store=False, slow_interval=0)
     # Started before the session, so that every pass finds it in the tree however late a
     # loaded machine would run a Popen inside the block.
     child = subprocess.Popen(["sleep", "60"])
@@ -70,8 +72,8 @@ def profile_until_sampled(out: Path, exit_code: int = 0) -> Dict[str, Any]:
     under load: the tree ended, and the run had fewer passes than the Python one.)"""
     script = ('sleep 60 & i=0; while [ ! -e "$0" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done; '
               f'kill $!; exit {exit_code}')
-    return kraken_json("profile", "--out", str(out), "--interval", "50ms", "--samples", "10", "--",
-                       "sh", "-c", script, str(out), exit_code=exit_code)
+    return kraken_json("profile", "--out", str(out), "--interval", "50ms", "--slow-interval", "0", "--samples", "10",
+                       "--", "sh", "-c", script, str(out), exit_code=exit_code)
 
 
 def measured(summary: Dict[str, Any]) -> Dict[str, Any]:

@@ -167,6 +167,11 @@ void Agent::SampleOnce() {
     per_device_ = !plans_.empty();
     if (per_device_) KeepNewestPerDevice(filtered_, due_, device_latest_, remap_);
     HoldSlowValues(filtered_, due_.size(), held_slow_);
+    const nvml::Frame& frame = sampler_.last_frame();
+    process_read_.assign(due_.size(), 0);
+    for (size_t d = 0; d < due_.size() && d < frame.devices.size(); ++d)
+      process_read_[d] = due_[d] != 0 && frame.devices[d].process_utilization_read ? 1 : 0;
+    HoldProcessValues(filtered_, process_read_, held_processes_);
     for (size_t d = 0; d < due_.size(); ++d) device_passes_[d] += due_[d];
     ++stats_.samples_total;
     stats_.last_sample_duration_seconds = seconds;
@@ -247,10 +252,13 @@ void Agent::RenderMetrics(std::string& out) const {
   } else {
     input.batch = ring_.Latest();
   }
-  // Between the sampler's slow reads a pass has no energy or PCIe values: show the last.
-  if (input.batch != nullptr && MissesHeldValues(*input.batch, held_slow_)) {
+  // Between the sampler's slow reads a pass has no energy, PCIe or process utilization
+  // values: show the last (process utilization while the process runs).
+  if (input.batch != nullptr &&
+      (MissesHeldValues(*input.batch, held_slow_) || MissesHeldProcessValues(*input.batch, held_processes_))) {
     if (input.batch != &shown_) shown_ = *input.batch;
     AddHeldValues(held_slow_, shown_);
+    AddHeldProcessValues(held_processes_, shown_);
     input.batch = &shown_;
   }
   input.devices = &sampler_.devices();

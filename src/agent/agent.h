@@ -108,6 +108,9 @@ class Agent {
   mutable SampleBatch shown_;
   // The sampler's slow values (energy, PCIe) per GPU, shown until the next slow read.
   HeldSlowValues held_slow_;
+  // The same for process utilization (also read every slow interval), per GPU.
+  HeldProcessValues held_processes_;
+  std::vector<uint8_t> process_read_;  // per GPU: its process utilization was read in this pass
   bool per_device_ = false;  // some pod has a policy: render from device_latest_, not the ring
   std::vector<GpuWindowAnalysis> analyses_;  // guarded by mutex_; replaced whole
   int64_t last_analysis_ns_ = 0;             // steady clock; sampler thread only

@@ -61,7 +61,9 @@ size_t SharedPodsShown(const std::vector<SharedPod>& pods) {
 // until a /metrics page shows one kraken_pod_gpu_fb_used line per pod, then stops.
 SharedGpuRun RunSharedGpuAgent(const std::string& fixture, const std::string& device_id,
                                const std::vector<SharedPod>& pods) {
-  nvml::NvmlSession session = testing::OpenReplay(fixture);
+  // Every pass reads process utilization: the captures' frames are 1 s apart (a slow
+  // interval each), and the pods' shares are compared with each frame's samples.
+  nvml::NvmlSession session = testing::OpenReplay(fixture, 0);
   std::string dir = testing::MakeTempDir("agent_shared_gpu");
   std::vector<k8s::testing::FakePod> kubelet_pods;
   std::vector<k8s::testing::FakeApiPod> api_pods;

@@ -21,10 +21,12 @@ namespace kraken::testing {
 
 // The collector on libkraken_nvml_replay.so replaying tests/fixtures/nvml/FIXTURE, through
 // the driver's dlopen path.
-inline nvml::NvmlSession OpenReplay(const std::string& fixture) {
+inline nvml::NvmlSession OpenReplay(const std::string& fixture,
+                                     int64_t slow_interval_us = nvml::NvmlSamplerOptions::kDefaultSlowIntervalUs) {
   ::setenv("KRAKEN_NVML_REPLAY", (SourceDir() + "/tests/fixtures/nvml/" + fixture).c_str(), 1);
   nvml::NvmlSamplerOptions options;
   options.proc_root = "";  // the captured pids are not this machine's processes
+  options.slow_interval_us = slow_interval_us;
   auto session = nvml::OpenNvmlSession(KRAKEN_NVML_REPLAY_LIBRARY, options);
   EXPECT_TRUE(session.ok()) << session.status().message();
   return session.ok() ? std::move(*session) : nvml::NvmlSession{};

@@ -82,6 +82,58 @@ void AddHeldValues(const HeldSlowValues& held, SampleBatch& batch) {
   for (SampleBatch::Value& v : added) batch.values.push_back(std::move(v));
 }
 
+namespace {
+
+bool IsProcessUtilization(Metric metric) {
+  return metric == Metric::kProcessSmUtilPct || metric == Metric::kProcessMemUtilPct;
+}
+
+// Calls `each(entity, held value)` for the held values `batch`'s process entities lack.
+template <typename Each>
+void ForEachMissingProcessValue(const SampleBatch& batch, const HeldProcessValues& held, Each each) {
+  for (size_t e = 0; e < batch.entities.size(); ++e) {
+    const SeriesEntity& entity = batch.entities[e];
+    if (entity.pid < 0 || entity.gpu_index < 0 || static_cast<size_t>(entity.gpu_index) >= held.size()) continue;
+    for (const HeldProcessValue& h : held[static_cast<size_t>(entity.gpu_index)]) {
+      if (h.pid != entity.pid) continue;
+      bool present = false;
+      for (const SampleBatch::Value& v : batch.values)
+        present = present || (v.entity == static_cast<int32_t>(e) && v.metric == h.metric);
+      if (!present) each(static_cast<int32_t>(e), h);
+    }
+  }
+}
+
+}  // namespace
+
+void HoldProcessValues(const SampleBatch& batch, const std::vector<uint8_t>& read, HeldProcessValues& held) {
+  if (held.size() != read.size()) held.assign(read.size(), {});
+  for (size_t d = 0; d < read.size(); ++d)
+    if (read[d] != 0) held[d].clear();
+  for (const SampleBatch::Value& v : batch.values) {
+    if (!IsProcessUtilization(v.metric) || v.entity < 0 || static_cast<size_t>(v.entity) >= batch.entities.size())
+      continue;
+    const SeriesEntity& e = batch.entities[static_cast<size_t>(v.entity)];
+    if (e.pid < 0 || e.gpu_index < 0 || static_cast<size_t>(e.gpu_index) >= read.size()) continue;
+    if (read[static_cast<size_t>(e.gpu_index)] == 0) continue;
+    held[static_cast<size_t>(e.gpu_index)].push_back(HeldProcessValue{e.pid, v.metric, v.value, v.source_name});
+  }
+}
+
+bool MissesHeldProcessValues(const SampleBatch& batch, const HeldProcessValues& held) {
+  bool missing = false;
+  ForEachMissingProcessValue(batch, held, [&](int32_t, const HeldProcessValue&) { missing = true; });
+  return missing;
+}
+
+void AddHeldProcessValues(const HeldProcessValues& held, SampleBatch& batch) {
+  std::vector<SampleBatch::Value> added;
+  ForEachMissingProcessValue(batch, held, [&](int32_t entity, const HeldProcessValue& h) {
+    added.push_back(SampleBatch::Value{h.metric, entity, h.value, h.source_name});
+  });
+  for (SampleBatch::Value& v : added) batch.values.push_back(std::move(v));
+}
+
 bool MarkOptedOut(const std::vector<DevicePlan>& plans, const SampleBatch& batch, std::vector<uint8_t>& opted_out,
                   const PodPolicies* policies) {
   opted_out.assign(batch.entities.size(), 0);

@@ -80,4 +80,24 @@ bool MissesHeldValues(const SampleBatch& batch, const HeldSlowValues& held);
 // Appends the held values `batch` lacks to its GPU-level entities.
 void AddHeldValues(const HeldSlowValues& held, SampleBatch& batch);
 
+// The per-process utilization (process_sm/mem_util_pct), which the sampler also reads only
+// every slow interval, from the last pass that read it on each GPU: /metrics and the pod
+// shares show it until the next read while the process still runs (has its entity).
+struct HeldProcessValue {
+  int64_t pid = -1;
+  Metric metric = Metric::kOther;
+  double value = 0;
+  std::string source_name;
+};
+using HeldProcessValues = std::vector<std::vector<HeldProcessValue>>;  // [gpu]
+
+// For each GPU d with read[d] != 0 (its process utilization was read in this pass):
+// held[d] = the process utilization values `batch` has on it; none when no process was
+// active. The other GPUs keep theirs.
+void HoldProcessValues(const SampleBatch& batch, const std::vector<uint8_t>& read, HeldProcessValues& held);
+// Whether one of `batch`'s processes lacks a value held for it.
+bool MissesHeldProcessValues(const SampleBatch& batch, const HeldProcessValues& held);
+// Appends the held values `batch`'s processes lack.
+void AddHeldProcessValues(const HeldProcessValues& held, SampleBatch& batch);
+
 }  // namespace kraken::agent

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 namespace kraken::agent {
 namespace {
 
@@ -252,6 +255,38 @@ TEST(DeviceBatchesTest, TheNewestCopyPerGpuSurvivesPassesThatSkipIt) {
   EXPECT_EQ(shown.values[0].value, 95);  // GPU 0 from the second
   EXPECT_EQ(shown.values[4].entity, 2);
   EXPECT_EQ(shown.values[4].value, 10);
+}
+
+// Process utilization is read every slow interval: between reads /metrics shows each
+// running process's last values; a read without a process's sample (NOT_FOUND: idle) ends
+// its held values, and a process that left the running list shows nothing.
+TEST(DeviceBatchesTest, ProcessUtilizationIsHeldUntilTheNextReadWhileTheProcessRuns) {
+  SampleBatch read = TwoGpus();  // pid 42 on GPU 0
+  read.values.push_back({Metric::kProcessSmUtilPct, 1, 60, "nvmlDeviceGetProcessUtilization.sm"});
+  read.values.push_back({Metric::kProcessMemUtilPct, 1, 15, "nvmlDeviceGetProcessUtilization.mem"});
+  HeldProcessValues held;
+  HoldProcessValues(read, {1, 1}, held);
+  EXPECT_FALSE(MissesHeldProcessValues(read, held));  // the read pass has its own values
+
+  SampleBatch between = TwoGpus();  // the process still runs (its memory value), no utilization read
+  HoldProcessValues(between, {0, 0}, held);
+  ASSERT_TRUE(MissesHeldProcessValues(between, held));
+  AddHeldProcessValues(held, between);
+  std::vector<std::pair<Metric, double>> process_values;
+  for (const SampleBatch::Value& v : between.values)
+    if (v.entity == 1) process_values.emplace_back(v.metric, v.value);
+  EXPECT_EQ(process_values, (std::vector<std::pair<Metric, double>>{
+                                {Metric::kProcessUsedMemoryBytes, 7}, {Metric::kProcessSmUtilPct, 60},
+                                {Metric::kProcessMemUtilPct, 15}}));
+  EXPECT_EQ(between.values.back().source_name, "nvmlDeviceGetProcessUtilization.mem");
+
+  SampleBatch gone = TwoGpus();  // the process left GPU 0: no entity to hold for
+  gone.entities[1].pid = 43;
+  EXPECT_FALSE(MissesHeldProcessValues(gone, held));
+
+  SampleBatch idle = TwoGpus();  // GPU 0 read again, NVML had no sample of pid 42
+  HoldProcessValues(idle, {1, 0}, held);
+  EXPECT_FALSE(MissesHeldProcessValues(idle, held));
 }
 
 }  // namespace

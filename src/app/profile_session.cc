@@ -59,7 +59,12 @@ Result<std::unique_ptr<ProfilingSession>> ProfilingSession::Start(const SessionS
   std::optional<int64_t> interval = ParseDurationNs(settings.interval);
   if (!interval || *interval <= 0)
     return InvalidInput("interval: '" + settings.interval + "' is not a duration such as 100ms");
-  KRAKEN_ASSIGN_OR_RETURN(nvml::NvmlSession nvml, nvml::OpenNvmlSession(settings.nvml_library));
+  std::optional<int64_t> slow_interval = ParseDurationNs(settings.slow_interval);
+  if (!slow_interval || *slow_interval < 0)
+    return InvalidInput("slow_interval: '" + settings.slow_interval + "' is not a duration such as 1s");
+  nvml::NvmlSamplerOptions sampler_options;
+  sampler_options.slow_interval_us = *slow_interval / 1000;
+  KRAKEN_ASSIGN_OR_RETURN(nvml::NvmlSession nvml, nvml::OpenNvmlSession(settings.nvml_library, sampler_options));
   std::unique_ptr<ProfilingSession> session(new ProfilingSession(settings, *interval, std::move(nvml)));
   session->sampler_ = std::thread([s = session.get()] { s->SampleUntilStopped(); });
   return session;

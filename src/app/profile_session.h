@@ -27,6 +27,9 @@ namespace kraken {
 struct SessionSettings {
   std::vector<int64_t> pids;        // roots of the followed trees; empty = this process
   std::string interval = "100ms";   // between sampling passes
+  // Between a GPU's slow NVML reads (energy, PCIe throughput, process utilization), as
+  // `kraken profile --slow-interval`; "0" = every pass.
+  std::string slow_interval = "1s";
   int64_t samples = 0;              // stop sampling after this many passes (0 = at Stop)
   std::string nvml_library;         // empty = $KRAKEN_NVML_LIBRARY, else libnvidia-ml.so.1
   std::string name;                 // the profile's source; empty = "pid N"

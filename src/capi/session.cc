@@ -16,6 +16,7 @@ Outcome Start(const char* options_json, kraken_session** out_session) {
   SessionSettings settings;
   reader.Read("pids", &settings.pids);
   reader.Read("interval", &settings.interval);
+  reader.Read("slow_interval", &settings.slow_interval);
   reader.Read("samples", &settings.samples);
   reader.Read("nvml_library", &settings.nvml_library);
   reader.Read("name", &settings.name);

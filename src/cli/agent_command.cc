@@ -236,8 +236,8 @@ void AddAgentCommand(CLI::App& app, CommandList& commands) {
   f.AddKeyFlag(cmd, "--listen", "agent.listen", "Address of /metrics and /healthz, HOST:PORT (port 0: a free one)");
   f.AddKeyFlag(cmd, "--interval", "sampling.interval", "Time between sampling passes, e.g. 100ms, 1s");
   f.AddKeyFlag(cmd, "--slow-interval", "sampling.slow_interval",
-               "Time between a GPU's slow NVML reads (energy, PCIe throughput: ~44 ms per H100), e.g. 1s "
-               "(default), 0: every pass");
+               "Time between a GPU's slow NVML reads (energy, PCIe throughput, process utilization: ~46 ms "
+               "per H100; /metrics shows their last values in between), e.g. 1s (default), 0: every pass");
   f.AddKeyFlag(cmd, "--db", "store.path", "Profile database (default: $KRAKEN_STORAGE_PATH, else the XDG data dir)");
   f.AddKeySwitch(cmd, "--no-store", "store.enabled", "false", "Serve /metrics only; keep nothing on disk");
   f.AddKeyFlag(cmd, "--retention", "store.retention", "Delete stored profiles older than this, e.g. 7d (0: keep all)");

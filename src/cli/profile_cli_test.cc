@@ -140,7 +140,10 @@ TEST(ProfileCliTest, ExitCodeOfTheCommandIsKrakensExitCode) {
 TEST(ProfileCliTest, AttributesTheCapturedProcessesToTheTreeOnH100) {
   // sh (self/0) stands for 11345, its sleep (self/0/0) for 11327; 11328 stays someone else's.
   UseReplay("h100.nvml", "11345:self/0,11327:self/0/0");
-  KrakenRun r = RunKraken({"profile", "--no-store", "--json", "--interval", "50ms", "--samples", "10", "--", "sh", "-c",
+  // --slow-interval 0: process utilization every pass, one per replayed frame (the
+  // capture's frames are 1 s apart, a slow interval each).
+  KrakenRun r = RunKraken({"profile", "--no-store", "--json", "--interval", "50ms", "--slow-interval", "0", "--samples",
+                           "10", "--", "sh", "-c",
                      "sleep 3; exit 3"});
   ASSERT_EQ(r.exit_code, 3) << r.err;
   simdjson::dom::parser parser;
@@ -173,7 +176,10 @@ TEST(ProfileCliTest, AttributesTheCapturedProcessesToTheTreeOnH100) {
 
 TEST(ProfileCliTest, EightGpusOfH100x8AreAllAttributed) {
   UseReplay("h100x8.nvml", "11345:self/0");
-  KrakenRun r = RunKraken({"profile", "--no-store", "--json", "--interval", "50ms", "--samples", "10", "--", "sh", "-c",
+  // --slow-interval 0: process utilization every pass, one per replayed frame (the
+  // capture's frames are 1 s apart, a slow interval each).
+  KrakenRun r = RunKraken({"profile", "--no-store", "--json", "--interval", "50ms", "--slow-interval", "0", "--samples",
+                           "10", "--", "sh", "-c",
                      "sleep 3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   simdjson::dom::parser parser;
@@ -192,7 +198,8 @@ TEST(ProfileCliTest, EightGpusOfH100x8AreAllAttributed) {
 // utilization of any kind in MIG mode.
 TEST(ProfileCliTest, MigRunHasExactMemoryAndUnknownUtilization) {
   UseReplay("h100-mig.nvml", "21198:self/0");
-  KrakenRun r = RunKraken({"profile", "--no-store", "--json", "--interval", "50ms", "--samples", "10", "--", "sh",
+  KrakenRun r = RunKraken({"profile", "--no-store", "--json", "--interval", "50ms", "--slow-interval", "0", "--samples",
+                           "10", "--", "sh",
                            "-c", "sleep 3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   simdjson::dom::parser parser;
@@ -217,6 +224,7 @@ TEST(ProfileCliTest, AttachesToARunningProcessTree) {
   }
   UseReplay("h100.nvml", "11345:" + std::to_string(target));
   KrakenRun r = RunKraken({"profile", "--pid", std::to_string(target), "--samples", "10", "--interval", "50ms",
+                           "--slow-interval", "0",
                            "--json", "--no-store"});
   kill(target, SIGKILL);
   waitpid(target, nullptr, 0);
@@ -278,7 +286,8 @@ TEST(ProfileCliTest, OutWritesAnExportThatAnalyzeReads) {
   std::string out = testing::MakeTempDir("profile_out") + "/run.json";
   UseReplay("h100.nvml", "11345:self/0");
   KrakenRun r =
-      RunKraken({"profile", "--out", out, "--interval", "50ms", "--samples", "10", "--", "sh", "-c", "sleep 3"});
+      RunKraken({"profile", "--out", out, "--interval", "50ms", "--slow-interval", "0", "--samples", "10", "--", "sh",
+                 "-c", "sleep 3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("stored:         " + out), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tree SM util p50/p90/p99:   49.5 / 99 / 99 %"), std::string::npos) << r.out;

@@ -289,8 +289,8 @@ void AddProfileCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--interval", args->interval, "Time between NVML sampling passes, e.g. 100ms, 1s")
       ->capture_default_str();
   cmd->add_option("--slow-interval", args->slow_interval,
-                  "Time between a GPU's slow NVML reads (energy, PCIe throughput: ~44 ms per H100), "
-                  "0: every pass")
+                  "Time between a GPU's slow NVML reads (energy, PCIe throughput, process utilization: "
+                  "~46 ms per H100), 0: every pass")
       ->capture_default_str();
   cmd->add_option("--duration", args->duration,
                   "Stop sampling after this long, e.g. 60s (default: until the process tree ends)");

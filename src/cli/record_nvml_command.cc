@@ -114,8 +114,9 @@ void AddRecordNvmlCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--duration", args->duration, "How long to record, e.g. 10s, 500ms")->capture_default_str();
   cmd->add_option("--interval", args->interval, "Time between frames, e.g. 100ms")->capture_default_str();
   cmd->add_option("--slow-interval", args->slow_interval,
-                  "Time between the slow NVML reads (energy, PCIe throughput: ~44 ms per H100); frames in "
-                  "between hold their last answers. 0: every frame")
+                  "Time between the slow NVML reads (energy, PCIe throughput, process utilization: ~46 ms "
+                  "per H100); frames in between hold the last energy and PCIe answers and record that they "
+                  "did not read process utilization. 0: every frame")
       ->capture_default_str();
   cmd->add_option("--frames", args->frames, "Record exactly this many frames (overrides --duration)")
       ->check(CLI::Range(int64_t{1}, int64_t{1000000}));

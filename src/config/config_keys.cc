@@ -66,7 +66,8 @@ const std::vector<KeySpec> kKeys = {
      [](std::string_view t, KrakenConfig& c) -> Status { return ParseDurationIn(t, 1'000'000, 86'400 * kSecondNs, false, c.interval_ns); },
      [](const KrakenConfig& c) { return FormatDurationNs(c.interval_ns); }},
     {{"sampling.slow_interval", "",
-      "time between the slow NVML reads of a GPU (--slow-interval): energy, PCIe throughput; 0: every pass, "
+      "time between the slow NVML reads of a GPU (--slow-interval): energy, PCIe throughput, process "
+      "utilization; 0: every pass, "
       "else 1ms .. 24h"},
      [](std::string_view t, KrakenConfig& c) -> Status {
        return ParseDurationIn(t, 1'000'000, 86'400 * kSecondNs, true, c.slow_interval_ns);

@@ -94,7 +94,9 @@ void DecidePeriodicity(const std::vector<double>& activity, double interval_s, R
 
 }  // namespace
 
-RunSummary SummarizeRun(const std::vector<PassRecord>& passes, double interval_s) {
+RunSummary SummarizeRun(const std::vector<PassRecord>& recorded, double interval_s) {
+  std::vector<PassRecord> filled;
+  const std::vector<PassRecord>& passes = FillSkippedProcessReads(recorded, filled);
   RunSummary summary;
   summary.passes = static_cast<int64_t>(passes.size());
   summary.interval_s = interval_s;

@@ -135,5 +135,29 @@ TEST(RunSummaryTest, NoGpuUsedSaysSo) {
   EXPECT_FALSE(s.idle.known);
 }
 
+// Process utilization read every 3rd pass (the slow cadence): each read answers for the
+// passes since the previous one, so those take its value and the idle gaps stay on the
+// tree's own utilization; the passes after the last read take that read's value.
+TEST(RunSummaryTest, PassesBetweenProcessReadsTakeTheValueOfTheReadThatCoversThem) {
+  std::vector<PassRecord> passes;
+  // Reads at passes 0, 3 and 6 (SM 50, 0, 80); the device is busy throughout (another user).
+  const double read_sm[] = {50, -1, -1, 0, -1, -1, 80, -1};
+  for (double sm : read_sm) {
+    bool read = sm >= 0;
+    PassRecord p = AttributePass(Batch(90, {{7, read ? sm : -1, 1}}), {7}, 1, {read}, nullptr);
+    p.gpus[0].process_util_skipped = !read;
+    passes.push_back(p);
+  }
+  RunSummary s = SummarizeRun(passes, 0.1);
+  EXPECT_EQ(s.idle.basis, "the tree's per-process SM utilization");
+  // Per pass: 50, 0, 0, 0, 80, 80, 80, 80: one gap of passes 1-3.
+  EXPECT_TRUE(s.idle.known);
+  EXPECT_EQ(s.idle.count, 1);
+  EXPECT_EQ(s.idle.longest_passes, 3);
+  ASSERT_EQ(s.gpus_used.size(), 1u);
+  ASSERT_TRUE(s.gpus_used[0].tree_sm_util_pct.has_value());
+  EXPECT_DOUBLE_EQ(s.gpus_used[0].tree_sm_util_pct->p50, 65);  // median of 0 0 0 50 80 80 80 80
+}
+
 }  // namespace
 }  // namespace kraken::profiling

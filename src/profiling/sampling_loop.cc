@@ -53,11 +53,16 @@ SamplingResult RunSampling(nvml::NvmlSampler& sampler, ProcessTreeTracker& tree,
     const std::set<int64_t>& members = tree.Refresh();
     sampler.Sample(batch);
     const nvml::Frame& frame = sampler.last_frame();
+    // A pass that did not ask (process utilization is on the slow cadence) is no answer:
+    // its processes are not idle, their samples come with the next read.
     for (size_t g = 0; g < gpu_count; ++g) {
-      nvmlReturn_t rc = g < frame.devices.size() ? frame.devices[g].process_utilization.rc : NVML_ERROR_UNKNOWN;
+      bool asked = g < frame.devices.size() && frame.devices[g].process_utilization_read;
+      nvmlReturn_t rc = asked ? frame.devices[g].process_utilization.rc : NVML_ERROR_UNKNOWN;
       answered[g] = rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_FOUND;
     }
     result.passes.push_back(AttributePass(batch, members, gpu_count, answered, &kept));
+    for (size_t g = 0; g < gpu_count && g < frame.devices.size(); ++g)
+      result.passes.back().gpus[g].process_util_skipped = !frame.devices[g].process_utilization_read;
     if (hooks.on_pass) {
       Status status = hooks.on_pass(kept, result.passes.back());
       if (!status.ok()) {

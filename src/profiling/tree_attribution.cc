@@ -68,4 +68,31 @@ PassRecord AttributePass(const SampleBatch& batch, const std::set<int64_t>& tree
   return pass;
 }
 
+const std::vector<PassRecord>& FillSkippedProcessReads(const std::vector<PassRecord>& passes,
+                                                       std::vector<PassRecord>& filled) {
+  bool any = false;
+  for (const PassRecord& pass : passes)
+    for (const GpuPass& p : pass.gpus) any = any || p.process_util_skipped;
+  if (!any) return passes;
+  filled = passes;
+  size_t gpu_count = 0;
+  for (const PassRecord& pass : filled) gpu_count = std::max(gpu_count, pass.gpus.size());
+  for (size_t g = 0; g < gpu_count; ++g) {
+    double last_read = -1;  // the GPU's last read: for the passes after it
+    for (const PassRecord& pass : filled)
+      if (g < pass.gpus.size() && !pass.gpus[g].process_util_skipped) last_read = pass.gpus[g].tree_sm_util_pct;
+    double covering = last_read;  // walking back from the end: the value of the next read
+    for (size_t i = filled.size(); i-- > 0;) {
+      if (g >= filled[i].gpus.size()) continue;
+      GpuPass& p = filled[i].gpus[g];
+      if (p.process_util_skipped) {
+        p.tree_sm_util_pct = covering;
+      } else {
+        covering = p.tree_sm_util_pct;
+      }
+    }
+  }
+  return filled;
+}
+
 }  // namespace kraken::profiling

@@ -18,6 +18,10 @@ struct GpuPass {
   // answered the process-utilization query for this GPU (a process without a sample was
   // not active in the window: 0); -1 when the query is unsupported (MIG mode, old GPUs).
   double tree_sm_util_pct = -1;
+  // This pass did not ask NVML for process utilization (it is read every slow interval):
+  // tree_sm_util_pct is -1, and the next pass that asks answers for the time since the
+  // previous read, this pass included (SummarizeRun gives it that value).
+  bool process_util_skipped = false;
   double tree_memory_bytes = 0;  // sum of the tree's processes in the running-process list
   bool tree_present = false;     // a tree process was listed or sampled on this GPU
   bool shared = false;           // a process outside the tree was listed or sampled too
@@ -39,5 +43,12 @@ struct PassRecord {
 // (they belong to other users: kraken stores only what it profiles).
 PassRecord AttributePass(const SampleBatch& batch, const std::set<int64_t>& tree, size_t gpu_count,
                          const std::vector<bool>& process_util_answered, SampleBatch* kept);
+
+// Process utilization is read every slow interval, and a read answers for the time since
+// the previous one: a pass that skipped it (GpuPass::process_util_skipped) takes the tree
+// SM utilization of the next read of its GPU; the passes after a GPU's last read, that of
+// the last read. Returns `passes` itself when no pass skipped a read, else `filled`.
+const std::vector<PassRecord>& FillSkippedProcessReads(const std::vector<PassRecord>& passes,
+                                                       std::vector<PassRecord>& filled);
 
 }  // namespace kraken::profiling

@@ -6,7 +6,9 @@
 
 namespace kraken::profiling {
 
-TrialGpuFacts SummarizeCandidatePasses(const std::vector<PassRecord>& passes, int32_t gpu_index) {
+TrialGpuFacts SummarizeCandidatePasses(const std::vector<PassRecord>& recorded, int32_t gpu_index) {
+  std::vector<PassRecord> filled;
+  const std::vector<PassRecord>& passes = FillSkippedProcessReads(recorded, filled);
   TrialGpuFacts facts;
   facts.passes = static_cast<int64_t>(passes.size());
   std::vector<double> tree, device;

@@ -195,12 +195,19 @@ struct DeviceFrame {
   Answer<uint32_t> decoder_pct;
   std::vector<FieldAnswer> fields;
   Answer<std::vector<ProcessAnswer>> processes{NVML_SUCCESS, {}};
-  // The samples newer than the previous pass's; NOT_FOUND when there are none.
+  // The samples newer than the previous read's; NOT_FOUND when there are none.
   Answer<std::vector<ProcessUtilization>> process_utilization{NVML_ERROR_NOT_FOUND, {}};
+  // Whether this pass asked nvmlDeviceGetProcessUtilization: it is on the slow cadence
+  // (slow_read). When false, process_utilization is empty and its code is no answer: the
+  // driver keeps the samples, and the next read returns them. A capture writes
+  // `process_utilization_read = 0` on such frames; without the key a frame read them (the
+  // captures recorded when every pass read them).
+  bool process_utilization_read = true;
   std::vector<uint64_t> xids;  // XID critical errors delivered in this pass
   Answer<std::vector<GpmValue>> gpm;
   std::map<uint32_t, MigFrame> migs;  // by GPU instance id
-  // Whether this pass asked the slow calls (energy, PCIe throughput; NvmlReader::ReadFrame).
+  // Whether this pass asked the slow calls (energy, PCIe throughput and process
+  // utilization; NvmlReader::ReadFrame).
   // When false, energy and PCIe hold the last slow pass's answers. Not stored in captures.
   bool slow_read = true;
   bool operator==(const DeviceFrame&) const = default;

@@ -122,5 +122,33 @@ TEST(CaptureFormatTest, TruncatedAndCorruptedInputsNeverCrash) {
   EXPECT_GT(accepted, 0);
 }
 
+// A frame recorded on the slow cadence says that it did not read process utilization; it
+// reads back so, and such a frame with samples or a code is refused with its line.
+TEST(CaptureFormatTest, FramesThatDidNotReadProcessUtilization) {
+  const std::string head = "kraken-nvml-capture 1\n[device 0]\nname = G\n[frame 0]\ntime_us = 0\n";
+  Result<Capture> c = ParseCapture(head + "gpu0.process_utilization_read = 0\n[frame 1]\ntime_us = 5\n"
+                                          "gpu0.process_sample = 7 5 40 3 0 0\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_FALSE(c->frames[0].devices[0].process_utilization_read);
+  EXPECT_TRUE(c->frames[1].devices[0].process_utilization_read);  // the key is absent: read
+  EXPECT_EQ(c->frames[1].devices[0].process_utilization.rc, NVML_SUCCESS);
+  std::string text = WriteCapture(*c);
+  EXPECT_NE(text.find("gpu0.process_utilization_read = 0\n"), std::string::npos);
+  EXPECT_EQ(text.find("process_utilization_read = 1"), std::string::npos);  // the default is not written
+  Result<Capture> again = ParseCapture(text);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(WriteCapture(*again), text);
+
+  for (const char* bad : {"gpu0.process_utilization_read = 0\ngpu0.process_sample = 7 0 40 3 0 0\n",
+                          "gpu0.process_utilization_read = 0\ngpu0.process_utilization = !NOT_SUPPORTED\n",
+                          "gpu0.process_utilization_read = 2\n"}) {
+    Result<Capture> refused = ParseCapture(head + bad);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidInput) << bad;
+    EXPECT_NE(refused.status().message().find("process_utilization"), std::string::npos)
+        << refused.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace kraken::nvml

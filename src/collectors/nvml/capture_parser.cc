@@ -73,7 +73,7 @@ class Parser {
       KRAKEN_RETURN_IF_ERROR(Line(line));
     }
     if (!seen_magic) return Fail("not an NVML capture (no '" + std::string(kCaptureMagic) + " 1' line)");
-    EndFrame();
+    KRAKEN_RETURN_IF_ERROR(EndFrame());
     if (capture_.devices.empty()) return Fail("no [device] section");
     if (capture_.frames.empty()) return Fail("no [frame] section");
     const auto& count = capture_.system.device_count;
@@ -126,7 +126,7 @@ class Parser {
   }
 
   Status Header(std::string_view header) {
-    EndFrame();
+    KRAKEN_RETURN_IF_ERROR(EndFrame());
     auto t = Tokens(header);
     if (t.empty()) return Fail("empty section header");
     uint32_t a = 0, b = 0;
@@ -296,6 +296,11 @@ class Parser {
       return Code(value, d.process_utilization.rc);
     }
     if (rest == "process_sample") return Append(value, d.process_utilization.value, ParseProcessSample);
+    if (rest == "process_utilization_read") {
+      if (value != "0" && value != "1") return Fail("process_utilization_read is 0 or 1");
+      d.process_utilization_read = value == "1";
+      return Status::Ok();
+    }
     if (rest == "xid") return Append(value, d.xids, ParseU64);
     if (rest == "gpm") {
       codes.gpm = true;
@@ -361,13 +366,16 @@ class Parser {
   }
 
   // Gives the list answers of the frame that just ended the code their content implies.
-  void EndFrame() {
-    if (!in_frame_) return;
+  // A frame that did not read process utilization can have no answer to it.
+  Status EndFrame() {
+    if (!in_frame_) return Status::Ok();
     in_frame_ = false;
     Frame& frame = capture_.frames.back();
     for (size_t i = 0; i < frame.devices.size(); ++i) {
       DeviceFrame& d = frame.devices[i];
       const ExplicitCodes& codes = explicit_[i];
+      if (!d.process_utilization_read && (codes.process_utilization || !d.process_utilization.value.empty()))
+        return Fail("gpu" + std::to_string(i) + " has process_utilization_read = 0 and process samples or a code");
       if (!codes.process_utilization)
         d.process_utilization.rc = d.process_utilization.value.empty() ? NVML_ERROR_NOT_FOUND : NVML_SUCCESS;
       if (!codes.gpm) d.gpm.rc = d.gpm.value.empty() ? NVML_ERROR_NOT_SUPPORTED : NVML_SUCCESS;
@@ -377,6 +385,7 @@ class Parser {
           mig.gpm.rc = mig.gpm.value.empty() ? NVML_ERROR_NOT_SUPPORTED : NVML_SUCCESS;
       }
     }
+    return Status::Ok();
   }
 
   Capture capture_;

@@ -132,10 +132,16 @@ void WriteDeviceFrame(Writer& w, size_t index, const DeviceFrame& d) {
                              InstanceId(pr.compute_instance_id));
   const auto& pu = d.process_utilization;
   nvmlReturn_t implied = pu.value.empty() ? NVML_ERROR_NOT_FOUND : NVML_SUCCESS;
-  if (pu.rc != implied) w.Key(p + "process_utilization", Code(pu.rc));
-  for (const ProcessUtilization& s : pu.value)
-    w.Key(p + "process_sample", Number(s.pid) + " " + Number(s.time_us) + " " + Number(s.sm_pct) + " " +
-                                    Number(s.mem_pct) + " " + Number(s.enc_pct) + " " + Number(s.dec_pct));
+  if (d.process_utilization_read) {
+    if (pu.rc != implied) w.Key(p + "process_utilization", Code(pu.rc));
+    for (const ProcessUtilization& s : pu.value)
+      w.Key(p + "process_sample", Number(s.pid) + " " + Number(s.time_us) + " " + Number(s.sm_pct) + " " +
+                                      Number(s.mem_pct) + " " + Number(s.enc_pct) + " " + Number(s.dec_pct));
+  } else {
+    // A frame that did not ask (the slow cadence) says so; a frame that asked, as every
+    // frame did before, writes what it always wrote.
+    w.Key(p + "process_utilization_read", "0");
+  }
   for (uint64_t xid : d.xids) w.Key(p + "xid", Number(xid));
   WriteGpm(w, p, d.gpm);
   for (const auto& [gi, mig] : d.migs) {

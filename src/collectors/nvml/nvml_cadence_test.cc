@@ -1,6 +1,6 @@
-// The slow cadence (NvmlSamplerOptions::slow_interval_us): energy and PCIe throughput are
-// asked once per slow interval and appear only in the passes that asked them, with their
-// own sources; every other metric (process utilization too) is read every pass. Counted on a
+// The slow cadence (NvmlSamplerOptions::slow_interval_us): energy, PCIe throughput and
+// process utilization are asked once per slow interval and appear only in the passes that
+// asked them, with their own sources; every other metric is read every pass. Counted on a
 // fake NvmlApi, and seen end to end on the replay library.
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "collectors/nvml/capture_format.h"
 #include "collectors/nvml/nvml_recorder.h"
 #include "collectors/nvml/nvml_test_support.h"
 
@@ -87,11 +88,12 @@ TEST(NvmlCadenceTest, SlowCallsAreMadeOncePerSlowInterval) {
   for (int pass = 0; pass < 30; ++pass) {  // 3 s at 100 ms
     s.sampler.Sample(batch);
     EXPECT_EQ(ValuesOf(batch, Metric::kGpuUtilPct, Pick{1}), (std::vector<double>{50})) << pass;
-    EXPECT_EQ(CountMetric(batch, Metric::kProcessSmUtilPct), 2u) << pass;  // a new sample every call
     bool any = false;
     for (int32_t gpu = 0; gpu < 2; ++gpu) {
       bool energy = !ValuesOf(batch, Metric::kEnergyMj, Pick{gpu}).empty();
       EXPECT_EQ(ValuesOf(batch, Metric::kPcieTxBytesPerS, Pick{gpu}).size(), energy ? 1u : 0u) << pass;
+      // A new sample every call, and a call with the slow ones only.
+      EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{gpu, -1, 4242}).size(), energy ? 1u : 0u) << pass;
       if (energy) slow_passes[static_cast<size_t>(gpu)].push_back(pass);
       any = any || energy;
     }
@@ -102,10 +104,9 @@ TEST(NvmlCadenceTest, SlowCallsAreMadeOncePerSlowInterval) {
   // Both in the first pass; then GPU 1 half an interval after GPU 0, not in the same pass.
   EXPECT_EQ(slow_passes[0], (std::vector<int>{0, 10, 20}));
   EXPECT_EQ(slow_passes[1], (std::vector<int>{0, 15, 25}));
-  for (const char* call : {"energy", "pcie_tx", "pcie_rx"})
+  for (const char* call : {"energy", "pcie_tx", "pcie_rx", "process_utilization"})
     EXPECT_EQ(api.calls[call], (std::array<int, 2>{3, 3})) << call;
   EXPECT_EQ(api.calls["utilization"], (std::array<int, 2>{30, 30}));
-  EXPECT_EQ(api.calls["process_utilization"], (std::array<int, 2>{30, 30}));
 }
 
 TEST(NvmlCadenceTest, SlowValuesKeepTheirSources) {
@@ -133,8 +134,10 @@ TEST(NvmlCadenceTest, ZeroReadsEverythingEveryPass) {
   for (int pass = 0; pass < 4; ++pass) {
     s.sampler.Sample(batch);
     EXPECT_EQ(CountMetric(batch, Metric::kEnergyMj), 2u);
+    EXPECT_EQ(CountMetric(batch, Metric::kProcessSmUtilPct), 2u);
   }
   EXPECT_EQ(api.calls["pcie_tx"], (std::array<int, 2>{4, 4}));
+  EXPECT_EQ(api.calls["process_utilization"], (std::array<int, 2>{4, 4}));
 }
 
 // The agent samples some GPUs only (per-pod intervals): each GPU keeps its own cadence, and
@@ -159,7 +162,7 @@ TEST(NvmlCadenceTest, EachGpuKeepsItsOwnCadence) {
   EXPECT_EQ(api.calls["utilization"], (std::array<int, 2>{17, 2}));
 }
 
-// End to end on the replay: the cheap metrics and process utilization every pass, PCIe
+// End to end on the replay: the cheap metrics every pass, PCIe and process utilization
 // from the slow passes only, with the capture's values of those frames.
 TEST(NvmlCadenceTest, ReplayShowsSlowValuesOnlyInSlowPasses) {
   ::setenv("KRAKEN_NVML_REPLAY", FixturePath("h100.nvml").c_str(), 1);
@@ -180,11 +183,12 @@ TEST(NvmlCadenceTest, ReplayShowsSlowValuesOnlyInSlowPasses) {
   }
   EXPECT_EQ(rx, (std::vector<double>{329e3, -1, -1, -1, 329e3, -1, -1, -1, 6346e3, -1}));
   EXPECT_EQ(util, std::vector<double>(10, 1));
-  EXPECT_EQ(process_sm, (std::vector<double>{-1, -1, -1, -1, -1, 99, 99, 99, 99, 99}));
+  // The capture has a sample in frames 5-9: the slow pass 8 has the newest of 5-8.
+  EXPECT_EQ(process_sm, (std::vector<double>{-1, -1, -1, -1, -1, -1, -1, -1, 99, -1}));
 }
 
-// record-nvml: frames between slow reads hold energy and PCIe; every frame has its process
-// samples; the stats count the frames that made the slow reads.
+// record-nvml: frames between slow reads hold energy and PCIe and say that they did not
+// read process utilization; the stats count the frames that made the slow reads.
 TEST(NvmlCadenceTest, RecorderReadsSlowCallsAtTheSlowInterval) {
   CountingNvml api;
   RecordOptions options;
@@ -203,8 +207,22 @@ TEST(NvmlCadenceTest, RecorderReadsSlowCallsAtTheSlowInterval) {
   const DeviceFrame& last = capture->frames.back().devices[0];
   EXPECT_EQ(last.energy_mj.value, 1000u);  // held from frame 0
   EXPECT_EQ(last.pcie_tx_kbps.value, 200u);
-  EXPECT_EQ(last.process_utilization.value.size(), 1u);
-  EXPECT_EQ(api.calls["process_utilization"], (std::array<int, 2>{12, 12}));
+  EXPECT_FALSE(last.process_utilization_read);
+  EXPECT_TRUE(last.process_utilization.value.empty());
+  EXPECT_TRUE(capture->frames.front().devices[0].process_utilization_read);
+  EXPECT_EQ(capture->frames.front().devices[0].process_utilization.value.size(), 1u);
+  EXPECT_EQ(api.calls["process_utilization"], (std::array<int, 2>{1, 1}));
+  // The capture keeps which frames read them.
+  auto parsed = ParseCapture(WriteCapture(*capture));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed->frames.size(), capture->frames.size());
+  for (size_t i = 0; i < parsed->frames.size(); ++i)
+    for (size_t d = 0; d < 2; ++d) {
+      const DeviceFrame& was = capture->frames[i].devices[d];
+      const DeviceFrame& is = parsed->frames[i].devices[d];
+      EXPECT_EQ(is.process_utilization_read, was.process_utilization_read) << i;
+      EXPECT_EQ(is.process_utilization, was.process_utilization) << i;
+    }
 }
 
 }  // namespace

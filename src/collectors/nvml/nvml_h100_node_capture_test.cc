@@ -8,9 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "base/byte_stream.h"
+#include "collectors/nvml/capture_format.h"
 #include "collectors/nvml/nvml_test_support.h"
 
 namespace kraken::nvml {
@@ -82,6 +85,42 @@ TEST(NvmlH100NodeCaptureTest, EveryFrameReplaysWithTheCapturedFigures) {
   EXPECT_EQ(gpm_passes, kH100NodeFrames - 1);
   EXPECT_EQ(sm_active_passes, 92);
   EXPECT_NEAR(max_sm_active, 0.8320971302873379, 1e-12);
+}
+
+// The real H100 capture was recorded with process utilization read every 100 ms pass (its
+// samples are ~200 ms apart: the driver's own period). Replayed on the default slow
+// cadence (1 s, one read every 10th pass), every one of its samples reaches the reader
+// once: the driver, and the replay, keep them until the next read.
+TEST(NvmlH100NodeCaptureTest, TheSlowCadenceLosesNoneOfTheRecordedProcessSamples) {
+  std::string path = InflatedH100NodeCapture();
+  auto capture = ParseCapture(kraken::testing::ReadFileOrDie(path));
+  ASSERT_TRUE(capture.ok()) << capture.status().message();
+  std::multiset<std::pair<uint32_t, uint32_t>> recorded;  // (pid, SM%)
+  for (const Frame& frame : capture->frames)
+    for (const ProcessUtilization& s : frame.devices[0].process_utilization.value) recorded.emplace(s.pid, s.sm_pct);
+  ASSERT_EQ(recorded.size(), 105u);
+
+  ::setenv("KRAKEN_NVML_REPLAY", path.c_str(), 1);
+  int64_t now_us = 0;
+  NvmlSamplerOptions options{"", NvmlSamplerOptions::kDefaultSlowIntervalUs, [&now_us] { return now_us; }};
+  auto session = OpenNvmlSession(KRAKEN_NVML_REPLAY_LIBRARY, options);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  std::multiset<std::pair<uint32_t, uint32_t>> delivered;
+  std::set<std::pair<uint32_t, uint64_t>> seen;  // (pid, timestamp)
+  int reads = 0;
+  SampleBatch batch;
+  for (int pass = 0; pass < kH100NodeFrames + 10; ++pass) {  // the last frame's read comes after it
+    session->sampler->Sample(batch);
+    const DeviceFrame& f = session->sampler->last_frame().devices[0];
+    reads += f.process_utilization_read;
+    for (const ProcessUtilization& s : f.process_utilization.value) {
+      delivered.emplace(s.pid, s.sm_pct);
+      EXPECT_TRUE(seen.emplace(s.pid, s.time_us).second) << "pass " << pass;
+    }
+    now_us += 100'000;
+  }
+  EXPECT_EQ(reads, (kH100NodeFrames + 10 + 9) / 10);
+  EXPECT_EQ(delivered, recorded);
 }
 
 }  // namespace

@@ -58,8 +58,9 @@ class NvmlReader {
   // others keep their previous DeviceFrame, except `xids`, which always hold this pass's
   // events (the event set is drained every pass).
   // With `slow` (one entry per GPU), the slow calls -- nvmlDeviceGetTotalEnergyConsumption
-  // (~2.4 ms on an H100) and nvmlDeviceGetPcieThroughput (blocks 20 ms per direction) --
-  // are made only on GPUs whose entry is nonzero; DeviceFrame::slow_read says which.
+  // (~2.4 ms on an H100), nvmlDeviceGetPcieThroughput (blocks 20 ms per direction) and
+  // nvmlDeviceGetProcessUtilization (~2.4 ms) -- are made only on GPUs whose entry is
+  // nonzero; DeviceFrame::slow_read and process_utilization_read say which.
   // Empty: every GPU read gets them.
   void ReadFrame(Frame& frame, std::span<const uint8_t> read = {}, std::span<const uint8_t> slow = {});
 

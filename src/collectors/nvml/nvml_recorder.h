@@ -17,8 +17,9 @@ struct RecordOptions {
   int64_t duration_us = 10'000'000;
   int64_t interval_us = 100'000;
   int64_t frames = 0;  // when > 0, exactly this many frames (duration is ignored)
-  // Time between the slow reads (energy, PCIe throughput; see NvmlSamplerOptions). A frame
-  // in between holds the last energy and PCIe answers. 0: every frame reads them.
+  // Time between the slow reads (energy, PCIe throughput, process utilization; see
+  // NvmlSamplerOptions). A frame in between holds the last energy and PCIe answers and has
+  // process_utilization_read = false. 0: every frame reads them.
   int64_t slow_interval_us = 0;
   // Provenance written to [capture] (e.g. library = the path that was loaded).
   std::map<std::string, std::string> info;

@@ -249,7 +249,8 @@ void AddProcessValues(BatchWriter& out, const DeviceInfo& info, const DeviceFram
       out.Add(Metric::kProcessUsedMemoryBytes, entity, static_cast<double>(p.used_bytes),
               "nvmlDeviceGetComputeRunningProcesses");
     }
-  if (f.process_utilization.ok()) {
+  // Only a pass that read them (the slow cadence): in between the driver keeps the samples.
+  if (f.process_utilization_read && f.process_utilization.ok()) {
     const auto& samples = f.process_utilization.value;
     for (size_t i = 0; i < samples.size(); ++i) {
       const ProcessUtilization& s = samples[i];

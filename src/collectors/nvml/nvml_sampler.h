@@ -26,11 +26,13 @@ namespace kraken::nvml {
 struct NvmlSamplerOptions {
   // Where process names come from (<proc_root>/<pid>/comm); empty = do not look them up.
   std::string proc_root = "/proc";
-  // Time between the slow reads of a GPU: nvmlDeviceGetTotalEnergyConsumption and
-  // nvmlDeviceGetPcieThroughput (tx, rx), ~44 ms per H100 together against ~3 ms for every
-  // other call. A pass in between does not ask them and its batch has no energy or PCIe
-  // throughput values. Every GPU reads them in the first pass; after that the GPUs' slow
-  // reads are spread over the interval (GPU d offset by d/n of it). 0: every pass.
+  // Time between the slow reads of a GPU: nvmlDeviceGetTotalEnergyConsumption,
+  // nvmlDeviceGetPcieThroughput (tx, rx) and nvmlDeviceGetProcessUtilization, ~46 ms per
+  // H100 together against ~0.3 ms for all the other calls. A pass in between does not ask
+  // them and its batch has no energy, PCIe throughput or process utilization values (the
+  // driver keeps the process samples for the next read). Every GPU reads them in the
+  // first pass; after that the GPUs' slow reads are spread over the interval (GPU d offset
+  // by d/n of it). 0: every pass.
   int64_t slow_interval_us = kDefaultSlowIntervalUs;
   // Monotonic µs for the slow cadence; empty: std::chrono::steady_clock (tests step it).
   std::function<int64_t()> clock_us;

@@ -95,15 +95,39 @@ KRAKEN_NVML_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_
   return Processes(device, count, infos);
 }
 
+namespace {
+
+// The driver keeps process samples in a buffer and answers those newer than last_seen
+// (nvmlDeviceGetProcessUtilization), so a caller that reads every second loses nothing.
+// The replay looks back over the frames of this many passes, read or not. A caller that
+// reads every pass gets what the current frame alone gives: the earlier frames' samples are
+// not newer than the last one it saw.
+constexpr int64_t kReplaySampleBufferPasses = 64;
+
+// Calls `each(pass, sample)` for the samples of GPU `device` newer than `last_seen`, oldest
+// pass first.
+template <typename Each>
+void ForEachBufferedSample(const ReplayState& s, uint32_t device, unsigned long long last_seen, Each each) {
+  int64_t newest = std::max<int64_t>(0, s.pass());  // before the first pass: frame 0, as CurrentFrame
+  for (int64_t pass = std::max<int64_t>(0, newest - kReplaySampleBufferPasses + 1); pass <= newest; ++pass) {
+    const auto& answer = s.FrameOfPass(pass).devices[device].process_utilization;
+    if (answer.rc != NVML_SUCCESS) continue;
+    for (const ProcessUtilization& p : answer.value)
+      if (s.AbsoluteTime(pass, p.time_us) > last_seen) each(pass, p);
+  }
+}
+
+}  // namespace
+
 KRAKEN_NVML_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
                                                                  nvmlProcessUtilizationSample_t* samples,
                                                                  unsigned int* count, unsigned long long last_seen) {
   if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-  return OnGpuFrame(device, [&](ReplayState& s, const DeviceFrame& f) -> nvmlReturn_t {
-    const auto& answer = f.process_utilization;
+  return OnGpu(device, [&](ReplayState& s, const DeviceFacts&, uint32_t index) -> nvmlReturn_t {
+    const auto& answer = s.CurrentFrame().devices[index].process_utilization;
     if (answer.rc != NVML_SUCCESS && answer.rc != NVML_ERROR_NOT_FOUND) return answer.rc;
     unsigned int fresh = 0;
-    for (const ProcessUtilization& p : answer.value) fresh += s.AbsoluteTime(p.time_us) > last_seen ? 1 : 0;
+    ForEachBufferedSample(s, index, last_seen, [&](int64_t, const ProcessUtilization&) { ++fresh; });
     if (fresh == 0) {
       *count = 0;
       return NVML_ERROR_NOT_FOUND;  // nothing newer than last_seen
@@ -113,11 +137,10 @@ KRAKEN_NVML_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t dev
       return NVML_ERROR_INSUFFICIENT_SIZE;
     }
     unsigned int n = 0;
-    for (const ProcessUtilization& p : answer.value) {
-      uint64_t when = s.AbsoluteTime(p.time_us);
-      if (when <= last_seen) continue;
-      samples[n++] = nvmlProcessUtilizationSample_t{s.MapPid(p.pid), when, p.sm_pct, p.mem_pct, p.enc_pct, p.dec_pct};
-    }
+    ForEachBufferedSample(s, index, last_seen, [&](int64_t pass, const ProcessUtilization& p) {
+      samples[n++] = nvmlProcessUtilizationSample_t{s.MapPid(p.pid), s.AbsoluteTime(pass, p.time_us), p.sm_pct,
+                                                    p.mem_pct,        p.enc_pct,                      p.dec_pct};
+    });
     *count = n;
     return NVML_SUCCESS;
   });
