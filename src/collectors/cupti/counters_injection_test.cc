@@ -28,6 +28,7 @@ namespace {
 
 using counters_testing::CountersAttribute;
 using counters_testing::CountersRun;
+using counters_testing::ExpectProfilerReleasedAtExit;
 using counters_testing::kCounterFakeDramBytes;
 using counters_testing::kCounterFakeFadd;
 using counters_testing::kCounterFakeFfmaBase;
@@ -93,8 +94,7 @@ TEST(CountersInjectionTest, OnEveryKernelUpToTheLimitGetsItsLaunchsCounters) {
   // The fake refuses calls out of CUPTI's order (fake_range_profiler.cc), so no error above
   // means the order held; at the limit the range profiler was disabled and the host
   // object deinitialized (cuptiRangeProfilerDisable frees what CUPTI holds for the context).
-  const std::string calls = testing::ReadFileOrDie(dir + "/calls");
-  EXPECT_NE(calls.find("\nenabled_at_exit=0\nhost_objects_at_exit=0\n"), std::string::npos) << calls;
+  ExpectProfilerReleasedAtExit(dir);
 }
 
 // Small batches (as the GPU validation runs them, to see CUPTI take a counter data image
@@ -124,8 +124,7 @@ TEST(CountersInjectionTest, SmallBatchesAreDecodedAndRestartedInTurn) {
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_batches"), "7");  // 6 x 16 in callbacks, 4 at exit
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "0");
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counters_error"), "<absent>");
-  const std::string calls = testing::ReadFileOrDie(dir + "/calls");
-  EXPECT_NE(calls.find("\nenabled_at_exit=0\nhost_objects_at_exit=0\n"), std::string::npos) << calls;
+  ExpectProfilerReleasedAtExit(dir);
 }
 
 // A chip without one of the metrics: CUPTI's host object refuses the list; the tracer
@@ -151,8 +150,7 @@ TEST(CountersInjectionTest, AnUnsupportedMetricDropsTheCountersWithOneLine) {
   EXPECT_NE(CountersAttribute(p, "kraken_cupti_counters_error").find(tensor), std::string::npos);
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_kernels"), "0");
   // Nothing was enabled on the context, and the host object was released.
-  const std::string calls = testing::ReadFileOrDie(dir + "/calls");
-  EXPECT_NE(calls.find("\nenabled_at_exit=0\nhost_objects_at_exit=0\n"), std::string::npos) << calls;
+  ExpectProfilerReleasedAtExit(dir);
 }
 
 // A device CUPTI cannot profile (a vGPU whose profiling is off): the reason in one line,

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/testing/test_data.h"
 #include "collectors/cupti/injection_test_support.h"
 #include "importers/registry.h"
 
@@ -86,6 +87,13 @@ inline LaunchCallbacksSeen ReadLaunchCallbacksSeen(const std::string& log_path) 
     if (what.starts_with("callback_")) ++seen.switches[what];
   }
   return seen;
+}
+
+// The fake range profiler's report at exit (KRAKEN_FAKE_CUPTI_CALLS_FILE in `dir`/calls):
+// every profiler the tracer enabled was disabled and every host object deinitialized.
+inline void ExpectProfilerReleasedAtExit(const std::string& dir) {
+  const std::string calls = kraken::testing::ReadFileOrDie(dir + "/calls");
+  EXPECT_NE(calls.find("\nenabled_at_exit=0\nhost_objects_at_exit=0\n"), std::string::npos) << calls;
 }
 
 }  // namespace kraken::cupti::counters_testing
