@@ -143,6 +143,17 @@ KRAKEN_API kraken_status kraken_list_profiles(const char* options_json, char** o
 /* `kraken export ID --format json`: the whole stored profile. Keys: db. */
 KRAKEN_API kraken_status kraken_export_profile(const char* id, const char* options_json, char** out);
 
+/* ---- Trace edits -------------------------------------------------------------------- */
+
+/* Removes the complete events ("ph": "X") named exactly "ProfilerStep#<step_number>" from
+ * the PyTorch-profiler (Kineto) Chrome trace at `trace_path`, in place. Every other byte
+ * of the file is kept (the removed events and one separating comma each go); the file is
+ * streamed with bounded memory and replaced by a rename, never left half-written.
+ * *out_removed is 1 when any event was removed, 0 when none was or when the file is not a
+ * JSON object with a "traceEvents" array (then left as it is). The Python
+ * WorkloadProfiler drops with it the range torch.profiler leaves open at stop. */
+KRAKEN_API kraken_status kraken_remove_profiler_step(const char* trace_path, int64_t step_number, int* out_removed);
+
 /* ---- Profiling sessions --------------------------------------------------------------
  * A session samples the GPUs with NVML on its own thread (no caller lock is held while
  * it samples) and attributes each pass to a process tree, as `kraken profile` does.

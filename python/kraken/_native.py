@@ -90,6 +90,8 @@ class Library:
         lib.kraken_session_profile.argtypes = [ctypes.c_void_p, _c_void_pp]
         lib.kraken_session_free.restype = None
         lib.kraken_session_free.argtypes = [ctypes.c_void_p]
+        lib.kraken_remove_profiler_step.restype = ctypes.c_int
+        lib.kraken_remove_profiler_step.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int)]
 
     # ---- helpers -----------------------------------------------------------------------
 
@@ -180,6 +182,15 @@ class Library:
     def session_free(self, handle: ctypes.c_void_p) -> None:
         """kraken_session_free."""
         self.cdll.kraken_session_free(handle)
+
+    # ---- trace edits -------------------------------------------------------------------
+
+    def remove_profiler_step(self, path: str, step_number: int) -> bool:
+        """kraken_remove_profiler_step: whether any ProfilerStep#`step_number` event was
+        removed from the trace at `path` (rewritten in place, every other byte kept)."""
+        removed = ctypes.c_int()
+        self._check(self.cdll.kraken_remove_profiler_step(os.fsencode(path), step_number, ctypes.byref(removed)))
+        return bool(removed.value)
 
 
 def encode_options(options: Optional[Mapping[str, Any]]) -> Optional[bytes]:

@@ -15,7 +15,6 @@ and the profile has NVML samples only.
 """
 from __future__ import annotations
 
-import json
 import os
 import socket
 import sys
@@ -23,6 +22,8 @@ import time
 import warnings
 from pathlib import Path
 from typing import Any, List, Optional
+
+from . import _native
 
 #: Where kraken's tracer writes when KRAKEN_CUPTI_OUTPUT is not set (its own default).
 CUPTI_DEFAULT_OUTPUT = "kraken_cupti_%p.json"
@@ -96,30 +97,12 @@ class TorchRecorder(KernelRecorder):
 def drop_profiler_step(path: Path, step_number: int) -> bool:
     """Removes the ProfilerStep#`step_number` ranges (its CPU range and the GPU range
     torch.profiler derives from it) from the Kineto trace at `path`, in place. Every other
-    event is written back with the same values. Returns whether any was removed; a file
-    that is not a Kineto JSON object is left as it is, for the importer to report.
+    event is kept byte for byte. Returns whether any was removed; a file that is not a
+    Kineto JSON object is left as it is, for the importer to report.
 
-    The trace is read whole: torch.profiler held all of it in memory to export it."""
-    name = f"ProfilerStep#{step_number}"
-    # surrogateescape: bytes that are not UTF-8 (in operator or kernel names) are written
-    # back unchanged.
-    with open(path, encoding="utf-8", errors="surrogateescape") as f:
-        try:
-            trace = json.load(f)
-        except ValueError:
-            return False
-    events = trace.get("traceEvents") if isinstance(trace, dict) else None
-    if not isinstance(events, list):
-        return False
-    kept = [e for e in events if not (isinstance(e, dict) and e.get("ph") == "X" and e.get("name") == name)]
-    if len(kept) == len(events):
-        return False
-    trace["traceEvents"] = kept
-    partial = path.with_name(path.name + ".partial")
-    with open(partial, "w", encoding="utf-8", errors="surrogateescape") as f:
-        f.write(json.dumps(trace, ensure_ascii=False))  # dumps: C encoder; json.dump's is Python
-    os.replace(partial, path)  # never a half-written trace at `path`
-    return True
+    The edit is libkraken's (kraken_remove_profiler_step): it streams the trace with
+    bounded memory and replaces the file by a rename, never leaving it half-written."""
+    return _native.library().remove_profiler_step(os.fspath(path), int(step_number))
 
 
 def cupti_injected(environ: Optional[dict] = None) -> bool:

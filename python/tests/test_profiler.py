@@ -325,7 +325,19 @@ def test_dropping_the_open_step_leaves_other_files_as_they_are(tmp_path) -> None
         assert path.read_text() == content
     assert drop_profiler_step(path, 3)
     assert json.loads(path.read_text()) == {"traceEvents": [], "x": 1}
-    assert not (tmp_path / "trace.json.partial").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["trace.json"]  # no temporary file left
+
+
+def test_dropping_the_open_step_keeps_every_other_byte(tmp_path) -> None:
+    # Numbers and escapes as torch wrote them (a JSON round trip would print 1.5 and é),
+    # and bytes that are not UTF-8.
+    from kraken.kernel_timeline import drop_profiler_step
+    kept = b'{"ph": "X", "name": "caf\\u00e9 \xff", "ts": 1.50, "dur": 2E3}'
+    step = b'{"ph": "X", "name": "ProfilerStep#7", "ts": 3, "dur": 1}'
+    path = tmp_path / "trace.json"
+    path.write_bytes(b'{"traceEvents": [\n' + kept + b',\n' + step + b'\n]}')
+    assert drop_profiler_step(path, 7)
+    assert path.read_bytes() == b'{"traceEvents": [\n' + kept + b'\n\n]}'
 
 
 def test_under_the_cupti_tracer_its_trace_of_this_process_is_imported(replay, monkeypatch, tmp_path) -> None:
