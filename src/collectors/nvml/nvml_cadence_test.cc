@@ -183,7 +183,7 @@ TEST(NvmlCadenceTest, ReplayShowsSlowValuesOnlyInSlowPasses) {
   }
   EXPECT_EQ(rx, (std::vector<double>{329e3, -1, -1, -1, 329e3, -1, -1, -1, 6346e3, -1}));
   EXPECT_EQ(util, std::vector<double>(10, 1));
-  // The capture has a sample in frames 5-9: the slow pass 8 has the newest of 5-8.
+  // The capture has a sample in frames 5-9, each 99 %: the slow pass 8 has the mean of 5-8.
   EXPECT_EQ(process_sm, (std::vector<double>{-1, -1, -1, -1, -1, -1, -1, -1, 99, -1}));
 }
 

@@ -140,11 +140,37 @@ TEST(NvmlFakeApiTest, ProcessListsGrowAndGarbageSamplesAreDropped) {
   EXPECT_EQ(batch.entities[1].pid, 100);
   EXPECT_EQ(batch.entities[1].process_name, "python3");
   EXPECT_EQ(batch.entities[2].process_name, "");  // no /proc entry: unknown, not invented
-  // Two samples of pid 100: the newer one. pid 101's 250 % is garbage: dropped.
-  EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 100}), (std::vector<double>{35}));
+  // Two samples of pid 100: their mean. pid 101's 250 % is garbage: dropped.
+  EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 100}), (std::vector<double>{32.5}));
   EXPECT_TRUE(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 101}).empty());
   sampler.Sample(batch);
   EXPECT_EQ(fake.last_seen(), 7000u);  // the next pass asks only for newer samples
+}
+
+// A read on the slow cadence answers every sample since the previous read, several per
+// pid: each pid's value is their mean, over the samples left once garbage (a value above
+// 100 %, SM or memory) and a sample listed twice are left out.
+TEST(NvmlFakeApiTest, ProcessUtilizationIsTheMeanOfTheReadsValidSamplesPerPid) {
+  FakeNvml fake;
+  fake.samples = {{100, 1000, 30, 4, 0, 0},  {200, 1100, 10, 2, 0, 0}, {100, 1200, 50, 8, 0, 0},
+                  {100, 1400, 250, 9, 0, 0},  // garbage SM %
+                  {200, 1300, 60, 180, 0, 0},  // garbage memory %
+                  {100, 1200, 50, 8, 0, 0},    // pid 100's 1200 µs sample again
+                  {200, 1500, 20, 6, 0, 0},  {100, 1600, 40, 3, 0, 0}, {300, 1700, 101, 0, 0, 0}};
+  NvmlSampler sampler(fake, EveryPassOptions(""));
+  ASSERT_TRUE(sampler.Open().ok());
+  SampleBatch batch;
+  sampler.Sample(batch);
+  EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 100}), (std::vector<double>{40}));  // 30 50 40
+  EXPECT_EQ(ValuesOf(batch, Metric::kProcessMemUtilPct, Pick{0, -1, 100}), (std::vector<double>{5}));  // 4 8 3
+  EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 200}), (std::vector<double>{15}));  // 10 20
+  EXPECT_EQ(ValuesOf(batch, Metric::kProcessMemUtilPct, Pick{0, -1, 200}), (std::vector<double>{4}));  // 2 6
+  // pid 300 has only garbage: no value, and no entity made up for it.
+  EXPECT_EQ(CountMetric(batch, Metric::kProcessSmUtilPct), 2u);
+  EXPECT_EQ(batch.entities.size(), 3u);  // the GPU, pids 100 and 200
+  EXPECT_EQ(fake.last_seen(), 0u);       // the first read asks for everything the driver keeps
+  sampler.Sample(batch);
+  EXPECT_EQ(fake.last_seen(), 1700u);  // the newest listed, garbage or not: it was delivered
 }
 
 #ifndef KRAKEN_SANITIZE_BUILD

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 #include <vector>
@@ -32,6 +33,47 @@ std::string InflatedH100NodeCapture() {
   EXPECT_TRUE(text.ok()) << text.status().message();
   if (!text.ok()) return "";
   return testing::WriteTempFile("node.nvml", *text);
+}
+
+// One pid's process utilization in one read: the sums of its samples' percentages.
+struct PidUtilizationSums {
+  double sm_pct = 0;
+  double mem_pct = 0;
+  int samples = 0;
+};
+
+// Per pid, the mean (SM %, memory %) of the samples `capture` recorded in the frames that
+// replay passes first_pass..last_pass show (the replay wraps around after the last frame);
+// samples above 100 % are garbage the sampler leaves out.
+std::map<int64_t, std::pair<double, double>> RecordedMeansPerPid(const Capture& capture, int first_pass, int last_pass,
+                                                                 int* most_samples_of_a_pid) {
+  std::map<int64_t, PidUtilizationSums> sums;
+  for (int pass = first_pass; pass <= last_pass; ++pass)
+    for (const ProcessUtilization& s :
+         capture.frames[static_cast<size_t>(pass) % capture.frames.size()].devices[0].process_utilization.value) {
+      if (s.sm_pct > 100 || s.mem_pct > 100) continue;
+      PidUtilizationSums& pid = sums[s.pid];
+      pid.sm_pct += s.sm_pct;
+      pid.mem_pct += s.mem_pct;
+      ++pid.samples;
+    }
+  std::map<int64_t, std::pair<double, double>> means;
+  for (const auto& [pid, sum] : sums) {
+    means[pid] = {sum.sm_pct / sum.samples, sum.mem_pct / sum.samples};
+    *most_samples_of_a_pid = std::max(*most_samples_of_a_pid, sum.samples);
+  }
+  return means;
+}
+
+// Per pid, the (SM %, memory %) process utilization values `batch` has.
+std::map<int64_t, std::pair<double, double>> BatchProcessUtilizationPerPid(const SampleBatch& batch) {
+  std::map<int64_t, std::pair<double, double>> values;
+  for (const SampleBatch::Value& v : batch.values) {
+    int64_t pid = batch.entities[static_cast<size_t>(v.entity)].pid;
+    if (v.metric == Metric::kProcessSmUtilPct) values[pid].first = v.value;
+    if (v.metric == Metric::kProcessMemUtilPct) values[pid].second = v.value;
+  }
+  return values;
 }
 
 TEST(NvmlH100NodeCaptureTest, ReplayReportsTheRecordedH100) {
@@ -121,6 +163,36 @@ TEST(NvmlH100NodeCaptureTest, TheSlowCadenceLosesNoneOfTheRecordedProcessSamples
   }
   EXPECT_EQ(reads, (kH100NodeFrames + 10 + 9) / 10);
   EXPECT_EQ(delivered, recorded);
+}
+
+// Replayed on the default 1 s cadence, a read gets the ~5 samples per pid the driver took
+// since the previous read (recorded ~200 ms apart), and the batch has, per pid, their
+// mean: the whole second's utilization, not the newest 200 ms of it.
+TEST(NvmlH100NodeCaptureTest, EachSlowReadReportsThePidsMeanOfTheSamplesSinceThePreviousRead) {
+  std::string path = InflatedH100NodeCapture();
+  auto capture = ParseCapture(kraken::testing::ReadFileOrDie(path));
+  ASSERT_TRUE(capture.ok()) << capture.status().message();
+  ::setenv("KRAKEN_NVML_REPLAY", path.c_str(), 1);
+  int64_t now_us = 0;
+  NvmlSamplerOptions options{"", NvmlSamplerOptions::kDefaultSlowIntervalUs, [&now_us] { return now_us; }};
+  auto session = OpenNvmlSession(KRAKEN_NVML_REPLAY_LIBRARY, options);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  int previous_read = -1, pid_reads = 0, most_samples_of_a_pid = 0;
+  SampleBatch batch;
+  for (int pass = 0; pass < kH100NodeFrames + 10; ++pass, now_us += 100'000) {
+    session->sampler->Sample(batch);
+    auto reported = BatchProcessUtilizationPerPid(batch);
+    if (!session->sampler->last_frame().devices[0].process_utilization_read) {
+      EXPECT_TRUE(reported.empty()) << "pass " << pass;  // nothing between reads, not a 0
+      continue;
+    }
+    auto expected = RecordedMeansPerPid(*capture, previous_read + 1, pass, &most_samples_of_a_pid);
+    EXPECT_EQ(reported, expected) << "pass " << pass;
+    pid_reads += static_cast<int>(expected.size());
+    previous_read = pass;
+  }
+  EXPECT_GT(pid_reads, 0);
+  EXPECT_EQ(most_samples_of_a_pid, 5);  // 1 s of samples 200 ms apart: the mean is of several
 }
 
 }  // namespace

@@ -78,6 +78,18 @@ class BufferedSamplesNvml : public NvmlApi {
   int handle_ = 0;
 };
 
+// The mean SM % of the samples `BufferedSamplesNvml` took of `pid` in (after_us, until_us].
+double MeanSmOfPidTakenBetween(uint32_t pid, int64_t after_us, int64_t until_us) {
+  double sum = 0;
+  int count = 0;
+  for (const nvmlProcessUtilizationSample_t& s : BufferedSamplesNvml::TakenUntil(until_us))
+    if (s.pid == pid && static_cast<int64_t>(s.timeStamp) > after_us) {
+      sum += s.smUtil;
+      ++count;
+    }
+  return count == 0 ? -1 : sum / count;
+}
+
 TEST(NvmlProcessCadenceTest, ReadOncePerSlowIntervalWithoutLosingOrRepeatingSamples) {
   int64_t now_us = 0;
   BufferedSamplesNvml api(now_us);
@@ -96,12 +108,13 @@ TEST(NvmlProcessCadenceTest, ReadOncePerSlowIntervalWithoutLosingOrRepeatingSamp
       EXPECT_TRUE(sm7.empty()) << pass;  // no value between reads, not a 0
       continue;
     }
+    // The batch has the mean of each pid's samples since the previous read: pid 7's five
+    // (200 ms apart) numbered by their slots.
+    if (pass > 0) {
+      EXPECT_EQ(sm7, (std::vector<double>{MeanSmOfPidTakenBetween(7, read_passes.back() * 100'000, now_us)})) << pass;
+    }
     read_passes.push_back(pass);
     for (const ProcessUtilization& s : f.process_utilization.value) delivered.emplace_back(s.pid, s.time_us);
-    // The batch has the newest sample of each pid: pid 7's is numbered by its 200 ms slot.
-    if (pass > 0) {
-      EXPECT_EQ(sm7, (std::vector<double>{static_cast<double>(now_us / 200'000 % 100)})) << pass;
-    }
   }
   EXPECT_EQ(read_passes, (std::vector<int>{0, 10, 20, 30, 40}));
   EXPECT_EQ(api.process_utilization_calls, 5);  // one per read: the reader's buffer holds a second's samples

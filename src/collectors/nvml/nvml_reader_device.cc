@@ -122,8 +122,9 @@ void NvmlReader::ReadProcesses(Gpu& gpu, DeviceFrame& f) {
 // nvmlDeviceGetProcessesUtilizationInfo). The reference does not give the buffer's depth;
 // users report it holds far more than a second of samples (4096 in a KSysGuard NVML plugin
 // review, github.com/zvova7890/ksysguard6/pull/18), against a driver sample period of
-// 1/6 s to 1 s (nvmlUtilization_t). A slower read costs latency, and NVML answers one
-// sample per process covering the time since the previous read.
+// 1/6 s to 1 s (nvmlUtilization_t). A slower read costs only latency: it answers every
+// sample taken since the previous read, several per process (~200 ms apart on an H100),
+// which the sampler averages per pid.
 void NvmlReader::ReadProcessUtilization(Gpu& gpu, DeviceFrame& f) {
   auto& list = f.process_utilization.value;
   list.clear();

@@ -2,9 +2,11 @@
 // the batch's entities and values. Enumeration (Open): nvml_sampler_devices.cc.
 #include "collectors/nvml/nvml_sampler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <tuple>
 
 namespace kraken::nvml {
 namespace {
@@ -220,20 +222,46 @@ void AddMigInstanceValues(BatchWriter& out, const DeviceInfo& info, const Device
   }
 }
 
-// NVML may return several samples of a pid: only the last one (newest, then latest in the
-// list) counts.
-bool IsNewestSampleOfItsPid(const std::vector<ProcessUtilization>& samples, size_t i) {
-  const ProcessUtilization& s = samples[i];
-  bool newest = true;
-  for (size_t j = 0; j < samples.size() && newest; ++j)
-    newest = !(samples[j].pid == s.pid && (samples[j].time_us > s.time_us || (samples[j].time_us == s.time_us && j > i)));
-  return newest;
+// Orders a read's samples by pid, then time; then by value, so that which of the repeats of
+// a (pid, time) is kept does not depend on the order the driver listed them in.
+bool ByPidThenTime(const ProcessUtilization& a, const ProcessUtilization& b) {
+  return std::tie(a.pid, a.time_us, a.sm_pct, a.mem_pct) < std::tie(b.pid, b.time_us, b.sm_pct, b.mem_pct);
 }
 
-// Processes: memory from the running-process list, utilization from the newest sample.
-// `process_name(pid)` names a process seen for the first time in this pass.
+// A read answers every sample the driver took since the previous read: one per pid about
+// every 200 ms on an H100, so about five per pid at the default 1 s slow cadence. Each
+// covers one driver period, so their unweighted mean is the pid's utilization over the
+// interval; the newest alone would be a 200 ms point standing for the whole second.
+// Leaves out samples above 100 % (garbage some drivers return) and repeats of a
+// (pid, time). Calls `each(pid, mean SM %, mean memory %)` once per pid that has a sample
+// left, in pid order. `scratch` keeps its capacity from read to read: no allocation in
+// steady state.
+template <typename Each>
+void ForEachPidsMeanUtilization(const std::vector<ProcessUtilization>& samples,
+                                std::vector<ProcessUtilization>& scratch, Each&& each) {
+  scratch.clear();
+  for (const ProcessUtilization& s : samples)
+    if (s.sm_pct <= 100 && s.mem_pct <= 100) scratch.push_back(s);
+  std::sort(scratch.begin(), scratch.end(), ByPidThenTime);
+  for (size_t first = 0, i = 0; first < scratch.size(); first = i) {
+    double sm_sum = 0, mem_sum = 0;
+    int count = 0;
+    for (; i < scratch.size() && scratch[i].pid == scratch[first].pid; ++i) {
+      if (i > first && scratch[i].time_us == scratch[i - 1].time_us) continue;  // the same sample again
+      sm_sum += scratch[i].sm_pct;
+      mem_sum += scratch[i].mem_pct;
+      ++count;
+    }
+    each(scratch[first].pid, sm_sum / count, mem_sum / count);
+  }
+}
+
+// Processes: memory from the running-process list, utilization from the mean of the
+// samples since the previous read. `process_name(pid)` names a process seen for the first
+// time in this pass; `scratch` is the sampler's, for ForEachPidsMeanUtilization.
 template <typename ProcessNameOf>
-void AddProcessValues(BatchWriter& out, const DeviceInfo& info, const DeviceFrame& f, ProcessNameOf&& process_name) {
+void AddProcessValues(BatchWriter& out, const DeviceInfo& info, const DeviceFrame& f,
+                      std::vector<ProcessUtilization>& scratch, ProcessNameOf&& process_name) {
   size_t first_process = out.entity_count();
   auto process_entity = [&](uint32_t pid, uint32_t gpu_instance) -> int32_t {
     for (size_t e = first_process; e < out.entity_count(); ++e)
@@ -250,17 +278,12 @@ void AddProcessValues(BatchWriter& out, const DeviceInfo& info, const DeviceFram
               "nvmlDeviceGetComputeRunningProcesses");
     }
   // Only a pass that read them (the slow cadence): in between the driver keeps the samples.
-  if (f.process_utilization_read && f.process_utilization.ok()) {
-    const auto& samples = f.process_utilization.value;
-    for (size_t i = 0; i < samples.size(); ++i) {
-      const ProcessUtilization& s = samples[i];
-      // Values above 100 % are garbage the driver sometimes returns.
-      if (!IsNewestSampleOfItsPid(samples, i) || s.sm_pct > 100 || s.mem_pct > 100) continue;
-      int32_t entity = process_entity(s.pid, NVML_NO_INSTANCE_ID);
-      out.Add(Metric::kProcessSmUtilPct, entity, s.sm_pct, "nvmlDeviceGetProcessUtilization.sm");
-      out.Add(Metric::kProcessMemUtilPct, entity, s.mem_pct, "nvmlDeviceGetProcessUtilization.mem");
-    }
-  }
+  if (f.process_utilization_read && f.process_utilization.ok())
+    ForEachPidsMeanUtilization(f.process_utilization.value, scratch, [&](uint32_t pid, double sm_pct, double mem_pct) {
+      int32_t entity = process_entity(pid, NVML_NO_INSTANCE_ID);
+      out.Add(Metric::kProcessSmUtilPct, entity, sm_pct, "nvmlDeviceGetProcessUtilization.sm");
+      out.Add(Metric::kProcessMemUtilPct, entity, mem_pct, "nvmlDeviceGetProcessUtilization.mem");
+    });
 }
 
 }  // namespace
@@ -344,7 +367,8 @@ void NvmlSampler::SampleDevice(size_t index, const DeviceFrame& f, SampleBatch& 
 
   AddGpmValues(out, f.gpm, gpu);
   AddMigInstanceValues(out, info, f);
-  AddProcessValues(out, info, f, [this](uint32_t pid) -> const std::string& { return ProcessName(pid); });
+  AddProcessValues(out, info, f, process_samples_,
+                   [this](uint32_t pid) -> const std::string& { return ProcessName(pid); });
 }
 
 Result<NvmlSession> OpenNvmlSession(const std::string& library_path, NvmlSamplerOptions options) {

@@ -104,6 +104,8 @@ class NvmlSampler {
   // longer pass (processes come and go), so that steady state allocates nothing.
   std::vector<SeriesEntity> spare_entities_;
   std::vector<SampleBatch::Value> spare_values_;
+  // A read's valid process-utilization samples, sorted to average them per pid (reused).
+  std::vector<ProcessUtilization> process_samples_;
 };
 
 // Loads NVML (explicit path, KRAKEN_NVML_LIBRARY, or the driver) and opens a sampler on it.
