@@ -18,32 +18,14 @@
 #include <mutex>
 #include <string_view>
 
+#include "collectors/cupti/counter_metric_names.h"
+
 namespace {
 
 constexpr size_t kFakeConfigImageSize = 64;
 // fake_range_profiler.cc's counter availability image.
 constexpr size_t kFakeAvailabilitySize = 16;
 constexpr uint8_t kFakeAvailabilityByte = 0xa5;
-
-// The tracer's metrics, as the range profiler accepts them on a GH100 (Nsight Compute's
-// names for Hopper: sm_90).
-constexpr const char* kFakeChipMetrics[] = {
-    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
-    "dram__bytes_read.sum",
-    "dram__bytes_write.sum",
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
-};
 
 struct FakeHostObject {
   const uint8_t* availability = nullptr;
@@ -65,7 +47,8 @@ bool FakeChipHasMetric(const char* name) {
   if (name == nullptr) return false;
   const char* unsupported = std::getenv("KRAKEN_FAKE_CUPTI_UNSUPPORTED_METRIC");
   if (unsupported != nullptr && std::string_view(unsupported) == name) return false;
-  for (const char* known : kFakeChipMetrics)
+  // A GH100 (sm_90) knows every metric the tracer asks for, in Nsight Compute's names.
+  for (const char* known : kraken::cupti::kCounterMetricNames)
     if (std::string_view(known) == name) return true;
   return false;
 }
