@@ -27,42 +27,13 @@ import os
 import sys
 from typing import Any, Dict, List, Optional, Sequence
 
-NOT_MEASURED = "not measured"
-
-
-def read_json(path: str) -> Optional[Any]:
-    """The document at `path`, or None when absent or unreadable."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
-def pct(value: Optional[float]) -> str:
-    return NOT_MEASURED if value is None else f"{value:+.2f} %"
-
-
-def overhead_pct(alone: Optional[float], with_tool: Optional[float]) -> Optional[float]:
-    """Throughput lost to a tool, in percent of the run with it: (alone / with - 1) x 100."""
-    if not alone or not with_tool:
-        return None
-    return (alone / with_tool - 1.0) * 100.0
-
-
-def throughput(result: Optional[Dict[str, Any]]) -> Optional[float]:
-    """A measured (not stand-in) result's throughput per second."""
-    if not result or result.get("stand_in") or not result.get("throughput_per_s"):
-        return None
-    return float(result["throughput_per_s"])
-
+# Sibling modules (the folder is sys.path[0] when this file runs as a script, and on
+# sys.path for ingest.py and the tests); their names are re-exported as this module's.
+from figures_colocation import colocation, predicted  # noqa: F401
+from figures_common import (NOT_MEASURED, fmt, measured_on_gpu, overhead_pct, pct,  # noqa: F401
+                            read_json, throughput)
 
 # --- Agreement -----------------------------------------------------------------------------
-
-def measured_on_gpu(root: str) -> bool:
-    """Whether the run had a GPU (run.json's mode); a rehearsal measures nothing."""
-    return (read_json(os.path.join(root, "run.json")) or {}).get("mode") == "gpu"
-
 
 def agreement(root: str) -> Dict[str, Any]:
     """CUPTI vs torch.profiler per workload; ncu vs name classes per program."""
@@ -267,94 +238,6 @@ def render_breakdown(b: Dict[str, Any]) -> List[str]:
     return lines
 
 
-# --- Co-location ---------------------------------------------------------------------------
-
-def window_results(folder: str, index: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
-    """tag -> {member: result document} for the windows that measured."""
-    out: Dict[str, Dict[str, Any]] = {}
-    for entry in index.get("windows", []):
-        if entry.get("status") != "ok":
-            continue
-        out[entry["tag"]] = {m: read_json(os.path.join(folder, f)) for m, f in entry.get("results", {}).items()}
-    return out
-
-
-def predicted(root: str, a: str, b: str, member: str, mode: str) -> Dict[str, Optional[float]]:
-    """kraken's predicted slowdown (and p99 increase) of `member` in pair a+b under `mode`.
-
-    MPS is compared with the uncapped prediction (predict.py's A+B.mps-uncapped.json,
-    `--sm-split 100,100`): the measured MPS daemon set no SM cap. Runs that predate that
-    file fall back to the `--mode all` document's MPS entry when its split is 100/100."""
-    folder = os.path.join(root, "colocation", "predictions")
-    documents = [read_json(os.path.join(folder, f"{a}+{b}.json"))]
-    if mode == "mps":
-        documents.insert(0, read_json(os.path.join(folder, f"{a}+{b}.mps-uncapped.json")))
-    position = 0 if member == a else 1
-    for doc in documents:
-        for m in (doc or {}).get("modes", []):
-            if m.get("mode") != mode or (mode == "mps" and any(s != 1 for s in m.get("sm_shares") or [])):
-                continue
-            predictions = m.get("predictions") or []
-            if position < len(predictions):
-                p = predictions[position]
-                latency = p.get("latency") or {}
-                return {"slowdown": p.get("slowdown"), "p99_increase": latency.get("p99_increase")}
-    return {"slowdown": None, "p99_increase": None}
-
-
-def colocation_mode(root: str, mode: str) -> Optional[Dict[str, Any]]:
-    """Solo figures and pair rows of one sharing mode's windows (None when not run)."""
-    folder = os.path.join(root, "colocation", mode)
-    index = read_json(os.path.join(folder, "windows.json"))
-    if not index:
-        return None
-    results = window_results(folder, index)
-    stand_in = bool(index.get("stand_in"))
-    solo: Dict[str, Dict[str, Any]] = {}
-    for w in index.get("workers", {}):
-        first = (results.get(f"solo-{w}") or {}).get(w)
-        second = (results.get(f"solo2-{w}") or {}).get(w)
-        values = [throughput(r) for r in (first, second) if throughput(r)]
-        base = first or second
-        solo[w] = {"throughput_per_s": sum(values) / len(values) if values else None,
-                   "unit": (base or {}).get("unit"),
-                   "drift_pct": overhead_pct(throughput(first), throughput(second)) if len(values) == 2 else None,
-                   "step_ms": None if stand_in or not base else base.get("step_ms")}
-    rows = []
-    model_mode = "timeslice" if mode == "timeslice" else "mps"
-    for entry in index.get("windows", []):
-        members = entry.get("members", [])
-        if len(members) != 2:
-            continue
-        a, b = members
-        for member in members:
-            r = (results.get(entry["tag"]) or {}).get(member)
-            tp_pair, tp_solo = throughput(r), solo.get(member, {}).get("throughput_per_s")
-            measured = tp_solo / tp_pair if tp_pair and tp_solo else None
-            solo_ms = solo.get(member, {}).get("step_ms") or {}
-            pair_ms = (r or {}).get("step_ms") if tp_pair else None
-            pred = predicted(root, a, b, member, model_mode)
-            error = None
-            if measured and pred["slowdown"]:
-                error = (pred["slowdown"] / measured - 1.0) * 100.0
-            rows.append({"pair": entry["tag"], "workload": member, "solo_per_s": tp_solo, "pair_per_s": tp_pair,
-                         "measured_slowdown": measured, "predicted_slowdown": pred["slowdown"],
-                         "error_pct": error, "p50_solo_ms": solo_ms.get("p50"),
-                         "p50_pair_ms": (pair_ms or {}).get("p50"), "p99_solo_ms": solo_ms.get("p99"),
-                         "p99_pair_ms": (pair_ms or {}).get("p99"),
-                         "measured_p99_increase": ((pair_ms or {}).get("p99") / solo_ms["p99"])
-                         if pair_ms and solo_ms.get("p99") else None,
-                         "predicted_p99_increase": pred["p99_increase"]})
-    errors = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None]
-    return {"stand_in": stand_in, "solo": solo, "pairs": rows, "skipped": index.get("skipped", []),
-            "error": {"n": len(errors), "mean_abs_pct": sum(errors) / len(errors) if errors else None,
-                      "max_abs_pct": max(errors) if errors else None}}
-
-
-def colocation(root: str) -> Dict[str, Any]:
-    return {mode: colocation_mode(root, mode) for mode in ("timeslice", "mps")}
-
-
 def all_figures(root: str) -> Dict[str, Any]:
     """Every figure of the run (see the module docstring)."""
     run = read_json(os.path.join(root, "run.json")) or {}
@@ -363,10 +246,6 @@ def all_figures(root: str) -> Dict[str, Any]:
 
 
 # --- Text ----------------------------------------------------------------------------------
-
-def fmt(value: Optional[float], digits: int = 3) -> str:
-    return NOT_MEASURED if value is None else f"{value:.{digits}f}"
-
 
 def render_text(figs: Dict[str, Any]) -> str:
     """The tables as plain text for summary.txt and the closing note."""

@@ -54,6 +54,10 @@ import time
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+# A sibling module: found both when this file runs as a script (its folder is sys.path[0])
+# and when imported with that folder on sys.path (the tests, windows.py's workers).
+from workload_builders import Workload, build_workload
+
 #: Workload name -> (what one item is, items per step, needs torch).
 WORKLOADS: Dict[str, Dict[str, Any]] = {
     "resnet50-train": {"unit": "images", "torch": True},
@@ -172,131 +176,6 @@ def write_json(path: str, document: Dict[str, Any]) -> None:
         json.dump(document, out, indent=1, sort_keys=True)
         out.write("\n")
     os.replace(tmp, path)
-
-
-class Workload:
-    """One step function plus what a step is worth."""
-
-    def __init__(self, name: str, step: Callable[[], None], items_per_step: float, unit: str,
-                 facts: Dict[str, Any], stand_in: bool = False) -> None:
-        self.name = name
-        self.step = step
-        self.items_per_step = items_per_step
-        self.unit = unit
-        self.facts = facts
-        self.stand_in = stand_in
-
-
-def build_cpu_spin(batch: Optional[int]) -> Workload:
-    """A fixed amount of pure-Python work per step (no torch, no GPU)."""
-    spins = batch or 20000
-
-    def step() -> None:
-        total = 0
-        for i in range(spins):
-            total += i & 7
-        if total < 0:  # never: keeps the loop from being optimized away by a clever runtime
-            raise RuntimeError("impossible")
-
-    return Workload("cpu-spin", step, float(spins), "spins", {"spins_per_step": spins}, stand_in=True)
-
-
-def build_torch_workload(name: str, batch: Optional[int], device: str) -> Workload:
-    """The torch workloads; imports torch (and torchvision / transformers) only here."""
-    import torch
-
-    sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
-    # Deterministic kernel choice: the CUPTI and torch.profiler runs must launch the same kernels.
-    torch.backends.cudnn.benchmark = False
-    facts: Dict[str, Any] = {"torch": torch.__version__, "device": device}
-    if device.startswith("cuda"):
-        facts["device_name"] = torch.cuda.get_device_name(0)
-    if name == "resnet50-train":
-        import torchvision
-
-        batch = batch or 64
-        model = torchvision.models.resnet50(weights=None).to(device)
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-        loss_fn = torch.nn.CrossEntropyLoss()
-        images = torch.randn(batch, 3, 224, 224, device=device)
-        labels = torch.randint(0, 1000, (batch,), device=device)
-        facts.update(model="torchvision resnet50, random weights", input="random 3x224x224, fp32", batch=batch)
-
-        def step() -> None:
-            optimizer.zero_grad(set_to_none=True)
-            loss_fn(model(images), labels).backward()
-            optimizer.step()
-            sync()
-
-        return Workload(name, step, float(batch), "images", facts)
-    if name == "bert-infer":
-        from transformers import BertConfig, BertModel
-
-        batch = batch or 16
-        sequence = 128
-        config = BertConfig()  # bert-base-uncased's shape; random weights, nothing downloaded
-        model = BertModel(config).to(device).half().eval()
-        ids = torch.randint(0, config.vocab_size, (batch, sequence), device=device)
-        mask = torch.ones_like(ids)
-        facts.update(model="transformers BertModel(BertConfig()) = bert-base, random weights, fp16",
-                     input=f"random token ids, sequence {sequence}", batch=batch, sequence=sequence)
-
-        def step() -> None:
-            with torch.inference_mode():
-                model(input_ids=ids, attention_mask=mask)
-            sync()
-
-        return Workload(name, step, float(batch), "sequences", facts)
-    if name == "elementwise":
-        elements = (batch or 64) << 20  # batch = Mi elements (fp32)
-        x = torch.randn(elements, device=device)
-        y = torch.empty_like(x)
-        ops = 20
-        facts.update(tensor=f"{elements} fp32 elements", kernels_per_step=ops,
-                     bytes_per_kernel=3 * 4 * elements)
-
-        def step() -> None:
-            for _ in range(ops // 2):
-                torch.mul(x, 1.0001, out=y)
-                torch.add(y, -0.0001, out=x)
-            sync()
-
-        # mul/add read one tensor and write one: 2 x 4 bytes per element per kernel.
-        return Workload(name, step, ops * 2 * 4 * elements / 1e9, "GB", facts)
-    if name == "gemm":
-        n = batch or 8192  # batch = matrix size
-        a = torch.randn(n, n, device=device, dtype=torch.float16)
-        b = torch.randn(n, n, device=device, dtype=torch.float16)
-        c = torch.empty_like(a)
-        per_step = 4
-        facts.update(matrix=f"{n}x{n} fp16", matmuls_per_step=per_step)
-
-        def step() -> None:
-            for _ in range(per_step):
-                torch.mm(a, b, out=c)
-            sync()
-
-        return Workload(name, step, per_step * 2.0 * n ** 3 / 1e12, "TFLOP", facts)
-    if name in ("small-kernels", "short-kernels"):
-        kernels = batch or 200
-        elements = 1024 if name == "small-kernels" else 4 << 20
-        x = torch.zeros(elements, device=device)
-        facts.update(tensor=f"{elements} fp32 elements", kernels_per_step=kernels)
-
-        def step() -> None:
-            for _ in range(kernels):
-                x.add_(1.0)
-            sync()
-
-        return Workload(name, step, float(kernels), "kernels", facts)
-    raise ValueError(f"unknown workload {name}")
-
-
-def build_workload(name: str, batch: Optional[int], device: str) -> Workload:
-    """The workload `name`, built and ready to step."""
-    if name == "cpu-spin":
-        return build_cpu_spin(batch)
-    return build_torch_workload(name, batch, device)
 
 
 def measure(workload: Workload, seconds: Optional[float], steps: Optional[int],

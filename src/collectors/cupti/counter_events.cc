@@ -3,32 +3,14 @@
 #include <algorithm>
 #include <iterator>
 
+#include "collectors/cupti/counter_metric_names.h"
+
 namespace kraken::cupti {
-namespace {
 
-constexpr const char* kMetricNames[] = {
-    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
-    "dram__bytes_read.sum",
-    "dram__bytes_write.sum",
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
-};
 // The metrics, the correlation and the device must fit one event's arguments.
-static_assert(std::size(kMetricNames) + 2 <= TraceEvent::kMaxArgs);
+static_assert(std::size(kCounterMetricNames) + 2 <= TraceEvent::kMaxArgs);
 
-}  // namespace
-
-std::span<const char* const> CounterMetricNames() { return kMetricNames; }
+std::span<const char* const> CounterMetricNames() { return kCounterMetricNames; }
 
 void CounterRangeToEvent(const CounterRange& range, int64_t clock_offset_ns, TraceEvent* event) {
   event->Clear();
@@ -42,8 +24,8 @@ void CounterRangeToEvent(const CounterRange& range, int64_t clock_offset_ns, Tra
   event->duration_ns = range.end_ns > range.start_ns ? range.end_ns - range.start_ns : 0;
   event->AddInt("correlation", range.correlation_id);
   event->AddInt("device", range.device);
-  const size_t count = std::min(range.values.size(), std::size(kMetricNames));
-  for (size_t i = 0; i < count; ++i) event->AddDouble(kMetricNames[i], range.values[i]);
+  const size_t count = std::min(range.values.size(), std::size(kCounterMetricNames));
+  for (size_t i = 0; i < count; ++i) event->AddDouble(kCounterMetricNames[i], range.values[i]);
 }
 
 JsonMembers CounterFooterMembers(const CounterSummary& summary) {

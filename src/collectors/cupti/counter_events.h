@@ -18,9 +18,7 @@ namespace kraken::cupti {
 
 inline constexpr std::string_view kCounterRangeCategory = "cuda_profiler_range";
 
-// The metrics, in CUPTI/Nsight Compute names: SASS floating-point instruction counts (the
-// FLOPs of the roofline: add + mul + 2 * fma per precision), DRAM bytes read and written,
-// and the speed-of-light throughputs in % of peak.
+// The metrics, in CUPTI/Nsight Compute names (kCounterMetricNames, counter_metric_names.h).
 std::span<const char* const> CounterMetricNames();
 
 // One profiled kernel, as the range profiler reports it.

@@ -18,32 +18,15 @@
 #include <mutex>
 #include <string_view>
 
+#include "collectors/cupti/counter_metric_names.h"
+#include "collectors/cupti/fake_profiler_params.h"
+
 namespace {
 
 constexpr size_t kFakeConfigImageSize = 64;
 // fake_range_profiler.cc's counter availability image.
 constexpr size_t kFakeAvailabilitySize = 16;
 constexpr uint8_t kFakeAvailabilityByte = 0xa5;
-
-// The tracer's metrics, as the range profiler accepts them on a GH100 (Nsight Compute's
-// names for Hopper: sm_90).
-constexpr const char* kFakeChipMetrics[] = {
-    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
-    "dram__bytes_read.sum",
-    "dram__bytes_write.sum",
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
-};
 
 struct FakeHostObject {
   const uint8_t* availability = nullptr;
@@ -65,20 +48,32 @@ bool FakeChipHasMetric(const char* name) {
   if (name == nullptr) return false;
   const char* unsupported = std::getenv("KRAKEN_FAKE_CUPTI_UNSUPPORTED_METRIC");
   if (unsupported != nullptr && std::string_view(unsupported) == name) return false;
-  for (const char* known : kFakeChipMetrics)
+  // A GH100 (sm_90) knows every metric the tracer asks for, in Nsight Compute's names.
+  for (const char* known : kraken::cupti::kCounterMetricNames)
     if (std::string_view(known) == name) return true;
   return false;
-}
-
-template <typename Params>
-bool WellFormed(const Params* params, size_t struct_size) {
-  return params != nullptr && params->structSize == struct_size && params->pPriv == nullptr;
 }
 
 // The live host object `object`, or nullptr. Called with g_host_mutex held.
 FakeHostObject* LiveHost(const CUpti_Profiler_Host_Object* object) {
   auto it = g_hosts.find(object);
   return it == g_hosts.end() ? nullptr : &it->second;
+}
+
+// How every host entry point starts: g_host_mutex held until it returns, the call counted.
+class HostCall {
+ public:
+  HostCall() : lock_(g_host_mutex) { ++g_host_calls; }
+
+ private:
+  std::lock_guard<std::mutex> lock_;
+};
+
+// The live host object that well-formed `params` name; nullptr when they are malformed
+// or name none. Called with g_host_mutex held (inside a HostCall).
+template <typename Params>
+FakeHostObject* NamedHost(const Params* params, size_t struct_size) {
+  return WellFormed(params, struct_size) ? LiveHost(params->pHostObject) : nullptr;
 }
 
 }  // namespace
@@ -103,8 +98,7 @@ size_t KrakenFakeLiveHostObjects() {
 extern "C" {
 
 CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params* params) {
-  std::lock_guard<std::mutex> lock(g_host_mutex);
-  ++g_host_calls;
+  const HostCall call;
   if (!WellFormed(params, CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE) ||
       params->profilerType != CUPTI_PROFILER_TYPE_RANGE_PROFILER || params->pChipName == nullptr ||
       std::string_view(params->pChipName) != "GH100")
@@ -116,10 +110,8 @@ CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params* p
 }
 
 CUptiResult cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params* params) {
-  std::lock_guard<std::mutex> lock(g_host_mutex);
-  ++g_host_calls;
-  if (!WellFormed(params, CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE) ||
-      LiveHost(params->pHostObject) == nullptr)
+  const HostCall call;
+  if (NamedHost(params, CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE) == nullptr)
     return CUPTI_ERROR_INVALID_PARAMETER;
   g_hosts.erase(params->pHostObject);
   delete reinterpret_cast<char*>(params->pHostObject);
@@ -127,10 +119,8 @@ CUptiResult cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Param
 }
 
 CUptiResult cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params* params) {
-  std::lock_guard<std::mutex> lock(g_host_mutex);
-  ++g_host_calls;
-  if (!WellFormed(params, CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE) ||
-      LiveHost(params->pHostObject) == nullptr)
+  const HostCall call;
+  if (NamedHost(params, CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE) == nullptr)
     return CUPTI_ERROR_INVALID_PARAMETER;
   if (!FakeChipHasMetric(params->pMetricName)) return CUPTI_ERROR_INVALID_METRIC_NAME;
   params->pDescription = "a fake metric";
@@ -141,11 +131,8 @@ CUptiResult cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricPr
 }
 
 CUptiResult cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params* params) {
-  std::lock_guard<std::mutex> lock(g_host_mutex);
-  ++g_host_calls;
-  FakeHostObject* host = WellFormed(params, CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE)
-                             ? LiveHost(params->pHostObject)
-                             : nullptr;
+  const HostCall call;
+  FakeHostObject* host = NamedHost(params, CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
   if (host == nullptr || params->numMetrics == 0 || params->ppMetricNames == nullptr)
     return CUPTI_ERROR_INVALID_PARAMETER;
   for (size_t i = 0; i < params->numMetrics; ++i)
@@ -155,11 +142,8 @@ CUptiResult cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetri
 }
 
 CUptiResult cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params* params) {
-  std::lock_guard<std::mutex> lock(g_host_mutex);
-  ++g_host_calls;
-  FakeHostObject* host = WellFormed(params, CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE)
-                             ? LiveHost(params->pHostObject)
-                             : nullptr;
+  const HostCall call;
+  FakeHostObject* host = NamedHost(params, CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
   if (host == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   if (host->metrics_added == 0) return CUPTI_ERROR_INVALID_OPERATION;  // nothing to schedule
   params->configImageSize = kFakeConfigImageSize;
@@ -167,11 +151,8 @@ CUptiResult cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigIma
 }
 
 CUptiResult cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params* params) {
-  std::lock_guard<std::mutex> lock(g_host_mutex);
-  ++g_host_calls;
-  FakeHostObject* host = WellFormed(params, CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE)
-                             ? LiveHost(params->pHostObject)
-                             : nullptr;
+  const HostCall call;
+  FakeHostObject* host = NamedHost(params, CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
   if (host == nullptr || params->pConfigImage == nullptr || params->configImageSize != kFakeConfigImageSize)
     return CUPTI_ERROR_INVALID_PARAMETER;
   if (host->metrics_added == 0) return CUPTI_ERROR_INVALID_OPERATION;
@@ -181,8 +162,7 @@ CUptiResult cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_P
 }
 
 CUptiResult cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params* params) {
-  std::lock_guard<std::mutex> lock(g_host_mutex);
-  ++g_host_calls;
+  const HostCall call;
   if (!WellFormed(params, CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE) || params->pConfigImage == nullptr ||
       params->configImageSize != kFakeConfigImageSize || params->pConfigImage[0] != 0x5a)
     return CUPTI_ERROR_INVALID_PARAMETER;

@@ -45,6 +45,8 @@
 #include <string_view>
 #include <utility>
 
+#include "collectors/cupti/fake_profiler_params.h"
+
 // fake_cupti_callbacks.cc's subscription (cuptiSubscribe, cuptiEnableCallback): the
 // subscriber's callback for (domain, cbid) when it enabled it.
 void KrakenFakeSubscriberFor(CUpti_CallbackDomain domain, uint32_t cbid, CUpti_CallbackFunc* callback,
@@ -89,11 +91,6 @@ int g_object_storage = 0;
 const auto kFakeContext = reinterpret_cast<CUcontext>(0x1000);
 const auto kFakeObject = reinterpret_cast<CUpti_RangeProfiler_Object*>(&g_object_storage);
 
-template <typename Params>
-bool WellFormed(const Params* params, size_t struct_size) {
-  return params != nullptr && params->structSize == struct_size && params->pPriv == nullptr;
-}
-
 // What a range profiler call on `object` gets when it is not the enabled one. Called with
 // g_mutex held.
 CUptiResult NotEnabled(const CUpti_RangeProfiler_Object* object) {
@@ -105,6 +102,42 @@ void CountCall() {
   std::lock_guard<std::mutex> lock(g_mutex);
   ++g_calls;
 }
+
+// The checks an entry point makes before it acts, in the order the fake has always made
+// them: the call counted; its parameters well formed (structSize, pPriv, and
+// `params_valid` for the rest), else CUPTI_ERROR_INVALID_PARAMETER; then, with g_mutex
+// held until the entry point returns, the profiler's state (`state_refusal`: the error
+// the state refuses the call with, CUPTI_SUCCESS when it allows it).
+class CheckedCall {
+ public:
+  template <typename Params, typename ParamsValid, typename StateRefusal>
+  CheckedCall(const Params* params, size_t struct_size, ParamsValid params_valid, StateRefusal state_refusal) {
+    CountCall();
+    if (!WellFormed(params, struct_size) || !params_valid(*params)) {
+      refusal_ = CUPTI_ERROR_INVALID_PARAMETER;
+      return;
+    }
+    lock_ = std::unique_lock<std::mutex>(g_mutex);
+    refusal_ = state_refusal(*params);
+  }
+  bool refused() const { return refusal_ != CUPTI_SUCCESS; }
+  CUptiResult refusal() const { return refusal_; }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+  CUptiResult refusal_ = CUPTI_SUCCESS;
+};
+
+// Parameter checks beyond structSize and pPriv.
+constexpr auto kNoMoreParams = [](const auto&) { return true; };
+constexpr auto kOnTheFakeContext = [](const auto& params) { return params.ctx == kFakeContext; };
+// State checks: a call on the enabled range profiler object; a call that needs the
+// profiler initialized and no range profiler enabled (no profiling session active).
+constexpr auto kOnTheEnabledObject = [](const auto& params) { return NotEnabled(params.pRangeProfilerObject); };
+constexpr auto kOnAnIdleProfiler = [](const auto&) {
+  if (!g_profiler_initialized) return CUPTI_ERROR_NOT_INITIALIZED;
+  return g_enabled ? CUPTI_ERROR_INVALID_OPERATION : CUPTI_SUCCESS;
+};
 
 ImageHeader* Header(const uint8_t* image) { return reinterpret_cast<ImageHeader*>(const_cast<uint8_t*>(image)); }
 uint64_t* Launches(const uint8_t* image) { return reinterpret_cast<uint64_t*>(Header(image) + 1); }
@@ -237,12 +270,9 @@ CUptiResult cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params* params) {
 }
 
 CUptiResult cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params* params) {
-  CountCall();
-  if (!WellFormed(params, CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE) || params->ctx != kFakeContext)
-    return CUPTI_ERROR_INVALID_PARAMETER;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (!g_profiler_initialized) return CUPTI_ERROR_NOT_INITIALIZED;
-  if (g_enabled) return CUPTI_ERROR_INVALID_OPERATION;  // a profiling session is active
+  const CheckedCall call(params, CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE, kOnTheFakeContext,
+                         kOnAnIdleProfiler);
+  if (call.refused()) return call.refusal();
   if (params->pCounterAvailabilityImage == nullptr) {
     params->counterAvailabilityImageSize = kFakeAvailabilitySize;
   } else {
@@ -265,32 +295,24 @@ CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToG
 }
 
 CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params* params) {
-  CountCall();
-  if (!WellFormed(params, CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE) || params->ctx != kFakeContext)
-    return CUPTI_ERROR_INVALID_PARAMETER;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (!g_profiler_initialized) return CUPTI_ERROR_NOT_INITIALIZED;
-  if (g_enabled) return CUPTI_ERROR_INVALID_OPERATION;
+  const CheckedCall call(params, CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, kOnTheFakeContext, kOnAnIdleProfiler);
+  if (call.refused()) return call.refusal();
   g_enabled = true;
   params->pRangeProfilerObject = kFakeObject;
   return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params* params) {
-  CountCall();
-  if (!WellFormed(params, CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE)) return CUPTI_ERROR_INVALID_PARAMETER;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
+  const CheckedCall call(params, CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, kNoMoreParams, kOnTheEnabledObject);
+  if (call.refused()) return call.refusal();
   g_enabled = g_configured = g_started = g_stopped = false;
   g_image = nullptr;
   return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params* params) {
-  CountCall();
-  if (!WellFormed(params, CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE)) return CUPTI_ERROR_INVALID_PARAMETER;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
+  const CheckedCall call(params, CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE, kNoMoreParams, kOnTheEnabledObject);
+  if (call.refused()) return call.refusal();
   if (g_started) return CUPTI_ERROR_INVALID_OPERATION;
   if (params->range != CUPTI_AutoRange || params->replayMode != CUPTI_KernelReplay || params->pConfig == nullptr ||
       params->configSize == 0 || params->numNestingLevels != 1 || params->minNestingLevel != 1 ||
@@ -305,10 +327,8 @@ CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params* pa
 }
 
 CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params* params) {
-  CountCall();
-  if (!WellFormed(params, CUpti_RangeProfiler_Start_Params_STRUCT_SIZE)) return CUPTI_ERROR_INVALID_PARAMETER;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
+  const CheckedCall call(params, CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, kNoMoreParams, kOnTheEnabledObject);
+  if (call.refused()) return call.refusal();
   if (!g_configured || g_started || g_image == nullptr || Header(g_image)->magic != kImageMagic)
     return CUPTI_ERROR_INVALID_OPERATION;
   g_started = true;
@@ -317,10 +337,8 @@ CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params* params) {
 }
 
 CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* params) {
-  CountCall();
-  if (!WellFormed(params, CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE)) return CUPTI_ERROR_INVALID_PARAMETER;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
+  const CheckedCall call(params, CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, kNoMoreParams, kOnTheEnabledObject);
+  if (call.refused()) return call.refusal();
   if (!g_started) return CUPTI_ERROR_INVALID_OPERATION;
   g_started = false;
   g_stopped = true;
@@ -332,10 +350,8 @@ CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* params) {
 }
 
 CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params* params) {
-  CountCall();
-  if (!WellFormed(params, CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE)) return CUPTI_ERROR_INVALID_PARAMETER;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
+  const CheckedCall call(params, CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE, kNoMoreParams, kOnTheEnabledObject);
+  if (call.refused()) return call.refusal();
   if (!g_stopped) return CUPTI_ERROR_INVALID_OPERATION;
   g_stopped = false;
   if (const char* refuse = std::getenv("KRAKEN_FAKE_CUPTI_REFUSE_DECODE");
@@ -347,11 +363,9 @@ CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params* 
 }
 
 CUptiResult cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params* params) {
-  CountCall();
-  if (!WellFormed(params, CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE))
-    return CUPTI_ERROR_INVALID_PARAMETER;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
+  const CheckedCall call(params, CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE, kNoMoreParams,
+                         kOnTheEnabledObject);
+  if (call.refused()) return call.refusal();
   if (params->numMetrics == 0 || params->pMetricNames == nullptr || params->maxNumOfRanges == 0 ||
       params->maxNumRangeTreeNodes < params->maxNumOfRanges)  // header: "must be >= maxNumOfRanges"
     return CUPTI_ERROR_INVALID_PARAMETER;
@@ -360,12 +374,12 @@ CUptiResult cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterD
 }
 
 CUptiResult cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params* params) {
-  CountCall();
-  if (!WellFormed(params, CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE) ||
-      params->pCounterData == nullptr || params->counterDataSize < sizeof(ImageHeader))
-    return CUPTI_ERROR_INVALID_PARAMETER;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (CUptiResult r = NotEnabled(params->pRangeProfilerObject); r != CUPTI_SUCCESS) return r;
+  const auto image_given = [](const CUpti_RangeProfiler_CounterDataImage_Initialize_Params& p) {
+    return p.pCounterData != nullptr && p.counterDataSize >= sizeof(ImageHeader);
+  };
+  const CheckedCall call(params, CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE, image_given,
+                         kOnTheEnabledObject);
+  if (call.refused()) return call.refusal();
   if (g_started && params->pCounterData == g_image) return CUPTI_ERROR_INVALID_OPERATION;  // in use
   *Header(params->pCounterData) = {kImageMagic, (params->counterDataSize - sizeof(ImageHeader)) / sizeof(uint64_t), 0};
   return CUPTI_SUCCESS;
