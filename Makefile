@@ -80,7 +80,8 @@ fuzz: deps
 	cmake -S . -B $(BUILD_FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	  -DKRAKEN_FUZZ=ON -DKRAKEN_SANITIZE=ON -DKRAKEN_BUILD_TESTS=OFF -DKRAKEN_BUILD_BENCH=OFF $(CMAKE_ARGS)
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target kraken_importers_fuzzer kraken_nvml_capture_fuzzer \
-	  kraken_serve_api_fuzzer kraken_extender_args_fuzzer kraken_promql_fuzzer kraken_config_fuzzer kraken_openb_csv_fuzzer
+	  kraken_serve_api_fuzzer kraken_extender_args_fuzzer kraken_promql_fuzzer kraken_config_fuzzer kraken_openb_csv_fuzzer \
+	  kraken_profiler_step_fuzzer
 	@scripts/fuzz.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
 
 clean:

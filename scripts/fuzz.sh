@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 data=${KRAKEN_DATA_DIR:-$root/../shared/data}
 export KRAKEN_DATA_DIR=$data
 importer_seconds=$(( seconds / 3 > 10 ? seconds / 3 : 10 ))
-other_seconds=$(( (seconds - importer_seconds) / 6 > 5 ? (seconds - importer_seconds) / 6 : 5 ))
+other_seconds=$(( (seconds - importer_seconds) / 7 > 5 ? (seconds - importer_seconds) / 7 : 5 ))
 
 # run_fuzzer NAME SECONDS CORPUS
 run_fuzzer() {
@@ -70,3 +70,14 @@ for name in serve_api extender_args promql; do
   cp "$root/fuzz/seeds/$name"/* "$corpus/"
   run_fuzzer "${name}_fuzzer" "$other_seconds" "$corpus"
 done
+
+# The in-place ProfilerStep removal of the Python WorkloadProfiler's torch traces: the first
+# byte picks the step number; seeds are the hand-written ones and small real Kineto traces.
+corpus=$(fresh_corpus profiler_step)
+cp "$root"/fuzz/seeds/profiler_step/* "$corpus/"
+i=0
+while IFS= read -r f; do
+  i=$((i + 1))
+  { printf '\x01'; head -c 32768 "$f"; } > "$corpus/kineto-$i"
+done < <(find "$data/kineto" -type f -name '*.json' -size -64k | sort | head -20)
+run_fuzzer profiler_step_fuzzer "$other_seconds" "$corpus"
