@@ -68,5 +68,16 @@ TEST(DiffCli, BadInputIsOneLineError) {
   ExpectOneLineError(RunKraken("diff --top 0 " + b + " " + b), "--top");
 }
 
+// The WorkloadProfiler's NVML profile of ResNet-50 training recorded on an H100
+// (examples/nvidia-h100-80gb-hbm3): step marks and samples, no kernel timeline. The text
+// shows the steps and the samples, and no per-step kernel table over no rows.
+TEST(AnalyzeInsightsCli, NvmlOnlyProfileHasNoEmptyKernelTable) {
+  RunResult r = RunKraken("analyze " + testing::SourceDir() + "/examples/nvidia-h100-80gb-hbm3/resnet50-train.profile.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Step time (20 steps)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("process_sm_util_pct"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Kernels per step"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace kraken

@@ -71,14 +71,16 @@ std::string MemoryText(const std::vector<DeviceMemoryTimeline>& devices) {
 }
 
 std::string StepKernelsText(const std::vector<StepKernelTable>& tables) {
-  if (tables.empty()) return "";
-  std::string out = "  Kernels per step (heaviest):\n";
   TextTable t({"step", "kernel", "calls", "time", "% of step"});
+  size_t rows = 0;
   for (const StepKernelTable& s : tables)
-    for (size_t i = 0; i < s.top.size() && i < 3; ++i)
+    for (size_t i = 0; i < s.top.size() && i < 3; ++i, ++rows)
       t.AddRow({std::to_string(s.step_number), Shortened(s.top[i].name, 60), std::to_string(s.top[i].count),
                 Ms(s.top[i].total_ns), FormatFixed(s.top[i].pct_of_step_kernel_time, 1)});
-  return out + t.Render("    ");
+  // Steps without kernels (an NVML-only profile has step marks but no kernel timeline): no
+  // table, rather than a heading over no rows.
+  if (rows == 0) return "";
+  return "  Kernels per step (heaviest):\n" + t.Render("    ");
 }
 
 std::string CommunicationText(const TraceInsights& t) {
