@@ -140,11 +140,14 @@ TEST(NvmlFakeApiTest, ProcessListsGrowAndGarbageSamplesAreDropped) {
   EXPECT_EQ(batch.entities[1].pid, 100);
   EXPECT_EQ(batch.entities[1].process_name, "python3");
   EXPECT_EQ(batch.entities[2].process_name, "");  // no /proc entry: unknown, not invented
-  // Two samples of pid 100: their mean. pid 101's 250 % is garbage: dropped.
-  EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 100}), (std::vector<double>{32.5}));
+  // The first read answers the driver's whole buffer: pid 100's newest sample stands for
+  // now. pid 101's 250 % is garbage: dropped.
+  EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 100}), (std::vector<double>{35}));
   EXPECT_TRUE(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 101}).empty());
   sampler.Sample(batch);
   EXPECT_EQ(fake.last_seen(), 7000u);  // the next pass asks only for newer samples
+  // A later read answers the interval since the previous one: both samples count.
+  EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 100}), (std::vector<double>{32.5}));
 }
 
 // A read on the slow cadence answers every sample since the previous read, several per
@@ -157,10 +160,20 @@ TEST(NvmlFakeApiTest, ProcessUtilizationIsTheMeanOfTheReadsValidSamplesPerPid) {
                   {200, 1300, 60, 180, 0, 0},  // garbage memory %
                   {100, 1200, 50, 8, 0, 0},    // pid 100's 1200 µs sample again
                   {200, 1500, 20, 6, 0, 0},  {100, 1600, 40, 3, 0, 0}, {300, 1700, 101, 0, 0, 0}};
+  const auto later_samples = fake.samples;
+  // The first read (lastSeenTimeStamp 0) answers the driver's whole buffer, samples from
+  // before kraken started among them: only each pid's newest counts.
+  fake.samples = {{100, 400, 10, 1, 0, 0}, {100, 500, 90, 9, 0, 0}, {200, 450, 20, 2, 0, 0}};
   NvmlSampler sampler(fake, EveryPassOptions(""));
   ASSERT_TRUE(sampler.Open().ok());
   SampleBatch batch;
   sampler.Sample(batch);
+  EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 100}), (std::vector<double>{90}));
+  EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 200}), (std::vector<double>{20}));
+  EXPECT_EQ(fake.last_seen(), 0u);  // the first read asks for everything the driver keeps
+  fake.samples = later_samples;
+  sampler.Sample(batch);
+  EXPECT_EQ(fake.last_seen(), 500u);  // the next asks for what came after the first
   EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 100}), (std::vector<double>{40}));  // 30 50 40
   EXPECT_EQ(ValuesOf(batch, Metric::kProcessMemUtilPct, Pick{0, -1, 100}), (std::vector<double>{5}));  // 4 8 3
   EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{0, -1, 200}), (std::vector<double>{15}));  // 10 20
@@ -168,7 +181,6 @@ TEST(NvmlFakeApiTest, ProcessUtilizationIsTheMeanOfTheReadsValidSamplesPerPid) {
   // pid 300 has only garbage: no value, and no entity made up for it.
   EXPECT_EQ(CountMetric(batch, Metric::kProcessSmUtilPct), 2u);
   EXPECT_EQ(batch.entities.size(), 3u);  // the GPU, pids 100 and 200
-  EXPECT_EQ(fake.last_seen(), 0u);       // the first read asks for everything the driver keeps
   sampler.Sample(batch);
   EXPECT_EQ(fake.last_seen(), 1700u);  // the newest listed, garbage or not: it was delivered
 }

@@ -233,20 +233,27 @@ bool ByPidThenTime(const ProcessUtilization& a, const ProcessUtilization& b) {
 // covers one driver period, so their unweighted mean is the pid's utilization over the
 // interval; the newest alone would be a 200 ms point standing for the whole second.
 // Leaves out samples above 100 % (garbage some drivers return) and repeats of a
-// (pid, time). Calls `each(pid, mean SM %, mean memory %)` once per pid that has a sample
-// left, in pid order. `scratch` keeps its capacity from read to read: no allocation in
-// steady state.
+// (pid, time). With `newest_only` (a read that answered the driver's whole buffer, which
+// holds samples from before kraken started: minutes of them for a long-running process)
+// each pid's newest sample alone stands for now. Calls `each(pid, SM %, memory %)` once
+// per pid that has a sample left, in pid order. `scratch` keeps its capacity from read to
+// read: no allocation in steady state.
 template <typename Each>
-void ForEachPidsMeanUtilization(const std::vector<ProcessUtilization>& samples,
+void ForEachPidsMeanUtilization(const std::vector<ProcessUtilization>& samples, bool newest_only,
                                 std::vector<ProcessUtilization>& scratch, Each&& each) {
   scratch.clear();
   for (const ProcessUtilization& s : samples)
     if (s.sm_pct <= 100 && s.mem_pct <= 100) scratch.push_back(s);
   std::sort(scratch.begin(), scratch.end(), ByPidThenTime);
-  for (size_t first = 0, i = 0; first < scratch.size(); first = i) {
+  for (size_t first = 0, end = 0; first < scratch.size(); first = end) {
+    while (end < scratch.size() && scratch[end].pid == scratch[first].pid) ++end;
+    if (newest_only) {
+      each(scratch[first].pid, scratch[end - 1].sm_pct, scratch[end - 1].mem_pct);
+      continue;
+    }
     double sm_sum = 0, mem_sum = 0;
     int count = 0;
-    for (; i < scratch.size() && scratch[i].pid == scratch[first].pid; ++i) {
+    for (size_t i = first; i < end; ++i) {
       if (i > first && scratch[i].time_us == scratch[i - 1].time_us) continue;  // the same sample again
       sm_sum += scratch[i].sm_pct;
       mem_sum += scratch[i].mem_pct;
@@ -257,10 +264,11 @@ void ForEachPidsMeanUtilization(const std::vector<ProcessUtilization>& samples,
 }
 
 // Processes: memory from the running-process list, utilization from the mean of the
-// samples since the previous read. `process_name(pid)` names a process seen for the first
-// time in this pass; `scratch` is the sampler's, for ForEachPidsMeanUtilization.
+// samples since the previous read (`whole_buffer`: the newest, see
+// ForEachPidsMeanUtilization). `process_name(pid)` names a process seen for the first time
+// in this pass; `scratch` is the sampler's, for ForEachPidsMeanUtilization.
 template <typename ProcessNameOf>
-void AddProcessValues(BatchWriter& out, const DeviceInfo& info, const DeviceFrame& f,
+void AddProcessValues(BatchWriter& out, const DeviceInfo& info, const DeviceFrame& f, bool whole_buffer,
                       std::vector<ProcessUtilization>& scratch, ProcessNameOf&& process_name) {
   size_t first_process = out.entity_count();
   auto process_entity = [&](uint32_t pid, uint32_t gpu_instance) -> int32_t {
@@ -279,7 +287,7 @@ void AddProcessValues(BatchWriter& out, const DeviceInfo& info, const DeviceFram
     }
   // Only a pass that read them (the slow cadence): in between the driver keeps the samples.
   if (f.process_utilization_read && f.process_utilization.ok())
-    ForEachPidsMeanUtilization(f.process_utilization.value, scratch, [&](uint32_t pid, double sm_pct, double mem_pct) {
+    ForEachPidsMeanUtilization(f.process_utilization.value, whole_buffer, scratch, [&](uint32_t pid, double sm_pct, double mem_pct) {
       int32_t entity = process_entity(pid, NVML_NO_INSTANCE_ID);
       out.Add(Metric::kProcessSmUtilPct, entity, sm_pct, "nvmlDeviceGetProcessUtilization.sm");
       out.Add(Metric::kProcessMemUtilPct, entity, mem_pct, "nvmlDeviceGetProcessUtilization.mem");
@@ -367,8 +375,12 @@ void NvmlSampler::SampleDevice(size_t index, const DeviceFrame& f, SampleBatch& 
 
   AddGpmValues(out, f.gpm, gpu);
   AddMigInstanceValues(out, info, f);
-  AddProcessValues(out, info, f, process_samples_,
+  AddProcessValues(out, info, f, !process_samples_seen_[index], process_samples_,
                    [this](uint32_t pid) -> const std::string& { return ProcessName(pid); });
+  // Once a read has answered (samples, or NOT_FOUND: none kept), every later read answers
+  // only samples taken after it.
+  if (f.process_utilization_read && (f.process_utilization.ok() || f.process_utilization.rc == NVML_ERROR_NOT_FOUND))
+    process_samples_seen_[index] = 1;
 }
 
 Result<NvmlSession> OpenNvmlSession(const std::string& library_path, NvmlSamplerOptions options) {

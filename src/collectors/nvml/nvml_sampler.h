@@ -106,6 +106,9 @@ class NvmlSampler {
   std::vector<SampleBatch::Value> spare_values_;
   // A read's valid process-utilization samples, sorted to average them per pid (reused).
   std::vector<ProcessUtilization> process_samples_;
+  // Per GPU: a process-utilization read has answered, so later reads answer only samples
+  // taken since (lastSeenTimeStamp); the first answers the driver's whole buffer.
+  std::vector<uint8_t> process_samples_seen_;
 };
 
 // Loads NVML (explicit path, KRAKEN_NVML_LIBRARY, or the driver) and opens a sampler on it.

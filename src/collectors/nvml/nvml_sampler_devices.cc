@@ -101,6 +101,7 @@ Status NvmlSampler::Open() {
   last_xid_.assign(devices_.size(), -1);
   next_slow_us_.assign(devices_.size(), -1);
   slow_due_.assign(devices_.size(), 0);
+  process_samples_seen_.assign(devices_.size(), 0);
   return Status::Ok();
 }
 
