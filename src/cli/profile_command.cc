@@ -16,6 +16,7 @@
 #include "profiling/child_process.h"
 #include "profiling/kernel_capture.h"
 #include "profiling/run_output.h"
+#include "profiling/run_summary_kernels.h"
 #include "profiling/sampling_loop.h"
 #include "report/profile_export.h"
 #include "base/log.h"
@@ -200,6 +201,7 @@ Status KeepProfiledRun(const ProfileArgs& args, Sinks& sinks,
     if (child > 0 && !*exit_code) *exit_code = profiling::WaitChildExit(child);
     Profile events;
     report->kernels = profiling::CollectKernelTraces(*capture, &events);
+    profiling::ApplyKernelTimeline(events, &report->summary);
     if (stored.ok() && sinks.store) stored = sinks.store->AttachEvents(sinks.live_id, events);
     if (sinks.file) profiling::AppendTimeline(events, &sinks.file->profile());
   }

@@ -156,6 +156,12 @@ TEST(ProfileKernelsCliTest, RecordedKernelsAreSummarizedAndStoredWithTheRun) {
   EXPECT_DOUBLE_EQ(double(kernels["kernel_time_s"]), 0.003);
   EXPECT_EQ(kernels["problems"].get_array().size(), 0u);
   EXPECT_TRUE(kernels["note"].is_null());
+  // The workload type and bound come from the traced kernels, not from NVML's samples.
+  EXPECT_TRUE(std::string_view(doc["workload_type"]["reason"]).starts_with("from the 3000 traced kernels, "))
+      << r.out;
+  EXPECT_TRUE(std::string_view(doc["bound"]["reason"]).starts_with("kernel time of the 3000 traced kernels: "))
+      << r.out;
+  EXPECT_NE(std::string_view(doc["bound"]["reason"]).find("; NVML over the whole run: "), std::string_view::npos);
   int64_t id = doc["stored"]["profile_id"];
 
   RunResult exported = RunKraken("export " + std::to_string(id) + " --format json --db " + db);

@@ -143,7 +143,8 @@ RunSummary SummarizeRun(const std::vector<PassRecord>& recorded, double interval
     summary.periodicity_reason = "no process of the tree used a GPU";
   }
   summary.workload_type_reason =
-      "NVML samples carry no evidence of a backward pass or a serving engine; profile a Kineto trace for that";
+      "NVML samples carry no evidence of a backward pass or a serving engine; record kernels (--kernels) or "
+      "analyze a Kineto trace for that";
   return summary;
 }
 
