@@ -170,7 +170,9 @@ KRAKEN_API kraken_status kraken_remove_profiler_step(const char* trace_path, int
  *   store         save the profile in the store when stopped (default true)
  *   db            that store (default as above)
  *   out           also write the profile to this file (kraken's export JSON)
- *   kernel_capture  true asks for a kernel timeline: KRAKEN_ERROR_UNSUPPORTED for now
+ *   kernel_capture  true asks for a kernel timeline: KRAKEN_ERROR_UNSUPPORTED (kernels
+ *                 are recorded by the CUPTI tracer injected at the process's start:
+ *                 `kraken profile --kernels -- CMD`, docs/kernel-capture.md)
  *   upload_to     also send the profile to this kraken API ("http://HOST:PORT") when
  *                 stopped, through the on-disk spool with retries (docs/upload.md)
  *   token_file    file holding that API's bearer token

@@ -35,8 +35,10 @@ bool ProcessExists(int64_t pid) { return kill(static_cast<pid_t>(pid), 0) == 0 |
 
 Status CheckSettings(const SessionSettings& settings) {
   if (settings.kernel_capture)
-    return Unsupported("kernel capture is not available in this build (the CUPTI tracer is not part of it yet); "
-                       "start the session without kernel_capture");
+    return Unsupported("kernel capture is not available in a session: kernels are recorded by the CUPTI tracer "
+                       "injected when the process starts (kraken profile --kernels -- CMD, or "
+                       "CUDA_INJECTION64_PATH=libkraken_cupti.so; docs/kernel-capture.md); start the session "
+                       "without kernel_capture");
   if (settings.samples < 0) return InvalidInput("samples must be >= 0 (0 = until the session is stopped)");
   for (int64_t pid : settings.pids)
     if (pid <= 0 || !ProcessExists(pid)) return NotFound("pid " + std::to_string(pid) + ": no such process");

@@ -36,7 +36,7 @@ struct SessionSettings {
   bool store = true;                // save the profile in the store at Stop
   std::string db;                   // that store (ResolveDbPath)
   std::string out;                  // also write the profile (export JSON) to this file
-  bool kernel_capture = false;      // a kernel timeline: not available yet
+  bool kernel_capture = false;      // a kernel timeline: Unsupported (the tracer is injected at start)
   // Also send the profile to the central API at Stop (docs/upload.md); "" = no upload.
   std::string upload_to;
   std::string token_file;
@@ -47,7 +47,8 @@ struct SessionSettings {
 class ProfilingSession {
  public:
   // Checks the settings, loads NVML and starts sampling. Fails without NVML, for a pid
-  // that does not exist, and for kernel_capture (Unsupported until the CUPTI tracer).
+  // that does not exist, and for kernel_capture (Unsupported: the CUPTI tracer is injected
+  // when a process starts, not by a session inside it).
   static Result<std::unique_ptr<ProfilingSession>> Start(const SessionSettings& settings);
   ~ProfilingSession();  // stops sampling if it still runs; saves nothing then
   ProfilingSession(const ProfilingSession&) = delete;

@@ -204,7 +204,7 @@ static void SessionsThatCannotStartSayWhy(void) {
   KT_CHECK_CONTAINS(kraken_last_error(), "cannot load the NVML library /nonexistent/libnvidia-ml.so.1");
   char* options = kt_format("{\"nvml_library\":\"%s\",\"kernel_capture\":true}", KRAKEN_NVML_REPLAY_LIBRARY);
   KT_CHECK_STATUS(kraken_session_start(options, &session), KRAKEN_ERROR_UNSUPPORTED);
-  KT_CHECK_CONTAINS(kraken_last_error(), "kernel capture is not available");
+  KT_CHECK_CONTAINS(kraken_last_error(), "kernel capture is not available in a session: kernels are recorded by the CUPTI tracer");
   free(options);
   KT_CHECK_STATUS(kraken_session_start("{\"pids\":[2147483646]}", &session), KRAKEN_ERROR_NOT_FOUND);
   KT_CHECK_CONTAINS(kraken_last_error(), "pid 2147483646: no such process");
