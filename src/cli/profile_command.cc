@@ -287,7 +287,7 @@ int RunProfile(const ProfileArgs& args) {
 void AddProfileCommand(CLI::App& app, CommandList& commands) {
   auto args = std::make_shared<ProfileArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "profile", "Run a command (or attach to a process) and characterize its GPU use from NVML samples");
+      "profile", "Run a command (or attach to a process) and characterize its GPU use from NVML samples (and its CUDA kernels: --kernels)");
   cmd->add_option("--interval", args->interval, "Time between NVML sampling passes, e.g. 100ms, 1s")
       ->capture_default_str();
   cmd->add_option("--slow-interval", args->slow_interval,
