@@ -66,27 +66,41 @@ def time_calls(call: Callable[[], int], calls: int, seconds: float) -> Dict[str,
             "last_return": RETURN_NAMES.get(code, str(code))}
 
 
-def measure(library: str, device_index: int, calls: int, seconds: float) -> Dict[str, Any]:
-    """Every function's figures for one device."""
-    nvml = ctypes.CDLL(library)
-    result: Dict[str, Any] = {"library": library, "device": device_index, "functions": {}}
+def open_device(nvml: Any, device_index: int, result: Dict[str, Any]) -> Optional[ctypes.c_void_p]:
+    """nvmlInit (timed) and the device's handle, with its name when the library has the call.
+    None, with result["error"], when either fails."""
     init = getattr(nvml, "nvmlInit_v2", None) or nvml.nvmlInit
     t0 = time.perf_counter()
     code = init()
     result["init_ms"] = round((time.perf_counter() - t0) * 1e3, 3)
     if code != 0:
         result["error"] = f"nvmlInit: {RETURN_NAMES.get(code, code)}"
-        return result
+        return None
     handle = ctypes.c_void_p()
     get_handle = getattr(nvml, "nvmlDeviceGetHandleByIndex_v2", None) or nvml.nvmlDeviceGetHandleByIndex
     code = get_handle(ctypes.c_uint(device_index), ctypes.byref(handle))
     if code != 0:
         result["error"] = f"nvmlDeviceGetHandleByIndex: {RETURN_NAMES.get(code, code)}"
-        return result
+        return None
     name = ctypes.create_string_buffer(96)
     if hasattr(nvml, "nvmlDeviceGetName") and nvml.nvmlDeviceGetName(handle, name, 96) == 0:
         result["device_name"] = name.value.decode(errors="replace")
+    return handle
 
+
+def field_values_call(nvml: Any, handle: ctypes.c_void_p, buffer: Any, ids: Sequence[int]) -> Callable[[], int]:
+    """nvmlDeviceGetFieldValues asking for `ids`, answering into `buffer`."""
+    def call() -> int:
+        ctypes.memset(buffer, 0, len(buffer))
+        for i, field in enumerate(ids):
+            ctypes.c_uint.from_buffer(buffer, i * FIELD_VALUE_SIZE).value = field
+        return nvml.nvmlDeviceGetFieldValues(handle, len(ids), buffer)
+    return call
+
+
+def sampler_calls(nvml: Any, handle: ctypes.c_void_p, pcie_fields: Any) -> Dict[str, Callable[[], int]]:
+    """The calls kraken's sampler makes per GPU and pass (but nvmlGpmSampleGet), by label:
+    the symbol, then the variant in parentheses. The PCIe byte fields answer into `pcie_fields`."""
     buf = ctypes.create_string_buffer(65536)  # every output fits; contents are not read
     uint_a, uint_b = ctypes.c_uint(), ctypes.c_uint()
     ull = ctypes.c_ulonglong()
@@ -97,19 +111,6 @@ def measure(library: str, device_index: int, calls: int, seconds: float) -> Dict
         return nvml.nvmlDeviceGetMemoryInfo_v2(handle, memory_v2)
 
     fields = ctypes.create_string_buffer(FIELD_VALUE_SIZE * len(FIELD_IDS))
-    pcie_fields = ctypes.create_string_buffer(FIELD_VALUE_SIZE * len(PCIE_FIELD_IDS))
-
-    def ask_fields(buffer: Any, ids: Sequence[int]) -> int:
-        ctypes.memset(buffer, 0, len(buffer))
-        for i, field in enumerate(ids):
-            ctypes.c_uint.from_buffer(buffer, i * FIELD_VALUE_SIZE).value = field
-        return nvml.nvmlDeviceGetFieldValues(handle, len(ids), buffer)
-
-    def fields_call() -> int:
-        return ask_fields(fields, FIELD_IDS)
-
-    def pcie_fields_call() -> int:
-        return ask_fields(pcie_fields, PCIE_FIELD_IDS)
 
     def processes_call() -> int:
         count = ctypes.c_uint(64)  # 64 x 32 bytes: room for any entry size NVML uses
@@ -119,10 +120,7 @@ def measure(library: str, device_index: int, calls: int, seconds: float) -> Dict
         count = ctypes.c_uint(256)  # 256 x 32-byte samples
         return nvml.nvmlDeviceGetProcessUtilization(handle, buf, ctypes.byref(count), ctypes.c_ulonglong(0))
 
-    gpm_sample = ctypes.c_void_p()
-    gpm_ok = hasattr(nvml, "nvmlGpmSampleAlloc") and nvml.nvmlGpmSampleAlloc(ctypes.byref(gpm_sample)) == 0
-
-    functions: Dict[str, Callable[[], int]] = {
+    return {
         "nvmlDeviceGetUtilizationRates": lambda: nvml.nvmlDeviceGetUtilizationRates(handle, buf),
         "nvmlDeviceGetMemoryInfo_v2": memory_v2_call,
         "nvmlDeviceGetPowerUsage": lambda: nvml.nvmlDeviceGetPowerUsage(handle, ctypes.byref(uint_a)),
@@ -137,19 +135,38 @@ def measure(library: str, device_index: int, calls: int, seconds: float) -> Dict
             handle, ctypes.byref(uint_a), ctypes.byref(uint_b)),
         "nvmlDeviceGetDecoderUtilization": lambda: nvml.nvmlDeviceGetDecoderUtilization(
             handle, ctypes.byref(uint_a), ctypes.byref(uint_b)),
-        "nvmlDeviceGetFieldValues(6 fields)": fields_call,
-        "nvmlDeviceGetFieldValues(PCIe bytes)": pcie_fields_call,
+        "nvmlDeviceGetFieldValues(6 fields)": field_values_call(nvml, handle, fields, FIELD_IDS),
+        "nvmlDeviceGetFieldValues(PCIe bytes)": field_values_call(nvml, handle, pcie_fields, PCIE_FIELD_IDS),
         "nvmlDeviceGetComputeRunningProcesses_v3": processes_call,
         "nvmlDeviceGetProcessUtilization": process_utilization_call,
     }
-    if gpm_ok:
-        functions["nvmlGpmSampleGet"] = lambda: nvml.nvmlGpmSampleGet(handle, gpm_sample)
+
+
+def time_functions(nvml: Any, functions: Dict[str, Callable[[], int]], calls: int, seconds: float,
+                   out: Dict[str, Any]) -> None:
+    """Each function's figures into `out` by label; a symbol the library lacks is marked absent."""
     for label, call in functions.items():
         symbol = label.split("(")[0]
         if not hasattr(nvml, symbol):
-            result["functions"][label] = {"absent": True}
+            out[label] = {"absent": True}
             continue
-        result["functions"][label] = time_calls(call, calls, seconds)
+        out[label] = time_calls(call, calls, seconds)
+
+
+def measure(library: str, device_index: int, calls: int, seconds: float) -> Dict[str, Any]:
+    """Every function's figures for one device."""
+    nvml = ctypes.CDLL(library)
+    result: Dict[str, Any] = {"library": library, "device": device_index, "functions": {}}
+    handle = open_device(nvml, device_index, result)
+    if handle is None:
+        return result
+    pcie_fields = ctypes.create_string_buffer(FIELD_VALUE_SIZE * len(PCIE_FIELD_IDS))
+    functions = sampler_calls(nvml, handle, pcie_fields)
+    gpm_sample = ctypes.c_void_p()
+    gpm_ok = hasattr(nvml, "nvmlGpmSampleAlloc") and nvml.nvmlGpmSampleAlloc(ctypes.byref(gpm_sample)) == 0
+    if gpm_ok:
+        functions["nvmlGpmSampleGet"] = lambda: nvml.nvmlGpmSampleGet(handle, gpm_sample)
+    time_functions(nvml, functions, calls, seconds, result["functions"])
     if gpm_ok:
         nvml.nvmlGpmSampleFree(gpm_sample)
     pcie_entry = result["functions"].get("nvmlDeviceGetFieldValues(PCIe bytes)", {})

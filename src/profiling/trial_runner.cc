@@ -55,6 +55,49 @@ struct Readings {
   int64_t unparsable_after_warmup = 0;
 };
 
+std::vector<std::pair<std::string, std::string>> TrialEnvironment(const TrialCandidate& candidate) {
+  std::vector<std::pair<std::string, std::string>> env = {{"CUDA_VISIBLE_DEVICES", candidate.uuid}};
+  // Python block-buffers stdout into a pipe: its throughput lines would reach kraken late, in
+  // bursts, or only at exit. A user's own setting wins.
+  if (getenv("PYTHONUNBUFFERED") == nullptr) env.emplace_back("PYTHONUNBUFFERED", "1");
+  return env;
+}
+
+// A line of the workload's output at `t_ns` after its start: a reading when it matches the
+// throughput pattern.
+void ReadOutputLine(std::string_view line, int64_t t_ns, const TrialOptions& options, Readings& readings) {
+  if (!options.pattern) return;
+  if (auto match = options.pattern->Find(line)) {
+    std::lock_guard<std::mutex> lock(readings.mutex);
+    if (match->number) {
+      readings.values.push_back({t_ns, *match->number});
+    } else if (t_ns >= options.warmup_ns) {
+      ++readings.unparsable_after_warmup;
+    }
+  }
+}
+
+// The throughput file's figure, when there is a file and it was written after the warmup.
+void ReadThroughputFileInto(const TrialOptions& options, int64_t warmup_end_wall_ns, Clock::time_point start,
+                            Readings& readings) {
+  if (options.throughput_file.empty()) return;
+  if (auto value = ReadThroughputFile(options.throughput_file, warmup_end_wall_ns)) {
+    std::lock_guard<std::mutex> lock(readings.mutex);
+    readings.values.push_back({NsSince(start), *value});
+  }
+}
+
+void RecordTrialExit(bool ended_by_itself, std::optional<int> exit_code, const TreeStop& stopped, TrialExit& exit) {
+  if (ended_by_itself) {
+    exit.state = "exited";
+    exit.exit_code = exit_code;
+  } else {
+    exit.state = "stopped";
+    exit.exit_code = stopped.exit_code;
+    exit.stop_signal = stopped.signal_used;
+  }
+}
+
 }  // namespace
 
 Result<CandidateRun> RunTrialCandidate(nvml::NvmlSampler& sampler, const TrialCandidate& candidate,
@@ -67,23 +110,9 @@ Result<CandidateRun> RunTrialCandidate(nvml::NvmlSampler& sampler, const TrialCa
 
   Readings readings;
   const Clock::time_point start = Clock::now();
-  std::vector<std::pair<std::string, std::string>> env = {{"CUDA_VISIBLE_DEVICES", candidate.uuid}};
-  // Python block-buffers stdout into a pipe: its throughput lines would reach kraken late, in
-  // bursts, or only at exit. A user's own setting wins.
-  if (getenv("PYTHONUNBUFFERED") == nullptr) env.emplace_back("PYTHONUNBUFFERED", "1");
-  KRAKEN_ASSIGN_OR_RETURN(TrialChild child, StartTrialCommand(options.command, env));
+  KRAKEN_ASSIGN_OR_RETURN(TrialChild child, StartTrialCommand(options.command, TrialEnvironment(candidate)));
   OutputReader reader(child.output_fd, [&](std::string_view line) {
-    int64_t t = NsSince(start);
-    if (options.pattern) {
-      if (auto match = options.pattern->Find(line)) {
-        std::lock_guard<std::mutex> lock(readings.mutex);
-        if (match->number) {
-          readings.values.push_back({t, *match->number});
-        } else if (t >= options.warmup_ns) {
-          ++readings.unparsable_after_warmup;
-        }
-      }
-    }
+    ReadOutputLine(line, NsSince(start), options, readings);
     if (hooks.on_output) hooks.on_output(line);
   });
 
@@ -107,12 +136,7 @@ Result<CandidateRun> RunTrialCandidate(nvml::NvmlSampler& sampler, const TrialCa
     sampling.target_ended = ended;
     sampling.stop_requested = stop;
     sampling.on_pass = [&](const SampleBatch& kept, const PassRecord&) -> Status {
-      if (!options.throughput_file.empty()) {
-        if (auto value = ReadThroughputFile(options.throughput_file, warmup_end_wall_ns)) {
-          std::lock_guard<std::mutex> lock(readings.mutex);
-          readings.values.push_back({NsSince(start), *value});
-        }
-      }
+      ReadThroughputFileInto(options, warmup_end_wall_ns, start, readings);
       return hooks.on_pass ? hooks.on_pass(kept) : Status::Ok();
     };
     SamplingOptions sampling_options{.interval_ns = options.interval_ns, .duration_ns = options.duration_ns};
@@ -129,19 +153,9 @@ Result<CandidateRun> RunTrialCandidate(nvml::NvmlSampler& sampler, const TrialCa
   TreeStop stopped = StopProcessTree(child.pid, options.grace_ns);
   run.tree_gone = stopped.tree_gone;
   reader.Stop();
-  if (ended_by_itself) {
-    result.exit.state = "exited";
-    result.exit.exit_code = exit_code;
-  } else {
-    result.exit.state = "stopped";
-    result.exit.exit_code = stopped.exit_code;
-    result.exit.stop_signal = stopped.signal_used;
-  }
-  if (!options.throughput_file.empty()) {
-    // A workload may write its final figure as it shuts down.
-    if (auto value = ReadThroughputFile(options.throughput_file, warmup_end_wall_ns))
-      readings.values.push_back({NsSince(start), *value});
-  }
+  RecordTrialExit(ended_by_itself, exit_code, stopped, result.exit);
+  // A workload may write its final figure as it shuts down.
+  ReadThroughputFileInto(options, warmup_end_wall_ns, start, readings);
   if (options.pattern || !options.throughput_file.empty())
     result.throughput = SummarizeThroughput(readings.values, options.warmup_ns, readings.unparsable_after_warmup);
   if (!sink_status.ok()) return sink_status;

@@ -102,29 +102,48 @@ void SendStoredUpload(httplib::Response& res, ProfileStore& store, const std::ve
   SendJson(res, 200, json.Take());
 }
 
-void HandleUpload(ServerContext& ctx, const httplib::Request& req, httplib::Response& res,
-                  const httplib::ContentReader& reader) {
-  // A refusal before the body is read leaves it in the socket: the connection must end.
-  res.set_header("Connection", "close");
-  if (!Authorized(req, ctx.options.token))
-    return SendError(res, 401, "unauthorized", "this server needs 'Authorization: Bearer <token>' for writes");
+// 201 for a body stored now: its ids, and what the first profile of the file holds.
+void SendCreatedUpload(httplib::Response& res, const std::vector<int64_t>& ids, const Profile& first,
+                       const std::string& key) {
+  JsonWriter json(false);
+  json.BeginObject().Field("id", ids.front()).Key("ids").BeginArray();
+  for (int64_t id : ids) json.Int(id);
+  json.EndArray().Field("format", first.metadata.format).Field("source", first.metadata.source);
+  json.Field("kernels", static_cast<int64_t>(first.kernels.size()));
+  json.Field("memory_ops", static_cast<int64_t>(first.memory_ops.size()));
+  json.Field("sha256", key).Field("duplicate", false).EndObject();
+  SendJson(res, 201, json.Take());
+}
+
+// The checks that need no body: true when the request was refused (the answer is sent).
+bool RefusedBeforeBody(const ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
+  if (!Authorized(req, ctx.options.token)) {
+    SendError(res, 401, "unauthorized", "this server needs 'Authorization: Bearer <token>' for writes");
+    return true;
+  }
   std::string type = req.get_header_value("Content-Type");
-  if (req.is_multipart_form_data() || !AcceptedType(type))
-    return SendError(res, 415, "unsupported_media_type",
-                     "send the file as the raw body (application/octet-stream), not " + type);
+  if (req.is_multipart_form_data() || !AcceptedType(type)) {
+    SendError(res, 415, "unsupported_media_type",
+              "send the file as the raw body (application/octet-stream), not " + type);
+    return true;
+  }
   const int64_t limit = ctx.options.max_body_bytes;
   if (req.has_header("Content-Length")) {
     auto length = ParseInt64(req.get_header_value("Content-Length"));
-    if (length && *length > limit)
-      return SendError(res, 413, "payload_too_large",
-                       "the body has " + std::to_string(*length) + " bytes, the limit is " + std::to_string(limit));
+    if (length && *length > limit) {
+      SendError(res, 413, "payload_too_large",
+                "the body has " + std::to_string(*length) + " bytes, the limit is " + std::to_string(limit));
+      return true;
+    }
   }
-  std::string name = req.has_param("name") ? SafeFileName(req.get_param_value("name")) : "upload";
-  TempUpload file(name);
-  if (!file.ok()) return SendError(res, 500, "internal", "cannot create a temporary file");
+  return false;
+}
+
+// Streams the body into `file` and `digest`; false when it was refused (the answer is sent).
+bool ReceiveBody(const httplib::ContentReader& reader, int64_t limit, TempUpload& file, Sha256Stream& digest,
+                 httplib::Response& res) {
   int64_t received = 0;
   bool too_large = false, write_failed = false;
-  Sha256Stream digest;
   bool complete = reader([&](const char* data, size_t size) {
     received += static_cast<int64_t>(size);
     if (received > limit) {
@@ -138,30 +157,64 @@ void HandleUpload(ServerContext& ctx, const httplib::Request& req, httplib::Resp
     }
     return true;
   });
-  if (too_large)
-    return SendError(res, 413, "payload_too_large", "the body is larger than the limit of " + std::to_string(limit) +
-                                                        " bytes");
-  if (write_failed) return SendError(res, 500, "internal", "the temporary file could not be written (disk full?)");
-  if (!complete) return SendError(res, 400, "bad_request", "the body ended early");
-  if (received == 0) return SendError(res, 400, "bad_request", "the body is empty: send the profile file");
-  file.Close();
-  res.headers.erase("Connection");
-  const std::string key = digest.HexDigest();
+  if (too_large) {
+    SendError(res, 413, "payload_too_large",
+              "the body is larger than the limit of " + std::to_string(limit) + " bytes");
+    return false;
+  }
+  if (write_failed) {
+    SendError(res, 500, "internal", "the temporary file could not be written (disk full?)");
+    return false;
+  }
+  if (!complete) {
+    SendError(res, 400, "bad_request", "the body ended early");
+    return false;
+  }
+  if (received == 0) {
+    SendError(res, 400, "bad_request", "the body is empty: send the profile file");
+    return false;
+  }
+  return true;
+}
+
+// An Idempotency-Key header, when sent, must be the body's digest; false when it is not
+// (the answer is sent).
+bool IdempotencyKeyMatches(const httplib::Request& req, const std::string& key, httplib::Response& res) {
   std::string claimed = ToLower(Trim(req.get_header_value("Idempotency-Key")));
   if (StartsWith(claimed, "sha256:")) claimed = claimed.substr(7);
-  if (!claimed.empty() && claimed != key)
-    return SendError(res, 400, "bad_request",
-                     "Idempotency-Key " + claimed + " is not the body's SHA-256 " + key + " (the body changed?)");
-
-  // A body stored before is answered from the store, without importing it again (the
-  // save below checks once more: two uploads of one body may both get here).
-  {
-    auto store = ctx.store->Acquire();
-    if (!store.ok()) return SendStatus(res, store.status());
-    auto known = (*store)->FindUpload(key);
-    if (!known.ok()) return SendStatus(res, known.status());
-    if (!known->empty()) return SendStoredUpload(res, **store, *known, key);
+  if (!claimed.empty() && claimed != key) {
+    SendError(res, 400, "bad_request",
+              "Idempotency-Key " + claimed + " is not the body's SHA-256 " + key + " (the body changed?)");
+    return false;
   }
+  return true;
+}
+
+// A body stored before is answered from the store, without importing it again (the
+// save after the import checks once more: two uploads of one body may both get there).
+// True when answered (stored before, or the store failed).
+bool AnsweredFromStore(ServerContext& ctx, const std::string& key, httplib::Response& res) {
+  auto store = ctx.store->Acquire();
+  if (!store.ok()) {
+    SendStatus(res, store.status());
+    return true;
+  }
+  auto known = (*store)->FindUpload(key);
+  if (!known.ok()) {
+    SendStatus(res, known.status());
+    return true;
+  }
+  if (!known->empty()) {
+    SendStoredUpload(res, **store, *known, key);
+    return true;
+  }
+  return false;
+}
+
+// Imports the received file like `kraken import` and saves its profiles under the key;
+// messages and sources name the upload, not the temporary path.
+void ImportAndSave(ServerContext& ctx, const TempUpload& file, const std::string& name, const std::string& key,
+                   httplib::Response& res) {
   auto imported = ImportFile(BuiltinImporters(), file.path());
   if (!imported.ok()) {
     std::string message = ReplaceAll(imported.status().message(), file.path(), name);
@@ -175,16 +228,25 @@ void HandleUpload(ServerContext& ctx, const httplib::Request& req, httplib::Resp
   auto saved = (*store)->SaveUpload(*imported, key);
   if (!saved.ok()) return SendStatus(res, saved.status());
   if (saved->duplicate) return SendStoredUpload(res, **store, saved->ids, key);
-  const std::vector<int64_t>& ids = saved->ids;
-  const Profile& first = imported->front();
-  JsonWriter json(false);
-  json.BeginObject().Field("id", ids.front()).Key("ids").BeginArray();
-  for (int64_t id : ids) json.Int(id);
-  json.EndArray().Field("format", first.metadata.format).Field("source", first.metadata.source);
-  json.Field("kernels", static_cast<int64_t>(first.kernels.size()));
-  json.Field("memory_ops", static_cast<int64_t>(first.memory_ops.size()));
-  json.Field("sha256", key).Field("duplicate", false).EndObject();
-  SendJson(res, 201, json.Take());
+  SendCreatedUpload(res, saved->ids, imported->front(), key);
+}
+
+void HandleUpload(ServerContext& ctx, const httplib::Request& req, httplib::Response& res,
+                  const httplib::ContentReader& reader) {
+  // A refusal before the body is read leaves it in the socket: the connection must end.
+  res.set_header("Connection", "close");
+  if (RefusedBeforeBody(ctx, req, res)) return;
+  std::string name = req.has_param("name") ? SafeFileName(req.get_param_value("name")) : "upload";
+  TempUpload file(name);
+  if (!file.ok()) return SendError(res, 500, "internal", "cannot create a temporary file");
+  Sha256Stream digest;
+  if (!ReceiveBody(reader, ctx.options.max_body_bytes, file, digest, res)) return;
+  file.Close();
+  res.headers.erase("Connection");
+  const std::string key = digest.HexDigest();
+  if (!IdempotencyKeyMatches(req, key, res)) return;
+  if (AnsweredFromStore(ctx, key, res)) return;
+  ImportAndSave(ctx, file, name, key, res);
 }
 
 }  // namespace

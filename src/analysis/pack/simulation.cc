@@ -79,6 +79,76 @@ struct CachedScore {
   double score = 0;
 };
 
+// A policy's node scores for one run, through the cache when the policy allows it.
+struct NodeScorer {
+  const PackingPolicy& policy;
+  PackRng& rng;
+  std::vector<CachedScore>& cache;  // node x score key; empty when the policy is not cacheable
+  size_t keys;
+  bool cacheable;
+
+  double Score(const ClusterState& state, int32_t node, const PodShape& pod) {
+    if (!cacheable) return policy.Score(state, node, pod, rng);
+    CachedScore& cached = cache[static_cast<size_t>(node) * keys + static_cast<size_t>(pod.score_key)];
+    const uint32_t stamp = state.node(node).version + 1;
+    if (cached.version_plus_one != stamp) {
+      cached.score = policy.Score(state, node, pod, rng);
+      cached.version_plus_one = stamp;
+    }
+    return cached.score;
+  }
+};
+
+using ScoredNodes = std::vector<std::pair<double, int32_t>>;  // (score, node), for explanations
+
+struct NodeChoice {
+  double best_score = -std::numeric_limits<double>::infinity();
+  int32_t best_node = -1;
+  int32_t feasible = 0;
+};
+
+// The best-scoring node the pod fits on, scanned in rank order; candidates (null when the
+// placement is not explained) gets every feasible node's score.
+NodeChoice ChooseNode(const ClusterState& state, const std::vector<int32_t>& nodes_by_rank, const PodShape& pod,
+                      NodeScorer& scorer, ScoredNodes* candidates) {
+  NodeChoice choice;
+  for (int32_t node : nodes_by_rank) {
+    if (!state.Fits(node, pod)) continue;
+    ++choice.feasible;
+    const double score = scorer.Score(state, node, pod);
+    if (score > choice.best_score) {  // strict: among equal scores the lowest rank stays
+      choice.best_score = score;
+      choice.best_node = node;
+    }
+    if (candidates) candidates->emplace_back(score, node);
+  }
+  return choice;
+}
+
+std::vector<int32_t> RankOfNodes(const std::vector<int32_t>& nodes_by_rank, int node_count) {
+  std::vector<int32_t> rank_of(static_cast<size_t>(node_count));
+  for (int r = 0; r < node_count; ++r) rank_of[static_cast<size_t>(nodes_by_rank[static_cast<size_t>(r)])] = r;
+  return rank_of;
+}
+
+// The choice's best candidates with their score parts; sorts candidates in place.
+PlacementExplanation ExplainChoice(const ClusterState& state, const PackingPolicy& policy, const PodShape& pod,
+                                   const NodeChoice& choice, ScoredNodes& candidates,
+                                   const std::vector<int32_t>& rank_of, size_t max_candidates) {
+  PlacementExplanation e;
+  e.feasible_nodes = choice.feasible;
+  e.chosen_node = choice.best_node;
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });  // ranks stay in order
+  for (size_t i = 0; i < candidates.size() && i < max_candidates; ++i) {
+    const int32_t node = candidates[i].second;
+    e.candidates.push_back(
+        {node, rank_of[static_cast<size_t>(node)], state.node(node), policy.Explain(state, node, pod)});
+    e.candidates.back().score.score = candidates[i].first;  // the score the choice used
+  }
+  return e;
+}
+
 }  // namespace
 
 double UnallocatedAt(const std::vector<CurvePoint>& curve, int32_t arrived_pct) {
@@ -102,17 +172,17 @@ Result<ExperimentResult> RunExperiment(const PackProblem& problem, const Fragmen
   recorder.Record(0, 0, state.total_fragment(), state.idle_gpu_milli());
 
   const int node_count = state.size();
-  std::vector<int32_t> rank_of(static_cast<size_t>(node_count));
-  for (int r = 0; r < node_count; ++r) rank_of[static_cast<size_t>(arrival.nodes_by_rank[static_cast<size_t>(r)])] = r;
+  const std::vector<int32_t> rank_of = RankOfNodes(arrival.nodes_by_rank, node_count);
   const bool cacheable = policy.cacheable();
   const auto keys = static_cast<size_t>(problem.score_keys);
   std::vector<CachedScore> cache(cacheable ? static_cast<size_t>(node_count) * keys : 0);
+  NodeScorer scorer{policy, rng, cache, keys, cacheable};
   std::vector<int64_t> explain = options.explain_positions;
   std::sort(explain.begin(), explain.end());
   if (options.record_placements) result.placements.reserve(arrival.pods.size());
 
   int64_t arrived = 0;
-  std::vector<std::pair<double, int32_t>> candidates;  // (score, node), for explanations
+  ScoredNodes candidates;
   for (size_t position = 0; position < arrival.pods.size(); ++position) {
     const int32_t pod_index = arrival.pods[position];
     const PodShape& pod = problem.shapes[static_cast<size_t>(problem.pod_shape[static_cast<size_t>(pod_index)])];
@@ -120,50 +190,18 @@ Result<ExperimentResult> RunExperiment(const PackProblem& problem, const Fragmen
     const bool explaining = std::binary_search(explain.begin(), explain.end(), static_cast<int64_t>(position));
     if (explaining) candidates.clear();
 
-    double best_score = -std::numeric_limits<double>::infinity();
-    int32_t best_node = -1;
-    int32_t feasible = 0;
-    for (int32_t node : arrival.nodes_by_rank) {
-      if (!state.Fits(node, pod)) continue;
-      ++feasible;
-      double score;
-      if (cacheable) {
-        CachedScore& cached = cache[static_cast<size_t>(node) * keys + static_cast<size_t>(pod.score_key)];
-        const uint32_t stamp = state.node(node).version + 1;
-        if (cached.version_plus_one != stamp) {
-          cached.score = policy.Score(state, node, pod, rng);
-          cached.version_plus_one = stamp;
-        }
-        score = cached.score;
-      } else {
-        score = policy.Score(state, node, pod, rng);
-      }
-      if (score > best_score) {  // strict: among equal scores the lowest rank stays
-        best_score = score;
-        best_node = node;
-      }
-      if (explaining) candidates.emplace_back(score, node);
-    }
-
+    const NodeChoice choice =
+        ChooseNode(state, arrival.nodes_by_rank, pod, scorer, explaining ? &candidates : nullptr);
     if (explaining) {
-      PlacementExplanation e;
+      PlacementExplanation e =
+          ExplainChoice(state, policy, pod, choice, candidates, rank_of, options.explain_candidates);
       e.position = static_cast<int64_t>(position);
       e.pod = pod_index;
-      e.feasible_nodes = feasible;
-      e.chosen_node = best_node;
-      std::stable_sort(candidates.begin(), candidates.end(),
-                       [](const auto& a, const auto& b) { return a.first > b.first; });  // ranks stay in order
-      for (size_t i = 0; i < candidates.size() && i < options.explain_candidates; ++i) {
-        const int32_t node = candidates[i].second;
-        e.candidates.push_back(
-            {node, rank_of[static_cast<size_t>(node)], state.node(node), policy.Explain(state, node, pod)});
-        e.candidates.back().score.score = candidates[i].first;  // the score the choice used
-      }
       result.explanations.push_back(std::move(e));
     }
 
     PlacementRecord record{pod_index, -1, 0};
-    if (best_node >= 0) {
+    if (const int32_t best_node = choice.best_node; best_node >= 0) {
       const GpuMask gpus = pod.num_gpu > 0 ? policy.SelectGpus(state, best_node, pod, rng) : GpuMask{0};
       Status placed = state.Place(best_node, pod, gpus);
       if (!placed.ok())

@@ -180,52 +180,64 @@ BlockTest CompareInBlocks(const ForecastSeries& y, const std::vector<size_t>& or
   return test;
 }
 
-void EvaluateHorizon(const RegularGrid& grid, const ForecastSeries& y, size_t period, size_t train,
-                     const ForecastOptions& options, HorizonEvaluation* e) {
-  size_t n = y.size(), h = e->steps;
-  if (train < h + 2 || n - train < h + 1) {
-    e->reason = "series too short for this horizon: " + std::to_string(n) + " points, the held-out tail has " +
-                std::to_string(n - train) + " and the horizon needs " + std::to_string(h + 1);
-    return;
-  }
-  auto observed = [&](size_t t) { return grid.observed[t] != 0 && grid.observed[t + h] != 0; };
+ForecastParams SeasonalNaive(size_t period) {
   ForecastParams seasonal_naive;
   seasonal_naive.method = ForecastMethod::kSeasonalNaive;
   seasonal_naive.period = period;
+  return seasonal_naive;
+}
+
+// Whether the origin and its target h steps later were both observed.
+bool ObservedPair(const RegularGrid& grid, size_t t, size_t h) {
+  return grid.observed[t] != 0 && grid.observed[t + h] != 0;
+}
+
+// The origins the model is fitted on; false, with e->reason, when there are too few.
+// *seasonal: whether the period leaves enough of the training part for seasonal fits.
+bool SelectFitOrigins(const RegularGrid& grid, size_t period, size_t train, const ForecastOptions& options,
+                      HorizonEvaluation* e, bool* seasonal, std::vector<size_t>* fit_origins) {
+  const size_t h = e->steps;
   size_t last_fit = train - 1 - h;
   // Fit origins: the recent half of the training origins from which a seasonal naive
   // forecast (or, without a period, one with a 2-point mean) is possible.
   size_t first_fit = period > 0 ? CeilDiv(h, period) * period - h : 1;
-  bool seasonal = period > 0 && first_fit + options.min_fit_origins <= last_fit;
-  if (period > 0 && !seasonal) {
+  *seasonal = period > 0 && first_fit + options.min_fit_origins <= last_fit;
+  if (period > 0 && !*seasonal) {
     e->reason = "period too long for the training part: non-seasonal model and naive baseline used";
     first_fit = 1;
   }
   if (first_fit + options.min_fit_origins > last_fit) {
     e->reason = "training part too short to fit the model at this horizon";
-    return;
+    return false;
   }
   first_fit += static_cast<size_t>(static_cast<double>(last_fit - first_fit) * (1.0 - options.fit_span));
-  std::vector<size_t> fit_origins;
   for (size_t t : Spread(first_fit, last_fit, options.max_fit_origins))
-    if (observed(t)) fit_origins.push_back(t);
-  if (fit_origins.size() < options.min_fit_origins) {
+    if (ObservedPair(grid, t, h)) fit_origins->push_back(t);
+  if (fit_origins->size() < options.min_fit_origins) {
     e->reason = "too few observed training targets to fit the model";
-    return;
+    return false;
   }
+  return true;
+}
 
+// The best of the baselines (naive, seasonal naive when seasonal_period > 0) on the fit
+// origins, replaced by the best fitted candidate only when it wins by the margin and the
+// block test.
+Fit SelectModel(const ForecastSeries& y, const std::vector<size_t>& fit_origins, size_t seasonal_period, size_t train,
+                const ForecastOptions& options, HorizonEvaluation* e) {
+  const size_t h = e->steps;
   ForecastParams naive;  // kNaive
   Fit best = ScoreBaseline(y, fit_origins, h, naive);
   e->fit_mae_naive = best.mae;
   e->fit_mae_seasonal_naive = std::nan("");
-  if (seasonal) {
-    Fit snaive = ScoreBaseline(y, fit_origins, h, seasonal_naive);
+  if (seasonal_period > 0) {
+    Fit snaive = ScoreBaseline(y, fit_origins, h, SeasonalNaive(seasonal_period));
     e->fit_mae_seasonal_naive = snaive.mae;
     if (snaive.mae < best.mae) best = snaive;
   }
   Fit fitted;
   PartsCache cache(y, fit_origins, h);
-  for (const ForecastParams& p : CandidateGrid(seasonal ? period : 0, h, train)) {
+  for (const ForecastParams& p : CandidateGrid(seasonal_period, h, train)) {
     if (!CanForecast(fit_origins.front(), h, p)) continue;
     Fit fit = FitBeta(y, fit_origins, h, p, cache);
     if (fit.mae < fitted.mae) fitted = fit;
@@ -237,19 +249,47 @@ void EvaluateHorizon(const RegularGrid& grid, const ForecastSeries& y, size_t pe
     e->selection_t = test.t;
     if (test.blocks >= 2 && test.t >= options.selection_t) best = fitted;
   }
+  return best;
+}
 
-  double model = 0, baseline = 0, naive_sum = 0;
+// Summed absolute errors over the held-out origins.
+struct HeldOutErrors {
+  double model = 0, baseline = 0, naive = 0;
   size_t scored = 0;
-  for (size_t t : Spread(train - 1, n - 1 - h, options.max_origins)) {
-    if (!observed(t) || !CanForecast(t, h, best.params)) continue;
+};
+
+// The baseline is the seasonal naive forecast when seasonal_period > 0, else the naive one.
+HeldOutErrors ScoreHeldOut(const RegularGrid& grid, const ForecastSeries& y, size_t h, size_t seasonal_period,
+                           size_t train, size_t max_origins, const ForecastParams& params) {
+  const ForecastParams seasonal_naive = SeasonalNaive(seasonal_period);
+  HeldOutErrors sums;
+  for (size_t t : Spread(train - 1, y.size() - 1 - h, max_origins)) {
+    if (!ObservedPair(grid, t, h) || !CanForecast(t, h, params)) continue;
     double actual = y.at(t + h);
-    double reference = seasonal ? Forecast(y, t, h, seasonal_naive) : y.at(t);
-    model += std::fabs(actual - Forecast(y, t, h, best.params));
-    baseline += std::fabs(actual - reference);
-    naive_sum += std::fabs(actual - y.at(t));
-    ++scored;
+    double reference = seasonal_period > 0 ? Forecast(y, t, h, seasonal_naive) : y.at(t);
+    sums.model += std::fabs(actual - Forecast(y, t, h, params));
+    sums.baseline += std::fabs(actual - reference);
+    sums.naive += std::fabs(actual - y.at(t));
+    ++sums.scored;
   }
-  if (scored == 0) {
+  return sums;
+}
+
+void EvaluateHorizon(const RegularGrid& grid, const ForecastSeries& y, size_t period, size_t train,
+                     const ForecastOptions& options, HorizonEvaluation* e) {
+  size_t n = y.size(), h = e->steps;
+  if (train < h + 2 || n - train < h + 1) {
+    e->reason = "series too short for this horizon: " + std::to_string(n) + " points, the held-out tail has " +
+                std::to_string(n - train) + " and the horizon needs " + std::to_string(h + 1);
+    return;
+  }
+  bool seasonal = false;
+  std::vector<size_t> fit_origins;
+  if (!SelectFitOrigins(grid, period, train, options, e, &seasonal, &fit_origins)) return;
+  const size_t seasonal_period = seasonal ? period : 0;
+  const Fit best = SelectModel(y, fit_origins, seasonal_period, train, options, e);
+  const HeldOutErrors sums = ScoreHeldOut(grid, y, h, seasonal_period, train, options.max_origins, best.params);
+  if (sums.scored == 0) {
     e->reason = "no observed target in the held-out tail";
     return;
   }
@@ -258,10 +298,10 @@ void EvaluateHorizon(const RegularGrid& grid, const ForecastSeries& y, size_t pe
   e->params = best.params;
   e->fit_origins = fit_origins.size();
   e->fit_mae = best.mae;
-  e->origins = scored;
-  e->mae_model = model / static_cast<double>(scored);
-  e->mae_baseline = baseline / static_cast<double>(scored);
-  e->mae_naive = naive_sum / static_cast<double>(scored);
+  e->origins = sums.scored;
+  e->mae_model = sums.model / static_cast<double>(sums.scored);
+  e->mae_baseline = sums.baseline / static_cast<double>(sums.scored);
+  e->mae_naive = sums.naive / static_cast<double>(sums.scored);
   e->mase = e->mae_baseline > 0 ? e->mae_model / e->mae_baseline : std::nan("");
   e->ratio_vs_naive = e->mae_naive > 0 ? e->mae_model / e->mae_naive : std::nan("");
 }

@@ -12,6 +12,39 @@ namespace {
 
 std::string Plural(std::string_view kind) { return ToLower(kind) + "s"; }
 
+// What a pass's pod walk gathers for the node and owner writes after it.
+struct PassGathered {
+  std::map<std::string, std::vector<WorkloadAnnotations>> by_node;
+  // Node -> kraken.io/resident-demand entries of the analysed pods on it. Every touched
+  // node has a (possibly empty) list: empty means none of the pass's pods runs there.
+  std::map<std::string, std::vector<std::string>> residents;
+  std::vector<std::pair<ObjectRef, std::vector<WorkloadAnnotations>>> by_owner;
+};
+
+void CountReadObject(bool patched, AnnotationStats* stats) {
+  ++stats->objects_read;
+  ++(patched ? stats->objects_patched : stats->objects_unchanged);
+}
+
+// An annotated pod's results go to its node (aggregate and resident entry) and its owners.
+void GatherAnnotatedPod(const PodResult& pod, const ObjectMeta& meta, PassGathered& gathered,
+                        AnnotationStats* stats) {
+  ++stats->pods_annotated;
+  stats->pod_workloads.emplace_back(pod.namespace_name + "/" + pod.pod,
+                                    meta.controllers.empty() ? ObjectRef{"v1", "Pod", pod.namespace_name, pod.pod}
+                                                             : meta.controllers[0]);
+  if (!meta.node_name.empty()) gathered.by_node[meta.node_name].push_back(pod.annotations);
+  if (!meta.node_name.empty() && pod.annotations.demand && !pod.annotations.demand->empty())
+    gathered.residents[meta.node_name].push_back(ResidentEntry(
+        pod.namespace_name + "/" + pod.pod, pod.annotations.gpu_index.value_or(-1), *pod.annotations.demand));
+  std::vector<std::pair<ObjectRef, std::vector<WorkloadAnnotations>>>& by_owner = gathered.by_owner;
+  for (const ObjectRef& owner : meta.controllers) {
+    auto it = std::find_if(by_owner.begin(), by_owner.end(), [&](const auto& entry) { return entry.first == owner; });
+    if (it == by_owner.end()) it = by_owner.insert(by_owner.end(), {owner, {}});
+    it->second.push_back(pod.annotations);
+  }
+}
+
 }  // namespace
 
 std::string ObjectPath(const ObjectRef& ref) {
@@ -75,21 +108,13 @@ Status AnnotationWriter::AnnotatePods(const std::vector<PodResult>& pods, Annota
 
 Status AnnotationWriter::AnnotatePass(const std::vector<PodResult>& pods, const PassScope& scope,
                                       AnnotationStats* stats) {
-  std::map<std::string, std::vector<WorkloadAnnotations>> by_node;
-  // Node -> kraken.io/resident-demand entries of the analysed pods on it. Every touched
-  // node has a (possibly empty) list: empty means none of the pass's pods runs there.
-  std::map<std::string, std::vector<std::string>> residents;
-  for (const std::string& node : scope.inventory_nodes) residents[node];
-  for (const auto& [node, labels] : scope.node_labels) residents[node];
-  std::vector<std::pair<ObjectRef, std::vector<WorkloadAnnotations>>> by_owner;
+  PassGathered gathered;
+  for (const std::string& node : scope.inventory_nodes) gathered.residents[node];
+  for (const auto& [node, labels] : scope.node_labels) gathered.residents[node];
   // A pod's own namespace is analysed whatever the caller said, so its fresh entry never
   // sits beside an old one of the same pod kept as another namespace's.
   std::set<std::string> analysed = scope.namespaces;
   for (const PodResult& pod : pods) analysed.insert(pod.namespace_name);
-  auto count = [&](bool patched) {
-    ++stats->objects_read;
-    ++(patched ? stats->objects_patched : stats->objects_unchanged);
-  };
   for (const PodResult& pod : pods) {
     ObjectMeta meta;
     Result<bool> patched = Apply({"v1", "Pod", pod.namespace_name, pod.pod}, Results(pod.annotations), &meta);
@@ -101,67 +126,66 @@ Status AnnotationWriter::AnnotatePass(const std::vector<PodResult>& pods, const 
       continue;
     }
     if (!patched.ok()) return patched.status();
-    if (!meta.node_name.empty()) residents[meta.node_name];
+    if (!meta.node_name.empty()) gathered.residents[meta.node_name];
     if (ProfilingDisabled(meta.annotations)) {
       ++stats->objects_read;
       ++stats->pods_opted_out;
       continue;
     }
-    count(*patched);
-    ++stats->pods_annotated;
-    stats->pod_workloads.emplace_back(pod.namespace_name + "/" + pod.pod,
-                                      meta.controllers.empty() ? ObjectRef{"v1", "Pod", pod.namespace_name, pod.pod}
-                                                               : meta.controllers[0]);
-    if (!meta.node_name.empty()) by_node[meta.node_name].push_back(pod.annotations);
-    if (!meta.node_name.empty() && pod.annotations.demand && !pod.annotations.demand->empty())
-      residents[meta.node_name].push_back(ResidentEntry(pod.namespace_name + "/" + pod.pod,
-                                                        pod.annotations.gpu_index.value_or(-1), *pod.annotations.demand));
-    for (const ObjectRef& owner : meta.controllers) {
-      auto it = std::find_if(by_owner.begin(), by_owner.end(), [&](const auto& entry) { return entry.first == owner; });
-      if (it == by_owner.end()) it = by_owner.insert(by_owner.end(), {owner, {}});
-      it->second.push_back(pod.annotations);
-    }
+    CountReadObject(*patched, stats);
+    GatherAnnotatedPod(pod, meta, gathered, stats);
   }
-  for (const auto& [node, entries] : residents) {
-    const std::string path = ObjectPath({"v1", "Node", "", node});
-    Result<std::string> body = client_.Get(path);
-    ++stats->objects_read;
-    if (!body.ok() && body.status().code() == StatusCode::kNotFound) {
-      ++stats->nodes_missing;
-      continue;
-    }
-    if (!body.ok()) return body.status();
-    KRAKEN_ASSIGN_OR_RETURN(ObjectMeta meta, ParseObjectMeta(*body, ""));
-    std::map<std::string, std::string> desired;
-    if (auto it = by_node.find(node); it != by_node.end()) desired = Results(AggregateJob(it->second));
-    auto current = meta.annotations.find(kResidentDemandKey);
-    ResidentListUpdate update = UpdateResidentList(
-        current == meta.annotations.end() ? std::string_view() : std::string_view(current->second), entries,
-        analysed);
-    desired[kResidentDemandKey] = update.value;
-    stats->resident_entries_stale += update.dropped_stale;
-    stats->resident_entries_unparsable += update.dropped_unparsable;
-    stats->resident_entries_over_cap += update.dropped_over_cap;
-    bool patched = false;
-    if (std::map<std::string, std::string> changed = ChangedAnnotations(meta.annotations, desired); !changed.empty()) {
-      KRAKEN_RETURN_IF_ERROR(client_.Patch(path, AnnotationPatchBody(changed), kStrategicMergePatch));
-      patched = true;
-    }
-    if (auto labels = scope.node_labels.find(node); labels != scope.node_labels.end()) {
-      ++stats->nodes_labelled;
-      if (std::map<std::string, std::string> changed = ChangedAnnotations(meta.labels, labels->second);
-          !changed.empty()) {
-        KRAKEN_RETURN_IF_ERROR(client_.Patch(path, LabelPatchBody(changed), kStrategicMergePatch));
-        patched = true;
-      }
-    }
-    ++(patched ? stats->objects_patched : stats->objects_unchanged);
+  for (const auto& [node, entries] : gathered.residents) {
+    auto pods_on_node = gathered.by_node.find(node);
+    KRAKEN_RETURN_IF_ERROR(
+        AnnotateNode(node, pods_on_node == gathered.by_node.end() ? nullptr : &pods_on_node->second, entries,
+                     analysed, scope, stats));
   }
-  for (const auto& [owner, members] : by_owner) {
+  for (const auto& [owner, members] : gathered.by_owner) {
     if (members.size() < 2 || !IsAggregatedOwner(owner)) continue;
     KRAKEN_ASSIGN_OR_RETURN(bool patched, Apply(owner, Results(AggregateJob(members))));
-    count(patched);
+    CountReadObject(patched, stats);
   }
+  return Status::Ok();
+}
+
+Status AnnotationWriter::AnnotateNode(const std::string& node, const std::vector<WorkloadAnnotations>* pods_on_node,
+                                      const std::vector<std::string>& resident_entries,
+                                      const std::set<std::string>& analysed, const PassScope& scope,
+                                      AnnotationStats* stats) {
+  const std::string path = ObjectPath({"v1", "Node", "", node});
+  Result<std::string> body = client_.Get(path);
+  ++stats->objects_read;
+  if (!body.ok() && body.status().code() == StatusCode::kNotFound) {
+    ++stats->nodes_missing;
+    return Status::Ok();
+  }
+  if (!body.ok()) return body.status();
+  KRAKEN_ASSIGN_OR_RETURN(ObjectMeta meta, ParseObjectMeta(*body, ""));
+  std::map<std::string, std::string> desired;
+  if (pods_on_node != nullptr) desired = Results(AggregateJob(*pods_on_node));
+  auto current = meta.annotations.find(kResidentDemandKey);
+  ResidentListUpdate update = UpdateResidentList(
+      current == meta.annotations.end() ? std::string_view() : std::string_view(current->second), resident_entries,
+      analysed);
+  desired[kResidentDemandKey] = update.value;
+  stats->resident_entries_stale += update.dropped_stale;
+  stats->resident_entries_unparsable += update.dropped_unparsable;
+  stats->resident_entries_over_cap += update.dropped_over_cap;
+  bool patched = false;
+  if (std::map<std::string, std::string> changed = ChangedAnnotations(meta.annotations, desired); !changed.empty()) {
+    KRAKEN_RETURN_IF_ERROR(client_.Patch(path, AnnotationPatchBody(changed), kStrategicMergePatch));
+    patched = true;
+  }
+  if (auto labels = scope.node_labels.find(node); labels != scope.node_labels.end()) {
+    ++stats->nodes_labelled;
+    if (std::map<std::string, std::string> changed = ChangedAnnotations(meta.labels, labels->second);
+        !changed.empty()) {
+      KRAKEN_RETURN_IF_ERROR(client_.Patch(path, LabelPatchBody(changed), kStrategicMergePatch));
+      patched = true;
+    }
+  }
+  ++(patched ? stats->objects_patched : stats->objects_unchanged);
   return Status::Ok();
 }
 

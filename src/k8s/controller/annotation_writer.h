@@ -116,6 +116,12 @@ class AnnotationWriter {
     return WithPrefixes(ToAnnotations(a), mirror_prefixes_);
   }
 
+  // AnnotatePass's write of one touched node: the aggregate of `pods_on_node` (null: none
+  // of the pass's pods runs there), the resident list and the scope's labels, one GET.
+  Status AnnotateNode(const std::string& node, const std::vector<WorkloadAnnotations>* pods_on_node,
+                      const std::vector<std::string>& resident_entries, const std::set<std::string>& analysed,
+                      const PassScope& scope, AnnotationStats* stats);
+
   const KubeClient& client_;
   std::vector<std::string> mirror_prefixes_;
 };

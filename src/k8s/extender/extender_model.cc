@@ -118,6 +118,83 @@ std::string ModeText(const NodeGpuView& v) {
          " share(s) per GPU";
 }
 
+// "" or the note on the resident entries the node's annotation has that were ignored.
+std::string IgnoredResidentsNote(const NodeGpuView& view) {
+  return view.residents.ignored == 0 ? ""
+                                     : "; " + std::to_string(view.residents.ignored) + " resident entr(ies) ignored (" +
+                                           JoinText(view.residents.notes, ", ") + ")";
+}
+
+std::vector<int> ResidentsPerGpu(const NodeGpuView& view) {
+  std::vector<int> used(static_cast<size_t>(view.gpus), 0);
+  for (const DemandEntry& e : view.residents.entries) ++used[static_cast<size_t>(std::max(e.gpu, 0))];
+  return used;
+}
+
+// The GPUs the pod may go to: one with a free share when it shares, else those without residents.
+std::vector<int> CandidateGpus(const NodeGpuView& view, const std::vector<int>& used, bool sharing) {
+  std::vector<int> candidates;
+  for (int g = 0; g < view.gpus; ++g)
+    if (sharing ? used[static_cast<size_t>(g)] < view.replicas : used[static_cast<size_t>(g)] == 0)
+      candidates.push_back(g);
+  return candidates;
+}
+
+std::string NoFreeGpuReason(bool sharing, int64_t want, size_t candidates, const std::string& where) {
+  return sharing ? "every GPU's shares are held by the residents kraken lists (" + where + ")"
+                 : "the pod needs " + std::to_string(want) + " whole GPU(s); " + std::to_string(candidates) +
+                       " have no resident (" + where + ")";
+}
+
+GpuOutcome BestGpuOutcome(const NodeGpuView& view, const std::vector<int>& candidates, const std::vector<int>& used,
+                          bool sharing, const DemandEntry& pod, const std::string& pod_name) {
+  GpuOutcome best;
+  bool predicted_empty = false;
+  for (int g : candidates) {
+    if (!sharing && g != candidates[0]) break;  // whole GPUs: the pod runs alone on any of them
+    // GPUs without residents all give the same prediction: the first one speaks for them.
+    if (used[static_cast<size_t>(g)] == 0 && std::exchange(predicted_empty, true)) continue;
+    GpuOutcome o = PredictOnGpu(view, g, pod, pod_name);
+    if (best.gpu < 0 || Better(o, best)) best = o;
+  }
+  return best;
+}
+
+std::string PredictionText(const GpuOutcome& best, const NodeGpuView& view, const std::string& where) {
+  return "GPU " + std::to_string(best.gpu) + " with " + std::to_string(best.residents) + " resident(s), device " +
+         (best.device.empty() ? "unknown" : best.device) + " (" + view.device_basis + "), " + where + ": " +
+         best.terms + (best.residents > 0 ? " (resident: with/without the pod)" : "") + "; worst " +
+         Times(best.worst) + " (" + best.worst_name + ")";
+}
+
+// Fills the decision from the best GPU's prediction; true when the node passes.
+bool JudgeBestGpu(const GpuOutcome& best, const std::string& prediction, const std::string& ignored,
+                  const ExtenderOptions& options, NodeDecision& d) {
+  d.pod_slowdown = best.pod_penalty;
+  d.worst_penalty = best.worst;
+  if (!best.feasible) {
+    d.fits = false;
+    d.score = 0;
+    d.reason = prediction + "; does not fit: " + best.infeasible_reason + ignored;
+    return false;
+  }
+  if (!(best.worst <= options.max_slowdown)) {
+    d.fits = false;
+    d.score = 0;
+    d.reason = prediction + "; above --max-slowdown " + FormatFixed(options.max_slowdown, 2) + ignored;
+    return false;
+  }
+  d.interference_cost = best.cost;
+  d.interference_term = std::clamp(1 - best.cost / (options.max_slowdown - 1), 0.0, 1.0);
+  d.reason = prediction + "; interference = max(0, 1 - summed extra " + FormatFixed(best.cost, 3) + " / (" +
+             FormatFixed(options.max_slowdown, 2) + " - 1)) = " + FormatFixed(d.interference_term, 3) + ignored;
+  d.mps_thread_percentage = best.mps_percentage;
+  if (best.mps_percentage > 0)
+    d.reason += "; MPS: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=" + std::to_string(best.mps_percentage) +
+                " (the model's SM split with the GPU's residents)";
+  return true;
+}
+
 }  // namespace
 
 NodeGpuView ViewOfNode(const ExtenderNode& node) {
@@ -192,67 +269,27 @@ std::vector<NodeDecision> DecideNodesByModel(const ExtenderRequest& request, con
     }
     d.basis = "co-location model";
     NodeGpuView view = ViewOfNode(node);
-    std::string ignored = view.residents.ignored == 0 ? ""
-                                                       : "; " + std::to_string(view.residents.ignored) +
-                                                             " resident entr(ies) ignored (" +
-                                                             JoinText(view.residents.notes, ", ") + ")";
+    std::string ignored = IgnoredResidentsNote(view);
     if (view.gpus == 0) {
       d.reason = "the node reports no nvidia.com/gpu: passes with the neutral score " + std::to_string(kNeutralScore);
       out.push_back(std::move(d));
       continue;
     }
-    std::vector<int> used(static_cast<size_t>(view.gpus), 0);
-    for (const DemandEntry& e : view.residents.entries) ++used[static_cast<size_t>(std::max(e.gpu, 0))];
+    const std::vector<int> used = ResidentsPerGpu(view);
     const bool sharing = want == 1 && view.replicas > 1;
-    std::vector<int> candidates;
-    for (int g = 0; g < view.gpus; ++g)
-      if (sharing ? used[static_cast<size_t>(g)] < view.replicas : used[static_cast<size_t>(g)] == 0)
-        candidates.push_back(g);
+    const std::vector<int> candidates = CandidateGpus(view, used, sharing);
     const std::string where = ModeText(view) + ", " + std::to_string(view.gpus) + " GPU(s) (" + view.gpus_basis + ")";
     if (static_cast<int64_t>(candidates.size()) < (sharing ? 1 : want)) {
       d.fits = false;
       d.score = 0;
-      d.reason = sharing ? "every GPU's shares are held by the residents kraken lists (" + where + ")"
-                         : "the pod needs " + std::to_string(want) + " whole GPU(s); " +
-                               std::to_string(candidates.size()) + " have no resident (" + where + ")";
+      d.reason = NoFreeGpuReason(sharing, want, candidates.size(), where);
       d.reason += ignored;
       out.push_back(std::move(d));
       continue;
     }
-    GpuOutcome best;
-    bool predicted_empty = false;
-    for (int g : candidates) {
-      if (!sharing && g != candidates[0]) break;  // whole GPUs: the pod runs alone on any of them
-      // GPUs without residents all give the same prediction: the first one speaks for them.
-      if (used[static_cast<size_t>(g)] == 0 && std::exchange(predicted_empty, true)) continue;
-      GpuOutcome o = PredictOnGpu(view, g, pod, pod_name);
-      if (best.gpu < 0 || Better(o, best)) best = o;
-    }
-    d.pod_slowdown = best.pod_penalty;
-    d.worst_penalty = best.worst;
-    std::string prediction = "GPU " + std::to_string(best.gpu) + " with " + std::to_string(best.residents) +
-                             " resident(s), device " + (best.device.empty() ? "unknown" : best.device) + " (" +
-                             view.device_basis + "), " + where + ": " + best.terms + (best.residents > 0 ? " (resident: with/without the pod)" : "") +
-                             "; worst " + Times(best.worst) + " (" + best.worst_name + ")";
-    if (!best.feasible) {
-      d.fits = false;
-      d.score = 0;
-      d.reason = prediction + "; does not fit: " + best.infeasible_reason + ignored;
-    } else if (!(best.worst <= options.max_slowdown)) {
-      d.fits = false;
-      d.score = 0;
-      d.reason = prediction + "; above --max-slowdown " + FormatFixed(options.max_slowdown, 2) + ignored;
-    } else {
-      d.interference_cost = best.cost;
-      d.interference_term = std::clamp(1 - best.cost / (options.max_slowdown - 1), 0.0, 1.0);
-      d.reason = prediction + "; interference = max(0, 1 - summed extra " + FormatFixed(best.cost, 3) + " / (" +
-                 FormatFixed(options.max_slowdown, 2) + " - 1)) = " + FormatFixed(d.interference_term, 3) + ignored;
-      d.mps_thread_percentage = best.mps_percentage;
-      if (best.mps_percentage > 0)
-        d.reason += "; MPS: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=" + std::to_string(best.mps_percentage) +
-                    " (the model's SM split with the GPU's residents)";
+    const GpuOutcome best = BestGpuOutcome(view, candidates, used, sharing, pod, pod_name);
+    if (JudgeBestGpu(best, PredictionText(best, view, where), ignored, options, d))
       packing.push_back({out.size(), node.name, view.gpus, view.replicas, view.residents.entries});
-    }
     out.push_back(std::move(d));
   }
   ScorePacking(packing, want, options, &out);
