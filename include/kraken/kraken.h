@@ -170,9 +170,16 @@ KRAKEN_API kraken_status kraken_remove_profiler_step(const char* trace_path, int
  *   store         save the profile in the store when stopped (default true)
  *   db            that store (default as above)
  *   out           also write the profile to this file (kraken's export JSON)
- *   kernel_capture  true asks for a kernel timeline: KRAKEN_ERROR_UNSUPPORTED (kernels
- *                 are recorded by the CUPTI tracer injected at the process's start:
- *                 `kraken profile --kernels -- CMD`, docs/kernel-capture.md)
+ *   kernel_capture  true also merges the kernels, copies and runtime calls kraken's CUPTI
+ *                 tracer records for this process while the session runs: needs the
+ *                 process started with the tracer (`kraken profile --kernels -- CMD`, or
+ *                 CUDA_INJECTION64_PATH naming libkraken_cupti.so; docs/kernel-capture.md),
+ *                 else KRAKEN_ERROR_UNSUPPORTED saying how. Stop then waits one flush
+ *                 period of the tracer (KRAKEN_CUPTI_FLUSH_MS, 1 s by default), reads its
+ *                 trace of this process (KRAKEN_CUPTI_OUTPUT), and the workload type and
+ *                 bound come from the kernels; the stop document's "kernels" says what was
+ *                 merged, or in "problems" and "note" why nothing was (a missing trace
+ *                 is no error: the profile keeps its NVML samples)
  *   upload_to     also send the profile to this kraken API ("http://HOST:PORT") when
  *                 stopped, through the on-disk spool with retries (docs/upload.md)
  *   token_file    file holding that API's bearer token
@@ -189,7 +196,8 @@ KRAKEN_API kraken_status kraken_session_mark(kraken_session* session, const char
  * (the start for N = 0) to this one. Steps are stored as step annotations. */
 KRAKEN_API kraken_status kraken_session_step(kraken_session* session);
 /* Stops sampling, saves the profile and returns `kraken profile --json`'s document: the
- * run summary, with "stored": {"db", "profile_id", "file"}. Once only. */
+ * run summary, with "stored": {"db", "profile_id", "file"} and "kernels" (null without
+ * kernel_capture). Once only. */
 KRAKEN_API kraken_status kraken_session_stop(kraken_session* session, char** out);
 /* The sampling passes the session has taken so far (also while it samples, from any
  * thread): with "samples" set, a caller can wait until all of them are taken. */

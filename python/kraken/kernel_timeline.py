@@ -7,8 +7,8 @@ one of two recorders, tried in this order:
    Kineto trace is exported to a file and imported by kraken's own Kineto importer.
 2. **kraken's CUPTI tracer**, when this process was started with it
    (``CUDA_INJECTION64_PATH`` names ``libkraken_cupti.so``, e.g. under ``kraken profile
-   --kernels``): the tracer writes this process's kernels to the file
-   ``KRAKEN_CUPTI_OUTPUT`` names (docs/kernel-capture.md); kraken imports that file.
+   --kernels``): the native session's ``kernel_capture`` (docs/c-api.md) reads the trace
+   the tracer writes for this process and merges the session's kernels into the profile.
 
 When neither is possible, a :class:`KernelTimelineWarning` says so and how to enable one,
 and the profile has NVML samples only.
@@ -16,19 +16,12 @@ and the profile has NVML samples only.
 from __future__ import annotations
 
 import os
-import socket
 import sys
-import time
 import warnings
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 from . import _native
-
-#: Where kraken's tracer writes when KRAKEN_CUPTI_OUTPUT is not set (its own default).
-CUPTI_DEFAULT_OUTPUT = "kraken_cupti_%p.json"
-#: The tracer's periodic flush when KRAKEN_CUPTI_FLUSH_MS is not set.
-CUPTI_DEFAULT_FLUSH_MS = 1000
 
 
 class KernelTimelineWarning(UserWarning):
@@ -47,9 +40,18 @@ class KernelRecorder:
     def step(self) -> None:
         """Marks a step boundary (the profiler's step)."""
 
+    def session_options(self) -> Dict[str, Any]:
+        """Options this recorder adds to the native session's start (kraken_session_start)."""
+        return {}
+
     def stop(self, directory: Path) -> List[str]:
         """Stops recording; the trace files (in kraken-readable formats) to import."""
         raise NotImplementedError
+
+    def merged_into_run(self, run: Dict[str, Any]) -> bool:
+        """Whether the session merged this recorder's kernels into the run's profile
+        (`run`: the session's stop document), rather than handing trace files over."""
+        return False
 
 
 class TorchRecorder(KernelRecorder):
@@ -106,47 +108,39 @@ def drop_profiler_step(path: Path, step_number: int) -> bool:
 
 
 def cupti_injected(environ: Optional[dict] = None) -> bool:
-    """Whether this process was started with kraken's CUPTI tracer injected."""
+    """Whether this process was started with kraken's CUPTI tracer injected: the native
+    session's own check for ``kernel_capture`` (src/app/session_kernels.cc), made first so
+    that a process without the tracer gets the warning of :func:`choose_recorder`."""
     env = os.environ if environ is None else environ
     injection = env.get("CUDA_INJECTION64_PATH", "")
     return os.path.basename(injection).startswith("libkraken_cupti")
 
 
-def cupti_trace_path(pid: int, environ: Optional[dict] = None, cwd: Optional[str] = None) -> str:
-    """The file the tracer writes for process `pid`: KRAKEN_CUPTI_OUTPUT with %p = pid and
-    %h = host name; a folder (existing, or ending in '/') gets kraken_cupti_<pid>.json
-    inside it; relative paths are relative to the working directory."""
-    env = os.environ if environ is None else environ
-    pattern = env.get("KRAKEN_CUPTI_OUTPUT") or CUPTI_DEFAULT_OUTPUT
-    path = pattern.replace("%p", str(pid)).replace("%h", socket.gethostname())
-    base = cwd or os.getcwd()
-    full = path if os.path.isabs(path) else os.path.join(base, path)
-    if path.endswith("/") or os.path.isdir(full):
-        full = os.path.join(full, f"kraken_cupti_{pid}.json")
-    return full
-
-
 class CuptiRecorder(KernelRecorder):
-    """Reads what the injected tracer wrote for this process. The tracer flushes every
-    KRAKEN_CUPTI_FLUSH_MS, so `stop` waits one flush period for the block's last kernels."""
+    """The kernels the injected tracer writes for this process, through the native
+    session's ``kernel_capture``: at stop it waits one flush period of the tracer
+    (KRAKEN_CUPTI_FLUSH_MS), reads the trace where the tracer writes it (KRAKEN_CUPTI_OUTPUT)
+    and merges the kernels of the session's time into the stored profile."""
 
     name = "cupti"
 
-    def __init__(self, environ: Optional[dict] = None) -> None:
-        env = os.environ if environ is None else environ
-        self.path = cupti_trace_path(os.getpid(), env)
-        try:
-            self.flush_s = int(env.get("KRAKEN_CUPTI_FLUSH_MS", CUPTI_DEFAULT_FLUSH_MS)) / 1000.0
-        except ValueError:
-            self.flush_s = CUPTI_DEFAULT_FLUSH_MS / 1000.0
+    def session_options(self) -> Dict[str, Any]:
+        """The session reads the tracer's trace itself (kernel_capture)."""
+        return {"kernel_capture": True}
 
     def stop(self, directory: Path) -> List[str]:
-        time.sleep(self.flush_s + 0.2)
-        if not os.path.exists(self.path):
-            warnings.warn(f"kernel_timeline: the CUPTI tracer wrote no trace at {self.path} (no CUDA work in this "
-                          "process yet?); the profile has NVML samples only", KernelTimelineWarning, stacklevel=4)
-            return []
-        return [self.path]
+        """No file to add: the session merged the kernels into the run's profile."""
+        return []
+
+    def merged_into_run(self, run: Dict[str, Any]) -> bool:
+        """Whether the run's "kernels" holds any; else warns with the session's reason (no
+        trace, no kernel during the block) and the run has NVML samples only."""
+        kernels = run.get("kernels") or {}
+        if int(kernels.get("kernels") or 0) > 0:
+            return True
+        why = kernels.get("note") or "; ".join(kernels.get("problems") or []) or "no kernel was recorded"
+        warnings.warn(f"kernel_timeline: {why}", KernelTimelineWarning, stacklevel=4)
+        return False
 
 
 def choose_recorder() -> Optional[KernelRecorder]:

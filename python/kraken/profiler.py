@@ -172,8 +172,10 @@ class WorkloadProfiler:
             if self.upload_to is not None:
                 options.update({"upload_to": self.upload_to, "token_file": self.token_file,
                                 "upload_spool": self.upload_spool, "upload_retry_for": self.upload_retry_for})
-            handle = _native.library().session_start(options)
             recorder = choose_recorder() if "kernel_timeline" in self.metrics else None
+            if recorder is not None:
+                options.update(recorder.session_options())
+            handle = _native.library().session_start(options)
             if recorder is not None:
                 try:
                     recorder.start()
@@ -228,7 +230,10 @@ class WorkloadProfiler:
                 if recorder is not None and self._workspace is not None:
                     self._traces = recorder.stop(self._workspace.path)
                     self._recorder_name = recorder.name if self._traces else None
-            self._summary = summary_from_document(_native.load_json(text))
+            document = _native.load_json(text)
+            if recorder is not None and recorder.merged_into_run(document):
+                self._recorder_name = recorder.name  # the kernels are in the stored profile
+            self._summary = summary_from_document(document)
             return self._summary
 
     def __enter__(self) -> "WorkloadProfiler":

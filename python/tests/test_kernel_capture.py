@@ -17,11 +17,12 @@ from conftest import NVML_FIXTURES, PYTHON, REPLAY_LIBRARY, python_env
 CHILD = textwrap.dedent("""
     import ctypes, json, os, time
     import kraken
-    # What the CUDA driver does in a process that starts using CUDA under the injection.
-    assert ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"]).InitializeInjection() == 1
     profiler = kraken.WorkloadProfiler("cupti-run", sampling_interval=50, store=False,
                                        metrics=["gpu_util", "kernel_timeline"])
     with profiler:
+        # What the CUDA driver does when the block starts using CUDA under the injection;
+        # the fake CUPTI's 3000 launches follow (kernels before the block are not its own).
+        assert ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"]).InitializeInjection() == 1
         time.sleep(0.5)       # the tracer flushes every 100 ms: all 3000 launches written
     report = profiler.get_report()
     print(json.dumps({"kernel_timeline": report.kernel_timeline, "inputs": report.inputs,
@@ -41,7 +42,7 @@ def test_the_tracers_trace_of_this_process_is_in_the_report(tmp_path: Path) -> N
     assert f"kraken-cupti: recording the CUDA activity of pid {child.pid}" in err
     result = json.loads(out)
     assert result["kernel_timeline"] == "cupti"
-    assert result["inputs"][1] == str(tmp_path / f"kernels_{child.pid}.json")
-    assert result["formats"] == ["kraken-profile", "kineto"]
-    assert result["kernels"]["count"] == 3000  # every fake launch, read while the process ran
+    # The session merged the trace into the run's profile (read while the process ran).
+    assert len(result["inputs"]) == 1 and result["formats"] == ["kraken-profile"]
+    assert result["kernels"]["count"] == 3000  # every fake launch
     assert result["kernels"]["total_us"] == 3000

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -22,8 +23,10 @@ from typing import Any, Dict
 import pytest
 
 import kraken
-from conftest import PYTHON, RESNET_TRACE, data, kraken_json, python_env, run_kraken
+from conftest import PYTHON, RESNET_TRACE, SOURCE_DIR, data, kraken_json, python_env, run_kraken
 
+#: kraken's CUPTI trace of a ResNet-50 training run on an H100 (18421 kernels).
+H100_RESNET_CUPTI = SOURCE_DIR / "examples" / "nvidia-h100-80gb-hbm3" / "resnet50-train.cupti.json.gz"
 PID_11345 = 16452157440
 PID_11327 = 2690646016
 # Keys of the run summary that describe what ran, not what was measured.
@@ -340,23 +343,47 @@ def test_dropping_the_open_step_keeps_every_other_byte(tmp_path) -> None:
     assert path.read_bytes() == b'{"traceEvents": [\n' + kept + b'\n\n]}'
 
 
-def test_under_the_cupti_tracer_its_trace_of_this_process_is_imported(replay, monkeypatch, tmp_path) -> None:
-    # No GPU here, so the tracer itself cannot run: its output file for this process is
-    # stood in for by a real recorded trace at the place KRAKEN_CUPTI_OUTPUT names.
+def test_under_the_cupti_tracer_the_session_merges_its_kernels_of_this_process(replay, monkeypatch, tmp_path) -> None:
+    # No GPU here, so the tracer itself cannot run: its trace of this process is stood in for
+    # by kraken's real CUPTI trace of a ResNet-50 training run on an H100, at the place
+    # KRAKEN_CUPTI_OUTPUT names, its clock moved so that its 1.84 s of kernels (the first one
+    # 6038202.656 us after its base time) run inside the block.
+    import os
     replay("h100.nvml", "")
     monkeypatch.delitem(sys.modules, "torch", raising=False)
     monkeypatch.setenv("CUDA_INJECTION64_PATH", "/opt/kraken/lib/libkraken_cupti.so")
     monkeypatch.setenv("KRAKEN_CUPTI_OUTPUT", str(tmp_path / "kernels_%p.json"))
-    monkeypatch.setenv("KRAKEN_CUPTI_FLUSH_MS", "0")
-    import os
-    (tmp_path / f"kernels_{os.getpid()}.json").write_bytes(Path(data(RESNET_TRACE)).read_bytes())
+    monkeypatch.setenv("KRAKEN_CUPTI_FLUSH_MS", "10")
+    text = gzip.decompress(H100_RESNET_CUPTI.read_bytes())
+    trace = tmp_path / f"kernels_{os.getpid()}.json"
     profiler = kraken.WorkloadProfiler("cupti-run", sampling_interval=20, store=False, metrics=["kernel_timeline"])
     with profiler:
-        time.sleep(0.05)
+        first_kernel_ns = time.time_ns() + 5_000_000
+        base = f'"baseTimeNanoseconds": {first_kernel_ns - 6_038_202_656}'.encode()
+        trace.write_bytes(re.sub(rb'"baseTimeNanoseconds": \d+', base, text, count=1))
+        time.sleep((first_kernel_ns + 1_860_000_000 - time.time_ns()) / 1e9)
     report = profiler.get_report()
     assert report.kernel_timeline == "cupti"
-    assert report.inputs[1] == str(tmp_path / f"kernels_{os.getpid()}.json")
-    assert report.analysis.kernels["count"] == 8772
+    assert report.inputs == [profiler._profile_path]  # the kernels are in the run's own profile
+    assert report.analysis.kernels["count"] == 18421
+    assert report.to_dict()["profile"]["workload_type"]["type"] == "training"
+
+
+def test_under_the_cupti_tracer_without_a_trace_it_warns_and_keeps_the_samples(replay, monkeypatch,
+                                                                               tmp_path) -> None:
+    import os
+    replay("h100.nvml", "")
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    monkeypatch.setenv("CUDA_INJECTION64_PATH", "/opt/kraken/lib/libkraken_cupti.so")
+    monkeypatch.setenv("KRAKEN_CUPTI_OUTPUT", str(tmp_path) + "/")
+    monkeypatch.setenv("KRAKEN_CUPTI_FLUSH_MS", "10")
+    profiler = kraken.WorkloadProfiler("cupti-none", sampling_interval=20, store=False, metrics=["kernel_timeline"])
+    with pytest.warns(kraken.KernelTimelineWarning, match="the CUPTI tracer wrote no trace of this process at "
+                                                           + re.escape(str(tmp_path / f"kraken_cupti_{os.getpid()}.json"))):
+        with profiler:
+            wait_for_passes(profiler, 1)
+    assert profiler.summary.passes >= 1
+    assert profiler.get_report().kernel_timeline is None
 
 
 def test_a_forked_child_cannot_stop_the_session_nor_remove_its_files(replay) -> None:

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <set>
 
 #include "app/store_access.h"
@@ -14,6 +15,7 @@
 #include "base/atomic_file.h"
 #include "base/duration.h"
 #include "base/json_writer.h"
+#include "profiling/run_summary_kernels.h"
 #include "report/profile_export.h"
 
 namespace kraken {
@@ -34,11 +36,7 @@ TimeNs NowNs() {
 bool ProcessExists(int64_t pid) { return kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH; }
 
 Status CheckSettings(const SessionSettings& settings) {
-  if (settings.kernel_capture)
-    return Unsupported("kernel capture is not available in a session: kernels are recorded by the CUPTI tracer "
-                       "injected when the process starts (kraken profile --kernels -- CMD, or "
-                       "CUDA_INJECTION64_PATH=libkraken_cupti.so; docs/kernel-capture.md); start the session "
-                       "without kernel_capture");
+  if (settings.kernel_capture) KRAKEN_RETURN_IF_ERROR(app::CheckKernelTracerInjected(std::getenv));
   if (settings.samples < 0) return InvalidInput("samples must be >= 0 (0 = until the session is stopped)");
   for (int64_t pid : settings.pids)
     if (pid <= 0 || !ProcessExists(pid)) return NotFound("pid " + std::to_string(pid) + ": no such process");
@@ -67,14 +65,19 @@ Result<std::unique_ptr<ProfilingSession>> ProfilingSession::Start(const SessionS
   nvml::NvmlSamplerOptions sampler_options;
   sampler_options.slow_interval_us = *slow_interval / 1000;
   KRAKEN_ASSIGN_OR_RETURN(nvml::NvmlSession nvml, nvml::OpenNvmlSession(settings.nvml_library, sampler_options));
-  std::unique_ptr<ProfilingSession> session(new ProfilingSession(settings, *interval, std::move(nvml)));
+  std::optional<app::KernelTraceLocation> kernel_trace;
+  if (settings.kernel_capture) kernel_trace = app::LocateKernelTrace(std::getenv, getpid());
+  std::unique_ptr<ProfilingSession> session(
+      new ProfilingSession(settings, *interval, std::move(nvml), std::move(kernel_trace)));
   session->sampler_ = std::thread([s = session.get()] { s->SampleUntilStopped(); });
   return session;
 }
 
-ProfilingSession::ProfilingSession(SessionSettings settings, int64_t interval_ns, nvml::NvmlSession nvml)
+ProfilingSession::ProfilingSession(SessionSettings settings, int64_t interval_ns, nvml::NvmlSession nvml,
+                                   std::optional<app::KernelTraceLocation> kernel_trace)
     : settings_(std::move(settings)),
       interval_ns_(interval_ns),
+      kernel_trace_(std::move(kernel_trace)),
       nvml_(std::move(nvml)),
       tree_(settings_.pids.empty() ? std::set<int64_t>{getpid()}
                                    : std::set<int64_t>(settings_.pids.begin(), settings_.pids.end()),
@@ -82,6 +85,7 @@ ProfilingSession::ProfilingSession(SessionSettings settings, int64_t interval_ns
   builder_.profile().metadata = profiling::SampledRunMetadata(DefaultSource(settings_), interval_ns_);
   builder_.profile().devices = nvml_.sampler->devices();
   step_start_ns_ = NowNs();
+  start_ns_ = step_start_ns_;
 }
 
 ProfilingSession::~ProfilingSession() {
@@ -153,6 +157,13 @@ void ProfilingSession::FinishMarks(TimeNs stop_ns) {
   }
 }
 
+void ProfilingSession::MergeKernels(const Profile& events) {
+  profiling::AppendTimeline(events, &builder_.profile());
+  // Steps the caller marked are the session's steps; the trace's (from ProfilerStep ranges)
+  // would count them twice. Without marked steps, the trace's are the only ones.
+  if (!steps_.empty()) builder_.profile().steps = steps_;
+}
+
 Status ProfilingSession::SaveProfile(profiling::RunReport* report) {
   const Profile& profile = builder_.profile();
   if (settings_.store) {
@@ -177,8 +188,14 @@ Result<std::string> ProfilingSession::Stop() {
   }
   stop_requested_ = true;
   sampler_.join();
+  const TimeNs stop_ns = NowNs();
+  // Before taking the lock: the wait for the tracer's flush must not block stopped().
+  Profile kernel_events;
+  std::optional<profiling::KernelCaptureSummary> kernels;
+  if (kernel_trace_) kernels = app::CollectSessionKernels(*kernel_trace_, start_ns_, stop_ns, &kernel_events);
   std::lock_guard<std::mutex> lock(mutex_);
-  FinishMarks(NowNs());
+  FinishMarks(stop_ns);
+  if (kernels) MergeKernels(kernel_events);
   finished_ = true;
 
   profiling::RunReport report;
@@ -187,6 +204,10 @@ Result<std::string> ProfilingSession::Stop() {
   report.devices = nvml_.sampler->devices();
   report.tree_pids.assign(tree_.ever_members().begin(), tree_.ever_members().end());
   report.summary = profiling::SummarizeRun(run_.passes, static_cast<double>(interval_ns_) / 1e9);
+  if (kernels) {
+    profiling::ApplyKernelTimeline(kernel_events, &report.summary);  // as kraken profile --kernels
+    report.kernels = std::move(kernels);
+  }
   KRAKEN_RETURN_IF_ERROR(SaveProfile(&report));
   if (!settings_.upload_to.empty()) {
     // After the local save: a failed upload loses nothing; it waits in the spool.

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/session_kernels.h"
 #include "base/status.h"
 #include "collectors/nvml/nvml_sampler.h"
 #include "model/profile.h"
@@ -36,7 +37,9 @@ struct SessionSettings {
   bool store = true;                // save the profile in the store at Stop
   std::string db;                   // that store (ResolveDbPath)
   std::string out;                  // also write the profile (export JSON) to this file
-  bool kernel_capture = false;      // a kernel timeline: Unsupported (the tracer is injected at start)
+  // Also the kernels kraken's CUPTI tracer records for this process, merged at Stop; needs
+  // the process started with the tracer injected (app/session_kernels.h).
+  bool kernel_capture = false;
   // Also send the profile to the central API at Stop (docs/upload.md); "" = no upload.
   std::string upload_to;
   std::string token_file;
@@ -47,8 +50,8 @@ struct SessionSettings {
 class ProfilingSession {
  public:
   // Checks the settings, loads NVML and starts sampling. Fails without NVML, for a pid
-  // that does not exist, and for kernel_capture (Unsupported: the CUPTI tracer is injected
-  // when a process starts, not by a session inside it).
+  // that does not exist, and for kernel_capture in a process started without kraken's CUPTI
+  // tracer (Unsupported: the CUDA driver injects it when a process starts, not a session).
   static Result<std::unique_ptr<ProfilingSession>> Start(const SessionSettings& settings);
   ~ProfilingSession();  // stops sampling if it still runs; saves nothing then
   ProfilingSession(const ProfilingSession&) = delete;
@@ -59,7 +62,9 @@ class ProfilingSession {
   // Ends step N (begun at the previous Step, or at the start) and begins N + 1.
   Status Step();
   // Stops sampling, saves the profile where the settings say and returns the run summary
-  // document of `kraken profile --json`. Once only.
+  // document of `kraken profile --json`. Once only. With kernel_capture it first waits one
+  // flush period of the tracer, then merges the kernels of the session's time from its
+  // trace (the document's "kernels" says what was found, or why nothing was).
   Result<std::string> Stop();
   bool stopped() const;   // Stop was called
   bool finished() const;  // Stop has completed: the profile is whole
@@ -71,14 +76,18 @@ class ProfilingSession {
   Result<std::string> ProfileJson() const;
 
  private:
-  ProfilingSession(SessionSettings settings, int64_t interval_ns, nvml::NvmlSession nvml);
+  ProfilingSession(SessionSettings settings, int64_t interval_ns, nvml::NvmlSession nvml,
+                   std::optional<app::KernelTraceLocation> kernel_trace);
   void SampleUntilStopped();
   bool TargetEnded() const;
   void FinishMarks(TimeNs stop_ns);
+  void MergeKernels(const Profile& events);
   Status SaveProfile(profiling::RunReport* report);
 
   const SessionSettings settings_;
   const int64_t interval_ns_;
+  const std::optional<app::KernelTraceLocation> kernel_trace_;  // kernel_capture: the tracer's file
+  TimeNs start_ns_ = 0;  // kernels from before the session are not its own
   nvml::NvmlSession nvml_;
   profiling::ProcessTreeTracker tree_;
   profiling::BatchProfileBuilder builder_;  // the sampling thread's until it is joined

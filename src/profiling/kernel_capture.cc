@@ -157,14 +157,11 @@ Result<KernelCaptureSetup> PrepareKernelCapture(const std::string& trace_dir, co
   return setup;
 }
 
-KernelCaptureSummary CollectKernelTraces(const KernelCaptureSetup& setup, Profile* events) {
+KernelCaptureSummary ImportKernelTraces(const std::vector<std::string>& files, Profile* events) {
   KernelCaptureSummary summary;
-  summary.trace_dir = setup.trace_dir;
-  summary.kept = !setup.remove_after_import;
-  summary.files = TraceFiles(setup.trace_dir);
+  summary.files = files;
   ImportOptions options;
   options.forced_format = "kineto";
-  int64_t kernel_ns = 0;
   size_t windows_not_started = 0;  // traces whose capture window began after the process ended
   for (const std::string& file : summary.files) {
     auto imported = ImportFile(BuiltinImporters(), file, options);
@@ -182,27 +179,40 @@ KernelCaptureSummary CollectKernelTraces(const KernelCaptureSetup& setup, Profil
       if (trace.import_counters.count("kineto_trace_cut") > 0) ++summary.cut_traces;
       if (StartsWith(Attribute(trace, "kraken_cupti_window"), "not started")) ++windows_not_started;
       if (auto dropped = ParseInt64(Attribute(trace, "kraken_cupti_dropped_records"))) summary.dropped_records += *dropped;
-      for (const Kernel& k : trace.kernels) kernel_ns += k.duration_ns;
       MergeTimeline(trace, trace.metadata.base_time_ns, events);
     }
   }
   SortByStart(events);
-  summary.kernel_time_s = static_cast<double>(kernel_ns) / 1e9;
-  summary.kernels = static_cast<int64_t>(events->kernels.size());
-  summary.memory_ops = static_cast<int64_t>(events->memory_ops.size());
-  summary.runtime_calls = static_cast<int64_t>(events->runtime_calls.size());
+  CountTimeline(*events, &summary);
   events->metadata.attributes["kernel_traces"] = std::to_string(summary.files.size());
   if (summary.cut_traces > 0) events->metadata.attributes["kernel_traces_cut"] = std::to_string(summary.cut_traces);
-  if (summary.files.empty()) {
-    summary.note = "no process of the command initialized CUDA, so the tracer never started (the CUDA driver "
-                   "loads it when a process first uses CUDA)";
-  } else if (summary.kernels == 0 && summary.problems.empty() && windows_not_started == summary.files.size()) {
+  if (!summary.files.empty() && summary.kernels == 0 && summary.problems.empty() &&
+      windows_not_started == summary.files.size()) {
     summary.note = "no kernel was recorded: the capture window (--kernel-delay) had not begun when the command's "
                    "CUDA processes ended";
-  } else if (summary.kernels == 0) {
+  } else if (!summary.files.empty() && summary.kernels == 0) {
     summary.note = summary.problems.empty() ? "the command's CUDA processes ran no kernel"
                                             : "no kernel was recorded: " + summary.problems.front();
   }
+  return summary;
+}
+
+void CountTimeline(const Profile& events, KernelCaptureSummary* summary) {
+  int64_t kernel_ns = 0;
+  for (const Kernel& k : events.kernels) kernel_ns += k.duration_ns;
+  summary->kernel_time_s = static_cast<double>(kernel_ns) / 1e9;
+  summary->kernels = static_cast<int64_t>(events.kernels.size());
+  summary->memory_ops = static_cast<int64_t>(events.memory_ops.size());
+  summary->runtime_calls = static_cast<int64_t>(events.runtime_calls.size());
+}
+
+KernelCaptureSummary CollectKernelTraces(const KernelCaptureSetup& setup, Profile* events) {
+  KernelCaptureSummary summary = ImportKernelTraces(TraceFiles(setup.trace_dir), events);
+  summary.trace_dir = setup.trace_dir;
+  summary.kept = !setup.remove_after_import;
+  if (summary.files.empty())
+    summary.note = "no process of the command initialized CUDA, so the tracer never started (the CUDA driver "
+                   "loads it when a process first uses CUDA)";
   if (setup.remove_after_import) {
     std::error_code ec;
     fs::remove_all(setup.trace_dir, ec);

@@ -75,6 +75,15 @@ struct KernelCaptureSummary {
 // Call after the command has ended (its processes write the end of their trace at exit).
 KernelCaptureSummary CollectKernelTraces(const KernelCaptureSetup& setup, Profile* events);
 
+// The import part of CollectKernelTraces for the given trace files (a session in a traced
+// process reads its own one): the summary's files, counts, problems and note; its trace_dir
+// and kept are left to the caller.
+KernelCaptureSummary ImportKernelTraces(const std::vector<std::string>& files, Profile* events);
+
+// Sets the summary's kernel, memory-op and runtime-call counts and kernel time from `events`
+// (again after a caller dropped some of them).
+void CountTimeline(const Profile& events, KernelCaptureSummary* summary);
+
 // Appends the timeline of `events` (from CollectKernelTraces) to `into` (the --out profile).
 void AppendTimeline(const Profile& events, Profile* into);
 

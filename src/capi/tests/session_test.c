@@ -202,9 +202,22 @@ static void SessionsThatCannotStartSayWhy(void) {
                   KRAKEN_ERROR_NOT_FOUND);
   KT_CHECK(session == NULL);
   KT_CHECK_CONTAINS(kraken_last_error(), "cannot load the NVML library /nonexistent/libnvidia-ml.so.1");
+  /* kernel_capture reads the trace of kraken's CUPTI tracer, which only the CUDA driver
+   * injects at a process's start: this process was started without it. (With it:
+   * src/app/session_kernels_test.cc.) */
+  unsetenv("CUDA_INJECTION64_PATH");
   char* options = kt_format("{\"nvml_library\":\"%s\",\"kernel_capture\":true}", KRAKEN_NVML_REPLAY_LIBRARY);
   KT_CHECK_STATUS(kraken_session_start(options, &session), KRAKEN_ERROR_UNSUPPORTED);
-  KT_CHECK_CONTAINS(kraken_last_error(), "kernel capture is not available in a session: kernels are recorded by the CUPTI tracer");
+  KT_CHECK(session == NULL);
+  KT_CHECK_CONTAINS(kraken_last_error(), "kernel capture is not available in this session: kernels are recorded by "
+                                         "kraken's CUPTI tracer, which the CUDA driver injects only when a process "
+                                         "starts, and this process was started without it; start it under kraken "
+                                         "profile --kernels -- CMD");
+  setenv("CUDA_INJECTION64_PATH", "/opt/nsight/libToolsInjection64.so", 1);
+  KT_CHECK_STATUS(kraken_session_start(options, &session), KRAKEN_ERROR_UNSUPPORTED);
+  KT_CHECK_CONTAINS(kraken_last_error(), "(CUDA_INJECTION64_PATH names /opt/nsight/libToolsInjection64.so, not "
+                                         "kraken's tracer)");
+  unsetenv("CUDA_INJECTION64_PATH");
   free(options);
   KT_CHECK_STATUS(kraken_session_start("{\"pids\":[2147483646]}", &session), KRAKEN_ERROR_NOT_FOUND);
   KT_CHECK_CONTAINS(kraken_last_error(), "pid 2147483646: no such process");

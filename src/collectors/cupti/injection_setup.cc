@@ -15,11 +15,6 @@
 namespace kraken::cupti {
 namespace {
 
-std::string HostName() {
-  char name[256] = {};
-  return gethostname(name, sizeof(name) - 1) == 0 ? name : "";
-}
-
 // The command line, as the trace's "command" member (cut to stay readable).
 std::string CommandLine() {
   std::string text;
@@ -37,11 +32,6 @@ int64_t RealtimeNs() {
   struct timespec now {};
   clock_gettime(CLOCK_REALTIME, &now);
   return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
-}
-
-bool IsDirectory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 // Why CUPTI could not enable kernel records, in the terms a user can act on.
@@ -67,7 +57,7 @@ TraceFile PrepareTraceFile(const TracerConfig& config, int64_t realtime_ns, cons
   TraceFile file;
   const int64_t pid = getpid();
   const std::string host = HostName();
-  file.path = ResolveOutputPath(config.output, pid, host, IsDirectory);
+  file.path = ProcessTracePath(config, pid);  // as a session in this process finds it
   // Whole seconds: the timestamps stay short and exact in microseconds with 3 decimals.
   file.base_time_ns = realtime_ns - realtime_ns % 1'000'000'000;
   file.header = {{"traceName", JsonString(file.path)},

@@ -1,5 +1,8 @@
 #include "collectors/cupti/tracer_config.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <charconv>
 #include <string_view>
 
@@ -161,6 +164,19 @@ std::string ResolveOutputPath(const std::string& pattern, int64_t pid, const std
     path += "kraken_cupti_" + std::to_string(pid) + ".json";
   }
   return path;
+}
+
+std::string HostName() {
+  char name[256] = {};
+  return gethostname(name, sizeof(name) - 1) == 0 ? name : "";
+}
+
+std::string ProcessTracePath(const TracerConfig& config, int64_t pid) {
+  auto is_directory = [](const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  };
+  return ResolveOutputPath(config.output, pid, HostName(), is_directory);
 }
 
 }  // namespace kraken::cupti

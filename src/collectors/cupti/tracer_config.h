@@ -62,4 +62,12 @@ TracerConfig ReadTracerConfig(const std::function<const char*(const char*)>& get
 std::string ResolveOutputPath(const std::string& pattern, int64_t pid, const std::string& host,
                               const std::function<bool(const std::string&)>& is_directory);
 
+// This machine's host name (%h), "" when it cannot be read.
+std::string HostName();
+
+// The trace file the tracer writes for process `pid` under `config`: ResolveOutputPath
+// with this host's name and the folders that exist now. The tracer names its file with it,
+// and a profiling session inside a traced process (app/session_kernels.h) finds it so.
+std::string ProcessTracePath(const TracerConfig& config, int64_t pid);
+
 }  // namespace kraken::cupti
