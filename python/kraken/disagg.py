@@ -25,11 +25,13 @@ class ScorePart:
 @dataclass
 class Strategy:
     """The recommended sharing strategy: "dedicated", "remote-pool friendly", "MIG slice",
-    "MPS share", ... with the rule's reason and, for a MIG slice, its profile."""
+    "MPS share", ... with the rule's reason and, for a MIG slice, its profile; and the
+    expected slowdown a MIG slice was allowed to cost (``mig_max_slowdown``, a fraction)."""
 
     name: str
     reason: str
     mig_profile: str
+    mig_max_slowdown: Optional[float] = None
 
     def __str__(self) -> str:
         return self.name
@@ -125,10 +127,11 @@ def result_from_entry(doc: Dict[str, Any]) -> DisaggregationResult:
 
 
 def disagg_document(inputs: Sequence[str], links: Optional[Sequence[str]] = None, price: Optional[float] = None,
-                    reference: Any = None, explain: bool = False, db: Any = None) -> Dict[str, Any]:
+                    reference: Any = None, explain: bool = False, db: Any = None,
+                    max_slowdown: Optional[float] = None) -> Dict[str, Any]:
     """The ``kraken disagg --json`` document for `inputs`."""
     options = {"link": list(links) if links else None, "price": price, "reference": path_option(reference),
-               "explain": explain or None, "db": path_option(db)}
+               "explain": explain or None, "db": path_option(db), "max_slowdown": max_slowdown}
     return _native.load_json(_native.library().call_inputs("kraken_disagg", list(inputs), options))
 
 
@@ -144,7 +147,7 @@ class DisaggregationAnalyzer:
     def __init__(self, profile_data: Union[InputLike, Iterable[InputLike]], *,
                  links: Optional[Sequence[str]] = None, price: Optional[float] = None,
                  reference: Any = None, explain: bool = False, workload: Optional[str] = None,
-                 db: Any = None) -> None:
+                 db: Any = None, max_slowdown: Optional[float] = None) -> None:
         """Args:
             profile_data: a trace/capture path or stored profile id (or a list, a
                 :class:`~kraken.Profile`, a :class:`~kraken.Report`).
@@ -155,6 +158,8 @@ class DisaggregationAnalyzer:
             explain: keep every formula term (in ``raw["explain"]``).
             workload: which workload :meth:`evaluate` returns when the inputs hold several.
             db: the store that ids are read from.
+            max_slowdown: expected slowdown in % a recommended MIG slice may cost
+                (default 10, as ``kraken disagg --max-slowdown``).
         """
         self.inputs, self.db = inputs_and_db(profile_data, db, "profile_data")
         self.links = links
@@ -162,11 +167,13 @@ class DisaggregationAnalyzer:
         self.reference = reference
         self.explain = explain
         self.workload = workload
+        self.max_slowdown = max_slowdown
 
     def evaluate_all(self) -> List[DisaggregationResult]:
         """One result per workload of the inputs (a trace: one per rank; a capture: one per
         GPU or MIG instance and phase)."""
-        doc = disagg_document(self.inputs, self.links, self.price, self.reference, self.explain, self.db)
+        doc = disagg_document(self.inputs, self.links, self.price, self.reference, self.explain, self.db,
+                              self.max_slowdown)
         return [result_from_entry(entry) for entry in doc.get("workloads") or []]
 
     def evaluate(self) -> DisaggregationResult:

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 import kraken
-from conftest import DLRM_REFERENCE, H100_CAPTURE, RESNET_TRACE, data, kraken_json
+from conftest import DLRM_REFERENCE, H100_CAPTURE, RESNET_TRACE, SOURCE_DIR, data, kraken_json
 
 
 def test_score_strategy_impact_breakdown_and_savings_are_the_cli_figures() -> None:
@@ -37,6 +37,17 @@ def test_links_price_and_reference_are_the_cli_flags() -> None:
     assert result.raw == cli["workloads"][0]
     assert result.savings.price_per_gpu_hour == 4.0
     assert "explain" in result.raw
+
+
+def test_max_slowdown_is_the_cli_flag() -> None:
+    bert = str(SOURCE_DIR / "examples" / "nvidia-h100-80gb-hbm3" / "bert-infer.cupti.json.gz")
+    default = kraken.DisaggregationAnalyzer(bert).evaluate()
+    assert str(default.strategy) == "time-sliced" and default.strategy.mig_max_slowdown == 0.1
+    assert default.perf_impact.expected <= 0.1
+    result = kraken.DisaggregationAnalyzer(bert, max_slowdown=20).evaluate()
+    assert result.raw == kraken_json("disagg", bert, "--max-slowdown", "20")["workloads"][0]
+    assert (str(result.strategy), result.strategy.mig_profile) == ("MIG slice", "3g.40gb")
+    assert result.strategy.mig_max_slowdown == 0.2
 
 
 def test_a_capture_with_several_workloads_needs_a_choice() -> None:

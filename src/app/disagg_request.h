@@ -16,6 +16,7 @@ namespace kraken {
 struct DisaggSettings {
   std::vector<std::string> links;  // "BANDWIDTH,LATENCY" (100Gbps,5us); empty = the default links
   double price = 2.50;             // $ per GPU-hour for the savings
+  double max_slowdown_pct = 10;    // expected slowdown (%) a MIG slice may cost
   bool explain = false;            // every input, formula part and assumption
   std::string reference;           // Alibaba DLRM trace file whose resource ratios are printed; may be empty
 };

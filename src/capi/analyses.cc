@@ -95,6 +95,7 @@ Outcome Disagg(const char* const* inputs, size_t count, const char* options_json
   DisaggSettings settings;
   reader.Read("link", &settings.links);
   reader.Read("price", &settings.price);
+  reader.Read("max_slowdown", &settings.max_slowdown_pct);
   reader.Read("explain", &settings.explain);
   reader.Read("reference", &settings.reference);
   bool json = true;

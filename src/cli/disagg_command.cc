@@ -44,6 +44,10 @@ void AddDisaggCommand(CLI::App& app, CommandList& commands) {
                   "Remote link BANDWIDTH,LATENCY to model (repeatable; the first is scored), e.g. 100Gbps,5us; "
                   "default: 100Gbps,5us 25Gbps,10us 400Gbps,2us");
   cmd->add_option("--price", args->settings.price, "Price of a GPU-hour in $ for the savings")->capture_default_str();
+  cmd->add_option("--max-slowdown", args->settings.max_slowdown_pct,
+                  "Expected slowdown in % a recommended MIG slice may cost (0-1000); a slice that costs more is "
+                  "not recommended")
+      ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print one JSON document (keys: docs/disaggregation.md)");
   cmd->add_flag("--explain", args->settings.explain,
                 "Print every input, formula part and assumption behind each figure");

@@ -89,10 +89,37 @@ TEST(PoolingCliTest, MigPlanFromCsvAndFlags) {
   EXPECT_DOUBLE_EQ(gain, 1);
 }
 
+TEST(PoolingCliTest, DisaggMaxSlowdownBoundsTheMigSlice) {
+  const std::string bert = testing::SourceDir() + "/examples/nvidia-h100-80gb-hbm3/bert-infer.cupti.json.gz";
+  // Default 10 %: every slice below 7g would slow it 16.9 % or more; its idle gaps are shared.
+  RunResult r = RunKraken("disagg --explain " + bert);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("recommended: time-sliced - GPU idle 82.9%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1g.20gb: expected slowdown 66.5% > 10.0%"), std::string::npos) << r.out;
+  RunResult wider = RunKraken("disagg --json --max-slowdown 20 " + bert);
+  ASSERT_EQ(wider.exit_code, 0) << wider.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(wider.out).get(doc), simdjson::SUCCESS) << wider.out.substr(0, 200);
+  simdjson::dom::element strategy = doc["workloads"].at(0)["strategy"];
+  std::string_view name, profile;
+  double budget = 0;
+  EXPECT_EQ(strategy["name"].get_string().get(name), simdjson::SUCCESS);
+  EXPECT_EQ(name, "MIG slice");
+  EXPECT_EQ(strategy["mig_profile"].get_string().get(profile), simdjson::SUCCESS);
+  EXPECT_EQ(profile, "3g.40gb");
+  EXPECT_EQ(strategy["mig_max_slowdown"].get_double().get(budget), simdjson::SUCCESS);
+  EXPECT_DOUBLE_EQ(budget, 0.20);
+}
+
 TEST(PoolingCliTest, BadFlagsGiveOneLineErrors) {
   std::string trace = testing::DataPath(kResnet);
   ExpectOneLineError(RunKraken("disagg --link 100Gbps " + trace), "--link expects BANDWIDTH,LATENCY");
   ExpectOneLineError(RunKraken("disagg --price -1 " + trace), "--price must be >= 0");
+  ExpectOneLineError(RunKraken("disagg --max-slowdown 1001 " + trace), "--max-slowdown must be between 0 and 1000");
+  ExpectOneLineError(RunKraken("disagg --max-slowdown -1 " + trace), "--max-slowdown must be between 0 and 1000");
+  ExpectOneLineError(RunKraken("disagg --max-slowdown ten " + trace), "--max-slowdown");
+  ExpectOneLineError(RunKraken("disagg --max-slowdown nan " + trace), "--max-slowdown");
   ExpectOneLineError(RunKraken("mig-plan --gpu v100-sxm2 --workload a:1:0.1"), "has no MIG geometry");
   ExpectOneLineError(RunKraken("mig-plan --headroom lots --workload a:1:0.1"), "--headroom expects a percentage");
   ExpectOneLineError(RunKraken("mig-plan --workload a:1"), "--workload expects NAME:MEMORY_GIB:SM_FRACTION");

@@ -128,7 +128,7 @@ void WriteResult(JsonWriter& json, const DisaggResult& r, bool explain) {
       .Field("periodicity", r.temporal.periodicity).Field("period_s", r.temporal.period_s).EndObject();
   json.EndObject();
   json.Key("strategy").BeginObject().Field("name", disagg::StrategyName(r.strategy)).Field("reason", r.strategy_reason)
-      .Field("mig_profile", r.mig_profile).EndObject();
+      .Field("mig_profile", r.mig_profile).Field("mig_max_slowdown", r.mig_max_slowdown).EndObject();
   json.Key("impact").BeginObject().Field("expected", r.impact.expected).Field("lo", r.impact.lo).Field("hi", r.impact.hi)
       .EndObject();
   json.Key("savings").BeginObject()

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analysis/mig/mig_plan.h"
+#include "base/text.h"
 #include "base/text_table.h"
 #include "model/mig_catalog.h"
 
@@ -59,6 +60,69 @@ void Score(const DisaggOptions& o, DisaggResult* r) {
   r->sections.push_back({"score", e});
 }
 
+// The MIG impact model, for a slice before it is recommended (rule 5's budget) and after
+// (the impact section): one formula for both. Closed loop: busy periods stretch by SMs
+// wanted / SMs given (and DRAM activity / bandwidth given); the gaps stay as they are.
+ImpactRange MigSliceImpact(const MigGeometry& g, const MigProfileSpec& p, const WorkloadDemand& d,
+                           const RuleInputs& in, Explanation* e) {
+  ImpactRange x;
+  double b = in.busy;
+  double s = mig::ProfileShare(g, p);
+  double m = static_cast<double>(p.memory_slices) / g.memory_slice_count;
+  double compute = std::max(0.0, in.u_mean / s - b);
+  double bandwidth = d.dram_active.measured ? std::max(0.0, d.dram_active.mean / m - b) : 0;
+  x.expected = x.lo = std::max(compute, bandwidth);
+  x.hi = std::max(x.expected, b * std::max(0.0, in.fill_hi / s - 1));
+  if (e == nullptr) return x;
+  e->Term("slice SM share", s, "ratio", std::to_string(p.sm_count) + " / " + std::to_string(g.full_gpu_sm_count));
+  e->Term("slice memory-bandwidth share", m, "ratio", std::to_string(p.memory_slices) + " / 8 memory slices");
+  e->Term("slowdown, expected", x.expected, "ratio",
+          "max(0, mean compute need / SM share - busy), max with the same for DRAM activity / bandwidth share");
+  e->Term("slowdown, high", x.hi, "ratio", "busy x max(0, SM fill while busy / SM share - 1)");
+  e->Assume("closed loop: the GPU's busy periods stretch by (SMs wanted / SMs given); gaps stay as they are");
+  return x;
+}
+
+// Rule 5's slice: the smallest profile below the whole GPU (the last one) that covers the
+// memory x (1 + headroom) and the p95 compute need and whose expected slowdown stays within
+// the budget; -1 when none does. `considered` says why each smaller profile was refused.
+struct MigSliceChoice {
+  int profile = -1;
+  Explanation considered;
+};
+
+MigSliceChoice ChooseMigSlice(const DisaggOptions& o, const WorkloadDemand& d, const RuleInputs& in,
+                              const MigGeometry& g, const GpuNeed& need) {
+  MigSliceChoice c;
+  Explanation& e = c.considered;
+  double memory = need.memory_bytes * (1 + o.mig_headroom);
+  e.Input("MIG slice slowdown budget", o.mig_max_slowdown, "ratio",
+          "--max-slowdown: the expected slowdown a slice may cost (policy)");
+  for (size_t i = 0; i + 1 < g.profiles.size(); ++i) {
+    const MigProfileSpec& p = g.profiles[i];
+    std::string name = "MIG " + p.name;
+    if (mig::ProfileBytes(p) < memory) {
+      e.Term(name + " refused", mig::ProfileBytes(p), "B", p.name + ": memory < " + FormatBytes(memory) + " (peak x " +
+                                                               FormatFixed(1 + o.mig_headroom, 2) + ")");
+      continue;
+    }
+    if (mig::ProfileShare(g, p) < in.u_p95) {
+      e.Term(name + " refused", mig::ProfileShare(g, p), "ratio",
+             p.name + ": SM share " + Pct(mig::ProfileShare(g, p)) + " < p95 compute need " + Pct(in.u_p95));
+      continue;
+    }
+    double slowdown = MigSliceImpact(g, p, d, in, nullptr).expected;
+    bool within = slowdown <= o.mig_max_slowdown;
+    e.Term(name + (within ? " fits" : " refused"), slowdown, "ratio",
+           p.name + ": expected slowdown " + Pct(slowdown) + (within ? " <= " : " > ") + Pct(o.mig_max_slowdown));
+    if (within) {
+      c.profile = static_cast<int>(i);
+      break;
+    }
+  }
+  return c;
+}
+
 void ChooseStrategy(const DisaggOptions& o, const WorkloadDemand& d, const RuleInputs& in, DisaggResult* r) {
   Explanation e;
   e.Input("share of a GPU needed, low", in.f_lo, "ratio", "max(mean compute need, memory share)");
@@ -68,17 +132,19 @@ void ChooseStrategy(const DisaggOptions& o, const WorkloadDemand& d, const RuleI
   const LinkSensitivity& scored = r->links.front();
   const MigGeometry* geometry = FindMigGeometry(r->device_id);
   // Rules in the order docs/disaggregation.md numbers them; the first that holds decides.
+  int rule_decided = 0;
   auto pick = [&](int rule, Strategy s, std::string reason) {
+    rule_decided = rule;
     r->strategy = s;
     r->strategy_reason = std::move(reason);
     e.Term("rule", rule, "", r->strategy_reason);
   };
   bool measured = r->need.compute_measured || r->need.memory_measured;
-  int mig_profile = -1;
-  if (geometry != nullptr && r->need.compute_measured) {
-    mig_profile = mig::ChooseProfile(*geometry, r->need.memory_bytes * (1 + o.mig_headroom), in.u_p95);
-    if (mig_profile + 1 == static_cast<int>(geometry->profiles.size())) mig_profile = -1;  // the whole GPU
-  }
+  bool mig_considered = geometry != nullptr && r->need.compute_measured;
+  MigSliceChoice slice;
+  if (mig_considered) slice = ChooseMigSlice(o, d, in, *geometry, r->need);
+  const int mig_profile = slice.profile;
+  r->mig_max_slowdown = o.mig_max_slowdown;
   if (!measured) {
     pick(1, Strategy::kDedicated, "nothing measured about its compute or memory: no share can be sized");
   } else if (in.f_hi >= o.dedicated_need) {
@@ -95,7 +161,8 @@ void ChooseStrategy(const DisaggOptions& o, const WorkloadDemand& d, const RuleI
   } else if (mig_profile >= 0 && r->temporal.measured && r->temporal.predictability >= o.mig_min_predictability) {
     r->mig_profile = geometry->profiles[static_cast<size_t>(mig_profile)].name;
     pick(5, Strategy::kMigSlice, "predictable demand (" + FormatFixed(r->temporal.predictability, 2) + " >= " +
-                                  FormatFixed(o.mig_min_predictability, 2) + ") that fits " + r->mig_profile);
+                                  FormatFixed(o.mig_min_predictability, 2) + ") that fits " + r->mig_profile +
+                                  " within the " + Pct(o.mig_max_slowdown) + " slowdown budget");
   } else if (r->need.compute_measured && in.busy_measured && in.u_p95 <= o.mps_max_compute &&
              in.busy >= o.shared_max_busy) {
     pick(6, Strategy::kMpsShare, "busy " + Pct(in.busy) + " of the time but needs at most " + Pct(in.u_p95) +
@@ -111,6 +178,8 @@ void ChooseStrategy(const DisaggOptions& o, const WorkloadDemand& d, const RuleI
     pick(10, Strategy::kDedicated, "busy " + Pct(in.busy) + " and needs " + Pct(in.f_hi) +
                                       " of the GPU: sharing would slow it more than it saves");
   }
+  // Rule 5 was tried (rules 1-4 did not hold): say which slices it weighed and why.
+  if (mig_considered && rule_decided >= 5) e.Append(slice.considered);
   if (geometry == nullptr) e.Assume("the device (" + (r->device_id.empty() ? std::string("unknown") : r->device_id) +
                                     ") has no MIG geometry in kraken: MIG slice not considered");
   r->sections.push_back({"strategy", e});
@@ -133,19 +202,7 @@ void Impact(const WorkloadDemand& d, const RuleInputs& in, DisaggResult* r) {
     case Strategy::kMigSlice: {
       const MigGeometry* g = FindMigGeometry(r->device_id);
       const MigProfileSpec* p = g ? FindMigProfile(*g, r->mig_profile) : nullptr;
-      if (p == nullptr) break;
-      double s = static_cast<double>(p->sm_count) / g->full_gpu_sm_count;
-      double m = static_cast<double>(p->memory_slices) / g->memory_slice_count;
-      double compute = std::max(0.0, in.u_mean / s - b);
-      double bandwidth = d.dram_active.measured ? std::max(0.0, d.dram_active.mean / m - b) : 0;
-      x.expected = x.lo = std::max(compute, bandwidth);
-      x.hi = std::max(x.expected, b * std::max(0.0, in.fill_hi / s - 1));
-      e.Term("slice SM share", s, "ratio", std::to_string(p->sm_count) + " / " + std::to_string(g->full_gpu_sm_count));
-      e.Term("slice memory-bandwidth share", m, "ratio", std::to_string(p->memory_slices) + " / 8 memory slices");
-      e.Term("slowdown, expected", x.expected, "ratio",
-             "max(0, mean compute need / SM share - busy), max with the same for DRAM activity / bandwidth share");
-      e.Term("slowdown, high", x.hi, "ratio", "busy x max(0, SM fill while busy / SM share - 1)");
-      e.Assume("closed loop: the GPU's busy periods stretch by (SMs wanted / SMs given); gaps stay as they are");
+      if (p != nullptr) x = MigSliceImpact(*g, *p, d, in, &e);
       break;
     }
     case Strategy::kMpsShare:

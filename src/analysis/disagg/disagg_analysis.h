@@ -44,6 +44,9 @@ struct DisaggOptions {
   double mps_max_compute = 0.50;     // compute need p95
   double shared_max_busy = 0.50;     // mean busy for time slicing
   double mig_headroom = 0.10;        // memory headroom when choosing the MIG slice
+  // Expected slowdown a MIG slice may cost (--max-slowdown): a policy choice, the slowdown
+  // a user would accept for pooling; a slice that costs more is not recommended.
+  double mig_max_slowdown = 0.10;
 };
 
 enum class Strategy { kDedicated, kTimeSliced, kMpsShare, kMigSlice, kRemotePool };
@@ -81,6 +84,7 @@ struct DisaggResult {
   Strategy strategy = Strategy::kDedicated;
   std::string strategy_reason;
   std::string mig_profile;  // for kMigSlice
+  double mig_max_slowdown = 0;  // the expected-slowdown budget a MIG slice was held to
   ImpactRange impact;
 
   // Fraction of one GPU the workload still blocks under the strategy (low/high demand),

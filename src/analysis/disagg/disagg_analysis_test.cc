@@ -175,6 +175,76 @@ TEST(DisaggAnalysisTest, InvariantsOverTheCorpus) {
     EXPECT_EQ(r.strategy, Strategy::kDedicated) << r.workload;
 }
 
+// The H100 BERT-base inference trace (examples/): busy 17.1 % of the time, its kernels
+// fill most of the SMs while it runs, so every MIG slice stretches its busy periods.
+DisaggResult AnalyzeBertExample(double mig_max_slowdown) {
+  DisaggOptions options;
+  options.mig_max_slowdown = mig_max_slowdown;
+  std::string path = testing::SourceDir() + "/examples/nvidia-h100-80gb-hbm3/bert-infer.cupti.json.gz";
+  auto profiles = ImportFile(BuiltinImporters(), path);
+  EXPECT_TRUE(profiles.ok()) << profiles.status().message();
+  if (!profiles.ok() || profiles->size() != 1) return {};
+  const Profile& p = profiles->front();
+  WorkloadReport report = CharacterizeWorkload(p);
+  std::vector<WorkloadDemand> demands = DeriveDemands(p, report);
+  EXPECT_EQ(demands.size(), 1u);
+  return demands.empty() ? DisaggResult{} : AnalyzeDisaggregation(p, report, demands.front(), options);
+}
+
+std::vector<std::string> MigTermNotes(const DisaggResult& r) {
+  std::vector<std::string> notes;
+  for (const ExplainItem& t : Section(r, "strategy")->explanation.terms)
+    if (t.name.rfind("MIG ", 0) == 0) notes.push_back(t.name + ": " + t.note);
+  return notes;
+}
+
+TEST(DisaggAnalysisTest, MigSliceOverTheSlowdownBudgetIsNotRecommended) {
+  const DisaggResult r = AnalyzeBertExample(0.10);  // the default budget
+  ExpectInvariants(r);
+  EXPECT_DOUBLE_EQ(DisaggOptions{}.mig_max_slowdown, 0.10);
+  EXPECT_NE(r.strategy, Strategy::kMigSlice);
+  EXPECT_TRUE(r.mig_profile.empty());
+  // Idle 82.9 % of the time: the gaps are shared (rule 7), at busy^2 = 2.9 % expected.
+  EXPECT_EQ(r.strategy, Strategy::kTimeSliced);
+  EXPECT_LE(r.impact.expected, 0.10);
+  EXPECT_NEAR(r.impact.expected, r.impact.hi * r.impact.hi, 1e-12);
+  EXPECT_DOUBLE_EQ(r.mig_max_slowdown, 0.10);
+  // --explain says why each slice below 7g was refused.
+  std::vector<std::string> notes = MigTermNotes(r);
+  ASSERT_EQ(notes.size(), 5u);
+  EXPECT_EQ(notes[0], "MIG 1g.10gb refused: 1g.10gb: SM share 12.1% < p95 compute need 16.5%");
+  EXPECT_EQ(notes[1], "MIG 1g.20gb refused: 1g.20gb: expected slowdown 66.5% > 10.0%");
+  EXPECT_EQ(notes[4], "MIG 4g.40gb refused: 4g.40gb: expected slowdown 16.9% > 10.0%");
+}
+
+TEST(DisaggAnalysisTest, UnlimitedSlowdownBudgetKeepsTheSmallestSlice) {
+  const DisaggResult r = AnalyzeBertExample(10.0);  // 1000 %: the rule as it was before the budget
+  ExpectInvariants(r);
+  EXPECT_EQ(r.strategy, Strategy::kMigSlice);
+  EXPECT_EQ(r.mig_profile, "1g.20gb");
+  // The impact section reports the slowdown the rule weighed: mean need / (26 of 132 SMs) - busy.
+  EXPECT_NEAR(r.impact.expected, 0.6649, 5e-5);
+  EXPECT_EQ(MigTermNotes(r).back(), "MIG 1g.20gb fits: 1g.20gb: expected slowdown 66.5% <= 1000.0%");
+}
+
+TEST(DisaggAnalysisTest, SlowdownBudgetCanChooseALargerSlice) {
+  // At 20 %: 1g.20gb (66.5 %) and 2g.20gb (50.8 %) are refused, 3g.40gb (19.1 %) passes.
+  const DisaggResult r = AnalyzeBertExample(0.20);
+  ExpectInvariants(r);
+  EXPECT_EQ(r.strategy, Strategy::kMigSlice);
+  EXPECT_EQ(r.mig_profile, "3g.40gb");
+  EXPECT_GT(r.impact.expected, 0.10);
+  EXPECT_LE(r.impact.expected, 0.20);
+  EXPECT_NEAR(r.impact.expected, 0.1913, 5e-5);
+  EXPECT_EQ(r.strategy_reason, "predictable demand (0.68 >= 0.60) that fits 3g.40gb within the 20.0% slowdown budget");
+  std::vector<std::string> notes = MigTermNotes(r);
+  ASSERT_EQ(notes.size(), 4u);
+  EXPECT_EQ(notes[2], "MIG 2g.20gb refused: 2g.20gb: expected slowdown 50.8% > 20.0%");
+  EXPECT_EQ(notes[3], "MIG 3g.40gb fits: 3g.40gb: expected slowdown 19.1% <= 20.0%");
+  // The slice keeps 4 of 8 memory slices: half the GPU is freed.
+  EXPECT_DOUBLE_EQ(r.gpu_fraction_hi, 0.5);
+}
+
 TEST(DisaggAnalysisTest, StrategyNames) {
   EXPECT_EQ(StrategyName(Strategy::kRemotePool), "remote-pool friendly");
   EXPECT_EQ(StrategyName(Strategy::kMigSlice), "MIG slice");

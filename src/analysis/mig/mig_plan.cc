@@ -17,11 +17,6 @@ constexpr double kGiB = 1024.0 * kMiB;
 std::string Pct(double ratio) { return FormatFixed(100 * ratio, 1) + "%"; }
 std::string GiB(double bytes) { return FormatFixed(bytes / kGiB, 2) + " GiB"; }
 
-double ProfileBytes(const MigProfileSpec& p) { return static_cast<double>(p.memory_mib) * kMiB; }
-double ProfileShare(const MigGeometry& g, const MigProfileSpec& p) {
-  return g.full_gpu_sm_count > 0 ? static_cast<double>(p.sm_count) / g.full_gpu_sm_count : 0;
-}
-
 double DeviceMemoryBytes(const MigGeometry& g) {
   const DeviceSpec* spec = FindDeviceSpec(g.device_id);
   if (spec != nullptr) return static_cast<double>(spec->memory_bytes);
@@ -111,6 +106,12 @@ MigWorkload MigWorkloadFromDemand(const WorkloadDemand& d) {
   temporal::TemporalStability t = temporal::AnalyzeStability(d.busy_bins, d.bin_s);
   if (t.measured) w.burst_ratio = t.burst_ratio;
   return w;
+}
+
+double ProfileBytes(const MigProfileSpec& p) { return static_cast<double>(p.memory_mib) * kMiB; }
+
+double ProfileShare(const MigGeometry& g, const MigProfileSpec& p) {
+  return g.full_gpu_sm_count > 0 ? static_cast<double>(p.sm_count) / g.full_gpu_sm_count : 0;
 }
 
 int ChooseProfile(const MigGeometry& g, double memory_need_bytes, double compute_need) {

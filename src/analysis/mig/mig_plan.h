@@ -68,6 +68,10 @@ struct MigPlan {
   double density_gain = 0;  // baseline_gpus / gpus_total
 };
 
+// A profile's memory in bytes (-lgip's MiB), and its share of the whole GPU's SMs.
+double ProfileBytes(const MigProfileSpec& profile);
+double ProfileShare(const MigGeometry& geometry, const MigProfileSpec& profile);
+
 // The smallest profile (fewest slices) whose memory and SMs cover the need, or -1.
 int ChooseProfile(const MigGeometry& geometry, double memory_need_bytes, double compute_need);
 
