@@ -4,44 +4,16 @@
 // the edit promises: a file it leaves is byte for byte the input; a file it edits is the
 // input with bytes only taken out, and stays valid JSON when the input was. Built with
 // `make fuzz`; seeds in fuzz/seeds/profiler_step and small real traces of the shared data.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <string_view>
 
 #include "app/profiler_step_removal.h"
+#include "fuzz_input_file.h"
 #include "simdjson.h"
 
 namespace {
-
-// The trace RemoveProfilerStep rewrites, written anew for every input.
-struct StepFuzzTrace {
-  std::string path;
-  StepFuzzTrace() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "kraken-fuzz-step-XXXXXX").string();
-    int fd = mkstemp(pattern.data());
-    if (fd >= 0) close(fd);
-    path = pattern;
-  }
-  ~StepFuzzTrace() { unlink(path.c_str()); }
-  bool Write(std::string_view bytes) const {
-    int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_CREAT, 0600);
-    if (fd < 0) return false;
-    bool ok = write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
-    close(fd);
-    return ok;
-  }
-  std::string Read() const {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-};
 
 // Whether `edited` is `original` with some bytes taken out (and none added or changed).
 bool IsSubsequence(std::string_view edited, std::string_view original) {
@@ -63,8 +35,8 @@ bool ParsesAsJson(std::string_view text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static StepFuzzTrace trace_owner;  // removed when the fuzzer exits
-  static StepFuzzTrace* trace = &trace_owner;
+  static kraken::fuzzing::FuzzInputFile trace_owner("kraken-fuzz-step");  // removed when the fuzzer exits
+  static kraken::fuzzing::FuzzInputFile* trace = &trace_owner;
   if (size == 0) return 0;
   const int64_t step = data[0] % 4;
   std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
