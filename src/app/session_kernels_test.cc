@@ -213,5 +213,26 @@ TEST(SessionKernelTracer, OnlyEventsOverlappingTheWindowAreKept) {
   EXPECT_EQ(events.memory_ops.size(), 3u);                     // 90 + 5 ends before it
 }
 
+// --kernel-counters in a session: the count of kernels with counters is that of the kernels
+// the window kept, not of the whole trace.
+TEST(SessionKernelTracer, KernelsWithCountersAreCountedInTheWindowOnly) {
+  Profile events;
+  for (TimeNs start : {0, 100, 150}) {
+    Kernel k;
+    k.start_ns = start;
+    k.duration_ns = 10;
+    k.counters_index = static_cast<int32_t>(events.kernel_counters.size());
+    events.kernel_counters.emplace_back();
+    events.kernels.push_back(k);
+  }
+  profiling::KernelCaptureSummary summary;
+  profiling::CountTimeline(events, &summary);
+  EXPECT_EQ(summary.kernels_with_counters, 3);
+  KeepTimelineWithin(100, 200, &events);
+  profiling::CountTimeline(events, &summary);
+  EXPECT_EQ(summary.kernels, 2);
+  EXPECT_EQ(summary.kernels_with_counters, 2);
+}
+
 }  // namespace
 }  // namespace kraken::app

@@ -175,7 +175,6 @@ KernelCaptureSummary ImportKernelTraces(const std::vector<std::string>& files, P
         summary.problems.push_back(name + ": " + error);
       if (std::string error = Attribute(trace, "kraken_cupti_counters_error"); !error.empty())
         summary.problems.push_back(name + ": no per-kernel counters: " + error);
-      for (const Kernel& k : trace.kernels) summary.kernels_with_counters += k.counters_index >= 0 ? 1 : 0;
       if (trace.import_counters.count("kineto_trace_cut") > 0) ++summary.cut_traces;
       if (StartsWith(Attribute(trace, "kraken_cupti_window"), "not started")) ++windows_not_started;
       if (auto dropped = ParseInt64(Attribute(trace, "kraken_cupti_dropped_records"))) summary.dropped_records += *dropped;
@@ -204,6 +203,10 @@ void CountTimeline(const Profile& events, KernelCaptureSummary* summary) {
   summary->kernels = static_cast<int64_t>(events.kernels.size());
   summary->memory_ops = static_cast<int64_t>(events.memory_ops.size());
   summary->runtime_calls = static_cast<int64_t>(events.runtime_calls.size());
+  // From the merged timeline, so that a session's window (which keeps only its kernels)
+  // counts the counters of the kernels it kept.
+  summary->kernels_with_counters = 0;
+  for (const Kernel& k : events.kernels) summary->kernels_with_counters += k.counters_index >= 0 ? 1 : 0;
 }
 
 KernelCaptureSummary CollectKernelTraces(const KernelCaptureSetup& setup, Profile* events) {

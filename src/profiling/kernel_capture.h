@@ -80,8 +80,8 @@ KernelCaptureSummary CollectKernelTraces(const KernelCaptureSetup& setup, Profil
 // and kept are left to the caller.
 KernelCaptureSummary ImportKernelTraces(const std::vector<std::string>& files, Profile* events);
 
-// Sets the summary's kernel, memory-op and runtime-call counts and kernel time from `events`
-// (again after a caller dropped some of them).
+// Sets the summary's kernel (and with-counters), memory-op and runtime-call counts and its
+// kernel time from `events` (again after a caller dropped some of them).
 void CountTimeline(const Profile& events, KernelCaptureSummary* summary);
 
 // Appends the timeline of `events` (from CollectKernelTraces) to `into` (the --out profile).
