@@ -23,7 +23,7 @@ Result<DisaggSetup> MakeDisaggSetup(const DisaggSettings& settings) {
   DisaggSetup setup;
   setup.options.price_per_gpu_hour = settings.price;
   if (settings.price < 0) return InvalidInput("--price must be >= 0 $/GPU-hour");
-  if (!(settings.max_slowdown_pct >= 0 && settings.max_slowdown_pct <= 1000))
+  if (!(settings.max_slowdown_pct >= 0 && settings.max_slowdown_pct <= kMaxSlowdownPctLimit))
     return InvalidInput("--max-slowdown must be between 0 and 1000 (%)");
   setup.options.mig_max_slowdown = settings.max_slowdown_pct / 100;
   for (const std::string& text : settings.links) {

@@ -13,6 +13,9 @@
 
 namespace kraken {
 
+// The widest MIG-slice slowdown budget (%) a request may give: 10x the unsliced run time.
+inline constexpr double kMaxSlowdownPctLimit = 1000;
+
 struct DisaggSettings {
   std::vector<std::string> links;  // "BANDWIDTH,LATENCY" (100Gbps,5us); empty = the default links
   double price = 2.50;             // $ per GPU-hour for the savings

@@ -1,8 +1,10 @@
 #include "server/http_util.h"
 
+#include <cstdio>
 #include <ctime>
 
 #include "base/json_writer.h"
+#include "base/number_input.h"
 #include "base/text.h"
 #include "server/http_hardening.h"
 #include "server/response_compression.h"
@@ -63,6 +65,18 @@ Result<int64_t> IntParam(const httplib::Request& req, const char* name, int64_t 
   if (!value || *value < low || *value > high)
     return InvalidInput(std::string(name) + " must be an integer from " + std::to_string(low) + " to " +
                         std::to_string(high) + ", got '" + text + "'");
+  return *value;
+}
+
+Result<double> NumberParam(const httplib::Request& req, const char* name, double fallback, double low, double high) {
+  if (!req.has_param(name)) return fallback;
+  std::string text = req.get_param_value(name);
+  auto value = ParseBoundedNumber(Trim(text), low, high);
+  if (!value) {
+    char bounds[64];
+    std::snprintf(bounds, sizeof bounds, "%g to %g", low, high);
+    return InvalidInput(std::string(name) + " must be a number from " + bounds + ", got '" + text + "'");
+  }
   return *value;
 }
 

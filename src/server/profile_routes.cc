@@ -1,11 +1,15 @@
 // /api/v1/profiles, /api/v1/profiles/{id}[/analysis|/disagg|/report|/series]: stored profiles,
 // their summaries and the same documents the CLI prints for them. Shapes: docs/api.md.
+#include <limits>
+
 #include "analysis/colocate/profile_demands.h"
 #include "app/analyze_request.h"
 #include "app/disagg_request.h"
 #include "app/report_request.h"
 #include "app/store_requests.h"
 #include "base/json_writer.h"
+#include "base/number_input.h"
+#include "base/text.h"
 #include "model/metrics.h"
 #include "report/profile_summary.h"
 #include "server/http_util.h"
@@ -126,7 +130,29 @@ void HandleAnalysis(ServerContext& ctx, int64_t id, const httplib::Request& req,
   SendJson(res, 200, RenderAnalysis(profiles, settings, *options, /*json=*/true));
 }
 
-void HandleDisagg(ServerContext& ctx, int64_t id, httplib::Response& res) {
+// The GPU-hour price of `--price`: finite and > 0 (a request pricing the savings at $0
+// has made a mistake the CLI's default of >= 0 would hide).
+Result<double> DisaggPriceParam(const httplib::Request& req, double fallback) {
+  if (!req.has_param("price")) return fallback;
+  std::string text = req.get_param_value("price");
+  auto value = ParseBoundedNumber(Trim(text), 0, std::numeric_limits<double>::max());
+  if (!value || *value <= 0) return InvalidInput("price must be a number of $ per GPU-hour > 0, got '" + text + "'");
+  return *value;
+}
+
+// The query parameters `kraken disagg` has as flags where they change the document:
+// max_slowdown (--max-slowdown, %) and price (--price).
+Result<DisaggSetup> DisaggSetupOf(const httplib::Request& req) {
+  DisaggSettings settings;
+  KRAKEN_ASSIGN_OR_RETURN(settings.max_slowdown_pct,
+                          NumberParam(req, "max_slowdown", settings.max_slowdown_pct, 0, kMaxSlowdownPctLimit));
+  KRAKEN_ASSIGN_OR_RETURN(settings.price, DisaggPriceParam(req, settings.price));
+  return MakeDisaggSetup(settings);
+}
+
+void HandleDisagg(ServerContext& ctx, int64_t id, const httplib::Request& req, httplib::Response& res) {
+  auto setup = DisaggSetupOf(req);
+  if (!setup.ok()) return SendStatus(res, setup.status());
   std::vector<Profile> profiles;
   {
     auto store = ctx.store->Acquire();
@@ -135,8 +161,8 @@ void HandleDisagg(ServerContext& ctx, int64_t id, httplib::Response& res) {
     if (!loaded.ok()) return SendStatus(res, loaded.status());
     profiles.push_back(std::move(*loaded));
   }
-  // The CLI's path with its defaults; the only failure is a profile without a workload.
-  auto document = RenderDisagg(profiles, DisaggSetup{}, /*json=*/true);
+  // The CLI's path; the only failure left is a profile without a workload.
+  auto document = RenderDisagg(profiles, *setup, /*json=*/true);
   if (!document.ok())
     return SendError(res, 422, "unprocessable", "profile " + std::to_string(id) + " holds no workload to analyse");
   SendJson(res, 200, std::move(document).value());
@@ -226,7 +252,7 @@ void AddProfileRoutes(httplib::Server& server, ServerContext& ctx) {
     if (auto id = PathId(req, res)) HandleAnalysis(ctx, *id, req, res);
   });
   server.Get(std::string(kIdPattern) + "/disagg", [&ctx](const httplib::Request& req, httplib::Response& res) {
-    if (auto id = PathId(req, res)) HandleDisagg(ctx, *id, res);
+    if (auto id = PathId(req, res)) HandleDisagg(ctx, *id, req, res);
   });
   server.Get(std::string(kIdPattern) + "/report", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (auto id = PathId(req, res)) HandleReport(ctx, *id, req, res);
