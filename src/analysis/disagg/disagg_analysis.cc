@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analysis/mig/mig_plan.h"
+#include "analysis/mig/slice_slowdown.h"
 #include "base/text.h"
 #include "base/text_table.h"
 #include "model/mig_catalog.h"
@@ -22,6 +23,7 @@ struct RuleInputs {
   double busy_high = 0;          // busiest tenth of the window
   double fill = 0, fill_hi = 1;  // SM share while busy: typical and worst
   double f_lo = 0, f_hi = 0;     // share of a GPU needed (mean / p95 compute vs memory)
+  mig::SliceLoad slice_load;     // what the MIG slice slowdown model reads (busy and fill come from it)
 };
 
 RuleInputs Inputs(const DisaggResult& r, const WorkloadDemand& d) {
@@ -29,11 +31,12 @@ RuleInputs Inputs(const DisaggResult& r, const WorkloadDemand& d) {
   in.u_mean = r.need.compute_mean;
   in.u_p95 = r.need.compute_p95;
   in.memory_share = r.need.memory_share;
-  in.busy_measured = d.gpu_busy.measured || r.temporal.measured;
-  in.busy = d.gpu_busy.measured ? d.gpu_busy.mean : r.temporal.mean;
+  in.slice_load = mig::MeasureSliceLoad(d, r.need, r.temporal);
+  in.busy_measured = in.slice_load.busy_measured;
+  in.busy = in.slice_load.busy;
   in.busy_high = r.temporal.measured ? std::max(in.busy, r.temporal.busiest_tenth) : in.busy;
   in.fill = d.sm_fill > 0 ? d.sm_fill : in.busy > 0 ? std::min(1.0, in.u_mean / in.busy) : 1;
-  in.fill_hi = d.sm_fill > 0 ? d.sm_fill : 1;
+  in.fill_hi = in.slice_load.fill_hi;
   in.f_lo = std::max(in.u_mean, in.memory_share);
   in.f_hi = std::max(in.u_p95, in.memory_share);
   return in;
@@ -60,27 +63,11 @@ void Score(const DisaggOptions& o, DisaggResult* r) {
   r->sections.push_back({"score", e});
 }
 
-// The MIG impact model, for a slice before it is recommended (rule 5's budget) and after
-// (the impact section): one formula for both. Closed loop: busy periods stretch by SMs
-// wanted / SMs given (and DRAM activity / bandwidth given); the gaps stay as they are.
-ImpactRange MigSliceImpact(const MigGeometry& g, const MigProfileSpec& p, const WorkloadDemand& d,
-                           const RuleInputs& in, Explanation* e) {
-  ImpactRange x;
-  double b = in.busy;
-  double s = mig::ProfileShare(g, p);
-  double m = static_cast<double>(p.memory_slices) / g.memory_slice_count;
-  double compute = std::max(0.0, in.u_mean / s - b);
-  double bandwidth = d.dram_active.measured ? std::max(0.0, d.dram_active.mean / m - b) : 0;
-  x.expected = x.lo = std::max(compute, bandwidth);
-  x.hi = std::max(x.expected, b * std::max(0.0, in.fill_hi / s - 1));
-  if (e == nullptr) return x;
-  e->Term("slice SM share", s, "ratio", std::to_string(p.sm_count) + " / " + std::to_string(g.full_gpu_sm_count));
-  e->Term("slice memory-bandwidth share", m, "ratio", std::to_string(p.memory_slices) + " / 8 memory slices");
-  e->Term("slowdown, expected", x.expected, "ratio",
-          "max(0, mean compute need / SM share - busy), max with the same for DRAM activity / bandwidth share");
-  e->Term("slowdown, high", x.hi, "ratio", "busy x max(0, SM fill while busy / SM share - 1)");
-  e->Assume("closed loop: the GPU's busy periods stretch by (SMs wanted / SMs given); gaps stay as they are");
-  return x;
+// The MIG impact model (src/analysis/mig/slice_slowdown.h), for a slice before it is
+// recommended (rule 5's budget) and after (the impact section).
+ImpactRange MigSliceImpact(const MigGeometry& g, const MigProfileSpec& p, const RuleInputs& in, Explanation* e) {
+  mig::SliceSlowdown x = mig::PredictSliceSlowdown(g, p, in.slice_load, e);
+  return {x.expected, x.lo, x.hi};
 }
 
 // Rule 5's slice: the smallest profile below the whole GPU (the last one) that covers the
@@ -91,7 +78,7 @@ struct MigSliceChoice {
   Explanation considered;
 };
 
-MigSliceChoice ChooseMigSlice(const DisaggOptions& o, const WorkloadDemand& d, const RuleInputs& in,
+MigSliceChoice ChooseMigSlice(const DisaggOptions& o, const RuleInputs& in,
                               const MigGeometry& g, const GpuNeed& need) {
   MigSliceChoice c;
   Explanation& e = c.considered;
@@ -111,7 +98,7 @@ MigSliceChoice ChooseMigSlice(const DisaggOptions& o, const WorkloadDemand& d, c
              p.name + ": SM share " + Pct(mig::ProfileShare(g, p)) + " < p95 compute need " + Pct(in.u_p95));
       continue;
     }
-    double slowdown = MigSliceImpact(g, p, d, in, nullptr).expected;
+    double slowdown = MigSliceImpact(g, p, in, nullptr).expected;
     bool within = slowdown <= o.mig_max_slowdown;
     e.Term(name + (within ? " fits" : " refused"), slowdown, "ratio",
            p.name + ": expected slowdown " + Pct(slowdown) + (within ? " <= " : " > ") + Pct(o.mig_max_slowdown));
@@ -142,7 +129,7 @@ void ChooseStrategy(const DisaggOptions& o, const WorkloadDemand& d, const RuleI
   bool measured = r->need.compute_measured || r->need.memory_measured;
   bool mig_considered = geometry != nullptr && r->need.compute_measured;
   MigSliceChoice slice;
-  if (mig_considered) slice = ChooseMigSlice(o, d, in, *geometry, r->need);
+  if (mig_considered) slice = ChooseMigSlice(o, in, *geometry, r->need);
   const int mig_profile = slice.profile;
   r->mig_max_slowdown = o.mig_max_slowdown;
   if (!measured) {
@@ -185,7 +172,7 @@ void ChooseStrategy(const DisaggOptions& o, const WorkloadDemand& d, const RuleI
   r->sections.push_back({"strategy", e});
 }
 
-void Impact(const WorkloadDemand& d, const RuleInputs& in, DisaggResult* r) {
+void Impact(const RuleInputs& in, DisaggResult* r) {
   Explanation e;
   ImpactRange& x = r->impact;
   double b = in.busy;
@@ -202,7 +189,7 @@ void Impact(const WorkloadDemand& d, const RuleInputs& in, DisaggResult* r) {
     case Strategy::kMigSlice: {
       const MigGeometry* g = FindMigGeometry(r->device_id);
       const MigProfileSpec* p = g ? FindMigProfile(*g, r->mig_profile) : nullptr;
-      if (p != nullptr) x = MigSliceImpact(*g, *p, d, in, &e);
+      if (p != nullptr) x = MigSliceImpact(*g, *p, in, &e);
       break;
     }
     case Strategy::kMpsShare:
@@ -338,7 +325,7 @@ DisaggResult AnalyzeDisaggregation(const Profile& profile, const WorkloadReport&
   Score(options, &r);
   RuleInputs in = Inputs(r, demand);
   ChooseStrategy(options, demand, in, &r);
-  Impact(demand, in, &r);
+  Impact(in, &r);
   Savings(options, in, &r);
   return r;
 }
