@@ -11,10 +11,14 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
-from typing import Any, Dict
+from typing import TYPE_CHECKING, Any, Dict
 
 import pytest
+
+if TYPE_CHECKING:  # the package is imported by the tests, not by their fixtures
+    import kraken
 
 SOURCE_DIR = Path(os.environ.get("KRAKEN_SOURCE_DIR") or Path(__file__).resolve().parents[2])
 BUILD_DIR = Path(os.environ.get("KRAKEN_BUILD_DIR") or SOURCE_DIR / "build")
@@ -88,6 +92,15 @@ def replay(monkeypatch: pytest.MonkeyPatch):
     return use
 
 
+def wait_for_passes(profiler: kraken.WorkloadProfiler, count: int) -> None:
+    """Until the running session has taken `count` passes: on a loaded machine its sampling
+    thread may not have run at all in a fixed few milliseconds."""
+    deadline = time.monotonic() + 60
+    while profiler.passes_taken < count:
+        assert time.monotonic() < deadline, f"the session took {profiler.passes_taken} of {count} passes in 60 s"
+        time.sleep(0.005)
+
+
 def python_env(**extra: str) -> Dict[str, str]:
     """The environment for a child Python that imports the package under test."""
     env = dict(os.environ)
@@ -97,4 +110,4 @@ def python_env(**extra: str) -> Dict[str, str]:
 
 PYTHON = sys.executable
 
-__all__ = ["data", "data_dir", "run_kraken", "kraken_json", "python_env", "PYTHON"]
+__all__ = ["data", "data_dir", "run_kraken", "kraken_json", "python_env", "wait_for_passes", "PYTHON"]

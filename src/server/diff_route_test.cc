@@ -6,6 +6,7 @@
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
 #include "server/test_server.h"
+#include "server/test_upload.h"
 
 namespace kraken::server {
 namespace {
@@ -13,20 +14,15 @@ namespace {
 using testing::ErrorCode;
 using testing::ParseJson;
 using testing::TestServer;
+using testing::UploadDataFile;
 
 constexpr char kControl[] = "kineto/hta/trace_diff/control/control.json.gz";
 constexpr char kTest[] = "kineto/hta/trace_diff/test/test.json.gz";
 constexpr char kCpuOnly[] = "kineto/hta/rank_non_gpu/rank_non_gpu.json.gz";
 
+// The stored profile's id (the name the traces have always been uploaded under).
 int64_t UploadForDiff(httplib::Client& client, const char* relative) {
-  std::string body = kraken::testing::ReadFileOrDie(kraken::testing::DataPath(relative));
-  auto res = client.Post("/api/v1/profiles?name=trace.json.gz", body, "application/gzip");
-  EXPECT_TRUE(res && res->status == 201) << (res ? res->body : "no answer");
-  if (!res || res->status != 201) return 0;
-  simdjson::dom::parser parser;
-  int64_t id = 0;
-  EXPECT_EQ(ParseJson(parser, res->body)["id"].get(id), simdjson::SUCCESS);
-  return id;
+  return UploadDataFile(client, relative, "trace.json.gz").id;
 }
 
 std::vector<Profile> ImportForDiff(const char* relative) {

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "server/test_server.h"
+#include "server/test_upload.h"
 
 namespace kraken::server {
 namespace {
 
 using testing::ParseJson;
+using testing::ServerWithUpload;
 using testing::TestServer;
 
 constexpr char kSgemmNcu[] = "ncu/a100-cc8.0_sgemm_nersc-roofline-metrics_details.csv";
@@ -55,14 +57,10 @@ TEST(LegacyStoreTest, RegisteringAStoredProfileServesItsMeasuredIntensity) {
   options.db_path = kraken::testing::MakeTempDir("legacy-measured") + "/kraken.db";
   int64_t id = 0;
   {
-    TestServer server(options);
-    auto client = server.Client();
-    auto upload = client->Post("/api/v1/profiles?name=sgemm_details.csv",
-                               kraken::testing::ReadFileOrDie(kraken::testing::DataPath(kSgemmNcu)), "text/csv");
-    ASSERT_TRUE(upload);
-    ASSERT_EQ(upload->status, 201) << upload->body;
-    simdjson::dom::parser parser;
-    id = int64_t(ParseJson(parser, upload->body)["id"]);
+    ServerWithUpload loopback(kSgemmNcu, "sgemm_details.csv", options);
+    ASSERT_GT(loopback.upload.id, 0);
+    id = loopback.upload.id;
+    auto& client = loopback.client;
     auto reg = client->Post("/register", "{\"workload_id\":\"sgemm\",\"profile_id\":" + std::to_string(id) + "}",
                             "application/json");
     ASSERT_TRUE(reg);

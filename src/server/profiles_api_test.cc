@@ -1,21 +1,19 @@
 // /api/v1 over loopback against the real server: a real Kineto trace uploaded, listed,
 // summarised and analysed (the same document `kraken analyze --json` prints for the file),
-// a real nvidia-smi capture stored as a live profile for the series, cluster and live
-// views, and the OpenAPI document and dashboard assets.
+// a real nvidia-smi capture and a real node sequence uploaded for the list, report and
+// temporal views, and the OpenAPI document and dashboard assets. The series, cluster and
+// live views are in series_live_api_test.cc.
 #include <gtest/gtest.h>
-
-#include <map>
 
 #include "analysis/characterize.h"
 #include "analysis/demand.h"
 #include "analysis/disagg/disagg_analysis.h"
 #include "app/analyze_request.h"
-#include "base/text.h"
 #include "importers/builtin_importers.h"
 #include "importers/registry.h"
 #include "report/disagg_output.h"
 #include "server/test_server.h"
-#include "store/store.h"
+#include "server/test_upload.h"
 
 namespace kraken::server {
 namespace {
@@ -25,29 +23,23 @@ using testing::kTrace;
 using testing::kTraceName;
 
 using testing::ErrorCode;
+using testing::ServerWithUpload;
 using testing::TestServer;
 
 // HTA's ns-resolution ResNet training trace (V100): 4,350 kernels, 1,600 memcpy, 145 memset.
 constexpr char kCapture[] = "nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt";
 
-int64_t UploadTrace(httplib::Client& client) {
-  std::string body = kraken::testing::ReadFileOrDie(kraken::testing::DataPath(kTrace));
-  // Built by append: GCC 12 flags `std::string(...) + kTraceName` with a false -Warray-bounds.
-  std::string path = "/api/v1/profiles?name=";
-  path += kTraceName;
-  auto res = client.Post(path.c_str(), body, "application/gzip");
-  EXPECT_TRUE(res);
-  if (!res) return 0;
-  EXPECT_EQ(res->status, 201) << res->body;
-  simdjson::dom::parser parser;
-  auto root = ParseJson(parser, res->body);
-  EXPECT_EQ(std::string_view(root["format"]), "kineto");
-  EXPECT_EQ(std::string_view(root["source"]), kTraceName);
-  EXPECT_EQ(int64_t(root["kernels"]), 4350);
-  int64_t id = 0;
-  EXPECT_EQ(root["id"].get(id), simdjson::SUCCESS);
-  return id;
-}
+// The trace uploaded to a fresh server; the upload's answer describes the file.
+struct ServerWithTrace : ServerWithUpload {
+  ServerWithTrace() : ServerWithUpload(kTrace, kTraceName) {
+    if (upload.body.empty()) return;  // no answer: UploadDataFile has failed the test
+    simdjson::dom::parser parser;
+    auto root = ParseJson(parser, upload.body);
+    EXPECT_EQ(std::string_view(root["format"]), "kineto");
+    EXPECT_EQ(std::string_view(root["source"]), kTraceName);
+    EXPECT_EQ(int64_t(root["kernels"]), 4350);
+  }
+};
 
 // The file imported the way `kraken analyze FILE` imports it, named as the upload names it.
 Profile ImportTrace() {
@@ -59,21 +51,25 @@ Profile ImportTrace() {
   return p;
 }
 
+// What `kraken analyze --json` prints for the trace with these settings ("" when the
+// settings are refused, which fails the test).
+std::string AnalyzeDocumentOfTheTrace(const AnalyzeSettings& settings) {
+  auto options = MakeCharacterizeOptions(settings);
+  EXPECT_TRUE(options.ok()) << options.status().message();
+  if (!options.ok()) return "";
+  std::vector<Profile> profiles;
+  profiles.push_back(ImportTrace());
+  return RenderAnalysis(profiles, settings, *options, /*json=*/true);
+}
+
 TEST(ProfilesApiTest, UploadedTraceAnalysisIsTheAnalyzeDocument) {
-  TestServer server;
-  auto client = server.Client();
-  int64_t id = UploadTrace(*client);
-  ASSERT_GT(id, 0);
-  auto res = client->Get(("/api/v1/profiles/" + std::to_string(id) + "/analysis").c_str());
+  ServerWithTrace loopback;
+  ASSERT_GT(loopback.upload.id, 0);
+  auto res = loopback.client->Get(loopback.Path("/analysis"));
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200) << res->body.substr(0, 300);
 
-  AnalyzeSettings settings;
-  auto options = MakeCharacterizeOptions(settings);
-  ASSERT_TRUE(options.ok());
-  std::vector<Profile> profiles;
-  profiles.push_back(ImportTrace());
-  EXPECT_EQ(res->body, RenderAnalysis(profiles, settings, *options, /*json=*/true));
+  EXPECT_EQ(res->body, AnalyzeDocumentOfTheTrace(AnalyzeSettings{}));
 
   simdjson::dom::parser parser;
   auto doc = ParseJson(parser, res->body);
@@ -88,10 +84,9 @@ TEST(ProfilesApiTest, UploadedTraceAnalysisIsTheAnalyzeDocument) {
 }
 
 TEST(ProfilesApiTest, AnalysisParametersMirrorTheCliFlags) {
-  TestServer server;
-  auto client = server.Client();
-  int64_t id = UploadTrace(*client);
-  std::string base = "/api/v1/profiles/" + std::to_string(id) + "/analysis";
+  ServerWithTrace loopback;
+  auto& client = loopback.client;
+  std::string base = loopback.Path("/analysis");
   auto steps = client->Get((base + "?window=steps&top=3&thresholds=10,50").c_str());
   ASSERT_TRUE(steps);
   ASSERT_EQ(steps->status, 200);
@@ -99,11 +94,7 @@ TEST(ProfilesApiTest, AnalysisParametersMirrorTheCliFlags) {
   settings.window = "steps";
   settings.top = 3;
   settings.thresholds = "10,50";
-  auto options = MakeCharacterizeOptions(settings);
-  ASSERT_TRUE(options.ok());
-  std::vector<Profile> profiles;
-  profiles.push_back(ImportTrace());
-  EXPECT_EQ(steps->body, RenderAnalysis(profiles, settings, *options, true));
+  EXPECT_EQ(steps->body, AnalyzeDocumentOfTheTrace(settings));
   for (const char* bad : {"?window=week", "?top=-1", "?thresholds=50", "?linked_only=maybe", "?device=abacus"}) {
     auto res = client->Get((base + bad).c_str());
     ASSERT_TRUE(res);
@@ -113,9 +104,9 @@ TEST(ProfilesApiTest, AnalysisParametersMirrorTheCliFlags) {
 }
 
 TEST(ProfilesApiTest, ListAndSummaryOfTheUploadedTrace) {
-  TestServer server;
-  auto client = server.Client();
-  int64_t id = UploadTrace(*client);
+  ServerWithTrace loopback;
+  auto& client = loopback.client;
+  const int64_t id = loopback.upload.id;
   auto list = client->Get("/api/v1/profiles");
   ASSERT_TRUE(list);
   ASSERT_EQ(list->status, 200);
@@ -131,7 +122,7 @@ TEST(ProfilesApiTest, ListAndSummaryOfTheUploadedTrace) {
   EXPECT_DOUBLE_EQ(double(entry["gpu_util"]), 0.9842202551);  // timeline busy / total
   EXPECT_DOUBLE_EQ(double(entry["disagg_score"]), 0.6498558867);
 
-  auto one = client->Get(("/api/v1/profiles/" + std::to_string(id)).c_str());
+  auto one = client->Get(loopback.Path());
   ASSERT_TRUE(one);
   ASSERT_EQ(one->status, 200);
   simdjson::dom::parser parser2;
@@ -145,13 +136,9 @@ TEST(ProfilesApiTest, ListAndSummaryOfTheUploadedTrace) {
 // The capture has an idle and a load phase of the same GPU: the list's utilization is the
 // mean over both (the first phase alone is idle and would read 0).
 TEST(ProfilesApiTest, ListedUtilizationOfACaptureCoversEveryPhase) {
-  TestServer server;
-  auto client = server.Client();
-  std::string body = kraken::testing::ReadFileOrDie(kraken::testing::DataPath(kCapture));
-  auto res = client->Post("/api/v1/profiles?name=h100.txt", body, "text/plain");
-  ASSERT_TRUE(res);
-  ASSERT_EQ(res->status, 201) << res->body;
-  auto list = client->Get("/api/v1/profiles");
+  ServerWithUpload loopback(kCapture, "h100.txt");
+  ASSERT_GT(loopback.upload.id, 0);
+  auto list = loopback.client->Get("/api/v1/profiles");
   ASSERT_TRUE(list);
   simdjson::dom::parser parser;
   auto entry = ParseJson(parser, list->body)["profiles"].at(0);
@@ -163,12 +150,9 @@ TEST(ProfilesApiTest, ListedUtilizationOfACaptureCoversEveryPhase) {
 // where the report said 75.7 % never used), its one clock, the list's device summary, and
 // the same bytes again from the server's cache.
 TEST(ProfilesApiTest, ReportOfAStoredCaptureIsTheReportDocument) {
-  TestServer server;
-  auto client = server.Client();
-  std::string body = kraken::testing::ReadFileOrDie(kraken::testing::DataPath(kCapture));
-  auto res = client->Post("/api/v1/profiles?name=h100.txt", body, "text/plain");
-  ASSERT_TRUE(res);
-  ASSERT_EQ(res->status, 201) << res->body;
+  ServerWithUpload loopback(kCapture, "h100.txt");
+  ASSERT_GT(loopback.upload.id, 0);
+  auto& client = loopback.client;
   auto list = client->Get("/api/v1/profiles");
   ASSERT_TRUE(list);
   simdjson::dom::parser parser;
@@ -198,10 +182,8 @@ TEST(ProfilesApiTest, ReportOfAStoredCaptureIsTheReportDocument) {
 }
 
 TEST(ProfilesApiTest, DisaggIsTheDisaggDocument) {
-  TestServer server;
-  auto client = server.Client();
-  int64_t id = UploadTrace(*client);
-  auto res = client->Get(("/api/v1/profiles/" + std::to_string(id) + "/disagg").c_str());
+  ServerWithTrace loopback;
+  auto res = loopback.client->Get(loopback.Path("/disagg"));
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200) << res->body.substr(0, 300);
   Profile p = ImportTrace();
@@ -212,106 +194,12 @@ TEST(ProfilesApiTest, DisaggIsTheDisaggDocument) {
   EXPECT_EQ(res->body, RenderDisaggJson(results, DisaggOutputOptions{}));
 }
 
-// The capture's GPU-level series of its "load" phase, replayed into the store as a live
-// profile pass by pass (as `kraken record-nvml` writes one).
-int64_t StoreCaptureAsLive(const std::string& db_path) {
-  auto imported = ImportFile(BuiltinImporters(), kraken::testing::DataPath(kCapture));
-  EXPECT_TRUE(imported.ok());
-  if (!imported.ok()) return 0;
-  const Profile& p = imported->front();
-  std::map<TimeNs, SampleBatch> passes;
-  for (const Series& s : p.series) {
-    auto phase = s.entity.labels.find("phase");
-    if (s.metric == Metric::kOther || s.entity.pid >= 0 || phase == s.entity.labels.end() || phase->second != "load")
-      continue;
-    for (const Sample& sample : s.samples) {
-      SampleBatch& batch = passes[sample.time_ns];
-      batch.time_ns = sample.time_ns;
-      batch.entities.push_back(s.entity);
-      batch.values.push_back({s.metric, static_cast<int32_t>(batch.entities.size() - 1), sample.value, s.source_name});
-    }
-  }
-  auto store = ProfileStore::Open(db_path);
-  EXPECT_TRUE(store.ok());
-  ProfileMetadata md = p.metadata;
-  auto id = (*store)->BeginProfile(md, p.devices);
-  EXPECT_TRUE(id.ok());
-  for (const auto& [time, batch] : passes) EXPECT_TRUE((*store)->AppendBatch(*id, batch).ok());
-  EXPECT_TRUE((*store)->Commit(*id).ok());
-  return *id;
-}
-
-TEST(ProfilesApiTest, SeriesClusterAndLiveOfAStoredLiveCapture) {
-  TestServer server;
-  int64_t id = StoreCaptureAsLive(server.options().db_path);
-  ASSERT_GT(id, 0);
-  auto client = server.Client();
-  auto series = client->Get(("/api/v1/profiles/" + std::to_string(id) + "/series?metric=power_w&max_points=5").c_str());
-  ASSERT_TRUE(series);
-  ASSERT_EQ(series->status, 200) << series->body;
-  simdjson::dom::parser parser;
-  auto root = ParseJson(parser, series->body);
-  EXPECT_EQ(std::string_view(root["unit"]), "W");
-  // dmon's "pwr" (5 passes, 1 s apart), -q's average power draw and --query-gpu's power.draw,
-  // in time order on the capture's one clock: -q (08:12:53), power.draw (08:12:53.353),
-  // then dmon from the load phase's last timestamp (08:12:53.500) on.
-  simdjson::dom::array all = root["series"];
-  ASSERT_EQ(all.size(), 3u);
-  EXPECT_EQ(std::string_view(all.at(0)["source_name"]), "GPU Power Readings/Average Power Draw");
-  EXPECT_EQ(std::string_view(all.at(2)["source_name"]), "pwr");
-  std::vector<double> means;
-  for (auto point : simdjson::dom::array(all.at(2)["points"])) means.push_back(double(point["mean"]));
-  EXPECT_EQ(means, (std::vector<double>{631, 634, 633, 634, 636}));
-  EXPECT_EQ(int64_t(all.at(2)["points"].at(0)["t_ns"]), 1'784'016'773'500'000'000);
-  EXPECT_EQ(double(all.at(1)["points"].at(0)["mean"]), 631.95);
-
-  auto cluster = client->Get("/api/v1/cluster");
-  ASSERT_TRUE(cluster);
-  ASSERT_EQ(cluster->status, 200);
-  simdjson::dom::parser parser2;
-  auto c = ParseJson(parser2, cluster->body);
-  simdjson::dom::array gpus = c["gpus"];
-  ASSERT_EQ(gpus.size(), 1u);
-  EXPECT_EQ(std::string_view(gpus.at(0)["gpu_name"]), "NVIDIA H100 80GB HBM3");
-  EXPECT_EQ(double(gpus.at(0)["gpu_util_pct"]), 100);
-  EXPECT_EQ(double(gpus.at(0)["fb_used_bytes"]), 20780679168.0);
-  EXPECT_EQ(simdjson::dom::array(c["pooling_candidates"]).size(), 0u);  // 100 % busy under load
-
-  // The first server-sent event, then the client hangs up.
-  std::string received;
-  auto live = client->Get("/api/v1/live", [&](const char* data, size_t size) {
-    received.append(data, size);
-    return received.find("\n\n") == std::string::npos;
-  });
-  ASSERT_TRUE(StartsWith(received, "event: samples\ndata: ")) << received;
-  std::string data = received.substr(21, received.find("\n\n") - 21);
-  simdjson::dom::parser parser3;
-  auto event = ParseJson(parser3, data);
-  EXPECT_EQ(int64_t(event["profile_id"]), id);
-  EXPECT_EQ(std::string_view(event["source"]), "store");
-  // dmon's last "pwr" pass, 4 s after the load phase's last timestamp; the newest sample.
-  EXPECT_EQ(int64_t(event["time_ns"]), 1'784'016'777'500'000'000);
-  bool saw_dmon_power = false;
-  for (auto sample : simdjson::dom::array(event["samples"])) {
-    if (int64_t(sample["time_ns"]) != 1'784'016'777'500'000'000 || std::string_view(sample["metric"]) != "power_w")
-      continue;
-    EXPECT_EQ(double(sample["value"]), 636);
-    saw_dmon_power = true;
-  }
-  EXPECT_TRUE(saw_dmon_power) << data;
-}
-
-// Helios' Philly node sequence (105,644 one-minute samples of active and total servers).
 TEST(ProfilesApiTest, TemporalOfAnUploadedSequenceIsTheTemporalDocument) {
-  TestServer server;
-  auto client = server.Client();
-  std::string path = kraken::testing::DataPath("helios/philly_node_sequence.csv.gz");
-  auto upload = client->Post("/api/v1/profiles?name=philly_node_sequence.csv.gz",
-                             kraken::testing::ReadFileOrDie(path), "application/gzip");
-  ASSERT_TRUE(upload);
-  ASSERT_EQ(upload->status, 201) << upload->body;
+  ServerWithUpload loopback("helios/philly_node_sequence.csv.gz", "philly_node_sequence.csv.gz");
+  ASSERT_GT(loopback.upload.id, 0);
+  auto& client = loopback.client;
+  const int64_t id = loopback.upload.id;
   simdjson::dom::parser parser;
-  int64_t id = int64_t(ParseJson(parser, upload->body)["id"]);
   auto res = client->Post("/api/v1/temporal",
                           "{\"profile_id\":" + std::to_string(id) + R"(,"series":["0"],"horizon":"1h"})",
                           "application/json");
@@ -327,20 +215,6 @@ TEST(ProfilesApiTest, TemporalOfAnUploadedSequenceIsTheTemporalDocument) {
                            "application/json");
   ASSERT_TRUE(none);
   EXPECT_EQ(none->status, 400);
-}
-
-TEST(ProfilesApiTest, SeriesOfAnUnknownProfileOrMetric) {
-  TestServer server;
-  auto client = server.Client();
-  auto unknown = client->Get("/api/v1/profiles/77/series");
-  ASSERT_TRUE(unknown);
-  EXPECT_EQ(unknown->status, 404);
-  auto metric = client->Get("/api/v1/profiles/77/series?metric=bogus");
-  ASSERT_TRUE(metric);
-  EXPECT_EQ(metric->status, 400);
-  auto points = client->Get("/api/v1/profiles/77/series?max_points=0");
-  ASSERT_TRUE(points);
-  EXPECT_EQ(points->status, 400);
 }
 
 TEST(ProfilesApiTest, OpenApiDescribesEveryEndpoint) {
@@ -386,45 +260,6 @@ TEST(ProfilesApiTest, DashboardIsServedFromTheBinary) {
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
   EXPECT_EQ(ErrorCode(missing->body), "not_found");
-}
-
-}  // namespace
-}  // namespace kraken::server
-
-namespace kraken::server {
-namespace {
-
-// `serve --agent URL` whose agent is gone: each event says so in one line, with no samples,
-// and the stream goes on (the agent may come back).
-TEST(ProfilesApiTest, LiveFromAnAgentThatDoesNotAnswerSaysSo) {
-  // A port that was free a moment ago: bound by a server that is then stopped.
-  int dead_port = 0;
-  {
-    TestServer gone;
-    dead_port = gone.port();
-  }
-  ServeOptions options;
-  options.agent_host = "127.0.0.1";
-  options.agent_port = dead_port;
-  TestServer server(options);
-  std::string received;
-  int events = 0;
-  auto live = server.Client()->Get("/api/v1/live", [&](const char* data, size_t size) {
-    received.append(data, size);
-    events = 0;
-    for (size_t at = received.find("\n\n"); at != std::string::npos; at = received.find("\n\n", at + 2)) ++events;
-    return events < 2;
-  });
-  ASSERT_TRUE(StartsWith(received, "event: samples\ndata: ")) << received;
-  std::string data = received.substr(21, received.find("\n\n") - 21);
-  simdjson::dom::parser parser;
-  auto event = ParseJson(parser, data);
-  EXPECT_EQ(std::string_view(event["source"]), "agent");
-  EXPECT_TRUE(event["profile_id"].is_null());
-  EXPECT_EQ(simdjson::dom::array(event["samples"]).size(), 0u);
-  std::string_view error = event["error"];
-  EXPECT_EQ(error.rfind("agent http://127.0.0.1:" + std::to_string(dead_port) + " did not answer", 0), 0u) << error;
-  EXPECT_EQ(events, 2);
 }
 
 }  // namespace

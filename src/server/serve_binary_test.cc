@@ -13,6 +13,7 @@
 
 #include "base/testing/run_command.h"
 #include "server/test_server.h"
+#include "server/test_upload.h"
 
 namespace kraken::server {
 namespace {
@@ -24,18 +25,10 @@ using testing::kTraceName;
 std::string RunAndCapture(const std::string& command) { return kraken::testing::RunCommand(command).out; }
 
 TEST(ServeBinaryTest, AnalysisOfAnUploadEqualsKrakenAnalyzeOfTheFile) {
-  testing::TestServer server;
-  auto client = server.Client();
+  testing::ServerWithUpload loopback(kTrace, kTraceName);
+  ASSERT_GT(loopback.upload.id, 0);
   std::string path = kraken::testing::DataPath(kTrace);
-  auto upload = client->Post((std::string("/api/v1/profiles?name=") + kTraceName).c_str(),
-                             kraken::testing::ReadFileOrDie(path), "application/gzip");
-  ASSERT_TRUE(upload);
-  ASSERT_EQ(upload->status, 201) << upload->body;
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  ASSERT_EQ(parser.parse(upload->body).get(root), simdjson::SUCCESS);
-  int64_t id = int64_t(root["id"]);
-  auto analysis = client->Get(("/api/v1/profiles/" + std::to_string(id) + "/analysis").c_str());
+  auto analysis = loopback.client->Get(loopback.Path("/analysis"));
   ASSERT_TRUE(analysis);
   ASSERT_EQ(analysis->status, 200);
 

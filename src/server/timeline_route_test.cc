@@ -7,25 +7,15 @@
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
 #include "server/test_server.h"
+#include "server/test_upload.h"
 
 namespace kraken::server {
 namespace {
 
 using testing::ParseJson;
-using testing::TestServer;
+using testing::ServerWithUpload;
 
 constexpr char kTimelineTrace[] = "kineto/hta/trace_diff/control/control.json.gz";
-
-int64_t UploadForTimeline(httplib::Client& client) {
-  std::string body = kraken::testing::ReadFileOrDie(kraken::testing::DataPath(kTimelineTrace));
-  auto res = client.Post("/api/v1/profiles?name=trace.json.gz", body, "application/gzip");
-  EXPECT_TRUE(res && res->status == 201) << (res ? res->body : "no answer");
-  if (!res || res->status != 201) return 0;
-  simdjson::dom::parser parser;
-  int64_t id = 0;
-  EXPECT_EQ(ParseJson(parser, res->body)["id"].get(id), simdjson::SUCCESS);
-  return id;
-}
 
 TEST(TimelineRouteTest, WindowsCountTheKernelsOverlappingThem) {
   auto imported = ImportFile(BuiltinImporters(), kraken::testing::DataPath(kTimelineTrace));
@@ -35,9 +25,9 @@ TEST(TimelineRouteTest, WindowsCountTheKernelsOverlappingThem) {
   TimeNs first = profile.kernels.front().start_ns;
   for (const Kernel& k : profile.kernels) first = std::min(first, k.start_ns);
 
-  TestServer server;
-  auto client = server.Client();
-  const std::string base = "/api/v1/profiles/" + std::to_string(UploadForTimeline(*client)) + "/timeline";
+  ServerWithUpload loopback(kTimelineTrace, "trace.json.gz");
+  auto& client = loopback.client;
+  const std::string base = loopback.Path("/timeline");
   auto whole = client->Get((base + "?width=500").c_str());
   ASSERT_TRUE(whole);
   ASSERT_EQ(whole->status, 200) << whole->body.substr(0, 300);
