@@ -1,5 +1,7 @@
 #include "app/disagg_request.h"
 
+#include <cmath>
+#include <cstdio>
 #include <memory>
 
 #include "analysis/demand.h"
@@ -17,14 +19,25 @@ Result<std::string> ReadMaybeGzipped(const std::string& path) {
   return ReadAll(*rest);
 }
 
+// A setting as a message quotes it: "-1", "1001", "0.5".
+std::string FormatSetting(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
 }  // namespace
+
+bool IsValidGpuHourPrice(double usd) { return std::isfinite(usd) && usd >= 0; }
 
 Result<DisaggSetup> MakeDisaggSetup(const DisaggSettings& settings) {
   DisaggSetup setup;
   setup.options.price_per_gpu_hour = settings.price;
-  if (settings.price < 0) return InvalidInput("--price must be >= 0 $/GPU-hour");
+  if (!IsValidGpuHourPrice(settings.price))
+    return InvalidInput("price (--price) must be >= 0 $ per GPU-hour, got " + FormatSetting(settings.price));
   if (!(settings.max_slowdown_pct >= 0 && settings.max_slowdown_pct <= kMaxSlowdownPctLimit))
-    return InvalidInput("--max-slowdown must be between 0 and 1000 (%)");
+    return InvalidInput("max_slowdown (--max-slowdown) must be between 0 and " + FormatSetting(kMaxSlowdownPctLimit) +
+                        " (%), got " + FormatSetting(settings.max_slowdown_pct));
   setup.options.mig_max_slowdown = settings.max_slowdown_pct / 100;
   for (const std::string& text : settings.links) {
     KRAKEN_ASSIGN_OR_RETURN(disagg::RemoteLink link, disagg::ParseRemoteLink(text));

@@ -15,17 +15,26 @@ namespace kraken {
 
 // The widest MIG-slice slowdown budget (%) a request may give: 10x the unsliced run time.
 inline constexpr double kMaxSlowdownPctLimit = 1000;
+// The budget (%) when a request gives none (`--max-slowdown`'s default, the report's too).
+inline constexpr double kDefaultMaxSlowdownPct = 10;
+
+// The one rule for a price of a GPU-hour (`kraken disagg --price`, the server's `price`,
+// `kraken report --gpu-hour-cost`): a finite number >= 0. $0 is legitimate: the savings are
+// then GPU-hours freed, at $0.
+bool IsValidGpuHourPrice(double usd);
 
 struct DisaggSettings {
   std::vector<std::string> links;  // "BANDWIDTH,LATENCY" (100Gbps,5us); empty = the default links
   double price = 2.50;             // $ per GPU-hour for the savings
-  double max_slowdown_pct = 10;    // expected slowdown (%) a MIG slice may cost
+  double max_slowdown_pct = kDefaultMaxSlowdownPct;  // expected slowdown (%) a MIG slice may cost
   bool explain = false;            // every input, formula part and assumption
   std::string reference;           // Alibaba DLRM trace file whose resource ratios are printed; may be empty
 };
 
-// The settings checked (messages name the CLI flags) and the reference trace read: what
-// the analysis and the renderer take.
+// The settings checked and the reference trace read: what the analysis and the renderer
+// take. The one place price and max_slowdown are validated: the CLI, the server and the C
+// API hand its message on as it is, so it names the setting as the query parameter and
+// option key spell it, then the CLI flag ("price (--price) must be >= 0 ..., got -1").
 struct DisaggSetup {
   disagg::DisaggOptions options;
   DisaggOutputOptions output;

@@ -2,7 +2,6 @@
 
 #include <filesystem>
 
-#include "app/disagg_request.h"
 #include "base/json_writer.h"
 #include "model/device_catalog.h"
 #include "report/html_report.h"
@@ -27,19 +26,30 @@ int64_t DeviceMemoryBytes(const Profile& profile) {
   return -1;
 }
 
-// `kraken disagg --json` for the profiles, priced at the report's GPU-hour cost.
-std::string RenderDisaggForReport(const std::vector<Profile>& profiles, double price) {
-  disagg::DisaggOptions options;
-  options.price_per_gpu_hour = price;
-  std::vector<disagg::DisaggResult> results = DisaggResultsOf(profiles, options);
-  if (results.empty()) return "null";
-  return RenderDisaggJson(results, DisaggOutputOptions{});
+// The disagg section's settings: `kraken disagg --price COST --max-slowdown PCT`.
+DisaggSettings DisaggSettingsOfReport(const ReportSettings& settings) {
+  DisaggSettings disagg;
+  disagg.price = settings.gpu_hour_cost_usd;
+  disagg.max_slowdown_pct = settings.max_slowdown_pct;
+  return disagg;
+}
+
+// `kraken disagg --json` for the profiles with the report's price and budget; null when
+// they yield no workload.
+Result<std::string> RenderDisaggForReport(const std::vector<Profile>& profiles, const ReportSettings& settings) {
+  KRAKEN_ASSIGN_OR_RETURN(DisaggSetup setup, MakeDisaggSetup(DisaggSettingsOfReport(settings)));
+  std::vector<disagg::DisaggResult> results = DisaggResultsOf(profiles, setup.options);
+  if (results.empty()) return std::string("null");
+  return RenderDisaggJson(results, setup.output);
 }
 
 }  // namespace
 
 Status CheckReportSettings(const ReportSettings& settings) {
-  if (!(settings.gpu_hour_cost_usd >= 0)) return InvalidInput("--gpu-hour-cost must be >= 0 (US$ per GPU-hour)");
+  // The price rule is disagg's (its section is priced at this cost); the message names this flag.
+  if (!IsValidGpuHourPrice(settings.gpu_hour_cost_usd))
+    return InvalidInput("--gpu-hour-cost must be >= 0 (US$ per GPU-hour)");
+  KRAKEN_RETURN_IF_ERROR(MakeDisaggSetup(DisaggSettingsOfReport(settings)).status());
   return MakeCharacterizeOptions(settings.analyze).status();
 }
 
@@ -73,7 +83,8 @@ Result<std::string> RenderReportData(const std::vector<Profile>& profiles, const
   data.pop_back();  // the closing brace: the documents below are appended as they are
 
   data += ",\"analyze\":" + RenderAnalysis(profiles, settings.analyze, options, /*json=*/true);
-  data += ",\"disagg\":" + RenderDisaggForReport(profiles, settings.gpu_hour_cost_usd);
+  KRAKEN_ASSIGN_OR_RETURN(std::string disagg, RenderDisaggForReport(profiles, settings));
+  data += ",\"disagg\":" + disagg;
   data += ",\"series\":" + RenderSeriesTimelineJson(profiles);
   if (!settings.chargeback.prometheus.empty()) {
     Result<std::string> chargeback = RenderChargeback(settings.chargeback, ChargebackFormat::kJson);

@@ -8,6 +8,7 @@
 
 #include "app/analyze_request.h"
 #include "app/cost_request.h"
+#include "app/disagg_request.h"
 #include "base/status.h"
 #include "model/profile.h"
 
@@ -21,7 +22,9 @@ inline constexpr double kDefaultGpuHourCostUsd = 2.50;
 
 struct ReportSettings {
   AnalyzeSettings analyze;  // --device; the rest keeps `kraken analyze`'s defaults
-  double gpu_hour_cost_usd = kDefaultGpuHourCostUsd;
+  double gpu_hour_cost_usd = kDefaultGpuHourCostUsd;  // also the disagg section's price (--price)
+  // The disagg section's MIG-slice budget: `kraken disagg --max-slowdown` (%).
+  double max_slowdown_pct = kDefaultMaxSlowdownPct;
   std::string title;                // shown at the top; default: the first input's name
   std::vector<std::string> inputs;  // the arguments, for the record
   // With chargeback.prometheus set, the document carries `kraken cost chargeback --json`

@@ -74,6 +74,7 @@ Outcome Report(const char* const* inputs, size_t count, const char* options_json
   ReportSettings settings;
   reader.Read("device", &settings.analyze.device);
   reader.Read("gpu_hour_cost", &settings.gpu_hour_cost_usd);
+  reader.Read("max_slowdown", &settings.max_slowdown_pct);
   reader.Read("title", &settings.title);
   bool data_only = false;
   reader.Read("data_only", &data_only);

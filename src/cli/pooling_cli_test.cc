@@ -115,9 +115,14 @@ TEST(PoolingCliTest, DisaggMaxSlowdownBoundsTheMigSlice) {
 TEST(PoolingCliTest, BadFlagsGiveOneLineErrors) {
   std::string trace = testing::DataPath(kResnet);
   ExpectOneLineError(RunKraken("disagg --link 100Gbps " + trace), "--link expects BANDWIDTH,LATENCY");
-  ExpectOneLineError(RunKraken("disagg --price -1 " + trace), "--price must be >= 0");
-  ExpectOneLineError(RunKraken("disagg --max-slowdown 1001 " + trace), "--max-slowdown must be between 0 and 1000");
-  ExpectOneLineError(RunKraken("disagg --max-slowdown -1 " + trace), "--max-slowdown must be between 0 and 1000");
+  // The app layer's message, the same text GET /api/v1/profiles/{id}/disagg?price=-1 answers
+  // (server/disagg_route_test.cc).
+  RunResult negative_price = RunKraken("disagg --price -1 " + trace);
+  ExpectOneLineError(negative_price, "--price");
+  EXPECT_EQ(negative_price.err, "kraken: error: price (--price) must be >= 0 $ per GPU-hour, got -1\n");
+  ExpectOneLineError(RunKraken("disagg --max-slowdown 1001 " + trace),
+                     "max_slowdown (--max-slowdown) must be between 0 and 1000 (%), got 1001");
+  ExpectOneLineError(RunKraken("disagg --max-slowdown -1 " + trace), "(--max-slowdown) must be between 0 and 1000");
   ExpectOneLineError(RunKraken("disagg --max-slowdown ten " + trace), "--max-slowdown");
   ExpectOneLineError(RunKraken("disagg --max-slowdown nan " + trace), "--max-slowdown");
   ExpectOneLineError(RunKraken("mig-plan --gpu v100-sxm2 --workload a:1:0.1"), "has no MIG geometry");

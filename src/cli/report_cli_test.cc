@@ -58,6 +58,63 @@ TEST(ReportCliTest, DataDocumentHoldsAnalyzeDisaggAndPrice) {
   EXPECT_TRUE(doc["series"]["panels"].is_array());
 }
 
+std::string ReportBertExamplePath() {
+  return testing::SourceDir() + "/examples/nvidia-h100-80gb-hbm3/bert-infer.cupti.json.gz";
+}
+
+// The "disagg" document of `kraken report --data-only FLAGS` on the example, minified.
+std::string ReportDisaggDocument(const std::string& flags) {
+  RunResult r = RunKraken("report --data-only -o - " + flags + " " + ReportBertExamplePath());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (r.exit_code != 0 || parser.parse(r.out).get(doc) != simdjson::SUCCESS) return "";
+  return simdjson::minify(doc["disagg"]);
+}
+
+// `kraken disagg --json FLAGS` on the example, minified.
+std::string ReportCliDisaggJson(const std::string& flags) {
+  RunResult r = RunKraken("disagg --json " + flags + " " + ReportBertExamplePath());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (r.exit_code != 0 || parser.parse(r.out).get(doc) != simdjson::SUCCESS) return "";
+  return simdjson::minify(doc);
+}
+
+// The report's disagg section has `kraken disagg`'s --max-slowdown: BERT-base inference on
+// an H100 would run ~66.5 % slower on 1g.20gb, so the default 10 % budget gives no slice and
+// 1000 % gives 1g.20gb; either way the section is the document `kraken disagg` prints.
+TEST(ReportCliTest, MaxSlowdownIsTheDisaggSectionsBudget) {
+  std::string by_default = ReportDisaggDocument("");
+  EXPECT_EQ(by_default, ReportCliDisaggJson(""));
+  std::string wide = ReportDisaggDocument("--max-slowdown 1000");
+  EXPECT_EQ(wide, ReportCliDisaggJson("--max-slowdown 1000"));
+  simdjson::dom::parser parser;
+  simdjson::dom::element narrow_strategy = parser.parse(by_default)["workloads"].at(0)["strategy"];
+  EXPECT_NE(narrow_strategy["name"].get_string().value(), "MIG slice");
+  EXPECT_EQ(narrow_strategy["mig_max_slowdown"].get_double().value(), 0.10);
+  simdjson::dom::parser parser2;
+  simdjson::dom::element wide_strategy = parser2.parse(wide)["workloads"].at(0)["strategy"];
+  EXPECT_EQ(wide_strategy["name"].get_string().value(), "MIG slice");
+  EXPECT_EQ(wide_strategy["mig_profile"].get_string().value(), "1g.20gb");
+  EXPECT_EQ(wide_strategy["mig_max_slowdown"].get_double().value(), 10.0);
+  // The budget's rule and message are `kraken disagg`'s.
+  ExpectOneLineError(RunKraken("report -o - --max-slowdown 1001 " + ReportBertExamplePath()),
+                     "max_slowdown (--max-slowdown) must be between 0 and 1000 (%), got 1001");
+}
+
+// --gpu-hour-cost prices the disagg section as --price does, with its rule: $0 is a price.
+TEST(ReportCliTest, ZeroGpuHourCostPricesTheSavingsAtZero) {
+  std::string free = ReportDisaggDocument("--gpu-hour-cost 0 --max-slowdown 1000");
+  EXPECT_EQ(free, ReportCliDisaggJson("--price 0 --max-slowdown 1000"));
+  simdjson::dom::parser parser;
+  simdjson::dom::element savings = parser.parse(free)["workloads"].at(0)["savings"];
+  EXPECT_EQ(savings["price_per_gpu_hour"].get_double().value(), 0.0);
+  EXPECT_EQ(savings["per_month_hi"].get_double().value(), 0.0);
+  EXPECT_GT(savings["gpu_hours_freed_per_hour_hi"].get_double().value(), 0.0);
+}
+
 TEST(ReportCliTest, SampledCaptureGivesUtilizationMemoryPowerAndPciePanels) {
   RunResult r = RunKraken("report --data-only -o - " + testing::DataPath(kSmi));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -94,7 +151,9 @@ TEST(ReportCliTest, ErrorsAreOneLineAndLeaveNoFile) {
   for (const std::string& args :
        {"report " + dir + "/missing.json -o " + out,
         "report --gpu-hour-cost -1 " + testing::DataPath(kResnet) + " -o " + out,
-        "report --device no-such-gpu " + testing::DataPath(kResnet) + " -o " + out}) {
+        "report --device no-such-gpu " + testing::DataPath(kResnet) + " -o " + out,
+        "report --max-slowdown 1001 " + testing::DataPath(kResnet) + " -o " + out,
+        "report --max-slowdown -1 " + testing::DataPath(kResnet) + " -o " + out}) {
     RunResult r = RunKraken(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
     EXPECT_EQ(r.err.rfind("kraken: error: ", 0), 0u) << r.err;

@@ -17,6 +17,7 @@ struct ReportArgs {
   std::string output = "report.html";
   std::string device;
   double gpu_hour_cost = kDefaultGpuHourCostUsd;
+  double max_slowdown_pct = kDefaultMaxSlowdownPct;
   std::string title;
   std::string format;
   std::string db;
@@ -31,6 +32,7 @@ int RunReport(ReportArgs args) {
   ReportSettings settings;
   settings.analyze.device = args.device;
   settings.gpu_hour_cost_usd = args.gpu_hour_cost;
+  settings.max_slowdown_pct = args.max_slowdown_pct;
   settings.inputs = args.inputs;
   settings.chargeback = args.chargeback;
   settings.title = args.title.empty() ? DefaultReportTitle(args.inputs) : args.title;
@@ -81,6 +83,10 @@ void AddReportCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--gpu-hour-cost", args->gpu_hour_cost,
                   "Price of one GPU-hour in US$ for the savings (default: on-demand H100 rental, 2026; sources in "
                   "docs/report.md)")
+      ->capture_default_str();
+  cmd->add_option("--max-slowdown", args->max_slowdown_pct,
+                  "Disaggregation section: expected slowdown in % a recommended MIG slice may cost (0-1000), as "
+                  "`kraken disagg --max-slowdown`")
       ->capture_default_str();
   cmd->add_option("--title", args->title, "Title at the top of the report; default: the first input's file name");
   cmd->add_flag("--data-only", args->data_only,

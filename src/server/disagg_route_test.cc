@@ -1,8 +1,8 @@
 // GET /api/v1/profiles/{id}/disagg?max_slowdown=&price= on the real server over loopback
 // with the real H100 BERT-base inference trace: each answer is the document the app layer
 // renders for the same file and settings (what `kraken disagg --json --max-slowdown N
-// --price P` prints), the budget moves the strategy, and bad values get a 400 naming the
-// parameter.
+// --price P` prints), the budget moves the strategy, $0 is a price as on the CLI, and bad
+// values get a 400 naming the parameter, with the app layer's message for a value out of range.
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -129,23 +129,76 @@ TEST_F(DisaggRouteTest, PricePricesTheSavingsAsTheCliFlagDoes) {
               1e-9 * default_priced.savings_per_month_hi);
 }
 
+// The error message of a failed answer; "" when it has none.
+std::string DisaggRouteErrorMessage(const std::string& body) {
+  simdjson::dom::parser parser;
+  std::string_view message;
+  if (ParseJson(parser, body)["error"]["message"].get(message) != simdjson::SUCCESS) return "";
+  return std::string(message);
+}
+
+TEST_F(DisaggRouteTest, ZeroPriceIsLegitimateAsOnTheCli) {
+  auto free = Get("?price=0&max_slowdown=1000");
+  ASSERT_TRUE(free);
+  ASSERT_EQ(free->status, 200) << free->body.substr(0, 300);
+  DisaggSettings settings;
+  settings.price = 0;
+  settings.max_slowdown_pct = 1000;
+  EXPECT_EQ(free->body, AppDisaggDocument(settings));
+  DisaggStrategyFields fields = StrategyOfDisaggBody(free->body);
+  EXPECT_EQ(fields.price_per_gpu_hour, 0);
+  EXPECT_EQ(fields.savings_per_month_hi, 0);
+  // The savings are still there in GPU-hours: the slice frees part of the GPU.
+  simdjson::dom::parser parser;
+  double freed_hi = 0;
+  ASSERT_EQ(ParseJson(parser, free->body)["workloads"].at(0)["savings"]["gpu_hours_freed_per_hour_hi"].get(freed_hi),
+            simdjson::SUCCESS);
+  EXPECT_GT(freed_hi, 0);
+}
+
 TEST_F(DisaggRouteTest, BadValuesAre400sNamingTheParameter) {
   for (const char* query : {"?max_slowdown=abc", "?max_slowdown=-1", "?max_slowdown=1001", "?max_slowdown=nan",
-                            "?max_slowdown=", "?price=0", "?price=-1", "?price=abc", "?price=inf"}) {
+                            "?max_slowdown=", "?price=-1", "?price=abc", "?price=inf", "?price="}) {
     auto res = Get(query);
     ASSERT_TRUE(res) << query;
     EXPECT_EQ(res->status, 400) << query;
     EXPECT_EQ(ErrorCode(res->body), "bad_request") << query << ": " << res->body;
     const std::string name = std::string(query).substr(1, std::string(query).find('=') - 1);
-    simdjson::dom::parser parser;
-    std::string_view message;
-    ASSERT_EQ(ParseJson(parser, res->body)["error"]["message"].get(message), simdjson::SUCCESS) << query;
+    std::string message = DisaggRouteErrorMessage(res->body);
     EXPECT_EQ(message.substr(0, name.size() + 1), name + " ") << query;
-    EXPECT_EQ(message.find('\n'), std::string_view::npos) << query;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << query;
   }
   auto unknown = client_->Get("/api/v1/profiles/999/disagg?max_slowdown=50");
   ASSERT_TRUE(unknown);
   EXPECT_EQ(unknown->status, 404);
+}
+
+// One rule, one message: the server answers a value out of range with the app layer's
+// message, the one `kraken disagg` prints; what is not a number it refuses itself.
+TEST_F(DisaggRouteTest, OutOfRangeMessagesAreTheAppLayers) {
+  DisaggSettings negative_price;
+  negative_price.price = -1;
+  auto app_price = MakeDisaggSetup(negative_price);
+  ASSERT_FALSE(app_price.ok());
+  EXPECT_EQ(app_price.status().message(), "price (--price) must be >= 0 $ per GPU-hour, got -1");
+  auto price = Get("?price=-1");
+  ASSERT_TRUE(price);
+  EXPECT_EQ(price->status, 400);
+  EXPECT_EQ(DisaggRouteErrorMessage(price->body), app_price.status().message());
+
+  DisaggSettings wide;
+  wide.max_slowdown_pct = 1001;
+  auto app_budget = MakeDisaggSetup(wide);
+  ASSERT_FALSE(app_budget.ok());
+  auto budget = Get("?max_slowdown=1001");
+  ASSERT_TRUE(budget);
+  EXPECT_EQ(budget->status, 400);
+  EXPECT_EQ(DisaggRouteErrorMessage(budget->body), app_budget.status().message());
+
+  auto word = Get("?price=abc");
+  ASSERT_TRUE(word);
+  EXPECT_EQ(word->status, 400);
+  EXPECT_EQ(DisaggRouteErrorMessage(word->body), "price must be a finite number, got 'abc'");
 }
 
 TEST(DisaggRouteOpenApiTest, DocumentsTheQueryParameters) {

@@ -130,23 +130,23 @@ void HandleAnalysis(ServerContext& ctx, int64_t id, const httplib::Request& req,
   SendJson(res, 200, RenderAnalysis(profiles, settings, *options, /*json=*/true));
 }
 
-// The GPU-hour price of `--price`: finite and > 0 (a request pricing the savings at $0
-// has made a mistake the CLI's default of >= 0 would hide).
-Result<double> DisaggPriceParam(const httplib::Request& req, double fallback) {
-  if (!req.has_param("price")) return fallback;
-  std::string text = req.get_param_value("price");
-  auto value = ParseBoundedNumber(Trim(text), 0, std::numeric_limits<double>::max());
-  if (!value || *value <= 0) return InvalidInput("price must be a number of $ per GPU-hour > 0, got '" + text + "'");
+// A query parameter as a finite number, for the app layer to check: MakeDisaggSetup holds
+// the one rule for each disagg setting, so the server refuses only what is not a number.
+Result<double> FiniteNumberParam(const httplib::Request& req, const char* name, double fallback) {
+  if (!req.has_param(name)) return fallback;
+  std::string text = req.get_param_value(name);
+  auto value = ParseBoundedNumber(Trim(text), -std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
+  if (!value) return InvalidInput(std::string(name) + " must be a finite number, got '" + text + "'");
   return *value;
 }
 
 // The query parameters `kraken disagg` has as flags where they change the document:
-// max_slowdown (--max-slowdown, %) and price (--price).
+// max_slowdown (--max-slowdown, %) and price (--price), checked by the app layer.
 Result<DisaggSetup> DisaggSetupOf(const httplib::Request& req) {
   DisaggSettings settings;
   KRAKEN_ASSIGN_OR_RETURN(settings.max_slowdown_pct,
-                          NumberParam(req, "max_slowdown", settings.max_slowdown_pct, 0, kMaxSlowdownPctLimit));
-  KRAKEN_ASSIGN_OR_RETURN(settings.price, DisaggPriceParam(req, settings.price));
+                          FiniteNumberParam(req, "max_slowdown", settings.max_slowdown_pct));
+  KRAKEN_ASSIGN_OR_RETURN(settings.price, FiniteNumberParam(req, "price", settings.price));
   return MakeDisaggSetup(settings);
 }
 

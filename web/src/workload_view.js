@@ -81,11 +81,15 @@ function renderDiagnoses(container, analyze) {
 function renderDisagg(container, disagg) {
   const list = (disagg && disagg.workloads) || [];
   if (!list.length) return;
+  // The MIG-slice budget the analysis was held to (`--max-slowdown`): the same for every workload.
+  const budget = list[0].strategy ? list[0].strategy.mig_max_slowdown : null;
+  const budgetText = budget === null || budget === undefined ? ''
+    : ` A MIG slice is recommended only where its expected slowdown is at most ${pct(budget * 100)} (--max-slowdown).`;
   const box = section(container, 'disagg', 'Disaggregation and pooling',
-    'Score 0..1: how well the workload suits pooled, remote or shared GPUs (docs/disaggregation.md).');
+    `Score 0..1: how well the workload suits pooled, remote or shared GPUs (docs/disaggregation.md).${budgetText}`);
   const t = table(['workload', 'score', 'parts measured', 'strategy', 'slowdown (expected)', 'GPU-hours freed / h', 'savings / month'],
     list.map((w) => [
-      (w.workload || '').split('/').pop(), fmt(w.score, 2), fmt(w.parts_measured, 0), w.strategy ? w.strategy.name : '—',
+      (w.workload || '').split('/').pop(), fmt(w.score, 2), fmt(w.parts_measured, 0), w.strategy ? [w.strategy.name, w.strategy.mig_profile].filter(Boolean).join(' ') : '—',
       w.impact ? pct(w.impact.expected * 100) : '—',
       w.savings ? `${fmt(w.savings.gpu_hours_freed_per_hour_lo, 2)}..${fmt(w.savings.gpu_hours_freed_per_hour_hi, 2)}` : '—',
       w.savings ? `${money(w.savings.per_month_lo)}..${money(w.savings.per_month_hi)}` : '—',

@@ -6,7 +6,7 @@
 //   [--promtool PATH --prometheus PATH]
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   chartStats, check, failureCount, launchChromium, near, openOfflinePage, parseArgs, runKraken,
 } from './browser_common.mjs';
@@ -207,10 +207,34 @@ async function runChargebackCase(browser) {
   }
 }
 
+// The disaggregation section's MIG-slice budget: `kraken report --max-slowdown`, the flag of
+// `kraken disagg`. The H100 BERT-base inference trace of examples/ would run ~66.5 % slower
+// on its 1g.20gb slice: at the default 10 % the section says so and recommends no slice; at
+// 1000 % it names the budget and recommends the slice, as `kraken disagg` does.
+async function runDisaggBudgetCase(browser) {
+  console.log('case disagg_budget');
+  const input = fileURLToPath(new URL('../../examples/nvidia-h100-80gb-hbm3/bert-infer.cupti.json.gz', import.meta.url));
+  for (const [name, flags, budget, sliced] of [['default', [], '10 %', false],
+    ['wide', ['--max-slowdown', '1000'], '1,000 %', true]]) {
+    const html = path.join(args.out, `disagg_budget_${name}.html`);
+    kraken('report', ...flags, input, '-o', html);
+    const disagg = JSON.parse(kraken('disagg', '--json', ...flags, input));
+    const page = await openOfflinePage(browser, pathToFileURL(html).href, `the report (${name} budget)`);
+    const note = await page.textContent('[data-section="disagg"] p');
+    check(note.includes(`expected slowdown is at most ${budget} (--max-slowdown)`), `disagg section names the ${budget} budget: "${note}"`);
+    const strategies = await page.$$eval('table[data-table="disagg"] tbody tr td:nth-child(4)', (tds) => tds.map((td) => td.textContent));
+    const expected = disagg.workloads.map((w) => [w.strategy.name, w.strategy.mig_profile].filter(Boolean).join(' '));
+    check(JSON.stringify(strategies) === JSON.stringify(expected), `disagg strategies are kraken disagg's ${JSON.stringify(expected)} (got ${JSON.stringify(strategies)})`);
+    check(strategies.length > 0 && strategies.every((s) => (s === 'MIG slice 1g.20gb') === sliced), `${name} budget: MIG slice 1g.20gb ${sliced ? '' : 'not '}recommended (got ${JSON.stringify(strategies)})`);
+    await page.close();
+  }
+}
+
 fs.mkdirSync(args.out, { recursive: true });
 const browser = await launchChromium(args.modules, args.chromium);
 try {
   for (const c of CASES) await runCase(browser, c);
+  await runDisaggBudgetCase(browser);
   await runChargebackCase(browser);
 } finally {
   await browser.close();

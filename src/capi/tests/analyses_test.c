@@ -106,6 +106,12 @@ static void ReportIsTheCliPageAndData(void) {
   free(args);
   KT_CHECK_STATUS(kraken_report(inputs, 1, "{\"gpu_hour_cost\":-1}", &out), KRAKEN_ERROR_INVALID_INPUT);
   KT_CHECK_CONTAINS(kraken_last_error(), "--gpu-hour-cost must be >= 0");
+  // max_slowdown is `kraken report --max-slowdown`, the disagg section's budget, with its rule.
+  args = kt_format("report --data-only --max-slowdown 40 -o - '%s'", trace);
+  EXPECT_CLI_DOCUMENT(kraken_report(inputs, 1, "{\"data_only\":true,\"max_slowdown\":40}", &out), args);
+  free(args);
+  KT_CHECK_STATUS(kraken_report(inputs, 1, "{\"max_slowdown\":1001}", &out), KRAKEN_ERROR_INVALID_INPUT);
+  KT_CHECK_CONTAINS(kraken_last_error(), "max_slowdown (--max-slowdown) must be between 0 and 1000");
   free(trace);
 }
 

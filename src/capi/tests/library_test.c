@@ -66,7 +66,7 @@ static void BadValuesAreInputErrorsWithTheCliMessage(void) {
   KT_CHECK_STATUS(kraken_analyze(inputs, 1, "{\"thresholds\": \"50\"}", &out), KRAKEN_ERROR_INVALID_INPUT);
   KT_CHECK_CONTAINS(kraken_last_error(), "--thresholds expects LOW,HIGH");
   KT_CHECK_STATUS(kraken_disagg(inputs, 1, "{\"price\": -1}", &out), KRAKEN_ERROR_INVALID_INPUT);
-  KT_CHECK_CONTAINS(kraken_last_error(), "--price must be >= 0");
+  KT_CHECK_CONTAINS(kraken_last_error(), "price (--price) must be >= 0");
 }
 
 static void NullPointersAndMissingInputsAreArgumentErrors(void) {
