@@ -166,15 +166,22 @@ class Report:
         return _native.library().call_inputs("kraken_analyze", self.inputs,
                                              dict(analyze_options(device=self.device, db=self.db), output="text"))
 
-    def html(self, gpu_hour_cost: Optional[float] = None) -> str:
-        """The self-contained HTML page of ``kraken report`` for the recorded profile."""
+    def html(self, gpu_hour_cost: Optional[float] = None, max_slowdown: Optional[float] = None) -> str:
+        """The self-contained HTML page of ``kraken report`` for the recorded profile.
+
+        Args:
+            gpu_hour_cost: $ per GPU-hour for the cost figures (``--gpu-hour-cost``).
+            max_slowdown: expected slowdown in % a recommended MIG slice may cost in the
+                disaggregation section (``--max-slowdown``; the library's default 10).
+        """
         options = {"device": self.device, "gpu_hour_cost": gpu_hour_cost, "title": self.workload_name,
-                   "db": self.db}
+                   "db": self.db, "max_slowdown": max_slowdown}
         return _native.library().call_inputs("kraken_report", self.inputs, options)
 
-    def save(self, path: Union[str, "os.PathLike[str]"], gpu_hour_cost: Optional[float] = None) -> str:
-        """Writes the report: HTML for a ``.html``/``.htm`` path (``kraken report``), JSON
-        for ``.json`` (:meth:`to_dict`). Written atomically (a temp file renamed), so a
+    def save(self, path: Union[str, "os.PathLike[str]"], gpu_hour_cost: Optional[float] = None,
+             max_slowdown: Optional[float] = None) -> str:
+        """Writes the report: HTML for a ``.html``/``.htm`` path (``kraken report``, with
+        :meth:`html`'s options), JSON for ``.json`` (:meth:`to_dict`). Written atomically (a temp file renamed), so a
         failure leaves no partial file. Returns the path.
 
         Raises:
@@ -183,7 +190,7 @@ class Report:
         path = os.fspath(path)
         suffix = os.path.splitext(path)[1].lower()
         if suffix in (".html", ".htm"):
-            content = self.html(gpu_hour_cost)
+            content = self.html(gpu_hour_cost, max_slowdown)
         elif suffix == ".json":
             content = json.dumps(self.to_dict(), indent=2) + "\n"
         else:
@@ -201,10 +208,12 @@ class Report:
         return path
 
     def analyze_disaggregation_potential(self, *, links: Optional[Sequence[str]] = None,
-                                         price: Optional[float] = None) -> List[DisaggregationResult]:
+                                         price: Optional[float] = None,
+                                         max_slowdown: Optional[float] = None) -> List[DisaggregationResult]:
         """``kraken disagg`` of the recorded profile: one result per GPU it used (and per
-        rank of a kernel trace)."""
-        doc = disagg_document(self.inputs, links, price, db=self.db)
+        rank of a kernel trace). ``max_slowdown``: the expected slowdown in % a MIG slice
+        may cost (``--max-slowdown``)."""
+        doc = disagg_document(self.inputs, links, price, db=self.db, max_slowdown=max_slowdown)
         return [result_from_entry(entry) for entry in doc.get("workloads") or []]
 
     def analyze_temporal_patterns(self, *, series: Optional[Sequence[str]] = None,

@@ -137,6 +137,13 @@ def test_report_holds_steps_phases_and_the_cli_analyses_of_the_stored_run(replay
     html = Path(report.save(tmp_path / "report.html"))
     run_kraken("report", str(profile_id), "--db", db, "--title", "phases", "-o", str(tmp_path / "cli.html"))
     assert html.read_bytes() == (tmp_path / "cli.html").read_bytes()
+    # The disaggregation budget reaches the page and the analysis as on the command line.
+    budget = Path(report.save(tmp_path / "budget.html", max_slowdown=1000))
+    run_kraken("report", str(profile_id), "--db", db, "--title", "phases", "--max-slowdown", "1000",
+               "-o", str(tmp_path / "cli-budget.html"))
+    assert budget.read_bytes() == (tmp_path / "cli-budget.html").read_bytes() != html.read_bytes()
+    assert [d.raw for d in report.analyze_disaggregation_potential(max_slowdown=1000)] == \
+           kraken_json("disagg", str(profile_id), "--db", db, "--max-slowdown", "1000")["workloads"]
     as_json = json.loads(Path(report.save(tmp_path / "report.json")).read_text())
     assert as_json == report.to_dict()
     assert as_json["profile"] == summary.raw and as_json["analysis"] == report.analysis.raw
