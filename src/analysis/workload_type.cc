@@ -27,7 +27,6 @@ bool ContainsAny(const std::string& lower, std::initializer_list<std::string_vie
 
 // What one distinct name says; computed once per name, then weighted by occurrences.
 struct NameSignals {
-  bool pytorch = false;
   bool backward = false;
   bool optimizer = false;
   bool allreduce = false;
@@ -51,7 +50,6 @@ NameSignals SignalsOfOpName(std::string_view name) {
 NameSignals SignalsOfKernelName(std::string_view name) {
   std::string lower = ToLower(name);
   NameSignals s;
-  s.pytorch = lower.find("at::native::") != std::string::npos;
   s.backward = ContainsAny(lower, {"backward", "bwd", "dgrad", "wgrad"});
   // multi_tensor_apply is how PyTorch's fused optimizers (and few other ops) run.
   s.optimizer = ContainsAny(lower, {"multi_tensor_apply", "adam", "fused_sgd"});
@@ -71,32 +69,7 @@ void Tally(const Profile& profile, const Events& events, Fn signals_of, Workload
     if (s.optimizer) ev->optimizer_ops += n;
     if (s.allreduce) ev->gradient_allreduce += n;
     if (s.serving) ev->serving_ops += n;
-    if (s.pytorch) ev->pytorch_kernels += n;
   }
-}
-
-// Kernels alone, no framework operators: a PyTorch program that trains runs its autograd
-// backward kernels (named backward/bwd/dgrad/wgrad) or its built-in optimizers' kernels
-// (multi_tensor_apply) in every iteration. Their absence says "inference" only when the
-// trace is known to hold whole iterations: two or more steps, or the whole process.
-// Low confidence: a hand-written optimizer over a model whose backward kernels carry
-// no such name would look the same.
-bool ForwardOnlyPyTorchKernels(const WorkloadTypeEvidence& ev, WorkloadTypeResult* result) {
-  if (ev.pytorch_kernels == 0 || ev.optimizer_ops > 0 || ev.gradient_allreduce > 0) return false;
-  std::string span;
-  if (ev.whole_process) {
-    span = "the whole process (traced from its first CUDA call to its exit)";
-  } else if (ev.steps >= 2) {
-    span = std::to_string(ev.steps) + " whole steps";
-  } else {
-    return false;
-  }
-  result->type = WorkloadType::kInference;
-  result->confidence = "low";
-  result->evidence.push_back(std::to_string(ev.pytorch_kernels) + " PyTorch (ATen) kernels over " + span +
-                             " and none of a backward pass or an optimizer step: PyTorch names those "
-                             "backward/bwd/dgrad/wgrad or multi_tensor_apply");
-  return true;
 }
 
 }  // namespace
@@ -108,8 +81,6 @@ WorkloadTypeResult ClassifyWorkloadType(const Profile& profile) {
   Tally(profile, profile.kernels, SignalsOfKernelName, &ev, true);
   for (const CpuOp& op : profile.cpu_ops) ev.forward_ops += op.category == CpuOpCategory::kOperator;
   ev.kernels = static_cast<int64_t>(profile.kernels.size());
-  ev.steps = static_cast<int64_t>(profile.steps.size());
-  ev.whole_process = profile.metadata.whole_process_capture;
 
   auto say = [&](int64_t n, const std::string& what) {
     if (n > 0) result.evidence.push_back(std::to_string(n) + " " + what);
@@ -119,7 +90,7 @@ WorkloadTypeResult ClassifyWorkloadType(const Profile& profile) {
   say(ev.optimizer_ops, "optimizer operators or kernels");
   say(ev.gradient_allreduce, "all-reduce operations");
   say(ev.serving_ops, "serving-engine operators or kernels (vllm/sglang/paged attention/prefill/decode)");
-  if (!profile.steps.empty()) say(ev.steps, "ProfilerStep iterations");
+  if (!profile.steps.empty()) say(static_cast<int64_t>(profile.steps.size()), "ProfilerStep iterations");
 
   bool has_backward = ev.backward_ops > 0 || ev.backward_kernels > 0;
   if (has_backward && (ev.optimizer_ops > 0 || ev.gradient_allreduce > 0)) {
@@ -139,7 +110,7 @@ WorkloadTypeResult ClassifyWorkloadType(const Profile& profile) {
     result.confidence = ev.forward_ops >= 100 ? "medium" : "low";
     result.evidence.push_back(std::to_string(ev.forward_ops) +
                               " framework operators ran and none belongs to a backward pass or optimizer");
-  } else if (!ForwardOnlyPyTorchKernels(ev, &result)) {
+  } else {
     result.type = WorkloadType::kUnknown;
     result.confidence = "low";
     result.evidence.push_back(ev.kernels > 0 ? "only GPU kernels without a backward pass: not enough to tell"

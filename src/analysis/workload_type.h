@@ -1,9 +1,7 @@
 // Training or inference? Decided from evidence in the trace, each piece listed so a
 // reader can check it: a backward pass (autograd backward ops, dgrad/wgrad kernels), an
 // optimizer step, gradient all-reduce, versus serving-engine ops (vLLM, SGLang, paged
-// attention, prefill/decode) and the absence of any backward pass: among framework
-// operators, or among PyTorch's kernels when the trace is known to hold whole iterations
-// (two or more steps) or the whole process.
+// attention, prefill/decode) and the absence of any backward pass.
 #pragma once
 
 #include <cstdint>
@@ -25,9 +23,6 @@ struct WorkloadTypeEvidence {
   int64_t serving_ops = 0;        // ops or kernels of serving engines (vllm, sglang, paged attention)
   int64_t forward_ops = 0;        // framework operators seen at all
   int64_t kernels = 0;
-  int64_t pytorch_kernels = 0;    // kernels of PyTorch's own library (ATen: at::native::...)
-  int64_t steps = 0;              // step annotations (ProfilerStep#N, NVTX step ranges)
-  bool whole_process = false;     // the trace holds its process from CUDA's start to its exit
 };
 
 struct WorkloadTypeResult {

@@ -55,7 +55,6 @@ void KeepTimelineWithin(TimeNs start_ns, TimeNs end_ns, Profile* events) {
   KeepOverlapping(start_ns, end_ns, &events->syncs);
   KeepOverlapping(start_ns, end_ns, &events->steps);
   KeepOverlapping(start_ns, end_ns, &events->profiler_ranges);
-  events->metadata.whole_process_capture = false;  // a window of the process, whatever the file held
 }
 
 profiling::KernelCaptureSummary CollectSessionKernels(const KernelTraceLocation& trace, TimeNs start_ns,

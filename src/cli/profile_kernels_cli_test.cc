@@ -176,37 +176,6 @@ TEST(ProfileKernelsCliTest, RecordedKernelsAreSummarizedAndStoredWithTheRun) {
   EXPECT_LT(std::abs(first_kernel - first_sample), int64_t{10'000'000'000});
 }
 
-// The workload type from kernel names alone. PyTorch's kernels over the whole process (no
-// capture window, the trace closed at exit) and none of a backward pass: inference, low
-// confidence. A backward kernel: training. A capture window: the absence says nothing.
-std::string WorkloadTypeOfFakeKernels(const std::string& kernel_name, const std::string& window_flags) {
-  RunResult r = RunKraken("profile --kernels --json --no-store --interval 50ms " + window_flags + " -- " +
-                              std::string(KRAKEN_FAKE_CUDA_APP),
-                          ReplayEnv() + "KRAKEN_CUPTI_LIBRARY=" + KRAKEN_CUPTI_FAKE_LIBRARY +
-                              " KRAKEN_FAKE_CUPTI_LAUNCHES=500 KRAKEN_FAKE_CUPTI_KERNEL_NAME=" + kernel_name + " ");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc = ParseJson(parser, r.out);
-  EXPECT_EQ(int64_t(doc["kernels"]["kernels"]), 500) << r.out;
-  simdjson::dom::element type = doc["workload_type"];
-  return std::string(std::string_view(type["type"])) + ": " + std::string(std::string_view(type["reason"]));
-}
-
-TEST(ProfileKernelsCliTest, PyTorchForwardKernelsOfTheWholeProcessAreInference) {
-  std::string forward = WorkloadTypeOfFakeKernels("at::native::vectorized_layer_norm_kernel", "");
-  EXPECT_TRUE(forward.starts_with("inference: from the 500 traced kernels, low confidence: ")) << forward;
-  EXPECT_NE(forward.find("500 PyTorch (ATen) kernels over the whole process (traced from its first CUDA call to "
-                         "its exit) and none of a backward pass or an optimizer step"),
-            std::string::npos)
-      << forward;
-  std::string backward = WorkloadTypeOfFakeKernels("at::native::layer_norm_backward_kernel", "");
-  EXPECT_TRUE(backward.starts_with("training: from the 500 traced kernels, medium confidence: ")) << backward;
-  std::string windowed = WorkloadTypeOfFakeKernels("at::native::vectorized_layer_norm_kernel", "--kernel-duration 1m");
-  EXPECT_TRUE(windowed.starts_with("unknown: ")) << windowed;
-  EXPECT_NE(windowed.find("only GPU kernels without a backward pass: not enough to tell"), std::string::npos)
-      << windowed;
-}
-
 // --kernel-counters: the fake libcupti's per-kernel counters (fake_range_profiler.cc) reach
 // the --out profile tied to their kernels, and `kraken analyze` classifies those kernels on
 // the roofline from them: 200 of 500 kernels (the limit) with 8718336 FLOPs over 811008

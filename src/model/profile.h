@@ -60,10 +60,6 @@ struct ProfileMetadata {
   // False when kernels carry no real timestamps (Nsight Compute replays kernels one by
   // one; Orion lists only durations): timeline analyses then have nothing to measure.
   bool kernel_timestamps_valid = true;
-  // True when the trace holds everything its process ran on the GPU, from its first CUDA
-  // call to its exit: kraken's own tracer, with no capture window, its trace closed (not
-  // cut). Only then does the absence of a kind of kernel (a backward pass) say something.
-  bool whole_process_capture = false;
   // Anything else the source said about itself (schema version, CUDA version, ...).
   std::map<std::string, std::string> attributes;
 };

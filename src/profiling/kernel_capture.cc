@@ -163,7 +163,6 @@ KernelCaptureSummary ImportKernelTraces(const std::vector<std::string>& files, P
   ImportOptions options;
   options.forced_format = "kineto";
   size_t windows_not_started = 0;  // traces whose capture window began after the process ended
-  size_t whole_processes = 0;      // traces that hold their process from CUDA's start to its exit
   for (const std::string& file : summary.files) {
     auto imported = ImportFile(BuiltinImporters(), file, options);
     if (!imported.ok()) {
@@ -179,15 +178,12 @@ KernelCaptureSummary ImportKernelTraces(const std::vector<std::string>& files, P
       if (trace.import_counters.count("kineto_trace_cut") > 0) ++summary.cut_traces;
       if (StartsWith(Attribute(trace, "kraken_cupti_window"), "not started")) ++windows_not_started;
       if (auto dropped = ParseInt64(Attribute(trace, "kraken_cupti_dropped_records"))) summary.dropped_records += *dropped;
-      whole_processes += trace.metadata.whole_process_capture ? 1 : 0;
       MergeTimeline(trace, trace.metadata.base_time_ns, events);
     }
   }
   SortByStart(events);
   CountTimeline(*events, &summary);
   events->metadata.attributes["kernel_traces"] = std::to_string(summary.files.size());
-  events->metadata.whole_process_capture = !summary.files.empty() && whole_processes == summary.files.size() &&
-                                           summary.problems.empty();
   if (summary.cut_traces > 0) events->metadata.attributes["kernel_traces_cut"] = std::to_string(summary.cut_traces);
   if (!summary.files.empty() && summary.kernels == 0 && summary.problems.empty() &&
       windows_not_started == summary.files.size()) {
@@ -231,7 +227,6 @@ void AppendTimeline(const Profile& events, Profile* into) {
   MergeTimeline(events, 0, into);
   SortByStart(into);
   for (const auto& [key, value] : events.metadata.attributes) into->metadata.attributes[key] = value;
-  into->metadata.whole_process_capture = events.metadata.whole_process_capture;
 }
 
 }  // namespace kraken::profiling

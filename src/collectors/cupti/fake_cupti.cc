@@ -94,16 +94,6 @@ void Put(uint8_t* buffer, size_t* used, const T& record) {
   *used += Stride<T>();
 }
 
-// The name every fake kernel carries: KRAKEN_FAKE_CUPTI_KERNEL_NAME lets a test play a
-// framework's kernels (PyTorch's at::native::...), whose names decide the workload type.
-const char* FakeKernelName() {
-  static const std::string name = [] {
-    const char* named = std::getenv("KRAKEN_FAKE_CUPTI_KERNEL_NAME");
-    return std::string(named != nullptr && *named != '\0' ? named : "_Z11fake_kernelPfi");
-  }();
-  return name.c_str();
-}
-
 // Fills one buffer with up to *budget launches (and the device record once); returns false
 // when nothing was due.
 // An endless run delivers the launches made until `horizon_ns` (CUPTI clock).
@@ -151,7 +141,7 @@ bool DeliverOneBuffer(int64_t* budget, uint64_t horizon_ns) {
     }
     CUpti_ActivityKernel10 k{};
     k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-    k.name = FakeKernelName();
+    k.name = "_Z11fake_kernelPfi";
     k.start = start, k.end = start + 1000;
     k.streamId = 7, k.contextId = 1, k.correlationId = correlation;
     k.gridX = 264, k.gridY = k.gridZ = 1, k.blockX = 256, k.blockY = k.blockZ = 1;

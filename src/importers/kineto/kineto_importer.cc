@@ -77,7 +77,6 @@ class KinetoImporter final : public Importer {
         profile.import_counters["kineto_cut_partial_event_bytes"] = static_cast<int64_t>(walker.cut_partial_bytes());
     }
     profile.metadata.accelerator_vendor = DetectVendor(profile);
-    profile.metadata.whole_process_capture = CoversWholeProcess(profile);
     return Status::Ok();
   }
 
@@ -173,16 +172,6 @@ class KinetoImporter final : public Importer {
     if (pg_count != INT64_MIN) profile->metadata.attributes["pg_count"] = std::to_string(pg_count);
     std::string nccl = StringField(object, "nccl_version");
     if (!nccl.empty()) profile->metadata.attributes["nccl_version"] = nccl;
-  }
-
-  // kraken's tracer writes its activities in the header, its window (if any) there too,
-  // and its record counts as the closing members: a trace with the counts and no window
-  // holds the process from CUDA's start to its exit.
-  static bool CoversWholeProcess(const Profile& profile) {
-    const auto& attrs = profile.metadata.attributes;
-    return attrs.count("kraken_cupti_activities") > 0 && attrs.count("kraken_cupti_kernels") > 0 &&
-           attrs.count("kraken_cupti_window_delay_ms") == 0 && attrs.count("kraken_cupti_error") == 0 &&
-           profile.import_counters.count("kineto_trace_cut") == 0;
   }
 
   static Vendor DetectVendor(const Profile& profile) {
