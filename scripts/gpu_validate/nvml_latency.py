@@ -31,6 +31,17 @@ FIELD_IDS = (3, 4, 82, 94, 138, 139)
 #: NVML_FI_DEV_PCIE_COUNT_TX_BYTES (197) and NVML_FI_DEV_PCIE_COUNT_RX_BYTES (198): cumulative
 #: PCIe byte counters (NVML 12.x nvml.h), a candidate for the 20 ms nvmlDeviceGetPcieThroughput.
 PCIE_FIELD_IDS = (197, 198)
+#: NVML_NVLINK_SCOPE_ALL_LINKS: the scopeId that sums an NVLink field over all links.
+ALL_LINKS = 0xFFFFFFFF
+#: The health fields kraken reads in one more call on the slow cadence (nvml_reader.h
+#: kHealthFieldRequests), as (field id, scope id): remapped rows 142-145, retired pages 29-31,
+#: NVLink CRC-flit/CRC-data/replay/recovery error totals 38/45/52/59 over all links.
+HEALTH_FIELDS = ((142, 0), (143, 0), (144, 0), (145, 0), (29, 0), (30, 0), (31, 0),
+                 (38, ALL_LINKS), (45, ALL_LINKS), (52, ALL_LINKS), (59, ALL_LINKS))
+HEALTH_FIELD_IDS = tuple(field for field, _ in HEALTH_FIELDS)
+#: The fields whose per-field answers (return code, value type) a run records, by label.
+FIELDS_REPORTED = {"nvmlDeviceGetFieldValues(PCIe bytes)": PCIE_FIELD_IDS,
+                   "nvmlDeviceGetFieldValues(health)": HEALTH_FIELD_IDS}
 MEMORY_V2_SIZE = 40  # unsigned int version + padding + 4 x unsigned long long
 FIELD_VALUE_SIZE = 40
 #: nvmlFieldValue_t: fieldId, scopeId, timestamp (8), latencyUsec (8), valueType, nvmlReturn.
@@ -88,19 +99,24 @@ def open_device(nvml: Any, device_index: int, result: Dict[str, Any]) -> Optiona
     return handle
 
 
-def field_values_call(nvml: Any, handle: ctypes.c_void_p, buffer: Any, ids: Sequence[int]) -> Callable[[], int]:
-    """nvmlDeviceGetFieldValues asking for `ids`, answering into `buffer`."""
+def field_values_call(nvml: Any, handle: ctypes.c_void_p, buffer: Any, ids: Sequence[int],
+                      scopes: Optional[Sequence[int]] = None) -> Callable[[], int]:
+    """nvmlDeviceGetFieldValues asking for `ids` (with `scopes`, one scopeId each; else 0),
+    answering into `buffer`."""
     def call() -> int:
         ctypes.memset(buffer, 0, len(buffer))
         for i, field in enumerate(ids):
             ctypes.c_uint.from_buffer(buffer, i * FIELD_VALUE_SIZE).value = field
+            if scopes is not None:
+                ctypes.c_uint.from_buffer(buffer, i * FIELD_VALUE_SIZE + 4).value = scopes[i]
         return nvml.nvmlDeviceGetFieldValues(handle, len(ids), buffer)
     return call
 
 
-def sampler_calls(nvml: Any, handle: ctypes.c_void_p, pcie_fields: Any) -> Dict[str, Callable[[], int]]:
+def sampler_calls(nvml: Any, handle: ctypes.c_void_p, answers: Dict[str, Any]) -> Dict[str, Callable[[], int]]:
     """The calls kraken's sampler makes per GPU and pass (but nvmlGpmSampleGet), by label:
-    the symbol, then the variant in parentheses. The PCIe byte fields answer into `pcie_fields`."""
+    the symbol, then the variant in parentheses. The fields of FIELDS_REPORTED answer into
+    `answers[label]`."""
     buf = ctypes.create_string_buffer(65536)  # every output fits; contents are not read
     uint_a, uint_b = ctypes.c_uint(), ctypes.c_uint()
     ull = ctypes.c_ulonglong()
@@ -136,7 +152,11 @@ def sampler_calls(nvml: Any, handle: ctypes.c_void_p, pcie_fields: Any) -> Dict[
         "nvmlDeviceGetDecoderUtilization": lambda: nvml.nvmlDeviceGetDecoderUtilization(
             handle, ctypes.byref(uint_a), ctypes.byref(uint_b)),
         "nvmlDeviceGetFieldValues(6 fields)": field_values_call(nvml, handle, fields, FIELD_IDS),
-        "nvmlDeviceGetFieldValues(PCIe bytes)": field_values_call(nvml, handle, pcie_fields, PCIE_FIELD_IDS),
+        "nvmlDeviceGetFieldValues(PCIe bytes)": field_values_call(
+            nvml, handle, answers["nvmlDeviceGetFieldValues(PCIe bytes)"], PCIE_FIELD_IDS),
+        "nvmlDeviceGetFieldValues(health)": field_values_call(
+            nvml, handle, answers["nvmlDeviceGetFieldValues(health)"], HEALTH_FIELD_IDS,
+            [scope for _, scope in HEALTH_FIELDS]),
         "nvmlDeviceGetComputeRunningProcesses_v3": processes_call,
         "nvmlDeviceGetProcessUtilization": process_utilization_call,
     }
@@ -160,8 +180,9 @@ def measure(library: str, device_index: int, calls: int, seconds: float) -> Dict
     handle = open_device(nvml, device_index, result)
     if handle is None:
         return result
-    pcie_fields = ctypes.create_string_buffer(FIELD_VALUE_SIZE * len(PCIE_FIELD_IDS))
-    functions = sampler_calls(nvml, handle, pcie_fields)
+    answers = {label: ctypes.create_string_buffer(FIELD_VALUE_SIZE * len(ids))
+               for label, ids in FIELDS_REPORTED.items()}
+    functions = sampler_calls(nvml, handle, answers)
     gpm_sample = ctypes.c_void_p()
     gpm_ok = hasattr(nvml, "nvmlGpmSampleAlloc") and nvml.nvmlGpmSampleAlloc(ctypes.byref(gpm_sample)) == 0
     if gpm_ok:
@@ -169,11 +190,12 @@ def measure(library: str, device_index: int, calls: int, seconds: float) -> Dict
     time_functions(nvml, functions, calls, seconds, result["functions"])
     if gpm_ok:
         nvml.nvmlGpmSampleFree(gpm_sample)
-    pcie_entry = result["functions"].get("nvmlDeviceGetFieldValues(PCIe bytes)", {})
-    if not pcie_entry.get("absent"):
-        # Each field answers on its own: whether this driver has the counters at all.
-        pcie_entry["field_returns"] = field_returns(pcie_fields, PCIE_FIELD_IDS)
-        pcie_entry["field_value_types"] = field_value_types(pcie_fields, PCIE_FIELD_IDS)
+    for label, ids in FIELDS_REPORTED.items():
+        entry = result["functions"].get(label, {})
+        if not entry.get("absent"):
+            # Each field answers on its own: whether this driver and GPU have it at all.
+            entry["field_returns"] = field_returns(answers[label], ids)
+            entry["field_value_types"] = field_value_types(answers[label], ids)
     total = sum(f.get("median_us", 0) for f in result["functions"].values())
     result["sum_of_medians_us"] = round(total, 3)
     if hasattr(nvml, "nvmlShutdown"):

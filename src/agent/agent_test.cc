@@ -7,6 +7,7 @@
 #include <chrono>
 #include <set>
 #include <cstdlib>
+#include <fstream>
 #include <thread>
 
 #include "agent/metric_groups.h"
@@ -167,6 +168,52 @@ TEST(AgentTest, MetricsHoldTheSlowValuesBetweenSlowReads) {
   EXPECT_GE(passes, 4);
   EXPECT_EQ(pcie_passes, 1);
   EXPECT_EQ(util_passes, passes);
+}
+
+// The health counters (remapped rows, NVLink error totals) of a small inline capture of
+// one GPU: the sampler reads them on the slow cadence (the first pass only here), and
+// /metrics shows them under dcgm-exporter's names on every pass; a field the capture
+// answers NOT_SUPPORTED (retired pages, NVLink recovery) has no series.
+TEST(AgentTest, MetricsShowTheHealthCountersUnderDcgmNames) {
+  std::string capture = "kraken-nvml-capture 1\n[capture]\nstart_unix_us = 0\ninterval_us = 100000\n"
+                        "[device 0]\nname = Test GPU\nuuid = GPU-health\narchitecture = 7\n[frame 0]\ntime_us = 0\n"
+                        "gpu0.utilization = 50 20\ngpu0.field.142 = uint 3\ngpu0.field.143 = uint 1\n"
+                        "gpu0.field.144 = uint 1\ngpu0.field.145 = uint 0\ngpu0.field.29 = !NOT_SUPPORTED\n"
+                        "gpu0.field.38.4294967295 = ullong 7\ngpu0.field.52.4294967295 = ullong 12\n";
+  std::string path = testing::MakeTempDir("agent_health") + "/health.nvml";
+  std::ofstream(path) << capture;
+  ::setenv("KRAKEN_NVML_REPLAY", path.c_str(), 1);
+  nvml::NvmlSamplerOptions sampler_options;
+  sampler_options.proc_root = "";
+  sampler_options.slow_interval_us = 10'000'000;
+  auto session = nvml::OpenNvmlSession(KRAKEN_NVML_REPLAY_LIBRARY, sampler_options);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  AgentOptions options;
+  options.interval_ns = 20'000'000;
+  options.ring_ns = 10'000'000'000;
+  options.hostname = "replay-node";
+  Agent agent(options, *session->sampler, nullptr);
+  ASSERT_TRUE(agent.Start().ok());
+  while (agent.samples_total() < 4) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::string text;
+  agent.RenderMetrics(text);
+  ASSERT_TRUE(agent.Stop().ok());
+  EXPECT_FALSE(session->sampler->last_pass_was_slow());  // held from the first pass
+  const std::string labels =
+      "{gpu=\"0\",UUID=\"GPU-health\",device=\"nvidia0\",modelName=\"Test GPU\","
+      "Hostname=\"replay-node\"}";
+  for (const char* line : {"DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS%s 3\n", "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS%s 1\n",
+                           "DCGM_FI_DEV_ROW_REMAP_PENDING%s 1\n", "DCGM_FI_DEV_ROW_REMAP_FAILURE%s 0\n",
+                           "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL%s 7\n",
+                           "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL%s 12\n"}) {
+    std::string expected(line);
+    expected.replace(expected.find("%s"), 2, labels);
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << text;
+  }
+  EXPECT_NE(text.find("# TYPE DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS counter\n"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE DCGM_FI_DEV_ROW_REMAP_PENDING gauge\n"), std::string::npos);
+  EXPECT_EQ(text.find("DCGM_FI_DEV_RETIRED_SBE"), std::string::npos);
+  EXPECT_EQ(text.find("DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL"), std::string::npos);
 }
 
 // MIG instances of the replayed H100 (tests/fixtures/nvml/h100-mig.nvml, frame 0): GPU

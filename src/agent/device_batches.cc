@@ -22,9 +22,24 @@ void CopyValue(const SampleBatch::Value& in, int32_t entity, SampleBatch::Value&
   out.source_name = in.source_name;  // assignment keeps the slot's buffer
 }
 
-// The metrics of the sampler's slow reads that /metrics holds between them.
-constexpr Metric kHeldMetrics[] = {Metric::kEnergyMj, Metric::kPcieTxBytesPerS, Metric::kPcieRxBytesPerS};
+// The metrics of the sampler's slow reads that /metrics holds between them (at most 32:
+// ForEachMissingHeld keeps one bit per slot).
+constexpr Metric kHeldMetrics[] = {Metric::kEnergyMj,
+                                   Metric::kPcieTxBytesPerS,
+                                   Metric::kPcieRxBytesPerS,
+                                   Metric::kRemappedRowsCorrectableCount,
+                                   Metric::kRemappedRowsUncorrectableCount,
+                                   Metric::kRemappedRowsPending,
+                                   Metric::kRemappedRowsFailure,
+                                   Metric::kRetiredPagesSbeCount,
+                                   Metric::kRetiredPagesDbeCount,
+                                   Metric::kRetiredPagesPending,
+                                   Metric::kNvlinkCrcFlitErrorCount,
+                                   Metric::kNvlinkCrcDataErrorCount,
+                                   Metric::kNvlinkReplayErrorCount,
+                                   Metric::kNvlinkRecoveryErrorCount};
 constexpr size_t kHeldCount = sizeof(kHeldMetrics) / sizeof(kHeldMetrics[0]);
+static_assert(kHeldCount <= 32);
 
 int HeldSlot(Metric metric) {
   for (size_t i = 0; i < kHeldCount; ++i)

@@ -63,7 +63,8 @@ void KeepNewestPerDevice(const SampleBatch& in, const std::vector<uint8_t>& samp
 void ConcatDevices(const std::vector<SampleBatch>& per_device, SampleBatch& out);
 
 // The GPU-level values the sampler reads only every slow interval (energy, PCIe
-// throughput; nvml::NvmlSamplerOptions::slow_interval_us), last seen per GPU, so that
+// throughput, the health counters: remapped rows, retired pages, NVLink errors;
+// nvml::NvmlSamplerOptions::slow_interval_us), last seen per GPU, so that
 // /metrics keeps showing them on the passes in between (a scrape must not lose a series).
 struct HeldSlowValue {
   Metric metric = Metric::kOther;

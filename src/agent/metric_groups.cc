@@ -36,7 +36,18 @@ bool MetricEnabled(const config::MetricGroups& g, Metric metric) {
     case Metric::kFp16ActiveRatio: return g.profiling;
     case Metric::kXidLast:
     case Metric::kEccCorrectedVolatileCount:
-    case Metric::kEccUncorrectedVolatileCount: return g.errors;
+    case Metric::kEccUncorrectedVolatileCount:
+    case Metric::kRemappedRowsCorrectableCount:
+    case Metric::kRemappedRowsUncorrectableCount:
+    case Metric::kRemappedRowsPending:
+    case Metric::kRemappedRowsFailure:
+    case Metric::kRetiredPagesSbeCount:
+    case Metric::kRetiredPagesDbeCount:
+    case Metric::kRetiredPagesPending:
+    case Metric::kNvlinkCrcFlitErrorCount:
+    case Metric::kNvlinkCrcDataErrorCount:
+    case Metric::kNvlinkReplayErrorCount:
+    case Metric::kNvlinkRecoveryErrorCount: return g.errors;
     case Metric::kProcessSmUtilPct:
     case Metric::kProcessMemUtilPct:
     case Metric::kProcessUsedMemoryBytes: return g.processes;

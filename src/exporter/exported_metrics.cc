@@ -13,7 +13,7 @@ struct HelpRow {
 
 // HELP texts. Those of fields in dcgm-exporter's etc/default-counters.csv (commented-out
 // rows included) are its wording, checked against the file by exposition_test.cc; the
-// last four have no row there and say what kraken measures.
+// last five have no row there and say what kraken measures.
 constexpr HelpRow kHelp[] = {
     {"DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz)."},
     {"DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz)."},
@@ -32,6 +32,16 @@ constexpr HelpRow kHelp[] = {
     {"DCGM_FI_DEV_FB_RESERVED", "Framebuffer memory reserved (in MiB)."},
     {"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "Total number of single-bit volatile ECC errors."},
     {"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "Total number of double-bit volatile ECC errors."},
+    {"DCGM_FI_DEV_RETIRED_SBE", "Total number of retired pages due to single-bit errors."},
+    {"DCGM_FI_DEV_RETIRED_DBE", "Total number of retired pages due to double-bit errors."},
+    {"DCGM_FI_DEV_RETIRED_PENDING", "Total number of pages pending retirement."},
+    {"DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "Total number of NVLink flow-control CRC errors."},
+    {"DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL", "Total number of NVLink data CRC errors."},
+    {"DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "Total number of NVLink retries."},
+    {"DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", "Total number of NVLink recovery errors."},
+    {"DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "Number of remapped rows for uncorrectable errors"},
+    {"DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "Number of remapped rows for correctable errors"},
+    {"DCGM_FI_DEV_ROW_REMAP_FAILURE", "Whether remapping of rows has failed"},
     {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "Ratio of time the graphics engine is active."},
     {"DCGM_FI_PROF_SM_ACTIVE", "The ratio of cycles an SM has at least 1 warp assigned."},
     {"DCGM_FI_PROF_SM_OCCUPANCY", "The ratio of number of warps resident on an SM."},
@@ -52,6 +62,7 @@ constexpr HelpRow kHelp[] = {
     {"DCGM_FI_DEV_ENFORCED_POWER_LIMIT", "Enforced power limit (in W)."},
     {"DCGM_FI_PROF_NVLINK_TX_BYTES", "The rate of data transmitted over NVLink, in bytes per second."},
     {"DCGM_FI_PROF_NVLINK_RX_BYTES", "The rate of data received over NVLink, in bytes per second."},
+    {"DCGM_FI_DEV_ROW_REMAP_PENDING", "Whether remapped rows are pending (applied at the next GPU reset)."},
 };
 
 std::vector<ExportedMetric> BuildTable() {

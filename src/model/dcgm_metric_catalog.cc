@@ -40,6 +40,24 @@ constexpr DcgmMetricEntry kCatalog[] = {
     // Volatile ECC totals (since the driver loaded), as the NVML collector reads them.
     {"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "dcgm_ecc_sbe_volatile_total", Metric::kEccCorrectedVolatileCount, 1, PromType::kCounter},
     {"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "dcgm_ecc_dbe_volatile_total", Metric::kEccUncorrectedVolatileCount, 1, PromType::kCounter},
+    // Health counters the NVML collector reads on its slow cadence: retired pages (before
+    // Ampere), NVLink error totals, remapped rows (Ampere and newer). ROW_REMAP_PENDING has
+    // no row in the counters CSVs; it is a 0/1 flag like ROW_REMAP_FAILURE, hence a gauge.
+    {"DCGM_FI_DEV_RETIRED_SBE", "dcgm_retired_pages_sbe", Metric::kRetiredPagesSbeCount, 1, PromType::kCounter},
+    {"DCGM_FI_DEV_RETIRED_DBE", "dcgm_retired_pages_dbe", Metric::kRetiredPagesDbeCount, 1, PromType::kCounter},
+    {"DCGM_FI_DEV_RETIRED_PENDING", "dcgm_retired_pages_pending", Metric::kRetiredPagesPending, 1, PromType::kCounter},
+    {"DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "dcgm_nvlink_flit_crc_error_count_total",
+     Metric::kNvlinkCrcFlitErrorCount, 1, PromType::kCounter},
+    {"DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL", "dcgm_nvlink_data_crc_error_count_total",
+     Metric::kNvlinkCrcDataErrorCount, 1, PromType::kCounter},
+    {"DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "dcgm_nvlink_replay_error_count_total",
+     Metric::kNvlinkReplayErrorCount, 1, PromType::kCounter},
+    {"DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", "dcgm_nvlink_recovery_error_count_total",
+     Metric::kNvlinkRecoveryErrorCount, 1, PromType::kCounter},
+    {"DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "", Metric::kRemappedRowsUncorrectableCount, 1, PromType::kCounter},
+    {"DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "", Metric::kRemappedRowsCorrectableCount, 1, PromType::kCounter},
+    {"DCGM_FI_DEV_ROW_REMAP_FAILURE", "", Metric::kRemappedRowsFailure, 1, PromType::kGauge},
+    {"DCGM_FI_DEV_ROW_REMAP_PENDING", "", Metric::kRemappedRowsPending, 1, PromType::kGauge},
     // Datacenter profiling (DCP)
     {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "dcgm_fi_prof_gr_engine_active", Metric::kGrEngineActiveRatio, 1, PromType::kGauge},
     {"DCGM_FI_PROF_SM_ACTIVE", "dcgm_fi_prof_sm_active", Metric::kSmActiveRatio, 1, PromType::kGauge},
@@ -65,14 +83,6 @@ constexpr DcgmMetricEntry kCatalog[] = {
     {"DCGM_FI_DEV_RELIABILITY_VIOLATION", "dcgm_reliability_violation", Metric::kOther, 1, PromType::kCounter},
     {"DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", "dcgm_ecc_sbe_aggregate_total", Metric::kOther, 1, PromType::kCounter},
     {"DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "dcgm_ecc_dbe_aggregate_total", Metric::kOther, 1, PromType::kCounter},
-    {"DCGM_FI_DEV_RETIRED_SBE", "dcgm_retired_pages_sbe", Metric::kOther, 1, PromType::kCounter},
-    {"DCGM_FI_DEV_RETIRED_DBE", "dcgm_retired_pages_dbe", Metric::kOther, 1, PromType::kCounter},
-    {"DCGM_FI_DEV_RETIRED_PENDING", "dcgm_retired_pages_pending", Metric::kOther, 1, PromType::kCounter},
-    {"DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "dcgm_nvlink_flit_crc_error_count_total", Metric::kOther, 1, PromType::kCounter},
-    {"DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL", "dcgm_nvlink_data_crc_error_count_total", Metric::kOther, 1, PromType::kCounter},
-    {"DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "dcgm_nvlink_replay_error_count_total", Metric::kOther, 1, PromType::kCounter},
-    {"DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", "dcgm_nvlink_recovery_error_count_total", Metric::kOther,
-     1, PromType::kCounter},
 };
 
 }  // namespace

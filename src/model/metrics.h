@@ -42,6 +42,24 @@ namespace kraken {
   X(kEccUncorrectedVolatileCount, "ecc_uncorrected_volatile_count", "count",                      \
     "Uncorrected (double-bit) ECC errors since the driver loaded (counter)")                      \
   X(kPcieReplayCount, "pcie_replay_count", "count", "PCIe replays (counter)")                    \
+  X(kRemappedRowsCorrectableCount, "remapped_rows_correctable_count", "count",                    \
+    "Memory rows remapped for correctable errors (counter, Ampere and newer)")                    \
+  X(kRemappedRowsUncorrectableCount, "remapped_rows_uncorrectable_count", "count",                \
+    "Memory rows remapped for uncorrectable errors (counter, Ampere and newer)")                  \
+  X(kRemappedRowsPending, "remapped_rows_pending", "flag", "1: a row remap waits for a GPU reset") \
+  X(kRemappedRowsFailure, "remapped_rows_failure", "flag", "1: a row remap failed")               \
+  X(kRetiredPagesSbeCount, "retired_pages_sbe_count", "count",                                    \
+    "Memory pages retired for single-bit errors (counter, before Ampere)")                        \
+  X(kRetiredPagesDbeCount, "retired_pages_dbe_count", "count",                                    \
+    "Memory pages retired for double-bit errors (counter, before Ampere)")                        \
+  X(kRetiredPagesPending, "retired_pages_pending", "flag", "1: a page waits to be retired")       \
+  X(kNvlinkCrcFlitErrorCount, "nvlink_crc_flit_error_count", "count",                             \
+    "NVLink flow-control CRC errors, all links (counter)")                                        \
+  X(kNvlinkCrcDataErrorCount, "nvlink_crc_data_error_count", "count",                             \
+    "NVLink data CRC errors, all links (counter)")                                                \
+  X(kNvlinkReplayErrorCount, "nvlink_replay_error_count", "count", "NVLink replays, all links (counter)") \
+  X(kNvlinkRecoveryErrorCount, "nvlink_recovery_error_count", "count",                            \
+    "NVLink link recoveries, all links (counter)")                                                \
   X(kProcessSmUtilPct, "process_sm_util_pct", "%", "SM utilization of one process")              \
   X(kProcessMemUtilPct, "process_mem_util_pct", "%", "Memory-controller utilization of a process") \
   X(kProcessUsedMemoryBytes, "process_used_memory_bytes", "B", "Device memory used by a process") \

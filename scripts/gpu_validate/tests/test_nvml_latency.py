@@ -14,7 +14,7 @@ def test_every_function_is_timed_on_the_replay(monkeypatch) -> None:
     result = nvml_latency.measure(library, 0, calls=20, seconds=0.2)
     assert "error" not in result and result["device_name"] == "NVIDIA H100 80GB HBM3"
     functions = result["functions"]
-    assert len(functions) == 16 and not any(f.get("absent") for f in functions.values())
+    assert len(functions) == 17 and not any(f.get("absent") for f in functions.values())
     for name, f in functions.items():
         assert f["calls"] == 20, name
         assert 0 < f["min_us"] <= f["median_us"] <= f["p99_us"], name
@@ -27,6 +27,13 @@ def test_every_function_is_timed_on_the_replay(monkeypatch) -> None:
     assert pcie["last_return"] == "SUCCESS"
     assert pcie["field_returns"] == {"197": "NOT_SUPPORTED", "198": "NOT_SUPPORTED"}
     assert sorted(pcie["field_value_types"]) == ["197", "198"]  # whether a counter is 32 or 64 bits
+    # The health fields (the slow cadence's second call): every one answers on its own, and
+    # the capture has none of them.
+    health = functions["nvmlDeviceGetFieldValues(health)"]
+    assert health["last_return"] == "SUCCESS"
+    ids = [str(field) for field in nvml_latency.HEALTH_FIELD_IDS]
+    assert health["field_returns"] == {field: "NOT_SUPPORTED" for field in ids}
+    assert sorted(health["field_value_types"]) == sorted(ids)
     assert result["sum_of_medians_us"] > 0
 
 

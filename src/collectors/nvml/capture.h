@@ -193,6 +193,8 @@ struct DeviceFrame {
   Answer<uint32_t> pcie_rx_kbps;
   Answer<uint32_t> encoder_pct;
   Answer<uint32_t> decoder_pct;
+  // kFieldRequests' answers, then kHealthFieldRequests' (nvml_reader.h) as the reader
+  // fills it; a parsed capture has the fields it names, in its order.
   std::vector<FieldAnswer> fields;
   Answer<std::vector<ProcessAnswer>> processes{NVML_SUCCESS, {}};
   // The samples newer than the previous read's; NOT_FOUND when there are none.
@@ -206,9 +208,10 @@ struct DeviceFrame {
   std::vector<uint64_t> xids;  // XID critical errors delivered in this pass
   Answer<std::vector<GpmValue>> gpm;
   std::map<uint32_t, MigFrame> migs;  // by GPU instance id
-  // Whether this pass asked the slow calls (energy, PCIe throughput and process
-  // utilization; NvmlReader::ReadFrame).
-  // When false, energy and PCIe hold the last slow pass's answers. Not stored in captures.
+  // Whether this pass asked the slow calls (energy, PCIe throughput, process utilization
+  // and the health fields; NvmlReader::ReadFrame).
+  // When false, energy, PCIe and the health fields hold the last slow pass's answers. Not
+  // stored in captures.
   bool slow_read = true;
   bool operator==(const DeviceFrame&) const = default;
 };

@@ -130,6 +130,20 @@ inline constexpr unsigned int NVML_FI_DEV_NVLINK_LINK_COUNT = 91;
 inline constexpr unsigned int NVML_FI_DEV_PCIE_REPLAY_COUNTER = 94;
 inline constexpr unsigned int NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX = 138;  // KiB, counter
 inline constexpr unsigned int NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX = 139;  // KiB, counter
+// Health counters (nvml.h of NVML 12/13: "Page Retirement", "NvLink ... Error Counters",
+// "Row Remapper"). Retired pages: pre-Ampere GPUs; remapped rows: Ampere and newer. The
+// *_PENDING and REMAPPED_FAILURE fields are flags, 1 = yes.
+inline constexpr unsigned int NVML_FI_DEV_RETIRED_SBE = 29;      // pages retired for single-bit errors
+inline constexpr unsigned int NVML_FI_DEV_RETIRED_DBE = 30;      // pages retired for double-bit errors
+inline constexpr unsigned int NVML_FI_DEV_RETIRED_PENDING = 31;  // pages pending retirement
+inline constexpr unsigned int NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL = 38;  // flow-control CRC errors
+inline constexpr unsigned int NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL = 45;
+inline constexpr unsigned int NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL = 52;
+inline constexpr unsigned int NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL = 59;
+inline constexpr unsigned int NVML_FI_DEV_REMAPPED_COR = 142;      // rows remapped for correctable errors
+inline constexpr unsigned int NVML_FI_DEV_REMAPPED_UNC = 143;      // rows remapped for uncorrectable errors
+inline constexpr unsigned int NVML_FI_DEV_REMAPPED_PENDING = 144;  // a remap waits for a GPU reset
+inline constexpr unsigned int NVML_FI_DEV_REMAPPED_FAILURE = 145;  // a remap failed
 // scopeId for NVLink fields: this value sums over all links.
 inline constexpr unsigned int NVML_NVLINK_SCOPE_ALL_LINKS = 0xFFFFFFFFu;
 

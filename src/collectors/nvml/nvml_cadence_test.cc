@@ -1,7 +1,7 @@
-// The slow cadence (NvmlSamplerOptions::slow_interval_us): energy, PCIe throughput and
-// process utilization are asked once per slow interval and appear only in the passes that
-// asked them, with their own sources; every other metric is read every pass. Counted on a
-// fake NvmlApi, and seen end to end on the replay library.
+// The slow cadence (NvmlSamplerOptions::slow_interval_us): energy, PCIe throughput,
+// process utilization and the health fields are asked once per slow interval and appear
+// only in the passes that asked them, with their own sources; every other metric is read
+// every pass. Counted on a fake NvmlApi, and seen end to end on the replay library.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -62,6 +62,17 @@ class CountingNvml : public NvmlApi {
     *n = 1;
     return NVML_SUCCESS;
   }
+  // The per-pass fields and the health fields come in separate calls; every field answers.
+  nvmlReturn_t DeviceGetFieldValues(nvmlDevice_t d, int n, nvmlFieldValue_t* values) override {
+    bool health = n > 0 && values[0].fieldId == kHealthFieldRequests[0].field_id;
+    Count(health ? "health_fields" : "fields", d);
+    for (int i = 0; i < n; ++i) {
+      values[i].nvmlReturn = NVML_SUCCESS;
+      values[i].valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+      values[i].value.ullVal = 1;
+    }
+    return NVML_SUCCESS;
+  }
 
  private:
   int Count(const std::string& name, nvmlDevice_t d) {
@@ -92,6 +103,8 @@ TEST(NvmlCadenceTest, SlowCallsAreMadeOncePerSlowInterval) {
     for (int32_t gpu = 0; gpu < 2; ++gpu) {
       bool energy = !ValuesOf(batch, Metric::kEnergyMj, Pick{gpu}).empty();
       EXPECT_EQ(ValuesOf(batch, Metric::kPcieTxBytesPerS, Pick{gpu}).size(), energy ? 1u : 0u) << pass;
+      EXPECT_EQ(ValuesOf(batch, Metric::kRemappedRowsPending, Pick{gpu}).size(), energy ? 1u : 0u) << pass;
+      EXPECT_EQ(ValuesOf(batch, Metric::kEccCorrectedVolatileCount, Pick{gpu}).size(), 1u) << pass;
       // A new sample every call, and a call with the slow ones only.
       EXPECT_EQ(ValuesOf(batch, Metric::kProcessSmUtilPct, Pick{gpu, -1, 4242}).size(), energy ? 1u : 0u) << pass;
       if (energy) slow_passes[static_cast<size_t>(gpu)].push_back(pass);
@@ -104,9 +117,10 @@ TEST(NvmlCadenceTest, SlowCallsAreMadeOncePerSlowInterval) {
   // Both in the first pass; then GPU 1 half an interval after GPU 0, not in the same pass.
   EXPECT_EQ(slow_passes[0], (std::vector<int>{0, 10, 20}));
   EXPECT_EQ(slow_passes[1], (std::vector<int>{0, 15, 25}));
-  for (const char* call : {"energy", "pcie_tx", "pcie_rx", "process_utilization"})
+  for (const char* call : {"energy", "pcie_tx", "pcie_rx", "process_utilization", "health_fields"})
     EXPECT_EQ(api.calls[call], (std::array<int, 2>{3, 3})) << call;
   EXPECT_EQ(api.calls["utilization"], (std::array<int, 2>{30, 30}));
+  EXPECT_EQ(api.calls["fields"], (std::array<int, 2>{30, 30}));
 }
 
 TEST(NvmlCadenceTest, SlowValuesKeepTheirSources) {

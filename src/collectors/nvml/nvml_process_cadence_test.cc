@@ -124,7 +124,7 @@ TEST(NvmlProcessCadenceTest, ReadOncePerSlowIntervalWithoutLosingOrRepeatingSamp
   EXPECT_EQ(std::set(delivered.begin(), delivered.end()).size(), delivered.size());
 }
 
-std::string ReadFixture(const std::string& name) {
+std::string ReadFixtureText(const std::string& name) {
   std::ifstream in(FixturePath(name), std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
@@ -135,7 +135,7 @@ std::string ReadFixture(const std::string& name) {
 // cadence: the replay keeps the samples like the driver does, and each reaches the reader
 // once. GPU d reads d/8 s after GPU 0, so its reads fall on other frames.
 TEST(NvmlProcessCadenceTest, ReplayOfAnEveryPassCaptureLosesNoSampleOnTheSlowCadence) {
-  auto capture = ParseCapture(ReadFixture("h100x8.nvml"));
+  auto capture = ParseCapture(ReadFixtureText("h100x8.nvml"));
   ASSERT_TRUE(capture.ok()) << capture.status().message();
   const size_t gpus = capture->devices.size();
   std::vector<std::multiset<std::pair<uint32_t, uint32_t>>> recorded(gpus);  // (pid, SM%) per GPU
@@ -173,7 +173,7 @@ TEST(NvmlProcessCadenceTest, ReplayOfAnEveryPassCaptureLosesNoSampleOnTheSlowCad
 // --slow-interval 0 keeps every pass reading them: the replay answers each pass what its
 // frame recorded, as before the slow cadence.
 TEST(NvmlProcessCadenceTest, SlowIntervalZeroReadsEveryPassAsRecorded) {
-  auto capture = ParseCapture(ReadFixture("h100.nvml"));
+  auto capture = ParseCapture(ReadFixtureText("h100.nvml"));
   ASSERT_TRUE(capture.ok()) << capture.status().message();
   auto session = testing::OpenReplay(FixturePath("h100.nvml"));  // slow_interval_us = 0
   ASSERT_TRUE(session.ok()) << session.status().message();

@@ -158,8 +158,8 @@ void NvmlReader::ReadFrame(Frame& frame, std::span<const uint8_t> read, std::spa
   }
   // The costly calls come after every GPU's cheap ones, so that the cheap values of a pass
   // are read close together, and only when the slow calls are due. Between slow passes
-  // energy and PCIe keep their last answers; process utilization has none (its samples
-  // wait in the driver until the next read, see ReadProcessUtilization).
+  // energy, PCIe and the health fields keep their last answers; process utilization has
+  // none (its samples wait in the driver until the next read, see ReadProcessUtilization).
   for (size_t d = 0; d < devices_.size(); ++d) {
     if (!read.empty() && (d >= read.size() || read[d] == 0)) continue;
     DeviceFrame& f = frame.devices[d];

@@ -31,6 +31,26 @@ inline constexpr std::array<FieldRequest, 6> kFieldRequests = {{
     {NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, NVML_NVLINK_SCOPE_ALL_LINKS},
 }};
 
+// The GPU health counters, asked in one more nvmlDeviceGetFieldValues call on the slow
+// cadence only (with the energy and PCIe reads): they change rarely, and 11 more fields in
+// the per-pass call would slow every pass. A GPU answers NOT_SUPPORTED per field for what
+// it lacks: retired pages on Ampere and newer, remapped rows before Ampere, the NVLink
+// counters without NVLink. In a frame they follow kFieldRequests' answers in
+// DeviceFrame::fields, holding the last slow pass's answers in between (like energy).
+inline constexpr std::array<FieldRequest, 11> kHealthFieldRequests = {{
+    {NVML_FI_DEV_REMAPPED_COR, 0},
+    {NVML_FI_DEV_REMAPPED_UNC, 0},
+    {NVML_FI_DEV_REMAPPED_PENDING, 0},
+    {NVML_FI_DEV_REMAPPED_FAILURE, 0},
+    {NVML_FI_DEV_RETIRED_SBE, 0},
+    {NVML_FI_DEV_RETIRED_DBE, 0},
+    {NVML_FI_DEV_RETIRED_PENDING, 0},
+    {NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL, NVML_NVLINK_SCOPE_ALL_LINKS},
+    {NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL, NVML_NVLINK_SCOPE_ALL_LINKS},
+    {NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL, NVML_NVLINK_SCOPE_ALL_LINKS},
+    {NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL, NVML_NVLINK_SCOPE_ALL_LINKS},
+}};
+
 // The GPM metrics every pass asks for on Hopper and newer.
 inline constexpr std::array<uint32_t, 8> kGpmMetrics = {
     NVML_GPM_METRIC_GRAPHICS_UTIL, NVML_GPM_METRIC_SM_UTIL,   NVML_GPM_METRIC_SM_OCCUPANCY,
@@ -58,8 +78,9 @@ class NvmlReader {
   // others keep their previous DeviceFrame, except `xids`, which always hold this pass's
   // events (the event set is drained every pass).
   // With `slow` (one entry per GPU), the slow calls -- nvmlDeviceGetTotalEnergyConsumption
-  // (~2.4 ms on an H100), nvmlDeviceGetPcieThroughput (blocks 20 ms per direction) and
-  // nvmlDeviceGetProcessUtilization (~2.4 ms) -- are made only on GPUs whose entry is
+  // (~2.4 ms on an H100), nvmlDeviceGetPcieThroughput (blocks 20 ms per direction),
+  // nvmlDeviceGetProcessUtilization (~2.4 ms) and the health fields (kHealthFieldRequests)
+  // -- are made only on GPUs whose entry is
   // nonzero; DeviceFrame::slow_read and process_utilization_read say which.
   // Empty: every GPU read gets them.
   void ReadFrame(Frame& frame, std::span<const uint8_t> read = {}, std::span<const uint8_t> slow = {});
@@ -85,11 +106,16 @@ class NvmlReader {
     std::vector<nvmlProcessInfo_t> processes;
     std::vector<nvmlProcessUtilizationSample_t> samples;
     std::array<nvmlFieldValue_t, kFieldRequests.size()> fields{};
+    std::array<nvmlFieldValue_t, kHealthFieldRequests.size()> health_fields{};
   };
 
   void ReadFacts(nvmlDevice_t handle, DeviceFacts& facts);
   void ReadDevice(Gpu& gpu, const DeviceFacts& facts, bool slow, DeviceFrame& frame);
   void ReadSlow(Gpu& gpu, DeviceFrame& frame);
+  // One nvmlDeviceGetFieldValues call for `requests` (`buffer`: as many entries), answers
+  // into `out` (as many entries).
+  void AskFields(nvmlDevice_t handle, std::span<const FieldRequest> requests, std::span<nvmlFieldValue_t> buffer,
+                 std::span<FieldAnswer> out);
   Answer<MemoryInfo> Memory(nvmlDevice_t handle, bool& v1);
   void ReadProcesses(Gpu& gpu, DeviceFrame& frame);
   void ReadProcessUtilization(Gpu& gpu, DeviceFrame& frame);

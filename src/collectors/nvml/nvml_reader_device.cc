@@ -27,6 +27,28 @@ void NvmlReader::ReadSlow(Gpu& gpu, DeviceFrame& f) {
       Ask<uint32_t>([&](uint32_t* v) { return api_.DeviceGetPcieThroughput(h, NVML_PCIE_UTIL_TX_BYTES, v); });
   f.pcie_rx_kbps =
       Ask<uint32_t>([&](uint32_t* v) { return api_.DeviceGetPcieThroughput(h, NVML_PCIE_UTIL_RX_BYTES, v); });
+  AskFields(h, kHealthFieldRequests, gpu.health_fields, std::span(f.fields).subspan(kFieldRequests.size()));
+}
+
+void NvmlReader::AskFields(nvmlDevice_t h, std::span<const FieldRequest> requests, std::span<nvmlFieldValue_t> buffer,
+                           std::span<FieldAnswer> out) {
+  for (size_t i = 0; i < requests.size(); ++i) {
+    buffer[i] = nvmlFieldValue_t{};
+    buffer[i].fieldId = requests[i].field_id;
+    buffer[i].scopeId = requests[i].scope_id;
+  }
+  nvmlReturn_t rc = api_.DeviceGetFieldValues(h, static_cast<int>(requests.size()), buffer.data());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    FieldAnswer& answer = out[i];
+    const nvmlFieldValue_t& in = buffer[i];
+    answer.field_id = requests[i].field_id;
+    answer.scope_id = requests[i].scope_id;
+    answer.rc = rc != NVML_SUCCESS ? rc : in.nvmlReturn;
+    answer.value_type = in.valueType;
+    answer.bits = 0;
+    answer.timestamp_us = in.timestamp;
+    if (answer.rc == NVML_SUCCESS) std::memcpy(&answer.bits, &in.value, sizeof(answer.bits));
+  }
 }
 
 void NvmlReader::ReadDevice(Gpu& gpu, const DeviceFacts& facts, bool slow, DeviceFrame& f) {
@@ -53,24 +75,16 @@ void NvmlReader::ReadDevice(Gpu& gpu, const DeviceFacts& facts, bool slow, Devic
   f.encoder_pct = Ask<uint32_t>([&](uint32_t* v) { return api_.DeviceGetEncoderUtilization(h, v, &period_us); });
   f.decoder_pct = Ask<uint32_t>([&](uint32_t* v) { return api_.DeviceGetDecoderUtilization(h, v, &period_us); });
 
-  for (size_t i = 0; i < kFieldRequests.size(); ++i) {
-    gpu.fields[i] = nvmlFieldValue_t{};
-    gpu.fields[i].fieldId = kFieldRequests[i].field_id;
-    gpu.fields[i].scopeId = kFieldRequests[i].scope_id;
+  // Room for the health answers too, which only a slow pass refreshes (ReadSlow); until the
+  // first one they are NOT_SUPPORTED (no value).
+  if (f.fields.size() != kFieldRequests.size() + kHealthFieldRequests.size()) {
+    f.fields.assign(kFieldRequests.size() + kHealthFieldRequests.size(), FieldAnswer{});
+    for (size_t i = 0; i < kHealthFieldRequests.size(); ++i) {
+      f.fields[kFieldRequests.size() + i].field_id = kHealthFieldRequests[i].field_id;
+      f.fields[kFieldRequests.size() + i].scope_id = kHealthFieldRequests[i].scope_id;
+    }
   }
-  nvmlReturn_t rc = api_.DeviceGetFieldValues(h, static_cast<int>(gpu.fields.size()), gpu.fields.data());
-  f.fields.resize(kFieldRequests.size());
-  for (size_t i = 0; i < kFieldRequests.size(); ++i) {
-    FieldAnswer& out = f.fields[i];
-    const nvmlFieldValue_t& in = gpu.fields[i];
-    out.field_id = kFieldRequests[i].field_id;
-    out.scope_id = kFieldRequests[i].scope_id;
-    out.rc = rc != NVML_SUCCESS ? rc : in.nvmlReturn;
-    out.value_type = in.valueType;
-    out.bits = 0;
-    out.timestamp_us = in.timestamp;
-    if (out.rc == NVML_SUCCESS) std::memcpy(&out.bits, &in.value, sizeof(out.bits));
-  }
+  AskFields(h, kFieldRequests, gpu.fields, std::span(f.fields).first(kFieldRequests.size()));
   ReadProcesses(gpu, f);
   f.slow_read = slow;
   f.xids.clear();

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <tuple>
 
+#include "collectors/nvml/nvml_health_fields.h"
+
 namespace kraken::nvml {
 namespace {
 
@@ -150,9 +152,10 @@ struct NvlinkCounters {
   int64_t time_us = -1;
 };
 
-// The field values that are values (ECC, memory temperature, PCIe replays); returns the
-// NVLink counters, which need the previous pass to become rates.
-NvlinkCounters AddFieldValues(BatchWriter& out, const std::vector<FieldAnswer>& fields, int32_t gpu) {
+// The field values that are values (ECC, memory temperature, PCIe replays; the health
+// counters only in a pass that read them, `slow_read`); returns the NVLink counters, which
+// need the previous pass to become rates.
+NvlinkCounters AddFieldValues(BatchWriter& out, const std::vector<FieldAnswer>& fields, bool slow_read, int32_t gpu) {
   NvlinkCounters nvlink;
   for (const FieldAnswer& field : fields) {
     if (field.rc != NVML_SUCCESS) continue;
@@ -176,7 +179,10 @@ NvlinkCounters AddFieldValues(BatchWriter& out, const std::vector<FieldAnswer>& 
         nvlink.rx_kib = value;
         nvlink.time_us = field.timestamp_us;
         break;
-      default: break;
+      default:
+        if (const HealthFieldMetric* health = FindHealthFieldMetric(field.field_id); health != nullptr && slow_read)
+          out.Add(health->metric, gpu, value, health->source_name);
+        break;
     }
   }
   return nvlink;
@@ -366,7 +372,7 @@ void NvmlSampler::SampleDevice(size_t index, const DeviceFrame& f, SampleBatch& 
   AddDeviceValues(out, f, gpu);
 
   Rates& rates = rates_[index];
-  NvlinkCounters nvlink = AddFieldValues(out, f.fields, gpu);
+  NvlinkCounters nvlink = AddFieldValues(out, f.fields, f.slow_read, gpu);
   AddNvlinkRates(out, gpu, NvlinkCounters{rates.tx_kib, rates.rx_kib, rates.time_us}, nvlink);
   rates = Rates{nvlink.tx_kib, nvlink.rx_kib, nvlink.time_us};
 
