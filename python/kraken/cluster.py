@@ -125,7 +125,8 @@ class ClusterAnalyzer:
 
     def analyze_utilization(self, timerange: str = "7d", namespace: Optional[str] = None, *,
                             pod: Optional[str] = None, step: Optional[str] = None,
-                            end: Optional[int] = None, explain: bool = False) -> ClusterUtilization:
+                            end: Optional[int] = None, max_slowdown: Optional[float] = None,
+                            explain: bool = False) -> ClusterUtilization:
         """Per-pod GPU use and pooling actions of one namespace.
 
         Args:
@@ -134,6 +135,8 @@ class ClusterAnalyzer:
             pod: one pod only.
             step: query resolution ("60s"; default auto).
             end: end of the range, Unix seconds (default now).
+            max_slowdown: expected slowdown in % a recommended MIG slice may cost (0-1000,
+                default 10; ``kraken analyze --prometheus --max-slowdown``).
             explain: per-pod inputs and rule terms in ``raw``.
 
         Raises:
@@ -143,7 +146,8 @@ class ClusterAnalyzer:
         if not namespace:
             raise ValueError("analyze_utilization needs namespace= (the Kubernetes namespace of the pods)")
         options = {"namespace": namespace, "pod": pod, "range": timerange, "step": step, "end": end,
-                   "gpu_model": self.gpu_model, "timeout": self.timeout_s, "explain": explain or None}
+                   "gpu_model": self.gpu_model, "timeout": self.timeout_s, "max_slowdown": max_slowdown,
+                   "explain": explain or None}
         doc = _native.load_json(_native.library().call_one("kraken_cluster_analyze", self.prometheus, options))
         self._last = build(ClusterUtilization, doc, pods=[build(PodUsage, p) for p in doc.get("pods") or []],
                            groups=list(doc.get("groups") or []), gpus=build(GpuAccounting, doc.get("gpus")),

@@ -64,6 +64,14 @@ def test_one_pod_and_an_unreachable_server(prometheus: Tuple[PrometheusServer, i
     assert usage.raw == kraken_json("analyze", "--prometheus", server.url, "--namespace", "ray-llm", "--range", "1d",
                                     "--end", str(end))
     assert [p.pod for p in usage.pods] == ["ray-1111111"]
+    # The MIG slowdown budget, in % as the CLI flag; the document gives it as a ratio.
+    budget = kraken.ClusterAnalyzer(server.url).analyze_utilization("1d", namespace="ray-llm", end=end,
+                                                                    max_slowdown=1000)
+    assert budget.raw == kraken_json("analyze", "--prometheus", server.url, "--namespace", "ray-llm", "--range", "1d",
+                                     "--end", str(end), "--max-slowdown", "1000")
+    assert (usage.raw["max_slowdown"], budget.raw["max_slowdown"]) == (0.1, 10)
+    with pytest.raises(kraken.KrakenError, match=r"max_slowdown \(--max-slowdown\) must be between 0 and 1000"):
+        kraken.ClusterAnalyzer(server.url).analyze_utilization("1d", namespace="ml", max_slowdown=-1)
     with pytest.raises(kraken.UnavailableError, match="127.0.0.1:9"):
         kraken.ClusterAnalyzer("http://127.0.0.1:9", timeout_s=2).analyze_utilization("1d", namespace="ml")
     with pytest.raises(ValueError, match="needs namespace="):

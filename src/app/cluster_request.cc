@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "app/slowdown_budget.h"
 #include "model/device_catalog.h"
 #include "report/pooling_output.h"
 
@@ -39,7 +40,7 @@ std::vector<int64_t> AnswerTimesSeconds(const Profile& pod) {
 
 Result<ClusterPooling> AnalyzeClusterPooling(promql::PrometheusClient& client,
                                              const promql::ClusterQueryOptions& options, const DeviceSpec* fallback,
-                                             bool keep_answer_times) {
+                                             const pooling::PoolingOptions& pooling_options, bool keep_answer_times) {
   ClusterPooling out;
   // Each pod is reduced to its GPU uses as its batch arrives; the samples go with the batch.
   auto reduce = [&](promql::PodProfiles& batch) {
@@ -55,12 +56,14 @@ Result<ClusterPooling> AnalyzeClusterPooling(promql::PrometheusClient& client,
     KRAKEN_ASSIGN_OR_RETURN(out.query, promql::QueryCluster(client, options));
     reduce(out.query.pods);
   }
-  out.report = pooling::FindPoolingCandidates(out.uses);
+  out.report = pooling::FindPoolingCandidates(out.uses, pooling_options);
   return out;
 }
 
 Result<std::string> RenderClusterAnalysis(const ClusterAnalyzeSettings& settings, bool json) {
   KRAKEN_ASSIGN_OR_RETURN(promql::ClusterQueryOptions options, MakeQueryOptions(settings));
+  pooling::PoolingOptions pooling_options;
+  KRAKEN_ASSIGN_OR_RETURN(pooling_options.max_slowdown, SlowdownBudgetFromPct(settings.max_slowdown_pct));
   const DeviceSpec* fallback = nullptr;
   if (!settings.gpu_model.empty()) {
     fallback = FindDeviceSpec(settings.gpu_model);
@@ -68,7 +71,7 @@ Result<std::string> RenderClusterAnalysis(const ClusterAnalyzeSettings& settings
       return InvalidInput("--gpu-model '" + settings.gpu_model + "' is not in the catalog (see `kraken devices`)");
   }
   KRAKEN_ASSIGN_OR_RETURN(auto client, promql::PrometheusClient::Create(settings.prometheus, settings.timeout_s));
-  KRAKEN_ASSIGN_OR_RETURN(ClusterPooling pooling, AnalyzeClusterPooling(*client, options, fallback));
+  KRAKEN_ASSIGN_OR_RETURN(ClusterPooling pooling, AnalyzeClusterPooling(*client, options, fallback, pooling_options));
 
   ClusterPoolingView view;
   view.prometheus_url = settings.prometheus;

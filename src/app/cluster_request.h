@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/pooling/pod_pooling.h"
+#include "app/slowdown_budget.h"
 #include "base/status.h"
 #include "model/device.h"
 #include "promql/cluster_query.h"
@@ -25,6 +26,7 @@ struct ClusterAnalyzeSettings {
   int64_t end_s = 0;       // 0 = now
   std::string gpu_model;   // catalog id for GPUs whose series carry no modelName
   int timeout_s = 60;
+  double max_slowdown_pct = kDefaultMaxSlowdownPct;  // expected slowdown (%) a recommended MIG slice may cost
   bool explain = false;
 };
 
@@ -39,10 +41,12 @@ struct ClusterPooling {
   std::map<promql::PodKey, std::vector<int64_t>> answer_times_s;
 };
 
-// Queries the namespace (and pod) of `options` and analyses every pod's GPU use; GPUs
-// without a model name are taken for `fallback` (may be null).
+// Queries the namespace (and pod) of `options` and analyses every pod's GPU use under
+// `pooling_options` (its --max-slowdown); GPUs without a model name are taken for
+// `fallback` (may be null).
 Result<ClusterPooling> AnalyzeClusterPooling(promql::PrometheusClient& client,
                                              const promql::ClusterQueryOptions& options, const DeviceSpec* fallback,
+                                             const pooling::PoolingOptions& pooling_options,
                                              bool keep_answer_times = false);
 
 // The whole request: settings checked (messages name the CLI flags), Prometheus queried,

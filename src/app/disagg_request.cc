@@ -35,10 +35,7 @@ Result<DisaggSetup> MakeDisaggSetup(const DisaggSettings& settings) {
   setup.options.price_per_gpu_hour = settings.price;
   if (!IsValidGpuHourPrice(settings.price))
     return InvalidInput("price (--price) must be >= 0 $ per GPU-hour, got " + FormatSetting(settings.price));
-  if (!(settings.max_slowdown_pct >= 0 && settings.max_slowdown_pct <= kMaxSlowdownPctLimit))
-    return InvalidInput("max_slowdown (--max-slowdown) must be between 0 and " + FormatSetting(kMaxSlowdownPctLimit) +
-                        " (%), got " + FormatSetting(settings.max_slowdown_pct));
-  setup.options.mig_max_slowdown = settings.max_slowdown_pct / 100;
+  KRAKEN_ASSIGN_OR_RETURN(setup.options.mig_max_slowdown, SlowdownBudgetFromPct(settings.max_slowdown_pct));
   for (const std::string& text : settings.links) {
     KRAKEN_ASSIGN_OR_RETURN(disagg::RemoteLink link, disagg::ParseRemoteLink(text));
     setup.options.links.push_back(link);

@@ -7,16 +7,12 @@
 #include <vector>
 
 #include "analysis/disagg/disagg_analysis.h"
+#include "app/slowdown_budget.h"
 #include "base/status.h"
 #include "model/profile.h"
 #include "report/disagg_output.h"
 
 namespace kraken {
-
-// The widest MIG-slice slowdown budget (%) a request may give: 10x the unsliced run time.
-inline constexpr double kMaxSlowdownPctLimit = 1000;
-// The budget (%) when a request gives none (`--max-slowdown`'s default, the report's too).
-inline constexpr double kDefaultMaxSlowdownPct = 10;
 
 // The one rule for a price of a GPU-hour (`kraken disagg --price`, the server's `price`,
 // `kraken report --gpu-hour-cost`): a finite number >= 0. $0 is legitimate: the savings are
@@ -32,9 +28,10 @@ struct DisaggSettings {
 };
 
 // The settings checked and the reference trace read: what the analysis and the renderer
-// take. The one place price and max_slowdown are validated: the CLI, the server and the C
-// API hand its message on as it is, so it names the setting as the query parameter and
-// option key spell it, then the CLI flag ("price (--price) must be >= 0 ..., got -1").
+// take. The one place price and max_slowdown are validated (max_slowdown by
+// SlowdownBudgetFromPct, the rule of every MIG budget): the CLI, the server and the C API
+// hand its message on as it is, so it names the setting as the query parameter and option
+// key spell it, then the CLI flag ("price (--price) must be >= 0 ..., got -1").
 struct DisaggSetup {
   disagg::DisaggOptions options;
   DisaggOutputOptions output;

@@ -9,6 +9,7 @@
 #include "base/number_input.h"
 #include "base/text.h"
 #include "analysis/mig/node_layouts.h"
+#include "app/slowdown_budget.h"
 #include "report/mig_output.h"
 #include "report/mig_parted_output.h"
 
@@ -59,6 +60,7 @@ Result<MigPlanSetup> MakeMigPlanSetup(const MigPlanSettings& settings) {
   if (setup.geometry == nullptr)
     return InvalidInput("--gpu '" + settings.gpu + "' has no MIG geometry in kraken (known: " + KnownGpus() + ")");
   KRAKEN_ASSIGN_OR_RETURN(setup.options.memory_headroom, ParseHeadroom(settings.headroom));
+  KRAKEN_ASSIGN_OR_RETURN(setup.options.max_slowdown, SlowdownBudgetFromPct(settings.max_slowdown_pct));
   if (settings.emit != "plan" && settings.emit != "mig-parted" && settings.emit != "node-labels")
     return InvalidInput("--emit expects plan, mig-parted or node-labels, got '" + settings.emit + "'");
   if (settings.gpus_per_node < 1 || settings.gpus_per_node > 64)

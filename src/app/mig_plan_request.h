@@ -8,6 +8,7 @@
 
 #include "analysis/mig/mig_plan.h"
 #include "app/profile_inputs.h"
+#include "app/slowdown_budget.h"
 #include "base/status.h"
 #include "model/mig_catalog.h"
 
@@ -16,6 +17,7 @@ namespace kraken {
 struct MigPlanSettings {
   std::string gpu = "h100-sxm";        // GPU model to plan for (a MIG geometry)
   std::string headroom = "10%";        // memory headroom over the measured peak
+  double max_slowdown_pct = kDefaultMaxSlowdownPct;  // expected slowdown (%) a slice may cost
   std::vector<std::string> workloads;  // NAME:MEMORY_GIB:SM_FRACTION, workloads without a profile
   bool explain = false;
   // What to write: "plan" (the plan's document), "mig-parted" (the nvidia-mig-parted

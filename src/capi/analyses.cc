@@ -221,6 +221,7 @@ Outcome MigPlan(const char* const* inputs, size_t count, const char* options_jso
   MigPlanSettings settings;
   reader.Read("gpu", &settings.gpu);
   reader.Read("headroom", &settings.headroom);
+  reader.Read("max_slowdown", &settings.max_slowdown_pct);
   reader.Read("workload", &settings.workloads);
   reader.Read("explain", &settings.explain);
   bool json = true;
@@ -266,6 +267,7 @@ Outcome ClusterAnalyze(const char* url, const char* options_json) {
   reader.Read("end", &settings.end_s);
   reader.Read("gpu_model", &settings.gpu_model);
   reader.Read("timeout", &settings.timeout_s);
+  reader.Read("max_slowdown", &settings.max_slowdown_pct);
   reader.Read("explain", &settings.explain);
   bool json = true;
   reader.ReadOutput(&json);

@@ -90,6 +90,10 @@ void AddAnalyzeCommand(CLI::App& app, CommandList& commands) {
                   "With --prometheus: catalog id of GPUs whose series have no modelName label (old exporters)");
   cmd->add_option("--timeout", c.timeout_s, "With --prometheus: seconds to wait for each HTTP request")
       ->capture_default_str();
+  cmd->add_option("--max-slowdown", c.max_slowdown_pct,
+                  "With --prometheus: expected slowdown in % a recommended MIG slice may cost (0-1000); a pod no "
+                  "slice below the whole GPU keeps within it is not sliced")
+      ->capture_default_str();
   cmd->add_flag("--explain", c.explain,
                 "With --prometheus: print each pod's inputs, the terms of each rule and the assumptions");
   commands.push_back({cmd, [args] { return RunAnalyze(*args); }});

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "app/slowdown_budget.h"
 #include "base/duration.h"
 #include "cli/annotate_pass.h"
 #include "cli/cli_common.h"
@@ -76,6 +77,9 @@ int RunAnnotate(const AnnotateArgs& args) {
       return ReportError(InvalidInput(std::string(flag) + " '" + *text + "': expected a duration (30m, 24h, 0s)"));
     *target = *ns / 1'000'000'000;
   }
+  auto budget = SlowdownBudgetFromPct(args.max_slowdown_pct);
+  if (!budget.ok()) return ReportError(budget.status());
+  setup.pooling.max_slowdown = *budget;
   if (!args.mig_forecast.empty()) {
     setup.mig_lookahead = temporal::ParseHorizon(args.mig_forecast);
     if (!setup.mig_lookahead || setup.mig_lookahead->axis != SampleAxis::kTimeNs)
@@ -144,6 +148,10 @@ void AddAnnotateCommand(CLI::App& app, CommandList& commands) {
   cmd->add_option("--mig-hold", args->mig_hold, "How long demand must ask for a new MIG layout before it is proposed")
       ->capture_default_str();
   cmd->add_option("--mig-window", args->mig_window, "At most one MIG layout change per node per this window")
+      ->capture_default_str();
+  cmd->add_option("--max-slowdown", args->max_slowdown_pct,
+                  "Expected slowdown in % a recommended MIG slice may cost (0-1000), for the pods' advice and the "
+                  "MIG layouts it asks for; a pod no slice below the whole GPU keeps within it is not sliced")
       ->capture_default_str();
   cmd->add_option("--mig-forecast", args->mig_forecast,
                   "Forecast each node's MIG demand over the window and propose the layout before a rise this far "

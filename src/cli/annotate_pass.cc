@@ -77,7 +77,8 @@ Result<std::vector<k8s::PodResult>> AnalyzePods(const AnnotateArgs& args, const 
     promql::ClusterQueryOptions options = setup.options;
     options.namespace_name = namespace_name;
     KRAKEN_ASSIGN_OR_RETURN(ClusterPooling pooling,
-                            AnalyzeClusterPooling(client, options, setup.fallback, setup.mig_lookahead.has_value()));
+                            AnalyzeClusterPooling(client, options, setup.fallback, setup.pooling,
+                                                  setup.mig_lookahead.has_value()));
     for (const auto& [node, profiles] : pooling::MigInstancesByNode(pooling.uses, pooling.report))
       for (const auto& [profile, count] : profiles) (*mig_demand)[node][profile] += count;
     if (setup.mig_lookahead) AddMigInstanceHistories(pooling, mig_histories);

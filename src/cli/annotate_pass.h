@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "analysis/mig/mig_rebalance.h"
+#include "analysis/pooling/pod_pooling.h"
 #include "analysis/temporal/temporal_analysis.h"
+#include "app/slowdown_budget.h"
 #include "base/status.h"
 #include "k8s/client/in_cluster_config.h"
 #include "k8s/controller/profile_run_job.h"
@@ -36,6 +38,7 @@ struct AnnotateArgs {
   std::string mig_hold = "30m";
   std::string mig_window = "24h";
   std::string mig_forecast;  // lookahead: propose layouts ahead of a forecast rise; "" off
+  double max_slowdown_pct = kDefaultMaxSlowdownPct;  // expected slowdown (%) a recommended MIG slice may cost
   bool write_profiles = false;  // GpuWorkloadProfile objects (docs/crd.md)
   // Profiled experiments (k8s/controller/profile_run.h).
   bool profile_runs = false;
@@ -51,6 +54,7 @@ struct PassSetup {
   const DeviceSpec* fallback = nullptr;
   k8s::KubeConfig kube;
   mig::RebalanceOptions mig;
+  pooling::PoolingOptions pooling;  // --max-slowdown
   std::optional<temporal::Horizon> mig_lookahead;  // --mig-forecast
 };
 

@@ -43,6 +43,10 @@ void AddMigPlanCommand(CLI::App& app, CommandList& commands) {
       ->capture_default_str();
   cmd->add_option("--headroom", args->settings.headroom, "Memory headroom over the measured peak a slice must leave")
       ->capture_default_str();
+  cmd->add_option("--max-slowdown", args->settings.max_slowdown_pct,
+                  "Expected slowdown in % a slice may cost (0-1000); a workload no slice below the whole GPU "
+                  "keeps within it is not sliced")
+      ->capture_default_str();
   cmd->add_option("--workload", args->settings.workloads,
                   "A workload without a profile, NAME:MEMORY_GIB:SM_FRACTION (repeatable), e.g. bert:12:0.25");
   cmd->add_flag("--json", args->json, "Print one JSON document (keys: docs/mig-planning.md)");

@@ -1,5 +1,6 @@
 // End-to-end tests of `kraken disagg` and `kraken mig-plan`: readable and JSON output on
-// real inputs, and the one-line error contract for bad flags.
+// real inputs, and the one-line error contract for bad flags (with the --max-slowdown of
+// the pooling analysis, `analyze --prometheus` and `annotate`).
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -112,6 +113,32 @@ TEST(PoolingCliTest, DisaggMaxSlowdownBoundsTheMigSlice) {
   EXPECT_DOUBLE_EQ(budget, 0.20);
 }
 
+TEST(PoolingCliTest, MigPlanMaxSlowdownBoundsTheSlice) {
+  const std::string bert = testing::SourceDir() + "/examples/nvidia-h100-80gb-hbm3/bert-infer.cupti.json.gz";
+  // Default 10 %: every slice below 7g is predicted 16.9 % slower or more.
+  RunResult r = RunKraken("mig-plan --gpu h100-sxm " + bert);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("memory headroom 10.0%, slowdown budget 10.0%\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("is predicted more than 10.0% slower: 1g.20gb 66.5%"), std::string::npos) << r.out;
+  RunResult any = RunKraken("mig-plan --json --max-slowdown 1000 --gpu h100-sxm " + bert);
+  ASSERT_EQ(any.exit_code, 0) << any.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(any.out).get(doc), simdjson::SUCCESS) << any.out.substr(0, 200);
+  double budget = 0, expected = 0;
+  EXPECT_EQ(doc["max_slowdown"].get_double().get(budget), simdjson::SUCCESS);
+  EXPECT_DOUBLE_EQ(budget, 10);
+  simdjson::dom::element workload = doc["workloads"].at(0);
+  std::string_view profile;
+  bool checked = false;
+  EXPECT_EQ(workload["profile"].get_string().get(profile), simdjson::SUCCESS);
+  EXPECT_EQ(profile, "1g.20gb");
+  EXPECT_EQ(workload["slowdown_checked"].get_bool().get(checked), simdjson::SUCCESS);
+  EXPECT_TRUE(checked);
+  EXPECT_EQ(workload["expected_slowdown"].get_double().get(expected), simdjson::SUCCESS);
+  EXPECT_NEAR(expected, 0.665, 5e-4);
+}
+
 TEST(PoolingCliTest, BadFlagsGiveOneLineErrors) {
   std::string trace = testing::DataPath(kResnet);
   ExpectOneLineError(RunKraken("disagg --link 100Gbps " + trace), "--link expects BANDWIDTH,LATENCY");
@@ -128,7 +155,25 @@ TEST(PoolingCliTest, BadFlagsGiveOneLineErrors) {
   ExpectOneLineError(RunKraken("mig-plan --gpu v100-sxm2 --workload a:1:0.1"), "has no MIG geometry");
   ExpectOneLineError(RunKraken("mig-plan --headroom lots --workload a:1:0.1"), "--headroom expects a percentage");
   ExpectOneLineError(RunKraken("mig-plan --workload a:1"), "--workload expects NAME:MEMORY_GIB:SM_FRACTION");
+  ExpectOneLineError(RunKraken("mig-plan --max-slowdown 1001 --workload a:1:0.1"),
+                     "max_slowdown (--max-slowdown) must be between 0 and 1000");
+  ExpectOneLineError(RunKraken("mig-plan --max-slowdown -1 --workload a:1:0.1"),
+                     "max_slowdown (--max-slowdown) must be between 0 and 1000");
+  ExpectOneLineError(RunKraken("mig-plan --max-slowdown nan --workload a:1:0.1"), "--max-slowdown");
+  ExpectOneLineError(RunKraken("mig-plan --max-slowdown ten --workload a:1:0.1"), "--max-slowdown");
   ExpectOneLineError(RunKraken("mig-plan"), "no workloads");
+  // The pooling analysis (analyze --prometheus) and the controller (annotate) check the
+  // budget by the same rule and words as disagg and mig-plan, before they read Prometheus.
+  for (const std::string& command :
+       {std::string("analyze --prometheus http://127.0.0.1:1 --namespace ml"),
+        std::string("annotate --prometheus http://127.0.0.1:1 --namespace ml --dry-run")}) {
+    ExpectOneLineError(RunKraken(command + " --max-slowdown 1001"),
+                       "max_slowdown (--max-slowdown) must be between 0 and 1000 (%), got 1001");
+    ExpectOneLineError(RunKraken(command + " --max-slowdown -1"),
+                       "max_slowdown (--max-slowdown) must be between 0 and 1000 (%), got -1");
+    ExpectOneLineError(RunKraken(command + " --max-slowdown nan"), "--max-slowdown");
+    ExpectOneLineError(RunKraken(command + " --max-slowdown ten"), "--max-slowdown");
+  }
   std::string bad = testing::MakeTempDir("mig_bad") + "/bad.csv";
   std::ofstream(bad) << "name,memory_gib,sm_fraction\nx,lots,0.1\n";
   ExpectOneLineError(RunKraken("mig-plan " + bad), "bad.csv: line 2: memory_gib must be a number");

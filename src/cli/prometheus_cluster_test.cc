@@ -101,6 +101,25 @@ TEST_F(PrometheusClusterTest, AutoStepIsTheSampleIntervalAndGivesWhatStep5mGives
   EXPECT_EQ(std::string_view(auto_doc["pods"].at(0)["action"]).empty(), false);
 }
 
+// --max-slowdown reaches the pooling analysis. No pod of this history is a MIG candidate
+// (the trainer is busy, the notebook already on a slice, the T4 idle), so the pods' advice
+// is the same at 10 % and at 1000 %; the budget's effect on real demand is
+// PodPoolingTest.MigSlicesAreHeldToTheSlowdownBudgetOnARealTrace.
+TEST_F(PrometheusClusterTest, MaxSlowdownIsTheDocumentsBudget) {
+  RunResult standard = RunKraken(Args("--namespace ml --range 7d --json"));
+  RunResult any = RunKraken(Args("--namespace ml --range 7d --max-slowdown 1000 --json"));
+  ASSERT_EQ(standard.exit_code, 0) << standard.err;
+  ASSERT_EQ(any.exit_code, 0) << any.err;
+  simdjson::dom::parser standard_parser, any_parser;
+  EXPECT_DOUBLE_EQ(double(standard_parser.parse(standard.out)["max_slowdown"]), 0.10);
+  EXPECT_DOUBLE_EQ(double(any_parser.parse(any.out)["max_slowdown"]), 10.0);
+  size_t pods = standard.out.find("\"pods\"");
+  ASSERT_NE(pods, std::string::npos);
+  EXPECT_EQ(standard.out.substr(pods), any.out.substr(any.out.find("\"pods\"")));
+  ExpectOneLineError(RunKraken(Args("--namespace ml --max-slowdown 1001")),
+                     "max_slowdown (--max-slowdown) must be between 0 and 1000");
+}
+
 TEST_F(PrometheusClusterTest, AutoStepTextOutputAndOnePod) {
   RunResult r = RunKraken(Args("--namespace ml --pod infer-t4 --explain"));
   ASSERT_EQ(r.exit_code, 0) << r.err;

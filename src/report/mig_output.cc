@@ -36,7 +36,7 @@ std::string LayoutText(const MigPlan& plan, const mig::PackedGpu& gpu, const std
 std::string RenderMigPlanText(const MigPlan& plan, const std::vector<MigWorkload>& workloads, bool explain) {
   const MigGeometry& g = *plan.geometry;
   std::string out = "MIG plan on " + g.name + " (" + g.device_id + "), memory headroom " +
-                    Pct(plan.options.memory_headroom) + "\n";
+                    Pct(plan.options.memory_headroom) + ", slowdown budget " + Pct(plan.options.max_slowdown) + "\n";
   TextTable table({"workload", "source", "peak GiB", "need GiB", "SM need", "profile", "why"},
                   {Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft, Align::kLeft});
   table.SetMaxWidth(0, 60);
@@ -81,6 +81,7 @@ std::string RenderMigPlanJson(const MigPlan& plan, const std::vector<MigWorkload
       .Field("gpu", g.device_id)
       .Field("gpu_name", g.name)
       .Field("memory_headroom", plan.options.memory_headroom)
+      .Field("max_slowdown", plan.options.max_slowdown)
       .Key("workloads")
       .BeginArray();
   for (const MigChoice& c : plan.choices) {
@@ -95,7 +96,13 @@ std::string RenderMigPlanJson(const MigPlan& plan, const std::vector<MigWorkload
         .Field("sliced", c.sliced)
         .Field("profile", c.sliced ? ProfileName(plan, c.profile) : "")
         .Field("whole_gpus", c.whole_gpus)
-        .Field("reason", c.reason);
+        .Field("reason", c.reason)
+        .Field("slowdown_checked", c.slowdown_checked);
+    if (c.slowdown_checked && c.sliced) {
+      json.Field("expected_slowdown", c.expected_slowdown);
+    } else {
+      json.Key("expected_slowdown").Null();
+    }
     if (explain) {
       json.Key("explain");
       WriteExplanationJson(json, c.explanation);

@@ -92,6 +92,7 @@ std::string RenderClusterPoolingJson(const ClusterPoolingView& v) {
   json.Key("counters").BeginObject();
   for (const auto& [name, value] : v.counters) json.Field(name, value);
   json.EndObject().EndObject();
+  json.Field("max_slowdown", r.max_slowdown);  // a ratio, as mig-plan's
   json.Key("pods").BeginArray();
   for (const pooling::PodRecommendation& rec : r.pods) {
     const pooling::PodGpuUse& use = v.uses[rec.use];

@@ -23,6 +23,53 @@ double DeviceMemoryBytes(const MigGeometry& g) {
   return g.profiles.empty() ? 0 : ProfileBytes(g.profiles.back());
 }
 
+// Demand measured on another GPU model: carries the SMs it kept busy over, not its share,
+// into the choice's compute need and the slowdown model's load. Returns the SM scale.
+double CarryOverSms(const GpuNeed& n, const MigGeometry& g, MigChoice* c, SliceLoad* load) {
+  if (!n.compute_measured || n.device_sm_count <= 0 || n.device_sm_count == g.full_gpu_sm_count) return 1;
+  double sm_scale = static_cast<double>(n.device_sm_count) / g.full_gpu_sm_count;
+  c->compute_need = std::min(1.0, c->compute_need * sm_scale);
+  load->compute_mean = std::min(1.0, load->compute_mean * sm_scale);
+  load->fill_hi = std::min(1.0, load->fill_hi * sm_scale);
+  c->explanation.Assume("SM demand measured on a " + std::to_string(n.device_sm_count) +
+                        "-SM GPU is carried over as the same number of SMs of the " +
+                        std::to_string(g.full_gpu_sm_count) + "-SM " + g.name +
+                        " (per-SM throughput taken as equal: conservative when moving to a newer GPU)");
+  return sm_scale;
+}
+
+// The budget walk: from `first` (the smallest profile that covers the need) up to, not
+// including, the whole GPU, the first profile that covers the need and whose expected
+// slowdown is within the budget; profile -1 when none is.
+struct SliceWithinBudget {
+  int profile = -1;
+  double slowdown = 0;
+  std::string refused;  // "1g.20gb 66.5%, 2g.20gb 30.1%": covering profiles that cost more
+};
+
+SliceWithinBudget FirstWithinBudget(const MigGeometry& g, int first, const MigChoice& c, const SliceLoad& load,
+                                    double budget, Explanation* e) {
+  SliceWithinBudget r;
+  e->Input("slowdown budget", budget, "ratio", "--max-slowdown: the expected slowdown a slice may cost (policy)");
+  e->Assume("slice slowdown, closed loop: the GPU's busy periods stretch by (SMs wanted / SMs given), and by DRAM "
+            "activity / memory-bandwidth share; gaps stay as they are (the model `kraken disagg` uses)");
+  for (size_t i = static_cast<size_t>(first); i + 1 < g.profiles.size(); ++i) {
+    const MigProfileSpec& p = g.profiles[i];
+    if (ProfileBytes(p) < c.memory_need_bytes || ProfileShare(g, p) < c.compute_need) continue;
+    double slowdown = PredictSliceSlowdown(g, p, load).expected;
+    bool within = slowdown <= budget;
+    e->Term("MIG " + p.name + (within ? " fits" : " refused"), slowdown, "ratio",
+            p.name + ": expected slowdown " + Pct(slowdown) + (within ? " <= " : " > ") + Pct(budget));
+    if (within) {
+      r.profile = static_cast<int>(i);
+      r.slowdown = slowdown;
+      return r;
+    }
+    r.refused += (r.refused.empty() ? "" : ", ") + p.name + " " + Pct(slowdown);
+  }
+  return r;
+}
+
 MigChoice Choose(const MigWorkload& w, int index, const MigGeometry& g, const MigPlanOptions& o) {
   MigChoice c;
   c.workload = index;
@@ -31,15 +78,8 @@ MigChoice Choose(const MigWorkload& w, int index, const MigGeometry& g, const Mi
   c.memory_need_bytes = n.memory_measured ? n.memory_bytes * (1 + o.memory_headroom) : 0;
   c.compute_need = n.compute_measured ? n.compute_p95 : 0;
   Explanation& e = c.explanation;
-  double sm_scale = 1;
-  if (n.compute_measured && n.device_sm_count > 0 && n.device_sm_count != g.full_gpu_sm_count) {
-    // Measured on another GPU model: carry the SMs it kept busy over, not its share.
-    sm_scale = static_cast<double>(n.device_sm_count) / g.full_gpu_sm_count;
-    c.compute_need = std::min(1.0, c.compute_need * sm_scale);
-    e.Assume("SM demand measured on a " + std::to_string(n.device_sm_count) + "-SM GPU is carried over as the same " +
-             "number of SMs of the " + std::to_string(g.full_gpu_sm_count) + "-SM " + g.name +
-             " (per-SM throughput taken as equal: conservative when moving to a newer GPU)");
-  }
+  SliceLoad load = w.load;
+  double sm_scale = CarryOverSms(n, g, &c, &load);
   if (n.memory_measured)
     e.Term("memory need", c.memory_need_bytes, "B", "peak x (1 + headroom " + Pct(o.memory_headroom) + ")");
   if (n.compute_measured) e.Term("compute need", c.compute_need, "ratio of the GPU's SMs", "p95 compute need on " + g.name);
@@ -75,12 +115,26 @@ MigChoice Choose(const MigWorkload& w, int index, const MigGeometry& g, const Mi
   if (profile < 0)
     return whole(1, "needs the whole GPU: " + needs + " exceed the largest profile " + largest.name + " (" +
                         GiB(ProfileBytes(largest)) + ", " + Pct(ProfileShare(g, largest)) + " of the SMs)");
+  if (static_cast<size_t>(profile) + 1 == g.profiles.size())
+    return whole(1, "needs the whole GPU: only " + largest.name + " (all 7 slices) covers " + needs);
+  std::string budget_note = " (slowdown not checked: GPU busy time not measured)";
+  if (load.busy_measured) {
+    SliceWithinBudget fit = FirstWithinBudget(g, profile, c, load, o.max_slowdown, &e);
+    c.slowdown_checked = true;
+    if (fit.profile < 0)
+      return whole(1, "every profile below " + largest.name + " that covers " + needs + " is predicted more than " +
+                          Pct(o.max_slowdown) + " slower: " + fit.refused);
+    profile = fit.profile;
+    c.expected_slowdown = fit.slowdown;
+    budget_note = " within the " + Pct(o.max_slowdown) + " slowdown budget (expected " + Pct(fit.slowdown) +
+                  (fit.refused.empty() ? "" : "; " + fit.refused + " over it") + ")";
+  } else {
+    e.Assume("GPU busy time not measured: the slice's slowdown was not checked against the budget");
+  }
   const MigProfileSpec& p = g.profiles[static_cast<size_t>(profile)];
   e.Term("slice memory", ProfileBytes(p), "B", p.name + " (-lgip)");
   e.Term("slice SM share", ProfileShare(g, p), "ratio", std::to_string(p.sm_count) + " / " +
                                                              std::to_string(g.full_gpu_sm_count) + " SMs");
-  if (static_cast<size_t>(profile) + 1 == g.profiles.size())
-    return whole(1, "needs the whole GPU: only " + p.name + " (all 7 slices) covers " + needs);
   bool bursty = w.burst_ratio >= o.bursty_ratio;
   double burst = std::min(1.0, n.compute_max * sm_scale);
   if (w.workload_type == "inference" && bursty && burst > ProfileShare(g, p))
@@ -89,7 +143,7 @@ MigChoice Choose(const MigWorkload& w, int index, const MigGeometry& g, const Mi
                         "; a fixed slice would cap the bursts and queue requests");
   c.sliced = true;
   c.profile = profile;
-  c.reason = "smallest profile that covers " + needs;
+  c.reason = "smallest profile that covers " + needs + budget_note;
   return c;
 }
 
@@ -105,6 +159,7 @@ MigWorkload MigWorkloadFromDemand(const WorkloadDemand& d) {
   if (d.nvlink_bytes_per_s.measured) w.nvlink_bytes_per_s = d.nvlink_bytes_per_s.mean;
   temporal::TemporalStability t = temporal::AnalyzeStability(d.busy_bins, d.bin_s);
   if (t.measured) w.burst_ratio = t.burst_ratio;
+  w.load = MeasureSliceLoad(d, w.need, t);
   return w;
 }
 

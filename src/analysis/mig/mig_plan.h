@@ -9,6 +9,7 @@
 #include "analysis/explanation.h"
 #include "analysis/mig/gpu_need.h"
 #include "analysis/mig/mig_packing.h"
+#include "analysis/mig/slice_slowdown.h"
 #include "base/status.h"
 #include "model/mig_catalog.h"
 #include "model/workload_demand.h"
@@ -24,6 +25,7 @@ struct MigWorkload {
   double communication_share = 0;  // of GPU busy time spent in collectives
   double nvlink_bytes_per_s = 0;
   double burst_ratio = 0;          // p95 / mean of the busy bins; 0 unknown
+  SliceLoad load;                  // the slice slowdown model's inputs; unmeasured for plan CSVs
 };
 
 MigWorkload MigWorkloadFromDemand(const WorkloadDemand& demand);
@@ -43,6 +45,9 @@ struct MigPlanOptions {
   double comm_heavy_share = 0.20;          // collectives' share of busy time
   double nvlink_heavy_bytes_per_s = 1e9;   // sampled NVLink traffic
   double bursty_ratio = 2.0;               // p95 / mean busy for "bursty"
+  // Expected slowdown a slice may cost (--max-slowdown): a policy choice, the slowdown a user
+  // accepts for the GPUs slicing frees; the same budget `kraken disagg` holds a slice to.
+  double max_slowdown = 0.10;
 };
 
 struct MigChoice {
@@ -53,6 +58,8 @@ struct MigChoice {
   std::string reason;  // why this profile, or why not sliced
   double memory_need_bytes = 0;  // peak x (1 + headroom)
   double compute_need = 0;       // share of the GPU's SMs the slice must give (p95)
+  bool slowdown_checked = false;  // the workload's busy time was measured: the budget was applied
+  double expected_slowdown = 0;   // of the chosen slice, when checked and sliced
   Explanation explanation;
 };
 

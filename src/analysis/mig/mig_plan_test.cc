@@ -14,8 +14,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 const MigGeometry& Geometry(const char* id) { return *FindMigGeometry(id); }
 
-std::vector<MigWorkload> FromFile(const std::string& relative) {
-  auto profiles = ImportFile(BuiltinImporters(), testing::DataPath(relative));
+std::vector<MigWorkload> MigWorkloadsFromPath(const std::string& path) {
+  auto profiles = ImportFile(BuiltinImporters(), path);
   EXPECT_TRUE(profiles.ok()) << profiles.status().message();
   std::vector<MigWorkload> out;
   if (!profiles.ok()) return out;
@@ -23,6 +23,8 @@ std::vector<MigWorkload> FromFile(const std::string& relative) {
     for (const WorkloadDemand& d : DeriveDemands(p, CharacterizeWorkload(p))) out.push_back(MigWorkloadFromDemand(d));
   return out;
 }
+
+std::vector<MigWorkload> FromFile(const std::string& relative) { return MigWorkloadsFromPath(testing::DataPath(relative)); }
 
 std::string ProfileOf(const MigPlan& plan, size_t i) {
   const MigChoice& c = plan.choices[i];
@@ -74,6 +76,11 @@ TEST(MigPlanTest, HandMadeWorkloadsOnH100) {
   EXPECT_EQ(ProfileOf(plan, 0), "1g.10gb");  // 6.6 GiB <= 9.75, 10% <= 16/132
   EXPECT_EQ(ProfileOf(plan, 1), "2g.20gb");  // 15.4 GiB: 1g.20gb has the memory but 26/132 = 19.7% < 20% SMs
   EXPECT_EQ(ProfileOf(plan, 2), "3g.40gb");
+  // A plan CSV has no busy time: the slowdown model has no input, the smallest cover stays.
+  EXPECT_FALSE(plan.choices[0].slowdown_checked);
+  EXPECT_EQ(plan.choices[0].reason,
+            "smallest profile that covers memory 6.60 GiB and SMs 10.0% (slowdown not checked: GPU busy time not "
+            "measured)");
   EXPECT_EQ(ProfileOf(plan, 3), "whole");
   EXPECT_NE(plan.choices[3].reason.find("communicates heavily over NCCL (40.0%"), std::string::npos);
   EXPECT_EQ(ProfileOf(plan, 4), "whole");
@@ -106,6 +113,38 @@ TEST(MigPlanTest, HeadroomDecidesBetweenNeighbouringProfiles) {
   EXPECT_EQ(ChooseProfile(Geometry("h100-sxm"), 90 * kGiB, 0), -1);
 }
 
+TEST(MigPlanTest, BertOnH100IsHeldToTheSlowdownBudget) {
+  auto bert = MigWorkloadsFromPath(testing::SourceDir() + "/examples/nvidia-h100-80gb-hbm3/bert-infer.cupti.json.gz");
+  ASSERT_EQ(bert.size(), 1u);
+  ASSERT_TRUE(bert[0].load.busy_measured);
+  const MigGeometry& h100 = Geometry("h100-sxm");
+  // 1g.20gb covers its p95 SMs (memory not measured), but its busy periods (17.1 % of the
+  // time, a mean compute need of 16.5 % of the SMs) would stretch:
+  // 0.165 / (26/132) - 0.171 = 66.5 % slower; every larger slice below 7g is over the 10 %
+  // budget too: not sliced.
+  MigPlan plan = PlanMig(bert, h100);
+  const MigChoice& c = plan.choices[0];
+  EXPECT_FALSE(c.sliced);
+  EXPECT_TRUE(c.slowdown_checked);
+  EXPECT_NE(c.reason.find("is predicted more than 10.0% slower: 1g.20gb 66.5%, 2g.20gb 50.8%, 3g.40gb 19.1%, "
+                          "4g.40gb 16.9%"),
+            std::string::npos)
+      << c.reason;
+  // At 20 %: 3g.40gb, the slice `kraken disagg --max-slowdown 20` recommends.
+  MigPlanOptions twenty;
+  twenty.max_slowdown = 0.20;
+  MigPlan within = PlanMig(bert, h100, twenty);
+  EXPECT_EQ(ProfileOf(within, 0), "3g.40gb");
+  EXPECT_NEAR(within.choices[0].expected_slowdown, 0.191, 5e-4);
+  // A budget of 1000 %: the smallest cover, as before the budget.
+  MigPlanOptions any;
+  any.max_slowdown = 10;
+  MigPlan smallest = PlanMig(bert, h100, any);
+  EXPECT_EQ(ProfileOf(smallest, 0), "1g.20gb");
+  EXPECT_NEAR(smallest.choices[0].expected_slowdown, 0.665, 5e-4);
+  EXPECT_NEAR(PredictSliceSlowdown(h100, *FindMigProfile(h100, "1g.20gb"), bert[0].load).expected, 0.665, 5e-4);
+}
+
 TEST(MigPlanTest, TbPluginResnetTracesShareAnH100) {
   auto w0 = FromFile("kineto/kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
   auto w4 = FromFile("kineto/kineto_tb_plugin/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz");
@@ -117,16 +156,37 @@ TEST(MigPlanTest, TbPluginResnetTracesShareAnH100) {
   // SMs: 43.7 and 55.4 of the H100's 132, both within 3g.40gb's 60.
   EXPECT_NEAR(plan.choices[0].compute_need, 0.5468 * 80 / 132, 1e-4);
   EXPECT_NEAR(plan.choices[1].compute_need, 0.6922 * 80 / 132, 1e-4);
-  EXPECT_EQ(ProfileOf(plan, 0), "3g.40gb");
-  EXPECT_EQ(ProfileOf(plan, 1), "3g.40gb");
-  EXPECT_EQ(plan.gpus_total, 1);
-  EXPECT_DOUBLE_EQ(plan.density_gain, 2.0);
-  // On an A100-80GB: 43.7 SMs exceed 3g.40gb's 42, and 55.4 SMs fit 4g.40gb's 56; two
-  // 4g slices cannot share a GPU.
+  // But the GPU is busy 60.6 % / 76.7 % of the time: on 3g.40gb the busy periods would
+  // stretch to 0.331 / (60/132) = 72.9 % and 0.420 / (60/132) = 92.3 % of today's wall time,
+  // 12.3 % and 15.6 % slower: over the 10 % budget. 4g.40gb (64 SMs) costs 7.8 % and 9.9 %:
+  // within it. Two 4g slices cannot share a GPU: 2 GPUs, no more than unsliced.
+  EXPECT_EQ(ProfileOf(plan, 0), "4g.40gb");
+  EXPECT_EQ(ProfileOf(plan, 1), "4g.40gb");
+  EXPECT_NEAR(plan.choices[0].expected_slowdown, 0.078, 5e-4);
+  EXPECT_NEAR(plan.choices[1].expected_slowdown, 0.099, 5e-4);
+  EXPECT_EQ(plan.gpus_total, 2);
+  EXPECT_DOUBLE_EQ(plan.density_gain, 1.0);
+  // A budget of 1000 %: the smallest covers, two 3g.40gb on one H100, as before the budget.
+  MigPlanOptions any;
+  any.max_slowdown = 10;
+  MigPlan smallest = PlanMig(both, Geometry("h100-sxm"), any);
+  EXPECT_EQ(ProfileOf(smallest, 0), "3g.40gb");
+  EXPECT_EQ(ProfileOf(smallest, 1), "3g.40gb");
+  EXPECT_EQ(smallest.gpus_total, 1);
+  EXPECT_DOUBLE_EQ(smallest.density_gain, 2.0);
+  // On an A100-80GB: 43.7 SMs exceed 3g.40gb's 42, and 55.4 SMs fit 4g.40gb's 56, but
+  // 4g.40gb is predicted 17.5 % and 22.2 % slower (> 10 %): neither is sliced. At 1000 %,
+  // two 4g.40gb slices, which cannot share a GPU: 2 GPUs either way.
   MigPlan a100 = PlanMig(both, Geometry("a100-80gb-sxm"));
-  EXPECT_EQ(ProfileOf(a100, 0), "4g.40gb");
-  EXPECT_EQ(ProfileOf(a100, 1), "4g.40gb");
+  EXPECT_EQ(ProfileOf(a100, 0), "whole");
+  EXPECT_EQ(ProfileOf(a100, 1), "whole");
+  EXPECT_NE(a100.choices[0].reason.find("is predicted more than 10.0% slower: 4g.40gb 17.5%"), std::string::npos)
+      << a100.choices[0].reason;
   EXPECT_EQ(a100.gpus_total, 2);
+  MigPlan a100_any = PlanMig(both, Geometry("a100-80gb-sxm"), any);
+  EXPECT_EQ(ProfileOf(a100_any, 0), "4g.40gb");
+  EXPECT_EQ(ProfileOf(a100_any, 1), "4g.40gb");
+  EXPECT_EQ(a100_any.gpus_total, 2);
 }
 
 TEST(MigPlanTest, DlrmRanksAreNotSlicedBecauseOfNccl) {

@@ -44,7 +44,14 @@ std::string LayoutOf(const std::map<std::string, int>& instances) {
 TEST(MigRebalance, PlannedLayoutsFromRealInputs) {
   const MigGeometry& h100 = *FindMigGeometry("h100-sxm");
   EXPECT_EQ(LayoutOf(PlanInstances(PlanMig(RebalanceDemand(false), h100))), "1g.10gb-x1");
-  EXPECT_EQ(LayoutOf(PlanInstances(PlanMig(RebalanceDemand(true), h100))), "1g.10gb-x1.3g.40gb-x2");
+  // The two ResNet-50 workers fit 3g.40gb by SMs, but 3g.40gb is predicted 12.3 % and 15.6 %
+  // slower, over the 10 % budget; 4g.40gb (7.8 %, 9.9 %) is within it
+  // (MigPlanTest.TbPluginResnetTracesShareAnH100). A budget of 1000 % gives the layout of
+  // before the budget.
+  EXPECT_EQ(LayoutOf(PlanInstances(PlanMig(RebalanceDemand(true), h100))), "1g.10gb-x1.4g.40gb-x2");
+  MigPlanOptions any;
+  any.max_slowdown = 10;
+  EXPECT_EQ(LayoutOf(PlanInstances(PlanMig(RebalanceDemand(true), h100, any))), "1g.10gb-x1.3g.40gb-x2");
 }
 
 TEST(MigRebalance, HoldsThenChangesOncePerWindow) {

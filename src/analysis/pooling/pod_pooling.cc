@@ -115,6 +115,7 @@ int PlanMigPool(const std::vector<PodGpuUse>& uses, const std::string& device_id
   for (int i : members) workloads.push_back(mig::MigWorkloadFromDemand(uses[i].demand));
   mig::MigPlanOptions plan_options;
   plan_options.memory_headroom = o.memory_headroom;
+  plan_options.max_slowdown = o.max_slowdown;
   mig::MigPlan plan = mig::PlanMig(workloads, *geometry, plan_options);
   for (size_t k = 0; k < members.size(); ++k) {
     PodRecommendation& rec = report->pods[members[k]];
@@ -244,6 +245,7 @@ const char* PoolActionName(PoolAction action) {
 
 PoolingReport FindPoolingCandidates(const std::vector<PodGpuUse>& uses, const PoolingOptions& o) {
   PoolingReport report;
+  report.max_slowdown = o.max_slowdown;
   std::map<std::string, std::vector<int>> mig_candidates, share_candidates;  // by device id
   for (size_t i = 0; i < uses.size(); ++i) {
     const PodGpuUse& use = uses[i];
@@ -267,6 +269,10 @@ PoolingReport FindPoolingCandidates(const std::vector<PodGpuUse>& uses, const Po
       "pods sharing a GPU (MPS or time-slicing) interfere; see `kraken colocate` before acting",
       "a GPU held by any pod that must keep it is not counted as freed",
   };
+  if (!mig_candidates.empty())
+    report.assumptions.push_back("a MIG slice is recommended only where its expected slowdown is at most " +
+                                 Percent(o.max_slowdown) +
+                                 " (--max-slowdown; not checked where the pod's busy time is not measured)");
   return report;
 }
 

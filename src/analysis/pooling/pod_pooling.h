@@ -44,6 +44,9 @@ struct PoolingOptions {
   double share_compute_cap = 0.90;   // summed compute p95 of pods sharing one GPU
   double share_memory_cap = 0.90;    // summed memory peaks, share of the GPU's memory
   double memory_headroom = 0.10;     // MIG slice memory >= peak x (1 + headroom)
+  // Expected slowdown a MIG slice may cost (--max-slowdown): the budget `kraken mig-plan`
+  // holds every slice to; unchecked where the pod's busy time is not measured.
+  double max_slowdown = 0.10;
   double smaller_gpu_max_load = 0.80;  // a smaller GPU may be loaded to this share of its peaks
 };
 
@@ -83,6 +86,7 @@ struct PoolingReport {
   int gpus_reclaimed = 0;
   int gpus_after = 0;
   int gpus_saved = 0;  // gpus_now - gpus_after
+  double max_slowdown = 0;  // the budget the MIG slices were held to (options.max_slowdown)
   std::vector<std::string> assumptions;
 };
 

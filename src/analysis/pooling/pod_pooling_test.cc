@@ -1,10 +1,14 @@
 // Rules of the pooling candidates on small synthetic demands (each number chosen so one
-// rule decides); the same analysis on real DCGM exports read back from a real Prometheus
-// is tested in src/cli/prometheus_cluster_test.cc.
+// rule decides), and the MIG slowdown budget on the demand of a real H100 trace; the same
+// analysis on real DCGM exports read back from a real Prometheus is tested in
+// src/cli/prometheus_cluster_test.cc.
 #include "analysis/pooling/pod_pooling.h"
 
 #include <gtest/gtest.h>
 
+#include "analysis/demand.h"
+#include "base/testing/test_data.h"
+#include "importers/registry.h"
 #include "model/device_catalog.h"
 
 namespace kraken::pooling {
@@ -40,7 +44,7 @@ TEST(PodPoolingTest, ReclaimsIdleSharesSmallSlicesOnMigAndKeepsBusy) {
       Use("idle", "t4", "GPU-a", 0.0, 0.0),    // reclaim
       Use("small-1", "l4", "GPU-b", 0.30, 4),  // share with small-2 (0.30 + 0.40 <= 0.90)
       Use("small-2", "l4", "GPU-c", 0.40, 6),
-      Use("notebook", "a100-40gb-sxm", "GPU-d", 0.10, 4),  // MIG: 4 GiB x 1.1 -> 1g.5gb
+      Use("notebook", "a100-40gb-sxm", "GPU-d", 0.10, 4),  // MIG: 4 GiB x 1.1 -> 4g.20gb (budget)
       Use("trainer", "a100-40gb-sxm", "GPU-e", 0.95, 30),  // busy: keeps its GPU
       Use("blind", "l4", "GPU-f", 0.30, -1),               // memory not measured
   };
@@ -50,7 +54,12 @@ TEST(PodPoolingTest, ReclaimsIdleSharesSmallSlicesOnMigAndKeepsBusy) {
   EXPECT_EQ(r.pods[1].action, PoolAction::kShare);
   EXPECT_EQ(r.pods[2].action, PoolAction::kShare);
   EXPECT_EQ(r.pods[3].action, PoolAction::kMigSlice);
-  EXPECT_EQ(r.pods[3].detail.rfind("1g.5gb", 0), 0u) << r.pods[3].detail;
+  // 4.4 GiB and 10 % of the SMs fit 1g.5gb, but busy 10 % of the time with kernels taken to
+  // fill the GPU (no SM-activity series), 1g.5gb (14 of 108 SMs) would stretch the busy time
+  // 7.7x: 0.10 / (14/108) - 0.10 = 67.1 % slower, > the 10 % budget; 4g.20gb costs 9.3 %.
+  EXPECT_EQ(r.pods[3].detail,
+            "4g.20gb (smallest profile that covers memory 4.40 GiB and SMs 10.0% within the 10.0% slowdown budget "
+            "(expected 9.3%; 1g.5gb 67.1%, 1g.10gb 67.1%, 2g.10gb 28.6%, 3g.20gb 15.7% over it))");
   EXPECT_EQ(r.pods[4].action, PoolAction::kKeep);
   EXPECT_EQ(r.pods[4].detail, "busy: compute p95 95.0% > 60.0%");
   EXPECT_EQ(r.pods[5].action, PoolAction::kKeep);
@@ -91,6 +100,59 @@ TEST(PodPoolingTest, SharingNeverAdvisesMoreGpusThanHeld) {
   EXPECT_EQ(r.pods[1].action, PoolAction::kKeep);
   EXPECT_EQ(r.gpus_after, 2);
   EXPECT_EQ(r.gpus_saved, 0);
+}
+
+// `count` pods, each on its own H100, with the demand of a real trace: torch.profiler's
+// 20 BERT-base inference batches on an H100 80GB HBM3 (examples/nvidia-h100-80gb-hbm3).
+std::vector<PodGpuUse> BertPods(int count) {
+  auto profiles = ImportFile(BuiltinImporters(),
+                             testing::SourceDir() + "/examples/nvidia-h100-80gb-hbm3/bert-infer.pt.trace.json.gz");
+  EXPECT_TRUE(profiles.ok()) << profiles.status().message();
+  std::vector<PodGpuUse> uses;
+  if (!profiles.ok()) return uses;
+  std::vector<WorkloadDemand> demands = DeriveDemands(profiles->front(), CharacterizeWorkload(profiles->front()));
+  EXPECT_EQ(demands.size(), 1u);
+  for (int i = 0; i < count && !demands.empty(); ++i) {
+    PodGpuUse& u = uses.emplace_back();
+    u.namespace_name = "ml";
+    u.pod = "bert-" + std::to_string(i);
+    u.node = "n1";
+    u.gpu_uuid = "GPU-" + std::to_string(i);
+    u.device = FindDeviceSpec(demands[0].device_id);
+    u.demand = demands[0];
+  }
+  return uses;
+}
+
+TEST(PodPoolingTest, MigSlicesAreHeldToTheSlowdownBudgetOnARealTrace) {
+  std::vector<PodGpuUse> uses = BertPods(2);
+  ASSERT_EQ(uses.size(), 2u);
+  ASSERT_NE(uses[0].device, nullptr);
+  // 0.56 GiB and 11.5 % of the SMs fit 1g.10gb, but each slice below 7g stretches the GPU's
+  // busy periods past the 10 % budget (1g.10gb 83.0 % ... 4g.40gb 11.6 %): both pods keep
+  // their H100s, nothing is saved.
+  PoolingReport r = FindPoolingCandidates(uses);
+  for (const PodRecommendation& rec : r.pods) {
+    EXPECT_EQ(rec.action, PoolAction::kKeep);
+    EXPECT_EQ(rec.detail,
+              "not sliced: every profile below 7g.80gb that covers memory 0.56 GiB and SMs 11.5% is predicted more "
+              "than 10.0% slower: 1g.10gb 83.0%, 1g.20gb 46.4%, 2g.20gb 35.4%, 3g.40gb 13.2%, 4g.40gb 11.6%");
+  }
+  EXPECT_TRUE(r.groups.empty());
+  EXPECT_EQ(r.gpus_saved, 0);
+  EXPECT_DOUBLE_EQ(r.max_slowdown, 0.10);
+  // A budget of 1000 %: the packing of before the budget, both on 1g.10gb slices of one H100.
+  PoolingOptions any;
+  any.max_slowdown = 10;
+  PoolingReport old = FindPoolingCandidates(uses, any);
+  for (const PodRecommendation& rec : old.pods) {
+    EXPECT_EQ(rec.action, PoolAction::kMigSlice);
+    EXPECT_EQ(rec.detail.rfind("1g.10gb (", 0), 0u) << rec.detail;
+  }
+  ASSERT_EQ(old.groups.size(), 1u);
+  EXPECT_EQ(old.groups[0].mig_profiles, (std::vector<std::string>{"1g.10gb", "1g.10gb"}));
+  EXPECT_EQ(old.gpus_after, 1);
+  EXPECT_EQ(old.gpus_saved, 1);
 }
 
 }  // namespace

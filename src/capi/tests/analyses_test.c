@@ -226,6 +226,12 @@ static void MigPlanIsTheCliDocument(void) {
   free(args);
   EXPECT_CLI_DOCUMENT(kraken_mig_plan(NULL, 0, "{\"headroom\":\"0%\",\"workload\":\"a:9:0.2\",\"explain\":true}", &out),
                       "mig-plan --json --explain --headroom 0% --workload a:9:0.2");
+  args = kt_format("mig-plan --json --gpu a100-80gb-sxm --max-slowdown 25 '%s'", trace);
+  EXPECT_CLI_DOCUMENT(kraken_mig_plan(inputs, 1, "{\"gpu\":\"a100-80gb-sxm\",\"max_slowdown\":25}", &out), args);
+  free(args);
+  KT_CHECK_STATUS(kraken_mig_plan(NULL, 0, "{\"max_slowdown\":1001,\"workload\":\"a:1:0.1\"}", &out),
+                  KRAKEN_ERROR_INVALID_INPUT);
+  KT_CHECK_CONTAINS(kraken_last_error(), "max_slowdown (--max-slowdown) must be between 0 and 1000");
   KT_CHECK_STATUS(kraken_mig_plan(NULL, 0, NULL, &out), KRAKEN_ERROR_INVALID_INPUT);
   KT_CHECK_CONTAINS(kraken_last_error(), "no workloads");
   KT_CHECK_STATUS(kraken_mig_plan(NULL, 0, "{\"gpu\":\"v100-sxm2\",\"workload\":\"a:1:0.1\"}", &out),

@@ -75,11 +75,13 @@ static void ClusterAnalysisIsTheCliDocument(void) {
   kraken_free(out);
   free(options);
 
-  options = kt_format("{\"namespace\":\"ml\",\"pod\":\"infer-t4\",\"explain\":true,\"output\":\"text\",\"end\":%lld}",
-                      fixture.end_s);
+  options = kt_format(
+      "{\"namespace\":\"ml\",\"pod\":\"infer-t4\",\"explain\":true,\"output\":\"text\",\"end\":%lld,"
+      "\"max_slowdown\":25}",
+      fixture.end_s);
   KT_CHECK_STATUS(kraken_cluster_analyze(fixture.url, options, &out), KRAKEN_OK);
-  args = kt_format("analyze --prometheus %s --end %lld --namespace ml --pod infer-t4 --explain", fixture.url,
-                   fixture.end_s);
+  args = kt_format("analyze --prometheus %s --end %lld --namespace ml --pod infer-t4 --explain --max-slowdown 25",
+                   fixture.url, fixture.end_s);
   expected = Cli(args);
   KT_CHECK_SAME(out, expected);
   free(expected);
@@ -92,6 +94,9 @@ static void ClusterAnalysisIsTheCliDocument(void) {
   KT_CHECK_STATUS(kraken_cluster_analyze(fixture.url, "{\"namespace\":\"ml\",\"range\":\"7x\"}", &out),
                   KRAKEN_ERROR_INVALID_INPUT);
   KT_CHECK_CONTAINS(kraken_last_error(), "--range");
+  KT_CHECK_STATUS(kraken_cluster_analyze(fixture.url, "{\"namespace\":\"ml\",\"max_slowdown\":-1}", &out),
+                  KRAKEN_ERROR_INVALID_INPUT);
+  KT_CHECK_CONTAINS(kraken_last_error(), "max_slowdown (--max-slowdown) must be between 0 and 1000");
   StopFixture(&fixture);
 }
 
