@@ -268,5 +268,40 @@ TEST(NvidiaSmiCaptureTest, L40sHasNoMemoryTemperature) {
             (std::vector<double>{681 * kMiB}));
 }
 
+// Memory health: the H100 and L40S print remapped rows (counts 0, "Pending: No") in -q and
+// in --query-gpu, and "N/A" for retired pages (an Ampere-and-newer GPU remaps rows instead);
+// with MIG on, the H100 and H200 print "Remapped Rows: N/A": no series.
+TEST(NvidiaSmiCaptureTest, MemoryHealthFromTheReportAndTheQuery) {
+  const Metric remapped[] = {Metric::kRemappedRowsCorrectableCount, Metric::kRemappedRowsUncorrectableCount,
+                             Metric::kRemappedRowsPending, Metric::kRemappedRowsFailure};
+  const Metric retired[] = {Metric::kRetiredPagesSbeCount, Metric::kRetiredPagesDbeCount,
+                            Metric::kRetiredPagesPending};
+  for (const char* file : {kH100, kL40s}) {
+    Profile p = ImportCapture(file);
+    for (Metric metric : remapped) {
+      std::vector<std::string> sources;
+      for (const Series& s : p.series) {
+        if (s.metric != metric) continue;
+        sources.push_back(s.source_name);
+        for (double v : SampleValues(&s)) EXPECT_EQ(v, 0) << file << " " << s.source_name;
+      }
+      EXPECT_EQ(sources.size(), 4u) << file << " " << GetMetricInfo(metric).name;  // -q and the query, idle and load
+      EXPECT_NE(std::find_if(sources.begin(), sources.end(),
+                             [](const std::string& s) { return s.starts_with("Remapped Rows/"); }),
+                sources.end())
+          << file;
+      EXPECT_NE(std::find_if(sources.begin(), sources.end(),
+                             [](const std::string& s) { return s.starts_with("remapped_rows."); }),
+                sources.end())
+          << file;
+    }
+    for (Metric metric : retired) EXPECT_EQ(CountMetric(p, metric), 0u) << file;
+  }
+  for (const char* file : {kH100Mig, kH200Mig}) {
+    Profile p = ImportCapture(file);
+    for (Metric metric : remapped) EXPECT_EQ(CountMetric(p, metric), 0u) << file;
+  }
+}
+
 }  // namespace
 }  // namespace kraken

@@ -69,6 +69,13 @@ constexpr MetricField kMetricFields[] = {
     {"temperature.memory", Metric::kMemTempC, "C", ""},
     {"used_gpu_memory", Metric::kProcessUsedMemoryBytes, "MiB", ""},
     {"used_memory", Metric::kProcessUsedMemoryBytes, "MiB", ""},
+    {"retired_pages.single_bit_ecc.count", Metric::kRetiredPagesSbeCount, "", ""},
+    {"retired_pages.double_bit.count", Metric::kRetiredPagesDbeCount, "", ""},
+    {"retired_pages.pending", Metric::kRetiredPagesPending, "", ""},
+    {"remapped_rows.correctable", Metric::kRemappedRowsCorrectableCount, "", ""},
+    {"remapped_rows.uncorrectable", Metric::kRemappedRowsUncorrectableCount, "", ""},
+    {"remapped_rows.pending", Metric::kRemappedRowsPending, "", ""},
+    {"remapped_rows.failure", Metric::kRemappedRowsFailure, "", ""},
 };
 
 // Identity and configuration fields: numbers, but not measurements (serial, pci.domain,
@@ -309,17 +316,19 @@ class QueryCsvReader {
     SmiValue value = ParseSmiValue(text);
     bool numeric_field = plan.metric != Metric::kOther || !plan.column.unit.empty();
     if (value.kind == ValueKind::kMissing) return;
-    if (value.kind == ValueKind::kText) {
+    const std::optional<double> flag = FlagValue(plan.metric, text);  // "Yes"/"No" of remapped_rows.pending
+    if (value.kind == ValueKind::kText && !flag) {
       // Text in a field that holds numbers is a bad value; other text fields (pstate,
       // compute_mode, "Enabled") are not series.
       if (numeric_field) builder_.Count("nvidia_smi_unparsable_values");
       return;
     }
-    std::string_view unit = !value.unit.empty()         ? value.unit
+    std::string_view unit = flag                        ? std::string_view()
+                            : !value.unit.empty()       ? value.unit
                             : !plan.column.unit.empty() ? std::string_view(plan.column.unit)
                                                         : plan.default_unit;
-    std::optional<double> converted = value.number;  // kOther keeps the printed unit, in a label
-    if (plan.metric != Metric::kOther) converted = ToMetricUnit(plan.metric, value.number, unit);
+    std::optional<double> converted = flag ? flag : value.number;  // kOther keeps the printed unit, in a label
+    if (!flag && plan.metric != Metric::kOther) converted = ToMetricUnit(plan.metric, value.number, unit);
     if (!converted) {
       builder_.Count("nvidia_smi_unknown_units");
       return;

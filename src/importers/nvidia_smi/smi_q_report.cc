@@ -44,6 +44,15 @@ constexpr ReportMetric kReportMetrics[] = {
     {{"PCI", "Tx Throughput"}, Metric::kPcieTxBytesPerS},
     {{"PCI", "Rx Throughput"}, Metric::kPcieRxBytesPerS},
     {{"PCI", "Replays Since Reset"}, Metric::kPcieReplayCount},
+    // Memory health (NVML's retired pages before Ampere, remapped rows since; "N/A" where
+    // the GPU has the other mechanism).
+    {{"Retired Pages", "Single Bit ECC"}, Metric::kRetiredPagesSbeCount},
+    {{"Retired Pages", "Double Bit ECC"}, Metric::kRetiredPagesDbeCount},
+    {{"Retired Pages", "Pending Page Blacklist"}, Metric::kRetiredPagesPending},
+    {{"Remapped Rows", "Correctable Error"}, Metric::kRemappedRowsCorrectableCount},
+    {{"Remapped Rows", "Uncorrectable Error"}, Metric::kRemappedRowsUncorrectableCount},
+    {{"Remapped Rows", "Pending"}, Metric::kRemappedRowsPending},
+    {{"Remapped Rows", "Remapping Failure Occurred"}, Metric::kRemappedRowsFailure},
 };
 
 constexpr Path kPowerLimitPaths[] = {{"GPU Power Readings", "Current Power Limit"},
@@ -128,7 +137,8 @@ void ReadSamples(const ReportNode& gpu, const GpuRef& ref, TimeNs time, ProfileB
     done.push_back(m.metric);
     SmiValue value = ParseSmiValue(node->value);
     if (value.kind == ValueKind::kMissing) continue;
-    auto converted = value.kind == ValueKind::kNumber ? ToMetricUnit(m.metric, value.number, value.unit) : std::nullopt;
+    std::optional<double> converted = FlagValue(m.metric, node->value);
+    if (!converted && value.kind == ValueKind::kNumber) converted = ToMetricUnit(m.metric, value.number, value.unit);
     if (!converted) {
       builder.Count(value.kind == ValueKind::kText ? "nvidia_smi_unparsable_values" : "nvidia_smi_unknown_units");
       continue;

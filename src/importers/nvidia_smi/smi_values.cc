@@ -109,6 +109,14 @@ std::optional<double> ToMetricUnit(Metric metric, double value, std::string_view
   return value;  // counts, codes, ratios: no unit to convert
 }
 
+std::optional<double> FlagValue(Metric metric, std::string_view text) {
+  if (GetMetricInfo(metric).unit != "flag") return std::nullopt;
+  text = Trim(text);
+  if (EqualsIgnoreCase(text, "Yes")) return 1.0;
+  if (EqualsIgnoreCase(text, "No")) return 0.0;
+  return std::nullopt;
+}
+
 std::optional<TimeNs> CivilToEpochNs(int year, int month, int day, int hour, int minute, int second) {
   using namespace std::chrono;
   year_month_day date{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},

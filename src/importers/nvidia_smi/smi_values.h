@@ -31,6 +31,10 @@ SmiValue ParseSmiValue(std::string_view text);
 // nullopt when the unit is unknown for that metric, or empty where no default is safe.
 std::optional<double> ToMetricUnit(Metric metric, double value, std::string_view unit);
 
+// A flag metric's value (unit "flag": remapped_rows_pending, ...): nvidia-smi prints
+// "Yes" / "No" for those, read as 1 / 0. nullopt for another metric or other text.
+std::optional<double> FlagValue(Metric metric, std::string_view text);
+
 // What metadata.attributes["timestamps"] says once a wall-clock time was read.
 inline constexpr std::string_view kLocalTimeNote = "local time, zone unknown";
 

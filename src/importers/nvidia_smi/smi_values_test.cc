@@ -86,5 +86,15 @@ TEST(CaptureSectionsTest, SplitsOnBannersAndReadsPhaseAndCommand) {
   ASSERT_EQ(SplitSections("# gpu pwr\n    0  69\n").size(), 1u);
 }
 
+TEST(SmiValuesTest, YesNoIsAFlagOnlyForFlagMetrics) {
+  EXPECT_EQ(FlagValue(Metric::kRemappedRowsPending, "Yes"), 1.0);
+  EXPECT_EQ(FlagValue(Metric::kRemappedRowsFailure, " No "), 0.0);
+  EXPECT_EQ(FlagValue(Metric::kRetiredPagesPending, "yes"), 1.0);
+  EXPECT_FALSE(FlagValue(Metric::kRemappedRowsPending, "[N/A]").has_value());
+  EXPECT_FALSE(FlagValue(Metric::kRemappedRowsPending, "1").has_value());  // a number is read as a number
+  EXPECT_FALSE(FlagValue(Metric::kGpuUtilPct, "Yes").has_value());
+  EXPECT_FALSE(FlagValue(Metric::kRemappedRowsCorrectableCount, "No").has_value());
+}
+
 }  // namespace
 }  // namespace kraken::nvidia_smi
