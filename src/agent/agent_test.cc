@@ -8,6 +8,7 @@
 #include <set>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <thread>
 
 #include "agent/metric_groups.h"
@@ -122,27 +123,50 @@ TEST(AgentTest, SamplesIntoTheRingRendersAndCommitsToTheStore) {
   EXPECT_EQ(power_series, 8);
 }
 
+// An agent at 20 ms with a 10 s ring over the replay of `capture_path`, its sampler's slow
+// reads 10 s apart (only the first pass makes them): started, stopped after four passes,
+// its /metrics text as it was then. `agent` stays null when it could not run.
+struct SlowReadsAgent {
+  explicit SlowReadsAgent(const std::string& capture_path) {
+    ::setenv("KRAKEN_NVML_REPLAY", capture_path.c_str(), 1);
+    nvml::NvmlSamplerOptions sampler_options;
+    sampler_options.proc_root = "";
+    sampler_options.slow_interval_us = 10'000'000;
+    auto opened = nvml::OpenNvmlSession(KRAKEN_NVML_REPLAY_LIBRARY, sampler_options);
+    if (!opened.ok()) {
+      ADD_FAILURE() << opened.status().message();
+      return;
+    }
+    session = std::move(*opened);
+    AgentOptions options;
+    options.interval_ns = 20'000'000;
+    options.ring_ns = 10'000'000'000;
+    options.hostname = "replay-node";
+    auto started = std::make_unique<Agent>(options, *session.sampler, nullptr);
+    if (!started->Start().ok()) {
+      ADD_FAILURE() << "the agent did not start";
+      return;
+    }
+    while (started->samples_total() < 4) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    started->RenderMetrics(metrics);
+    EXPECT_TRUE(started->Stop().ok());
+    EXPECT_FALSE(session.sampler->last_pass_was_slow());
+    agent = std::move(started);
+  }
+
+  nvml::NvmlSession session;
+  std::unique_ptr<Agent> agent;
+  std::string metrics;
+};
+
 // The sampler reads PCIe throughput only every slow interval (10 s here: the first pass
 // only); /metrics keeps showing each GPU's last value on the passes in between, while the
 // passes themselves (ring, store) have none.
 TEST(AgentTest, MetricsHoldTheSlowValuesBetweenSlowReads) {
-  ::setenv("KRAKEN_NVML_REPLAY", (testing::SourceDir() + "/tests/fixtures/nvml/h100x8.nvml").c_str(), 1);
-  nvml::NvmlSamplerOptions sampler_options;
-  sampler_options.proc_root = "";
-  sampler_options.slow_interval_us = 10'000'000;
-  auto session = nvml::OpenNvmlSession(KRAKEN_NVML_REPLAY_LIBRARY, sampler_options);
-  ASSERT_TRUE(session.ok()) << session.status().message();
-  AgentOptions options;
-  options.interval_ns = 20'000'000;
-  options.ring_ns = 10'000'000'000;
-  options.hostname = "replay-node";
-  Agent agent(options, *session->sampler, nullptr);
-  ASSERT_TRUE(agent.Start().ok());
-  while (agent.samples_total() < 4) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  std::string text;
-  agent.RenderMetrics(text);
-  ASSERT_TRUE(agent.Stop().ok());
-  EXPECT_FALSE(session->sampler->last_pass_was_slow());
+  SlowReadsAgent run(testing::SourceDir() + "/tests/fixtures/nvml/h100x8.nvml");
+  ASSERT_NE(run.agent, nullptr);
+  const std::string& text = run.metrics;
+  Agent& agent = *run.agent;
   int pcie_lines = 0;
   for (std::string_view line : Split(text, '\n')) pcie_lines += line.rfind("DCGM_FI_PROF_PCIE_TX_BYTES{", 0) == 0;
   EXPECT_EQ(pcie_lines, 8) << text;
@@ -182,23 +206,9 @@ TEST(AgentTest, MetricsShowTheHealthCountersUnderDcgmNames) {
                         "gpu0.field.38.4294967295 = ullong 7\ngpu0.field.52.4294967295 = ullong 12\n";
   std::string path = testing::MakeTempDir("agent_health") + "/health.nvml";
   std::ofstream(path) << capture;
-  ::setenv("KRAKEN_NVML_REPLAY", path.c_str(), 1);
-  nvml::NvmlSamplerOptions sampler_options;
-  sampler_options.proc_root = "";
-  sampler_options.slow_interval_us = 10'000'000;
-  auto session = nvml::OpenNvmlSession(KRAKEN_NVML_REPLAY_LIBRARY, sampler_options);
-  ASSERT_TRUE(session.ok()) << session.status().message();
-  AgentOptions options;
-  options.interval_ns = 20'000'000;
-  options.ring_ns = 10'000'000'000;
-  options.hostname = "replay-node";
-  Agent agent(options, *session->sampler, nullptr);
-  ASSERT_TRUE(agent.Start().ok());
-  while (agent.samples_total() < 4) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  std::string text;
-  agent.RenderMetrics(text);
-  ASSERT_TRUE(agent.Stop().ok());
-  EXPECT_FALSE(session->sampler->last_pass_was_slow());  // held from the first pass
+  SlowReadsAgent run(path);
+  ASSERT_NE(run.agent, nullptr);
+  const std::string& text = run.metrics;  // the values are held from the first pass
   const std::string labels =
       "{gpu=\"0\",UUID=\"GPU-health\",device=\"nvidia0\",modelName=\"Test GPU\","
       "Hostname=\"replay-node\"}";
