@@ -11,6 +11,7 @@
 #include "importers/builtin_importers.h"
 #include "importers/registry.h"
 #include "server/test_server.h"
+#include "server/test_upload.h"
 
 namespace kraken::server {
 namespace {
@@ -26,18 +27,7 @@ std::string BertPath() {
 }
 
 // The trace uploaded as the dashboard uploads a file; its stored id.
-int64_t UploadBert(httplib::Client& client) {
-  std::string body = kraken::testing::ReadFileOrDie(BertPath());
-  std::string path = "/api/v1/profiles?name=";
-  path += kBertName;
-  auto res = client.Post(path.c_str(), body, "application/gzip");
-  EXPECT_TRUE(res && res->status == 201) << (res ? res->body.substr(0, 300) : "no answer");
-  if (!res || res->status != 201) return 0;
-  simdjson::dom::parser parser;
-  int64_t id = 0;
-  EXPECT_EQ(ParseJson(parser, res->body)["id"].get(id), simdjson::SUCCESS);
-  return id;
-}
+int64_t UploadBert(httplib::Client& client) { return testing::UploadFile(client, BertPath(), kBertName).id; }
 
 // The document the CLI's path renders for the file itself with these settings, the file
 // named as the upload names it.

@@ -33,25 +33,30 @@ inline const char* UploadContentType(std::string_view name) {
   return "text/plain";
 }
 
-// Uploads `relative` (a file of the shared data) as `name`; fails the test, naming the file,
-// unless the server stored it (201 with an id).
-inline UploadAnswer UploadDataFile(httplib::Client& client, const std::string& relative, const std::string& name) {
+// Uploads the file at `path_on_disk` as `name`; fails the test, naming the file, unless the server
+// stored it (201 with an id).
+inline UploadAnswer UploadFile(httplib::Client& client, const std::string& path_on_disk, const std::string& name) {
   UploadAnswer answer;
-  std::string body = kraken::testing::ReadFileOrDie(kraken::testing::DataPath(relative));
+  std::string body = kraken::testing::ReadFileOrDie(path_on_disk);
   // Built by append: GCC 12 flags `std::string(...) + name` with a false -Warray-bounds.
   std::string path = "/api/v1/profiles?name=";
   path += name;
   auto res = client.Post(path, body, UploadContentType(name));
   if (!res) {
-    ADD_FAILURE() << "no answer to the upload of " << relative;
+    ADD_FAILURE() << "no answer to the upload of " << path_on_disk;
     return answer;
   }
   answer.body = res->body;
-  EXPECT_EQ(res->status, 201) << relative << ": " << res->body.substr(0, 300);
+  EXPECT_EQ(res->status, 201) << path_on_disk << ": " << res->body.substr(0, 300);
   if (res->status != 201) return answer;
   simdjson::dom::parser parser;
-  EXPECT_EQ(ParseJson(parser, res->body)["id"].get(answer.id), simdjson::SUCCESS) << relative;
+  EXPECT_EQ(ParseJson(parser, res->body)["id"].get(answer.id), simdjson::SUCCESS) << path_on_disk;
   return answer;
+}
+
+// Uploads `relative` (a file of the shared data) as `name`, as UploadFile does.
+inline UploadAnswer UploadDataFile(httplib::Client& client, const std::string& relative, const std::string& name) {
+  return UploadFile(client, kraken::testing::DataPath(relative), name);
 }
 
 // "/api/v1/profiles/{id}" followed by `rest` (a route and a query, e.g. "/analysis?top=3").
