@@ -1,7 +1,7 @@
 #include "server/http_util.h"
 
-#include <cstdio>
 #include <ctime>
+#include <limits>
 
 #include "base/json_writer.h"
 #include "base/number_input.h"
@@ -68,15 +68,11 @@ Result<int64_t> IntParam(const httplib::Request& req, const char* name, int64_t 
   return *value;
 }
 
-Result<double> NumberParam(const httplib::Request& req, const char* name, double fallback, double low, double high) {
+Result<double> FiniteNumberParam(const httplib::Request& req, const char* name, double fallback) {
   if (!req.has_param(name)) return fallback;
   std::string text = req.get_param_value(name);
-  auto value = ParseBoundedNumber(Trim(text), low, high);
-  if (!value) {
-    char bounds[64];
-    std::snprintf(bounds, sizeof bounds, "%g to %g", low, high);
-    return InvalidInput(std::string(name) + " must be a number from " + bounds + ", got '" + text + "'");
-  }
+  auto value = ParseBoundedNumber(Trim(text), -std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
+  if (!value) return InvalidInput(std::string(name) + " must be a finite number, got '" + text + "'");
   return *value;
 }
 

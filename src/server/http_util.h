@@ -39,9 +39,10 @@ std::optional<int64_t> ParsePositiveId(std::string_view text);
 Result<int64_t> IntParam(const httplib::Request& req, const char* name, int64_t fallback, int64_t low,
                          int64_t high);
 
-// The query parameter as a finite number within [low, high] (ParseBoundedNumber: "nan",
-// "inf" and 1e999 never pass); absent -> fallback.
-Result<double> NumberParam(const httplib::Request& req, const char* name, double fallback, double low, double high);
+// The query parameter as a finite number (ParseBoundedNumber: "nan", "inf" and 1e999 never
+// pass); absent -> fallback. Its range is the app layer's to check, so that a setting has
+// one rule and one message on every front end.
+Result<double> FiniteNumberParam(const httplib::Request& req, const char* name, double fallback);
 
 // "true"/"1" or "false"/"0"; absent -> false.
 Result<bool> BoolParam(const httplib::Request& req, const char* name);

@@ -1,6 +1,5 @@
 // /api/v1/profiles, /api/v1/profiles/{id}[/analysis|/disagg|/report|/series]: stored profiles,
 // their summaries and the same documents the CLI prints for them. Shapes: docs/api.md.
-#include <limits>
 
 #include "analysis/colocate/profile_demands.h"
 #include "app/analyze_request.h"
@@ -8,7 +7,6 @@
 #include "app/report_request.h"
 #include "app/store_requests.h"
 #include "base/json_writer.h"
-#include "base/number_input.h"
 #include "base/text.h"
 #include "model/metrics.h"
 #include "report/profile_summary.h"
@@ -128,16 +126,6 @@ void HandleAnalysis(ServerContext& ctx, int64_t id, const httplib::Request& req,
     profiles.push_back(std::move(*profile));
   }
   SendJson(res, 200, RenderAnalysis(profiles, settings, *options, /*json=*/true));
-}
-
-// A query parameter as a finite number, for the app layer to check: MakeDisaggSetup holds
-// the one rule for each disagg setting, so the server refuses only what is not a number.
-Result<double> FiniteNumberParam(const httplib::Request& req, const char* name, double fallback) {
-  if (!req.has_param(name)) return fallback;
-  std::string text = req.get_param_value(name);
-  auto value = ParseBoundedNumber(Trim(text), -std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
-  if (!value) return InvalidInput(std::string(name) + " must be a finite number, got '" + text + "'");
-  return *value;
 }
 
 // The query parameters `kraken disagg` has as flags where they change the document:
