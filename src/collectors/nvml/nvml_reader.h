@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include "collectors/nvml/capture.h"
+#include "collectors/nvml/nvml_health_fields.h"
 #include "collectors/nvml/nvml_library.h"
 
 namespace kraken::nvml {
@@ -37,19 +38,13 @@ inline constexpr std::array<FieldRequest, 6> kFieldRequests = {{
 // it lacks: retired pages on Ampere and newer, remapped rows before Ampere, the NVLink
 // counters without NVLink. In a frame they follow kFieldRequests' answers in
 // DeviceFrame::fields, holding the last slow pass's answers in between (like energy).
-inline constexpr std::array<FieldRequest, 11> kHealthFieldRequests = {{
-    {NVML_FI_DEV_REMAPPED_COR, 0},
-    {NVML_FI_DEV_REMAPPED_UNC, 0},
-    {NVML_FI_DEV_REMAPPED_PENDING, 0},
-    {NVML_FI_DEV_REMAPPED_FAILURE, 0},
-    {NVML_FI_DEV_RETIRED_SBE, 0},
-    {NVML_FI_DEV_RETIRED_DBE, 0},
-    {NVML_FI_DEV_RETIRED_PENDING, 0},
-    {NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL, NVML_NVLINK_SCOPE_ALL_LINKS},
-    {NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL, NVML_NVLINK_SCOPE_ALL_LINKS},
-    {NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL, NVML_NVLINK_SCOPE_ALL_LINKS},
-    {NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL, NVML_NVLINK_SCOPE_ALL_LINKS},
-}};
+// One list with the metrics (kHealthFieldMetrics), so that every field asked has a metric.
+inline constexpr std::array<FieldRequest, kHealthFieldMetrics.size()> kHealthFieldRequests = [] {
+  std::array<FieldRequest, kHealthFieldMetrics.size()> requests{};
+  for (size_t i = 0; i < requests.size(); ++i)
+    requests[i] = FieldRequest{kHealthFieldMetrics[i].field_id, kHealthFieldMetrics[i].scope_id};
+  return requests;
+}();
 
 // The GPM metrics every pass asks for on Hopper and newer.
 inline constexpr std::array<uint32_t, 8> kGpmMetrics = {
