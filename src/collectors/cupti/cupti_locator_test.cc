@@ -134,7 +134,7 @@ TracerConfig ConfigWithActivities(const char* activities, const char* api = null
 TEST(TracerConfigTest, ActivitiesChooseTheOptionalKinds) {
   TracerConfig all = ConfigWithActivities(nullptr);
   EXPECT_EQ(all.activities, kDefaultActivities);
-  EXPECT_EQ(ActivitiesText(all.activities), "kernels,memcpy,memset,sync,nvtx,api");
+  EXPECT_EQ(ActivitiesText(all.activities), "kernels,memcpy,memset,sync,nvtx,api,memory");
   EXPECT_TRUE(all.nvtx);
   EXPECT_EQ(all.api, ApiRecording::kLaunches);
 
@@ -148,6 +148,10 @@ TEST(TracerConfigTest, ActivitiesChooseTheOptionalKinds) {
   EXPECT_EQ(some.activities, uint32_t{kActivityMemcpy | kActivityNvtx | kActivityApi});
   EXPECT_EQ(ActivitiesText(some.activities), "kernels,memcpy,nvtx,api");
   EXPECT_EQ(some.api, ApiRecording::kAll);
+
+  TracerConfig memory = ConfigWithActivities("kernels,memory");
+  EXPECT_EQ(memory.activities, uint32_t{kActivityMemory});
+  EXPECT_EQ(ActivitiesText(memory.activities), "kernels,memory");
 
   // KRAKEN_CUPTI_API=none wins over `api` in the list.
   TracerConfig no_api = ConfigWithActivities("api,sync", "none");
@@ -229,7 +233,7 @@ TEST(TracerConfigTest, ABadActivityIsOneLineAndKeepsTheDefault) {
   }
   EXPECT_EQ(ConfigWithActivities("memcpy,kernel").problems[0],
             "KRAKEN_CUPTI_ACTIVITIES=memcpy,kernel: 'kernel' is not one of kernels, memcpy, memset, sync, nvtx, "
-            "marker, api; using kernels,memcpy,memset,sync,nvtx,api");
+            "marker, api, memory; using kernels,memcpy,memset,sync,nvtx,api,memory");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 
 #include "collectors/cupti/api_names.h"
@@ -14,6 +15,10 @@
 
 namespace kraken::cupti {
 namespace {
+
+// What libcupti answered when it refused CUPTI_ACTIVITY_KIND_MEMORY2 (a CUptiResult); -1:
+// not refused or not asked. Process-wide: the first refusal is the one the trace notes.
+std::atomic<int> g_memory_refused{-1};
 
 // The command line, as the trace's "command" member (cut to stay readable).
 std::string CommandLine() {
@@ -157,7 +162,14 @@ std::unique_ptr<TraceSession> StartSession(const LoadedCupti& cupti, const Trace
     }
   };
   hooks.writer_pass = [](bool last) { ReleaseHardwareTimestampsSubscription(last); };
-  hooks.closing_members = [] { return HardwareTimestampsMembers(); };
+  hooks.closing_members = [loaded] {
+    JsonMembers members = HardwareTimestampsMembers();
+    // Tracing went on without them: the trace says why it has no device memory.
+    if (const int refused = g_memory_refused.load(); refused >= 0)
+      members.emplace_back("kraken_cupti_memory_records",
+                           JsonString("unavailable: " + loaded->functions.ErrorText(static_cast<CUptiResult>(refused))));
+    return members;
+  };
   return TraceSession::Start(std::move(options), std::move(hooks), error);
 }
 
@@ -174,7 +186,7 @@ void DisableActivities(const LoadedCupti& cupti) {
        {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER,
         CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_DEVICE,
-        CUPTI_ACTIVITY_KIND_CONTEXT})
+        CUPTI_ACTIVITY_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_MEMORY2})
     f.Disable(kind);  // a kind that was not enabled: an error to ignore
   if (f.EnableRuntimeApi != nullptr)
     for (const ApiName& api : ApiNameTable(ApiDomain::kRuntime))
@@ -204,6 +216,14 @@ std::string EnableActivities(const LoadedCupti& cupti, const TracerConfig& confi
   if ((wanted & kActivityMemset) != 0) f.Enable(CUPTI_ACTIVITY_KIND_MEMSET);
   if ((wanted & kActivitySync) != 0) f.Enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
   if (config.nvtx) f.Enable(CUPTI_ACTIVITY_KIND_MARKER);
+  if ((wanted & kActivityMemory) != 0) {
+    // Device allocations and releases (the workload's memory, activity_memory.h). A libcupti
+    // that refuses them still traces; the closing members say why (noted once).
+    if (CUptiResult r = f.Enable(CUPTI_ACTIVITY_KIND_MEMORY2); r != CUPTI_SUCCESS) {
+      int not_refused = -1;
+      g_memory_refused.compare_exchange_strong(not_refused, static_cast<int>(r));
+    }
+  }
   if (config.api == ApiRecording::kNone) return "";
   bool by_id = config.api == ApiRecording::kLaunches && f.EnableRuntimeApi != nullptr && f.EnableDriverApi != nullptr;
   if (by_id) {

@@ -25,7 +25,8 @@ std::unique_ptr<TraceSession> StartSession(const LoadedCupti& cupti, const Trace
 std::string WriteErrorTrace(const TracerConfig& config, const std::string& error);
 
 // Enables the activity kinds: kernels (required), copies, sets, synchronizations, devices,
-// contexts, NVTX markers, and the runtime/driver calls selected by config.api (by id when
+// contexts, NVTX markers, device memory allocations (optional: a libcupti refusing them is
+// noted in the closing members), and the runtime/driver calls selected by config.api (by id when
 // libcupti can, else all and filtered in the converter). "" on success, else why kernels
 // cannot be recorded, with the likely cause (no driver in the process, version mismatch).
 // `late`: at the start of a delayed capture window, when the devices and contexts exist

@@ -136,7 +136,7 @@ TEST(InjectionTest, ABadActivitiesValueIsOneLineAndTheDefaultIsTraced) {
                            dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "kraken-cupti: KRAKEN_CUPTI_ACTIVITIES=kernels,cache: 'cache' is not one of kernels, memcpy, "
-                   "memset, sync, nvtx, marker, api; using kernels,memcpy,memset,sync,nvtx,api\n");
+                   "memset, sync, nvtx, marker, api, memory; using kernels,memcpy,memset,sync,nvtx,api,memory\n");
   auto imported = ImportFile(BuiltinImporters(), TraceFileIn(dir));
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   EXPECT_EQ((*imported)[0].runtime_calls.size(), 10u);

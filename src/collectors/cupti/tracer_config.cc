@@ -38,7 +38,8 @@ constexpr ActivityName kActivityNames[] = {{"kernels", 0},
                                            {"sync", kActivitySync},
                                            {"nvtx", kActivityNvtx},
                                            {"marker", kActivityNvtx},
-                                           {"api", kActivityApi}};
+                                           {"api", kActivityApi},
+                                           {"memory", kActivityMemory}};
 
 // KRAKEN_CUPTI_ACTIVITIES: a comma list of kActivityNames; a bad word keeps the default.
 void ReadActivities(const char* text, uint32_t* activities, std::vector<std::string>* problems) {
@@ -55,7 +56,7 @@ void ReadActivities(const char* text, uint32_t* activities, std::vector<std::str
       }
     if (!known) {
       problems->push_back(std::string("KRAKEN_CUPTI_ACTIVITIES=") + text + ": '" + std::string(word) +
-                          "' is not one of kernels, memcpy, memset, sync, nvtx, marker, api; using " +
+                          "' is not one of kernels, memcpy, memset, sync, nvtx, marker, api, memory; using " +
                           ActivitiesText(*activities));
       return;
     }

@@ -14,15 +14,19 @@ namespace kraken::cupti {
 enum class ApiRecording { kLaunches, kAll, kNone };
 
 // The optional activity kinds (kernel records are always on), KRAKEN_CUPTI_ACTIVITIES: a
-// comma list of memcpy, memset, sync, nvtx (or marker), api; `kernels` alone: none of them.
+// comma list of memcpy, memset, sync, nvtx (or marker), api, memory (device allocations and
+// releases, CUPTI_ACTIVITY_KIND_MEMORY2); `kernels` alone: none of them.
 enum ActivityKind : uint32_t {
   kActivityMemcpy = 1u << 0,
   kActivityMemset = 1u << 1,
   kActivitySync = 1u << 2,
   kActivityNvtx = 1u << 3,
   kActivityApi = 1u << 4,
+  kActivityMemory = 1u << 5,
 };
-constexpr uint32_t kDefaultActivities = kActivityMemcpy | kActivityMemset | kActivitySync | kActivityNvtx | kActivityApi;
+// All of them: memory records come once per allocation and release, which costs nothing.
+constexpr uint32_t kDefaultActivities =
+    kActivityMemcpy | kActivityMemset | kActivitySync | kActivityNvtx | kActivityApi | kActivityMemory;
 // "kernels,memcpy,..." for the trace header: what was asked for.
 std::string ActivitiesText(uint32_t activities);
 
