@@ -22,7 +22,7 @@ METRIC_SERIES: Dict[str, Sequence[str]] = {
                  "gr_engine_active_ratio", "sm_active_ratio", "sm_occupancy_ratio", "tensor_active_ratio",
                  "dram_active_ratio", "encoder_util_pct", "decoder_util_pct"),
     "memory": ("fb_used_bytes", "fb_free_bytes", "fb_total_bytes", "fb_reserved_bytes", "process_used_memory_bytes",
-               "allocator_allocated_bytes", "allocator_reserved_bytes"),
+               "allocator_allocated_bytes", "allocator_reserved_bytes", "cuda_allocated_bytes"),
     "pcie_bw": ("pcie_tx_bytes_per_s", "pcie_rx_bytes_per_s", "pcie_replay_count"),
     "nvlink": ("nvlink_tx_bytes_per_s", "nvlink_rx_bytes_per_s"),
     "power": ("power_w", "power_limit_w", "energy_mj", "gpu_temp_c", "mem_temp_c"),

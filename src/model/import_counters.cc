@@ -19,6 +19,8 @@ constexpr ImportCounterInfo kCounters[] = {
     {"kineto_negative_durations_clamped", kName, "events with a negative dur, read as zero"},
     {"kineto_events_sanitized", kName, "events with invalid UTF-8 or control bytes in a string, repaired before use"},
     {"kineto_counter_events_ignored", kName, "counter events (ph C) of no series kraken reads"},
+    {"kineto_cuda_memory_bad_values", kName,
+     "CUDA device memory counter events (kraken's CUPTI tracer) without a device or a byte count of at least 0, skipped"},
     {"kineto_unsupported_phase_events", kName, "events of a phase kraken does not read (async, object, sample ...)"},
     {"kineto_instant_events_ignored", kName, "instant events (ph i) other than [memory] records"},
     {"kineto_memory_events_without_totals", kName, "[memory] instant events without Total Allocated/Reserved"},

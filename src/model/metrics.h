@@ -65,6 +65,8 @@ namespace kraken {
   X(kProcessUsedMemoryBytes, "process_used_memory_bytes", "B", "Device memory used by a process") \
   X(kAllocatorAllocatedBytes, "allocator_allocated_bytes", "B", "Framework allocator: memory in tensors") \
   X(kAllocatorReservedBytes, "allocator_reserved_bytes", "B", "Framework allocator: memory reserved") \
+  X(kCudaAllocatedBytes, "cuda_allocated_bytes", "B",                                                   \
+    "CUDA device allocations outstanding (cudaMalloc minus cudaFree; CUPTI memory records)")            \
   X(kOther, "other", "", "A field kraken has no canonical name for; see Series::source_name")
 
 enum class Metric : uint16_t {

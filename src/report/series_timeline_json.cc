@@ -26,7 +26,8 @@ const std::vector<PanelSpec>& Panels() {
       {"utilization", "GPU utilization", "%", 1.0, {Metric::kGpuUtilPct, Metric::kMemCopyUtilPct}},
       {"sm_activity", "SM activity", "ratio", 1.0, {Metric::kSmActiveRatio, Metric::kSmOccupancyRatio}},
       {"memory", "Memory used", "GiB", 1.0 / kBytesPerGiB,
-       {Metric::kFbUsedBytes, Metric::kAllocatorAllocatedBytes, Metric::kAllocatorReservedBytes}},
+       {Metric::kFbUsedBytes, Metric::kAllocatorAllocatedBytes, Metric::kAllocatorReservedBytes,
+        Metric::kCudaAllocatedBytes}},
       {"power", "Power", "W", 1.0, {Metric::kPowerW}},
       {"pcie", "PCIe throughput", "MB/s", 1e-6, {Metric::kPcieTxBytesPerS, Metric::kPcieRxBytesPerS}},
   };

@@ -107,6 +107,30 @@ TEST_P(StoreRecordsTest, ALegacyWorkloadIsReplacedById) {
   EXPECT_TRUE((*listed)[1].measured);
 }
 
+// `kraken profile --kernels` stores the tracer's trace: its CUDA allocation series (metrics
+// are stored by name) must come back as that metric, not as "other".
+TEST_P(StoreRecordsTest, ACudaAllocationSeriesKeepsItsMetric) {
+  auto store = ProfileStore::Open(NewStore("store_cuda_memory"));
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  Profile profile;
+  profile.metadata.source = "trace.json";
+  profile.metadata.format = "kineto";
+  Series& series = profile.series.emplace_back();
+  series.metric = Metric::kCudaAllocatedBytes;
+  series.source_name = "CUDA device memory";
+  series.entity.gpu_index = 1;
+  series.samples = {{1000, 1073741824.0}, {2000, 536870912.0}};
+  auto id = (*store)->SaveProfile(profile);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  auto loaded = (*store)->LoadProfile(*id);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_EQ(loaded->series.size(), 1u);
+  EXPECT_EQ(loaded->series[0].metric, Metric::kCudaAllocatedBytes);
+  EXPECT_EQ(loaded->series[0].entity.gpu_index, 1);
+  ASSERT_EQ(loaded->series[0].samples.size(), 2u);
+  EXPECT_EQ(loaded->series[0].samples[0].value, 1073741824.0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StoreRecordsTest, store::testing::AllStoreBackends(),
                          store::testing::StoreBackendParamName());
 

@@ -49,7 +49,7 @@ void EventParser::Impl::Commit() {
       ++metadata_events;
       return;
     case 'C':
-      Count("kineto_counter_events_ignored");
+      CommitCounter();
       return;
     default:
       Count("kineto_unsupported_phase_events");
@@ -111,22 +111,44 @@ void EventParser::Impl::CommitInstant() {
     Count("kineto_memory_events_without_totals");
     return;
   }
-  auto add = [&](Metric metric, int64_t value) {
-    if (value < 0) return;
-    Series* series = nullptr;
-    for (auto& s : profile->series) {
-      if (s.metric == metric && s.entity.gpu_index == ev.device_id) series = &s;
-    }
-    if (series == nullptr) {
-      series = &profile->series.emplace_back();
-      series->metric = metric;
-      series->source_name = metric == Metric::kAllocatorAllocatedBytes ? "Total Allocated" : "Total Reserved";
-      series->entity.gpu_index = static_cast<int32_t>(ev.device_id);
-    }
-    series->samples.push_back({ev.ts_ns, static_cast<double>(value)});
-  };
-  add(Metric::kAllocatorAllocatedBytes, ev.total_allocated);
-  add(Metric::kAllocatorReservedBytes, ev.total_reserved);
+  const auto device = static_cast<int32_t>(ev.device_id);
+  if (ev.total_allocated >= 0)
+    AddSample(Metric::kAllocatorAllocatedBytes, device, "Total Allocated", static_cast<double>(ev.total_allocated));
+  if (ev.total_reserved >= 0)
+    AddSample(Metric::kAllocatorReservedBytes, device, "Total Reserved", static_cast<double>(ev.total_reserved));
+}
+
+// A sample of `metric` on `device` at the event's time, into the device's series of it.
+void EventParser::Impl::AddSample(Metric metric, int32_t device, std::string_view source_name, double value) {
+  Series* series = nullptr;
+  for (auto& s : profile->series) {
+    if (s.metric == metric && s.entity.gpu_index == device) series = &s;
+  }
+  if (series == nullptr) {
+    series = &profile->series.emplace_back();
+    series->metric = metric;
+    series->source_name = std::string(source_name);
+    series->entity.gpu_index = device;
+  }
+  series->samples.push_back({ev.ts_ns, value});
+}
+
+// Counter events: the device memory of kraken's CUPTI tracer; others are counted.
+void EventParser::Impl::CommitCounter() {
+  if (ev.cat != kCatCudaMemory || ev.name != kCudaMemoryCounterName) {
+    Count("kineto_counter_events_ignored");
+    return;
+  }
+  if (!ev.has_ts) {
+    ++missing_timestamp;
+    return;
+  }
+  const int32_t device = DeviceOf();
+  if (device < 0 || ev.bytes < 0) {
+    Count("kineto_cuda_memory_bad_values");
+    return;
+  }
+  AddSample(Metric::kCudaAllocatedBytes, device, kCudaMemoryCounterName, static_cast<double>(ev.bytes));
 }
 
 bool EventParser::Impl::CheckTimes() {

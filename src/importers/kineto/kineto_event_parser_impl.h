@@ -76,6 +76,8 @@ struct EventParser::Impl {
   void Commit();
   void CommitComplete();
   void CommitInstant();
+  void CommitCounter();
+  void AddSample(Metric metric, int32_t device, std::string_view source_name, double value);
   bool CheckTimes();
   int32_t DeviceOf() const;
   int64_t StreamOf() const;

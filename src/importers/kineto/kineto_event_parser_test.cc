@@ -159,5 +159,42 @@ TEST(EventParserTest, ProfilerRangeWithACorrelationGivesItsKernelTheCounters) {
   EXPECT_EQ(profile.profiler_ranges[0].raw_counters.count("correlation"), 0u);  // a link, not a counter
 }
 
+// kraken's CUPTI tracer writes each device's outstanding CUDA allocations as counter events
+// (pid: the device); other counter events stay ignored, and bad values are counted.
+TEST(EventParserTest, CudaMemoryCounterEventsBecomeOneSeriesPerDevice) {
+  Profile profile;
+  EventParser parser(&profile);
+  for (const char* event : {
+           R"json({"ph":"C","cat":"cuda_memory","name":"CUDA device memory","pid":0,"tid":0,"ts":3.000,"args":{"bytes":1500}})json",
+           R"json({"ph":"C","cat":"cuda_memory","name":"CUDA device memory","pid":1,"tid":0,"ts":2.000,"args":{"bytes":300}})json",
+           R"json({"ph":"C","cat":"cuda_memory","name":"CUDA device memory","pid":0,"tid":0,"ts":1.000,"args":{"bytes":1000}})json",
+           R"json({"ph":"C","cat":"cuda_memory","name":"CUDA device memory","pid":0,"tid":0,"ts":4.000,"args":{"bytes":-5}})json",
+           R"json({"ph":"C","cat":"cuda_memory","name":"CUDA device memory","pid":0,"tid":0,"ts":5.000,"args":{"bytes":"lots"}})json",
+           R"json({"ph":"C","cat":"cuda_memory","name":"CUDA device memory","pid":"host","tid":0,"ts":6.000,"args":{"bytes":1}})json",
+           R"json({"ph":"C","cat":"cuda_memory","name":"CUDA device memory","pid":0,"tid":0,"ts":7.000})json",
+           R"json({"ph":"C","cat":"cuda_memory","name":"CUDA device memory","pid":0,"tid":0,"args":{"bytes":1}})json",
+           R"json({"ph":"C","name":"Memory","pid":0,"tid":0,"ts":1.000,"args":{"bytes":1}})json",
+       })
+    ParseOne(parser, event);
+  parser.Finish();
+  ASSERT_EQ(profile.series.size(), 2u);
+  for (const Series& s : profile.series) {
+    EXPECT_EQ(s.metric, Metric::kCudaAllocatedBytes);
+    EXPECT_EQ(s.source_name, "CUDA device memory");
+  }
+  const Series& gpu0 = profile.series[0].entity.gpu_index == 0 ? profile.series[0] : profile.series[1];
+  const Series& gpu1 = profile.series[0].entity.gpu_index == 0 ? profile.series[1] : profile.series[0];
+  ASSERT_EQ(gpu0.samples.size(), 2u);
+  EXPECT_EQ(gpu0.samples[0].time_ns, 1000);  // sorted by time
+  EXPECT_EQ(gpu0.samples[0].value, 1000);
+  EXPECT_EQ(gpu0.samples[1].value, 1500);
+  ASSERT_EQ(gpu1.entity.gpu_index, 1);
+  ASSERT_EQ(gpu1.samples.size(), 1u);
+  EXPECT_EQ(gpu1.samples[0].value, 300);
+  EXPECT_EQ(profile.import_counters["kineto_cuda_memory_bad_values"], 4);
+  EXPECT_EQ(profile.import_counters["kineto_events_missing_timestamp"], 1);
+  EXPECT_EQ(profile.import_counters["kineto_counter_events_ignored"], 1);
+}
+
 }  // namespace
 }  // namespace kraken::kineto

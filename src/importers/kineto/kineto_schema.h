@@ -40,6 +40,12 @@ inline constexpr std::string_view kCatCudaSync = "cuda_sync";
 inline constexpr std::string_view kCatProfilerRange = "cuda_profiler_range";
 inline constexpr std::string_view kCatTrace = "Trace";
 
+// The counter events ("ph": "C") of kraken's CUPTI tracer with the device memory a program
+// holds (src/collectors/cupti/device_memory.h): pid the device, args.bytes the bytes of its
+// CUDA allocations outstanding.
+inline constexpr std::string_view kCatCudaMemory = "cuda_memory";
+inline constexpr std::string_view kCudaMemoryCounterName = "CUDA device memory";
+
 // Name prefix of the per-iteration annotation the profiler's schedule writes.
 inline constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
 // Name of allocator instant events (profile_memory=True).
