@@ -95,6 +95,7 @@ void ActivityConverter::Convert(const CUpti_Activity& record) {
       return ConvertSync(reinterpret_cast<const CUpti_ActivitySynchronization2&>(record));
     case CUPTI_ACTIVITY_KIND_MARKER: return ConvertMarker(reinterpret_cast<const CUpti_ActivityMarker2&>(record));
     case CUPTI_ACTIVITY_KIND_DEVICE: return ConvertDevice(reinterpret_cast<const CUpti_ActivityDevice5&>(record));
+    case CUPTI_ACTIVITY_KIND_MEMORY2: return ConvertMemory(reinterpret_cast<const CUpti_ActivityMemory4&>(record));
     case CUPTI_ACTIVITY_KIND_CONTEXT: {
       const auto& c = reinterpret_cast<const CUpti_ActivityContext3&>(record);
       context_device_[c.contextId] = c.deviceId;
@@ -150,8 +151,18 @@ JsonMembers ActivityConverter::FooterMembers() const {
            {"kraken_cupti_nvtx_ranges", c.nvtx_ranges},
            {"kraken_cupti_gpu_annotations", c.gpu_annotations},
            {"kraken_cupti_records_without_timestamps", c.without_timestamps},
-           {"kraken_cupti_annotation_records_dropped", projector_.dropped()}})
+           {"kraken_cupti_annotation_records_dropped", projector_.dropped()},
+           {"kraken_cupti_memory_allocations", c.memory_allocations},
+           {"kraken_cupti_memory_releases", c.memory_releases},
+           {"kraken_cupti_memory_releases_of_unknown_addresses", c.memory_unknown_releases},
+           {"kraken_cupti_memory_reused_addresses", c.memory_reused_addresses},
+           {"kraken_cupti_memory_pool_records_not_counted", c.memory_pool_records},
+           {"kraken_cupti_memory_other_kinds_not_counted", c.memory_other_kinds}})
     members.emplace_back(name, JsonInt(value));
+  if (c.memory_allocations + c.memory_unknown_releases + c.memory_pool_records + c.memory_other_kinds > 0)
+    members.emplace_back("kraken_cupti_memory_counted",
+                         JsonString("device allocations (cudaMalloc, cuMemAlloc) made during the trace; not counted: "
+                                    "stream-ordered pools (cudaMallocAsync), the CUDA context, host and managed memory"));
   return members;
 }
 

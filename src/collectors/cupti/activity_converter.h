@@ -1,7 +1,8 @@
 // CUPTI activity records -> Kineto trace events (trace_event.h). The only code that reads
 // CUPTI's record structs: kernels (CUpti_ActivityKernel*), memcpy and peer copies, memsets,
 // runtime/driver API calls (CUpti_ActivityAPI), synchronizations, NVTX markers
-// (CUpti_ActivityMarker2), devices and contexts. Records are read through the CUDA 13
+// (CUpti_ActivityMarker2), device memory allocations (CUpti_ActivityMemory4: counter events
+// of the bytes each device holds, device_memory.h), devices and contexts. Records are read through the CUDA 13
 // structs, using only fields that sit at the same offsets since CUDA 11.6 (checked with
 // static_assert against the older structs), so one build reads any libcupti since then.
 //
@@ -23,6 +24,7 @@
 
 #include "collectors/cupti/annotation_projector.h"
 #include "collectors/cupti/api_names.h"
+#include "collectors/cupti/device_memory.h"
 #include "collectors/cupti/kineto_writer.h"
 #include "collectors/cupti/trace_event.h"
 #include "collectors/cupti/tracer_config.h"
@@ -67,6 +69,14 @@ struct ConversionCounts {
   int64_t nvtx_open_at_end = 0;  // closed at the end of the trace
   int64_t gpu_annotations = 0;
   int64_t devices = 0;
+  // Memory records (activity_memory.cc). Only device allocations outside stream-ordered
+  // pools are counted in the bytes outstanding.
+  int64_t memory_allocations = 0;       // device allocations counted
+  int64_t memory_releases = 0;          // releases of counted allocations
+  int64_t memory_unknown_releases = 0;  // of addresses allocated before the trace: ignored
+  int64_t memory_reused_addresses = 0;  // allocations at an address still held (release lost)
+  int64_t memory_pool_records = 0;      // cudaMallocAsync pool sub-allocations, releases: not counted
+  int64_t memory_other_kinds = 0;       // pinned host, managed, static ...: not counted
   int64_t without_timestamps = 0;  // CUPTI had no device memory to time them
   int64_t other_records = 0;       // kinds the tracer does not enable
 };
@@ -110,6 +120,7 @@ class ActivityConverter {
   void ConvertSync(const CUpti_ActivitySynchronization2& s);
   void ConvertMarker(const CUpti_ActivityMarker2& m);
   void ConvertDevice(const CUpti_ActivityDevice5& d);
+  void ConvertMemory(const CUpti_ActivityMemory4& m);
 
   TraceEventSink* sink_;
   ConverterOptions options_;
@@ -123,6 +134,7 @@ class ActivityConverter {
   std::map<int64_t, DeviceProperties> devices_;
   std::unordered_set<uint32_t> devices_announced_;
   std::unordered_map<uint32_t, OpenRange> open_ranges_;  // by marker id
+  DeviceMemoryTotals memory_;
   std::string scratch_name_;
 };
 

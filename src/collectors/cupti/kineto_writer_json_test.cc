@@ -71,5 +71,35 @@ TEST(KinetoWriterJsonTest, FinishedAndCutTracesAreStrictJson) {
   }
 }
 
+// A counter event ("ph": "C", the device memory of activity_memory.cc): Chrome's trace format
+// wants a ts and the values as numeric args, and no dur.
+TEST(KinetoWriterJsonTest, CounterEventsHaveTheirValuesAsArgs) {
+  std::string dir = testing::MakeTempDir("kineto_writer_counter");
+  std::string error;
+  auto writer = KinetoTraceWriter::Open(dir + "/counter.json", 1'000'000'000, {}, &error);
+  ASSERT_NE(writer, nullptr) << error;
+  TraceEvent e;
+  e.phase = 'C';
+  e.category = "cuda_memory";
+  e.name = "CUDA device memory";
+  e.pid = 1;
+  e.start_ns = 1'000'002'500;
+  e.AddInt("bytes", int64_t{81} << 30);
+  writer->Emit(e);
+  ASSERT_TRUE(writer->Finish({}));
+  std::string text = testing::ReadFileOrDie(dir + "/counter.json");
+  EXPECT_NE(text.find("\n{\"ph\":\"C\",\"cat\":\"cuda_memory\",\"name\":\"CUDA device memory\",\"pid\":1,\"tid\":0,"
+                      "\"ts\":2.500,\"args\":{\"bytes\":86973087744}}\n"),
+            std::string::npos)
+      << text;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(text).get(doc), simdjson::SUCCESS);
+  simdjson::dom::element event = doc["traceEvents"].at(0);
+  EXPECT_EQ(std::string_view(event["ph"]), "C");
+  EXPECT_EQ(int64_t(event["args"]["bytes"]), int64_t{81} << 30);
+  EXPECT_EQ(event["dur"].error(), simdjson::NO_SUCH_FIELD);
+}
+
 }  // namespace
 }  // namespace kraken::cupti

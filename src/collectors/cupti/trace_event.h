@@ -27,7 +27,7 @@ enum class FlowPhase : uint8_t { kNone, kStart, kFinish };
 struct TraceEvent {
   static constexpr int kMaxArgs = 20;
 
-  char phase = 'X';  // 'X' complete, 'i' instant, 'M' metadata
+  char phase = 'X';  // 'X' complete, 'i' instant, 'M' metadata, 'C' counter (each arg a value)
   std::string_view category;
   std::string_view name;
   int64_t pid = 0;
