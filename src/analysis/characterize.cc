@@ -59,6 +59,7 @@ WorkloadReport CharacterizeWorkload(const Profile& profile, const CharacterizeOp
   report.workload_type = ClassifyWorkloadType(profile);
   report.peak_allocated_bytes = PeakOf(profile, Metric::kAllocatorAllocatedBytes);
   report.peak_reserved_bytes = PeakOf(profile, Metric::kAllocatorReservedBytes);
+  report.peak_cuda_allocated_bytes = PeakOf(profile, Metric::kCudaAllocatedBytes);
   TraceInsightsOptions insight_options = options.insights;
   insight_options.idle.linked_only = options.timeline.linked_only;
   report.insights = AnalyzeTraceInsights(profile, report.timeline, insight_options);

@@ -209,10 +209,15 @@ WorkloadDemand FromTrace(const Profile& profile, const WorkloadReport& report, c
     }
   }
   if (any_bytes) d.pcie_bytes_per_s = Constant(pcie_bytes / d.duration_s, "host<->device memcpy bytes / span");
+  // The framework's allocator knows what it holds (its cache included); without it, the CUDA
+  // allocations the tracer recorded are the program's memory, short of the CUDA context.
   if (report.peak_reserved_bytes || report.peak_allocated_bytes) {
     double peak = report.peak_reserved_bytes.value_or(*report.peak_allocated_bytes);
     d.memory_bytes = Constant(peak, report.peak_reserved_bytes ? "framework allocator: peak reserved"
                                                                : "framework allocator: peak allocated");
+  } else if (report.peak_cuda_allocated_bytes) {
+    d.memory_bytes = Constant(*report.peak_cuda_allocated_bytes,
+                              "CUDA allocations outstanding (CUPTI memory records; CUDA context not included)");
   }
   if (w.busy_ns > 0) d.communication_share = static_cast<double>(w.comm_ns) / static_cast<double>(w.busy_ns);
   d.kernels_per_s = static_cast<double>(report.kernels.kernel_count) / d.duration_s;

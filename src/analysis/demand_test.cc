@@ -91,5 +91,44 @@ TEST(DemandTest, KernelListShapeForCoLocation) {
   EXPECT_NEAR(d.sm_turnover_ns, 91690, 10);
 }
 
+// A kernel trace of kraken's CUPTI tracer: its CUDA allocation series is the workload's
+// memory, unless the framework's allocator reported (PyTorch [memory] events).
+TEST(DemandTest, TraceMemoryFromTheAllocatorElseFromCudaAllocations) {
+  Profile p;
+  for (int i = 0; i < 4; ++i) {
+    Kernel k;
+    k.name = p.strings.Intern("k");
+    k.start_ns = 1'000'000 * i;
+    k.duration_ns = 500'000;
+    k.device = 0;
+    k.stream = 7;
+    p.kernels.push_back(k);
+  }
+  auto add_series = [&](Metric metric, int32_t gpu, std::vector<double> values) {
+    Series& s = p.series.emplace_back();
+    s.metric = metric;
+    s.entity.gpu_index = gpu;
+    for (size_t i = 0; i < values.size(); ++i) s.samples.push_back({static_cast<int64_t>(i) * 1000, values[i]});
+  };
+  std::vector<WorkloadDemand> none = DeriveDemands(p, CharacterizeWorkload(p));
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_FALSE(none[0].memory_bytes.measured);
+
+  add_series(Metric::kCudaAllocatedBytes, 0, {1e9, 3e9, 2e9});
+  add_series(Metric::kCudaAllocatedBytes, 1, {5e8, 0});
+  std::vector<WorkloadDemand> cuda = DeriveDemands(p, CharacterizeWorkload(p));
+  ASSERT_EQ(cuda.size(), 1u);
+  EXPECT_EQ(cuda[0].source_kind, "trace");
+  EXPECT_TRUE(cuda[0].memory_bytes.measured);
+  EXPECT_EQ(cuda[0].memory_bytes.max, 3e9);
+  EXPECT_EQ(cuda[0].memory_bytes.basis,
+            "CUDA allocations outstanding (CUPTI memory records; CUDA context not included)");
+
+  add_series(Metric::kAllocatorReservedBytes, 0, {4e9});
+  std::vector<WorkloadDemand> framework = DeriveDemands(p, CharacterizeWorkload(p));
+  EXPECT_EQ(framework[0].memory_bytes.max, 4e9);
+  EXPECT_EQ(framework[0].memory_bytes.basis, "framework allocator: peak reserved");
+}
+
 }  // namespace
 }  // namespace kraken

@@ -12,15 +12,20 @@ bool SameEntity(const SeriesEntity& e, const WorkloadDemand& d) {
   return (phase == e.labels.end() ? std::string() : phase->second) == d.phase;
 }
 
-// The memory-over-time series for the demand, or nullptr.
+// The memory-over-time series for the demand, or nullptr. A trace's: the framework
+// allocator's, else the CUDA allocations of kraken's CUPTI tracer (as demand.cc ranks them).
 const Series* MemorySeries(const Profile& profile, const WorkloadDemand& d) {
-  const Series* best = nullptr;
-  for (const Series& s : profile.series) {
-    bool wanted = d.source_kind == "trace" ? s.metric == Metric::kAllocatorAllocatedBytes
-                                           : s.metric == Metric::kFbUsedBytes && SameEntity(s.entity, d);
-    if (wanted && s.samples.size() >= 2 && (best == nullptr || s.samples.size() > best->samples.size())) best = &s;
+  const bool trace = d.source_kind == "trace";
+  for (Metric metric : {trace ? Metric::kAllocatorAllocatedBytes : Metric::kFbUsedBytes, Metric::kCudaAllocatedBytes}) {
+    if (!trace && metric == Metric::kCudaAllocatedBytes) break;
+    const Series* best = nullptr;
+    for (const Series& s : profile.series) {
+      bool wanted = s.metric == metric && (trace || SameEntity(s.entity, d));
+      if (wanted && s.samples.size() >= 2 && (best == nullptr || s.samples.size() > best->samples.size())) best = &s;
+    }
+    if (best != nullptr) return best;
   }
-  return best;
+  return nullptr;
 }
 
 }  // namespace
