@@ -7,7 +7,11 @@
 // end) have been delivered. A launch is a
 // kernel record (CUpti_ActivityKernel10, 1 us long, every 2 us, stream 7, "fake_kernel")
 // and, when its call is enabled, a cudaLaunchKernel record with the same correlation id.
-// The first flush also delivers one device record (an H100-like device 0).
+// The first flush also delivers one device record (an H100-like device 0), and with
+// KRAKEN_FAKE_CUPTI_ALLOCATIONS=1 and the memory kind enabled, memory records
+// (CUpti_ActivityMemory4, PutAllocations): device 0 holds 1.5 GiB at its peak and 1 GiB at the
+// end; a pool sub-allocation and a release of an unknown address come too.
+// KRAKEN_FAKE_CUPTI_ALLOCATIONS=refuse: enabling CUPTI_ACTIVITY_KIND_MEMORY2 fails.
 //
 // Capture windows: records are made only while the kernel kind is enabled. An endless run
 // (-1) launches on the clock: launch n at n * 2 us after the callbacks were registered,
@@ -49,6 +53,7 @@ std::set<int> g_kinds;
 std::set<uint32_t> g_runtime_ids;
 int64_t g_delivered = 0;
 bool g_device_sent = false;
+bool g_memory_sent = false;
 int64_t g_announced = 0;  // launches announced to a callback subscriber
 uint64_t g_origin = 0;
 uint64_t g_kernels_off_at = 0;  // when kernel records were last disabled; 0: on or never
@@ -84,6 +89,7 @@ size_t RecordSize(CUpti_ActivityKind kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return Stride<CUpti_ActivityKernel10>();
     case CUPTI_ACTIVITY_KIND_RUNTIME: return Stride<CUpti_ActivityAPI>();
     case CUPTI_ACTIVITY_KIND_DEVICE: return Stride<CUpti_ActivityDevice5>();
+    case CUPTI_ACTIVITY_KIND_MEMORY2: return Stride<CUpti_ActivityMemory4>();
     default: return 8;
   }
 }
@@ -92,6 +98,34 @@ template <typename T>
 void Put(uint8_t* buffer, size_t* used, const T& record) {
   std::memcpy(buffer + *used, &record, sizeof(T));
   *used += Stride<T>();
+}
+
+bool AllocationsWanted() {
+  const char* mode = std::getenv("KRAKEN_FAKE_CUPTI_ALLOCATIONS");
+  return mode != nullptr && std::strcmp(mode, "1") == 0;
+}
+
+// The memory records of KRAKEN_FAKE_CUPTI_ALLOCATIONS=1, at the start of the run: cudaMalloc
+// of 1 GiB and 512 MiB, cudaFree of the 512 MiB, a cudaMallocAsync of 256 MiB (pool) and a
+// cudaFree of memory allocated before the trace. 5 records of 8-byte aligned size.
+void PutAllocations(uint8_t* buffer, size_t* used) {
+  auto record = [&](CUpti_ActivityMemoryOperationType operation, uint64_t address, uint64_t bytes, uint64_t at_ns) {
+    CUpti_ActivityMemory4 m{};
+    m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+    m.memoryOperationType = operation;
+    m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    m.address = address, m.bytes = bytes, m.timestamp = g_origin + at_ns;
+    m.processId = static_cast<uint32_t>(getpid()), m.deviceId = 0, m.contextId = 1;
+    return m;
+  };
+  constexpr uint64_t kGiB = uint64_t{1} << 30;
+  Put(buffer, used, record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, 0x7f0000000000, kGiB, 100));
+  Put(buffer, used, record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, 0x7f0040000000, kGiB / 2, 200));
+  Put(buffer, used, record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, 0x7f0040000000, kGiB / 2, 300));
+  CUpti_ActivityMemory4 pooled = record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, 0x7f0080000000, kGiB / 4, 400);
+  pooled.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+  Put(buffer, used, pooled);
+  Put(buffer, used, record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, 0x7e0000000000, kGiB, 500));
 }
 
 // Fills one buffer with up to *budget launches (and the device record once); returns false
@@ -122,6 +156,10 @@ bool DeliverOneBuffer(int64_t* budget, uint64_t horizon_ns) {
     d.maxThreadsPerBlock = 1024;
     Put(buffer, &used, d);
     g_device_sent = true;
+  }
+  if (!g_memory_sent && g_kinds.count(CUPTI_ACTIVITY_KIND_MEMORY2) != 0 && AllocationsWanted()) {
+    PutAllocations(buffer, &used);
+    g_memory_sent = true;
   }
   const bool calls = g_kinds.count(CUPTI_ACTIVITY_KIND_RUNTIME) != 0 || g_runtime_ids.count(kLaunchCbid) != 0;
   int64_t delivered_now = 0;
@@ -219,6 +257,9 @@ CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
     const auto launched = static_cast<int64_t>((Now() - g_origin + 1999) / 2000);
     if (launched > g_delivered) g_delivered = launched;
   }
+  if (const char* memory = std::getenv("KRAKEN_FAKE_CUPTI_ALLOCATIONS");
+      kind == CUPTI_ACTIVITY_KIND_MEMORY2 && memory != nullptr && std::strcmp(memory, "refuse") == 0)
+    return CUPTI_ERROR_NOT_SUPPORTED;  // a libcupti without memory records
   if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) g_kernels_off_at = 0;
   g_kinds.insert(kind);
   if (kind == CUPTI_ACTIVITY_KIND_MARKER) InstallNvtxHandlers();
