@@ -55,6 +55,15 @@ void KeepTimelineWithin(TimeNs start_ns, TimeNs end_ns, Profile* events) {
   KeepOverlapping(start_ns, end_ns, &events->syncs);
   KeepOverlapping(start_ns, end_ns, &events->steps);
   KeepOverlapping(start_ns, end_ns, &events->profiler_ranges);
+  // The device memory series hold a level, not events: the one at the start (the last
+  // change before it) and the changes within the window are kept.
+  for (Series& series : events->series) {
+    std::vector<Sample>& samples = series.samples;
+    auto first = std::find_if(samples.begin(), samples.end(), [&](const Sample& s) { return s.time_ns > start_ns; });
+    if (first != samples.begin()) --first;
+    auto last = std::find_if(first, samples.end(), [&](const Sample& s) { return s.time_ns > end_ns; });
+    samples = std::vector<Sample>(first, last);
+  }
 }
 
 profiling::KernelCaptureSummary CollectSessionKernels(const KernelTraceLocation& trace, TimeNs start_ns,

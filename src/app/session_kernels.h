@@ -30,7 +30,8 @@ KernelTraceLocation LocateKernelTrace(const EnvironmentReader& getenv, int64_t p
 
 // Keeps the kernels, copies, runtime calls, CPU ops, syncs, steps and ranges of `events`
 // that overlap [start_ns, end_ns] (an event of a long-running process from before the
-// session is not the session's).
+// session is not the session's), and of its series (the tracer's device memory) the level
+// at the start and the samples within.
 void KeepTimelineWithin(TimeNs start_ns, TimeNs end_ns, Profile* events);
 
 // At the session's stop: waits one flush period of the tracer (plus a margin for the

@@ -206,7 +206,13 @@ TEST(SessionKernelTracer, OnlyEventsOverlappingTheWindowAreKept) {
     m.duration_ns = 5;
     events.memory_ops.push_back(m);
   }
+  Series& memory = events.series.emplace_back();
+  memory.metric = Metric::kCudaAllocatedBytes;
+  memory.samples = {{10, 1.0}, {50, 9.0}, {95, 2.0}, {120, 3.0}, {200, 4.0}, {250, 8.0}};
   KeepTimelineWithin(100, 200, &events);
+  std::vector<double> levels;
+  for (const Sample& s : events.series[0].samples) levels.push_back(s.value);
+  EXPECT_EQ(levels, (std::vector<double>{2.0, 3.0, 4.0}));  // 2 held when the window began
   std::vector<TimeNs> kept;
   for (const Kernel& k : events.kernels) kept.push_back(k.start_ns);
   EXPECT_EQ(kept, (std::vector<TimeNs>{90, 100, 150, 200}));  // 90 runs into the window

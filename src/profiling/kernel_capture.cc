@@ -72,6 +72,16 @@ void MergeTimeline(const Profile& from, int64_t offset_ns, Profile* into) {
     step.start_ns += offset_ns;
     into->steps.push_back(step);
   }
+  // The device memory of the tracer's memory records, one series per device and process:
+  // a trace's own pid (its header) marks them, as NVML's per-process memory.
+  const int64_t pid = ParseInt64(from.metadata.attributes.count("pid") ? from.metadata.attributes.at("pid") : "")
+                          .value_or(-1);
+  for (const Series& series : from.series) {
+    if (series.metric != Metric::kCudaAllocatedBytes) continue;
+    Series& copy = into->series.emplace_back(series);
+    if (copy.entity.pid < 0) copy.entity.pid = pid;
+    for (Sample& sample : copy.samples) sample.time_ns += offset_ns;
+  }
   for (const auto& [name, value] : from.import_counters) into->import_counters[name] += value;
 }
 

@@ -33,6 +33,10 @@ TEST(KernelCaptureTest, TracesOfAllProcessesAreMergedOnUnixTime) {
         "{\"schemaVersion\": 1, \"baseTimeNanoseconds\": 1000000000, \"incrementalEvents\": true, \"traceEvents\": [\n"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":2.000,\"dur\":0.250}\n"
         ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"cut her");
+  Write(dir + "/kernels_350.json",
+        "{\"schemaVersion\": 1, \"pid\": 350, \"baseTimeNanoseconds\": 2000000000, \"traceEvents\": [\n"
+        "{\"ph\":\"C\",\"cat\":\"cuda_memory\",\"name\":\"CUDA device memory\",\"pid\":1,\"tid\":0,\"ts\":3.000,"
+        "\"args\":{\"bytes\":4096}}\n]}");
   Write(dir + "/kernels_400.json",
         "{\"schemaVersion\": 1, \"traceEvents\": [],\n \"kraken_cupti_error\": \"CUPTI cannot record kernels: "
         "CUPTI_ERROR_NOT_COMPATIBLE (...)\"}");
@@ -41,7 +45,7 @@ TEST(KernelCaptureTest, TracesOfAllProcessesAreMergedOnUnixTime) {
   Profile events;
   KernelCaptureSummary summary = CollectKernelTraces(setup, &events);
 
-  ASSERT_EQ(summary.files.size(), 4u);
+  ASSERT_EQ(summary.files.size(), 5u);
   EXPECT_EQ(summary.kernels, 1 + 79 + 1);
   EXPECT_EQ(summary.cut_traces, 1);
   ASSERT_EQ(summary.problems.size(), 1u);
@@ -64,7 +68,15 @@ TEST(KernelCaptureTest, TracesOfAllProcessesAreMergedOnUnixTime) {
   int64_t kernel_ns = 0;
   for (const Kernel& k : events.kernels) kernel_ns += k.duration_ns;
   EXPECT_DOUBLE_EQ(summary.kernel_time_s, static_cast<double>(kernel_ns) / 1e9);
-  EXPECT_EQ(events.metadata.attributes.at("kernel_traces"), "4");
+  EXPECT_EQ(events.metadata.attributes.at("kernel_traces"), "5");
+  // The CUDA device memory of a trace: its series, on Unix time, marked with the process.
+  ASSERT_EQ(events.series.size(), 1u);
+  EXPECT_EQ(events.series[0].metric, Metric::kCudaAllocatedBytes);
+  EXPECT_EQ(events.series[0].entity.gpu_index, 1);
+  EXPECT_EQ(events.series[0].entity.pid, 350);
+  ASSERT_EQ(events.series[0].samples.size(), 1u);
+  EXPECT_EQ(events.series[0].samples[0].time_ns, 2'000'003'000);
+  EXPECT_EQ(events.series[0].samples[0].value, 4096);
   EXPECT_EQ(events.metadata.attributes.at("kernel_traces_cut"), "1");
   EXPECT_TRUE(std::filesystem::exists(dir + "/kernels_100.json"));
 }

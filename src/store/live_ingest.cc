@@ -1,5 +1,7 @@
 // ProfileStore's live ingest: BeginProfile, AppendBatch, Commit, Abort.
 #include <algorithm>
+#include <cstddef>
+#include <span>
 
 #include "store/live_profile.h"
 #include "store/database.h"
@@ -143,6 +145,41 @@ Status ProfileStore::FlushLive(LiveProfile& live, bool all) {
   return Status::Ok();
 }
 
+namespace {
+
+// The series of attached events (the CUPTI tracer's device memory) join the live ones: their
+// rows and blocks are written with the sampled series' at the commit.
+void QueueEventSeries(const Profile& events, store::LiveProfile* live) {
+  for (const Series& series : events.series) {
+    auto [slot, added] = live->entity_slots.try_emplace(store::EntityKey(series.entity), 0);
+    if (added) {
+      slot->second = static_cast<int32_t>(live->entities.size());
+      live->entities.push_back(series.entity);
+    }
+    const auto index = static_cast<int32_t>(live->series.size());
+    const uint64_t key = (static_cast<uint64_t>(slot->second) << 16) | static_cast<uint16_t>(series.metric);
+    live->series_by_key[key].push_back(index);
+    store::LiveSeries& queued = live->series.emplace_back();
+    queued.metric = series.metric;
+    queued.source_name = series.source_name;
+    queued.entity_slot = slot->second;
+    std::span<const Sample> samples(series.samples);
+    for (size_t start = 0; start < samples.size(); start += store::kBlockSamples) {
+      const size_t n = std::min(store::kBlockSamples, samples.size() - start);
+      std::vector<Sample> block(samples.begin() + static_cast<std::ptrdiff_t>(start),
+                                samples.begin() + static_cast<std::ptrdiff_t>(start + n));
+      if (n < store::kBlockSamples) {
+        queued.pending = std::move(block);
+      } else {
+        live->full_blocks.push_back(store::LiveBlock{index, queued.next_block_seq++, std::move(block)});
+      }
+    }
+    live->totals.samples += static_cast<int64_t>(samples.size());
+  }
+}
+
+}  // namespace
+
 Status ProfileStore::AttachEvents(int64_t id, const Profile& events) {
   auto it = live_.find(id);
   if (it == live_.end()) return NotFound(path() + ": profile " + std::to_string(id) + " is not being ingested here");
@@ -158,6 +195,7 @@ Status ProfileStore::AttachEvents(int64_t id, const Profile& events) {
     KRAKEN_RETURN_IF_ERROR(attribute.Int(id).Text(key).Text(value).Run());
   KRAKEN_RETURN_IF_ERROR(txn.Commit());
   live.events_attached = true;
+  QueueEventSeries(events, &live);
   store::ProfileTotals added = store::ComputeTotals(events);
   live.totals.kernels += added.kernels;
   live.totals.memory_ops += added.memory_ops;

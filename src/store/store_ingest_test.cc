@@ -102,6 +102,13 @@ TEST_P(StoreIngestTest, AttachedEventsAreStoredWithTheSamples) {
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   Profile events = std::move((*trace)[0]);
   events.metadata.attributes = {{"kernel_traces", "1"}};
+  // The tracer's device memory: a series of the events (600 samples: a full block and more).
+  Series& memory = events.series.emplace_back();
+  memory.metric = Metric::kCudaAllocatedBytes;
+  memory.source_name = "CUDA device memory";
+  memory.entity.gpu_index = 2;
+  memory.entity.pid = 4242;
+  for (int64_t i = 0; i < 600; ++i) memory.samples.push_back({1'000'000 + i, static_cast<double>(i * 4096)});
   std::string path = NewStore("store_attach");
   auto store = ProfileStore::Open(path);
   ASSERT_TRUE(store.ok()) << store.status().message();
@@ -132,6 +139,15 @@ TEST_P(StoreIngestTest, AttachedEventsAreStoredWithTheSamples) {
   EXPECT_EQ(loaded->metadata.attributes.at("driver"), "590.48.01");
   EXPECT_FALSE(loaded->series.empty());
   EXPECT_EQ(loaded->devices.size(), 8u);  // the run's NVML devices, not the trace's
+  const Series* cuda = nullptr;
+  for (const Series& s : loaded->series)
+    if (s.metric == Metric::kCudaAllocatedBytes) cuda = &s;
+  ASSERT_NE(cuda, nullptr);
+  EXPECT_EQ(cuda->entity.gpu_index, 2);
+  EXPECT_EQ(cuda->entity.pid, 4242);
+  ASSERT_EQ(cuda->samples.size(), 600u);
+  EXPECT_EQ(cuda->samples[599].time_ns, 1'000'599);
+  EXPECT_EQ(cuda->samples[599].value, 599.0 * 4096);
 }
 
 TEST_P(StoreIngestTest, AbortLeavesNoRows) {
