@@ -176,6 +176,26 @@ TEST(ProfileKernelsCliTest, RecordedKernelsAreSummarizedAndStoredWithTheRun) {
   EXPECT_LT(std::abs(first_kernel - first_sample), int64_t{10'000'000'000});
 }
 
+// The fake libcupti's memory records (KRAKEN_FAKE_CUPTI_ALLOCATIONS=1: 1.5 GiB at the peak)
+// are stored with the run: `kraken mig-plan` on the stored id sizes its memory from them.
+TEST(ProfileKernelsCliTest, TheProgramsCudaAllocationsAreStoredAndSizeItsMigSlice) {
+  std::string db = testing::MakeTempDir("profile_kernels_memory") + "/kraken.db";
+  RunResult r = RunKraken("profile --kernels --json --db " + db + " --interval 50ms --samples 3 -- " +
+                              std::string(KRAKEN_FAKE_CUDA_APP),
+                          ReplayEnv() + "KRAKEN_CUPTI_LIBRARY=" + KRAKEN_CUPTI_FAKE_LIBRARY +
+                              " KRAKEN_FAKE_CUPTI_LAUNCHES=3000 KRAKEN_FAKE_CUPTI_ALLOCATIONS=1 ");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  int64_t id = ParseJson(parser, r.out)["stored"]["profile_id"];
+  RunResult plan = RunKraken("mig-plan --gpu h100-sxm --explain " + std::to_string(id) + " --db " + db);
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_EQ(plan.out.find("memory not measured"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("covers memory 1.65 GiB"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("CUDA allocations outstanding (CUPTI memory records; CUDA context not included)"),
+            std::string::npos)
+      << plan.out;
+}
+
 // --kernel-counters: the fake libcupti's per-kernel counters (fake_range_profiler.cc) reach
 // the --out profile tied to their kernels, and `kraken analyze` classifies those kernels on
 // the roofline from them: 200 of 500 kernels (the limit) with 8718336 FLOPs over 811008
