@@ -1,6 +1,10 @@
 #include "analysis/characterize.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "model/device_catalog.h"
 
@@ -33,6 +37,32 @@ std::optional<double> PeakOf(const Profile& profile, Metric metric) {
   return peak;
 }
 
+// The CUDA allocations' peak: per device, the largest sum of its series' levels (one series
+// per traced process: processes sharing a GPU add up), over the devices the largest.
+std::optional<double> CudaAllocationPeak(const Profile& profile) {
+  std::map<int32_t, std::vector<std::pair<const Series*, size_t>>> by_device;  // series, its index
+  for (const Series& s : profile.series) {
+    if (s.metric != Metric::kCudaAllocatedBytes || s.samples.empty()) continue;
+    auto& series = by_device[s.entity.gpu_index];
+    series.emplace_back(&s, series.size());
+  }
+  std::optional<double> peak;
+  for (const auto& [device, series] : by_device) {
+    std::vector<std::tuple<TimeNs, size_t, double>> changes;  // time, series index, level
+    for (const auto& [s, index] : series)
+      for (const Sample& sample : s->samples) changes.emplace_back(sample.time_ns, index, sample.value);
+    std::sort(changes.begin(), changes.end());
+    std::vector<double> level(series.size(), 0.0);
+    double sum = 0;
+    for (const auto& [time, index, value] : changes) {
+      sum += value - level[index];
+      level[index] = value;
+      peak = std::max(peak.value_or(sum), sum);
+    }
+  }
+  return peak;
+}
+
 }  // namespace
 
 WorkloadReport CharacterizeWorkload(const Profile& profile, const CharacterizeOptions& options) {
@@ -59,7 +89,7 @@ WorkloadReport CharacterizeWorkload(const Profile& profile, const CharacterizeOp
   report.workload_type = ClassifyWorkloadType(profile);
   report.peak_allocated_bytes = PeakOf(profile, Metric::kAllocatorAllocatedBytes);
   report.peak_reserved_bytes = PeakOf(profile, Metric::kAllocatorReservedBytes);
-  report.peak_cuda_allocated_bytes = PeakOf(profile, Metric::kCudaAllocatedBytes);
+  report.peak_cuda_allocated_bytes = CudaAllocationPeak(profile);
   TraceInsightsOptions insight_options = options.insights;
   insight_options.idle.linked_only = options.timeline.linked_only;
   report.insights = AnalyzeTraceInsights(profile, report.timeline, insight_options);

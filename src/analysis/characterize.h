@@ -50,7 +50,8 @@ struct WorkloadReport {
   std::optional<double> peak_allocated_bytes;  // framework allocator, when recorded
   std::optional<double> peak_reserved_bytes;
   // CUDA allocations outstanding (kraken's CUPTI tracer's memory records), when recorded:
-  // the largest of any device. Without the CUDA context and stream-ordered pools.
+  // per device the peak of its processes' sum, the largest device's. Without the CUDA
+  // context and stream-ordered pools.
   std::optional<double> peak_cuda_allocated_bytes;
   std::vector<Diagnosis> diagnoses;
   TraceInsights insights;  // idle causes, launch queues, bandwidth, overlap, memory, ...

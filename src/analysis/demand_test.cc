@@ -124,6 +124,10 @@ TEST(DemandTest, TraceMemoryFromTheAllocatorElseFromCudaAllocations) {
   EXPECT_EQ(cuda[0].memory_bytes.basis,
             "CUDA allocations outstanding (CUPTI memory records; CUDA context not included)");
 
+  // A second process on GPU 0 (its own series): the two add up, 3e9 + 5e8 at t = 1000.
+  add_series(Metric::kCudaAllocatedBytes, 0, {0, 5e8, 0});
+  EXPECT_EQ(DeriveDemands(p, CharacterizeWorkload(p))[0].memory_bytes.max, 3.5e9);
+
   add_series(Metric::kAllocatorReservedBytes, 0, {4e9});
   std::vector<WorkloadDemand> framework = DeriveDemands(p, CharacterizeWorkload(p));
   EXPECT_EQ(framework[0].memory_bytes.max, 4e9);
