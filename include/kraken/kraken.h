@@ -114,7 +114,8 @@ KRAKEN_API kraken_status kraken_predict_interference(const char* primary, const 
 KRAKEN_API kraken_status kraken_temporal(const char* const* inputs, size_t input_count, const char* options_json,
                                          char** out);
 /* `kraken mig-plan INPUT... --json` (inputs may also be plan CSVs; none with a
- * "workload" list). Keys: gpu, headroom, workload (list "NAME:GIB:SM_FRACTION"), explain. */
+ * "workload" list). Keys: gpu, headroom, max_slowdown (%), workload (list "NAME:GIB:SM_FRACTION"),
+ * explain, slice_alone. */
 KRAKEN_API kraken_status kraken_mig_plan(const char* const* inputs, size_t input_count, const char* options_json,
                                          char** out);
 /* `kraken pack --nodes NODES --pods PODS --json`. Keys: policy, seeds, tune, threshold,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns what scripts/gpu-validate.sh brought back into the repository's examples and docs.
 
-    ingest.py RUN1.tar.gz [RUN2.tar.gz ...] [--dest REPO_ROOT] [--kraken BIN] [--allow-replay]
+    ingest.py RUN1.tar.gz [RUN2.tar.gz ...] [--dest REPO_ROOT] [--kraken BIN] [--allow-replay] [--replace]
 
 Merges the results of one or more runs, oldest first (a later archive's files replace
 the same-named ones and add its phases; steps.jsonl records are merged step by step),
@@ -18,6 +18,10 @@ results) and writes:
 - docs/validation.md: the agreement, overhead and co-location tables and the model's
   error (scripts/gpu_validate/figures.py), with the device call that made them;
 and prints the figures for the closing note.
+
+The page is rewritten from the inputs alone: when the existing docs/validation.md names a GPU
+run that is not among them (its archive is gone), ingest.py refuses (exit 2) rather than drop
+that run's figures, unless --replace; `--dest SCRATCH` writes a page to take sections from.
 
 A replay rehearsal (no GPU) measured nothing: without --allow-replay only
 docs/validation.md is written (every table "not measured"); with it (tests) the examples
@@ -40,10 +44,11 @@ sys.path.insert(0, HERE)
 import actions as actions_mod  # noqa: E402
 import figures as figs_mod  # noqa: E402
 import run_findings  # noqa: E402
+import run_report  # noqa: E402
 from ingest_colocation import write_colocation  # noqa: E402
 from ingest_examples import environment, step_commands, write_examples  # noqa: E402
 from ingest_refresh import REPO, refresh  # noqa: E402
-from ingest_unpack import TOP, colocation_run, run_notes, unpack  # noqa: E402
+from ingest_unpack import TOP, colocation_run, read_text, run_notes, unpack  # noqa: E402
 from validation_page import figures_text_markdown, runs_markdown, validation_markdown  # noqa: E402
 
 
@@ -54,6 +59,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--kraken", default=os.path.join(REPO, "build", "src", "cli", "kraken"),
                         help="kraken that recomputes the predictions (default: this tree's build)")
     parser.add_argument("--allow-replay", action="store_true", help="also write examples from a rehearsal (tests)")
+    parser.add_argument("--replace", action="store_true",
+                        help="write even when docs/validation.md names GPU runs not given (their figures are dropped)")
     parser.add_argument("--notes", default=os.path.join(HERE, "run_notes.json"),
                         help="what changed before each run, by its start time (default: run_notes.json here)")
     args = parser.parse_args(argv)
@@ -69,6 +76,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not os.path.isdir(root):
             print(f"ingest: no {TOP}/ folder in {', '.join(args.archives)}", file=sys.stderr)
             return 2
+        docs = os.path.join(args.dest, "docs", "validation.md")
+        dropped = run_report.dropped_runs(read_text(docs), runs)
+        if dropped and not args.replace:
+            print(f"ingest: {docs} holds the figures of GPU run(s) {', '.join(dropped)}, whose results are not "
+                  "among the inputs: writing would drop them. Give their archives first (oldest first), or "
+                  "--dest a scratch folder and take the sections wanted by hand, or --replace", file=sys.stderr)
+            return 2
         traces_run = colocation_run(runs)
         refreshed = refresh(root, args.kraken, traces_run)
         info = environment(root)
@@ -82,7 +96,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                             traces_run["root"] if traces_run else None))
         else:
             print("ingest: a replay rehearsal measured nothing: examples/ left alone (--allow-replay writes them)")
-        docs = os.path.join(args.dest, "docs", "validation.md")
         os.makedirs(os.path.dirname(docs), exist_ok=True)
         page = validation_markdown(figures, info, rehearsal, acts, runs)
         page += "\n".join(runs_markdown(runs) + run_findings.failures_markdown(runs, figures, acts, refreshed)

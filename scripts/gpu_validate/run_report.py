@@ -46,6 +46,18 @@ def label(run: Run) -> str:
     return f"run {run['n']} ({date(run)}, phases {','.join(str(p) for p in phases(run))})"
 
 
+RUN_TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC")
+
+
+def dropped_runs(page: str, runs: List[Run]) -> List[str]:
+    """The start times ("2026-11-26 14:03 UTC") of the GPU runs an existing docs/validation.md
+    names on its "Run:" line that are not among `runs`: ingesting only `runs` would drop
+    their figures (a rehearsal page names none)."""
+    line = next((ln for ln in page.splitlines() if ln.startswith("Run: ")), "")
+    given = {date(r) for r in runs}
+    return [t for t in dict.fromkeys(RUN_TIME.findall(line)) if t not in given]
+
+
 def caption(run: Run) -> str:
     """A table's caption line: its run and what changed before that run."""
     note = f"; {run['note']}" if run.get("note") else ""

@@ -291,11 +291,14 @@ TEST(AgentSharedGpuTest, PoolingCandidatesReadEachPodsOwnShareNotTheCopiedDevice
   for (const pooling::PodRecommendation& r : report.pods) {
     const pooling::PodGpuUse& use = uses[static_cast<size_t>(r.use)];
     std::printf("%s: %s %s\n", use.pod.c_str(), pooling::PoolActionName(r.action), r.detail.c_str());
-    // gpu-burn keeps its GPU; the memory hogs, busy 0 by their own processes, need no whole one.
+    // gpu-burn keeps its GPU, busy; the memory hogs, busy 0 by their own processes, fit a
+    // 1g.10gb slice (the copied device values, busy 99 %, would keep them as busy), which
+    // alone on its GPU frees none: kept, saying so.
+    EXPECT_EQ(r.action, pooling::PoolAction::kKeep);
     if (use.pod == "burn") {
-      EXPECT_EQ(r.action, pooling::PoolAction::kKeep);
+      EXPECT_EQ(r.detail.rfind("busy: compute p95", 0), 0u) << r.detail;
     } else {
-      EXPECT_NE(r.action, pooling::PoolAction::kKeep);
+      EXPECT_EQ(r.detail.rfind("not sliced: alone on its GPU: 1g.10gb covers it", 0), 0u) << r.detail;
     }
   }
 }

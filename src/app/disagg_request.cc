@@ -1,12 +1,12 @@
 #include "app/disagg_request.h"
 
 #include <cmath>
-#include <cstdio>
 #include <memory>
 
 #include "analysis/demand.h"
 #include "analysis/disagg/fleet_reference.h"
 #include "base/byte_stream.h"
+#include "base/text_table.h"
 
 namespace kraken {
 namespace {
@@ -19,13 +19,6 @@ Result<std::string> ReadMaybeGzipped(const std::string& path) {
   return ReadAll(*rest);
 }
 
-// A setting as a message quotes it: "-1", "1001", "0.5".
-std::string FormatSetting(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
-
 }  // namespace
 
 bool IsValidGpuHourPrice(double usd) { return std::isfinite(usd) && usd >= 0; }
@@ -34,7 +27,7 @@ Result<DisaggSetup> MakeDisaggSetup(const DisaggSettings& settings) {
   DisaggSetup setup;
   setup.options.price_per_gpu_hour = settings.price;
   if (!IsValidGpuHourPrice(settings.price))
-    return InvalidInput("price (--price) must be >= 0 $ per GPU-hour, got " + FormatSetting(settings.price));
+    return InvalidInput("price (--price) must be >= 0 $ per GPU-hour, got " + FormatGeneral(settings.price));
   KRAKEN_ASSIGN_OR_RETURN(setup.options.mig_max_slowdown, SlowdownBudgetFromPct(settings.max_slowdown_pct));
   for (const std::string& text : settings.links) {
     KRAKEN_ASSIGN_OR_RETURN(disagg::RemoteLink link, disagg::ParseRemoteLink(text));

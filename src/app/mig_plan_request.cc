@@ -61,6 +61,7 @@ Result<MigPlanSetup> MakeMigPlanSetup(const MigPlanSettings& settings) {
     return InvalidInput("--gpu '" + settings.gpu + "' has no MIG geometry in kraken (known: " + KnownGpus() + ")");
   KRAKEN_ASSIGN_OR_RETURN(setup.options.memory_headroom, ParseHeadroom(settings.headroom));
   KRAKEN_ASSIGN_OR_RETURN(setup.options.max_slowdown, SlowdownBudgetFromPct(settings.max_slowdown_pct));
+  setup.options.slice_alone = settings.slice_alone;
   if (settings.emit != "plan" && settings.emit != "mig-parted" && settings.emit != "node-labels")
     return InvalidInput("--emit expects plan, mig-parted or node-labels, got '" + settings.emit + "'");
   if (settings.gpus_per_node < 1 || settings.gpus_per_node > 64)

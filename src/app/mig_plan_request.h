@@ -20,6 +20,7 @@ struct MigPlanSettings {
   double max_slowdown_pct = kDefaultMaxSlowdownPct;  // expected slowdown (%) a slice may cost
   std::vector<std::string> workloads;  // NAME:MEMORY_GIB:SM_FRACTION, workloads without a profile
   bool explain = false;
+  bool slice_alone = false;  // slice a workload packing leaves alone on its GPU (MigPlanOptions)
   // What to write: "plan" (the plan's document), "mig-parted" (the nvidia-mig-parted
   // config of the plan's node layouts) or "node-labels" (the nvidia.com/mig.config label
   // per node as kubectl commands).

@@ -4,10 +4,10 @@
 // may cost, one default, one range and one message.
 #pragma once
 
-#include <cstdio>
 #include <string>
 
 #include "base/status.h"
+#include "base/text_table.h"
 
 namespace kraken {
 
@@ -21,11 +21,8 @@ inline constexpr double kDefaultMaxSlowdownPct = 10;
 // "max_slowdown (--max-slowdown) must be between 0 and 1000 (%), got 1001".
 inline Result<double> SlowdownBudgetFromPct(double pct) {
   if (!(pct >= 0 && pct <= kMaxSlowdownPctLimit)) {
-    char limit[32], got[32];
-    std::snprintf(limit, sizeof limit, "%g", kMaxSlowdownPctLimit);
-    std::snprintf(got, sizeof got, "%g", pct);
-    return InvalidInput(std::string("max_slowdown (--max-slowdown) must be between 0 and ") + limit + " (%), got " +
-                        got);
+    return InvalidInput("max_slowdown (--max-slowdown) must be between 0 and " + FormatGeneral(kMaxSlowdownPctLimit) +
+                        " (%), got " + FormatGeneral(pct));
   }
   return pct / 100;
 }

@@ -62,4 +62,10 @@ std::string FormatFixed(double value, int decimals) {
   return buf;
 }
 
+std::string FormatGeneral(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", value);
+  return buf;
+}
+
 }  // namespace kraken

@@ -28,5 +28,7 @@ class TextTable {
 
 // "12.3" style fixed formatting used across tables.
 std::string FormatFixed(double value, int decimals);
+// A setting or bound as a message quotes it ("%g": "-1", "1001", "0.5", "1e+12").
+std::string FormatGeneral(double value);
 
 }  // namespace kraken

@@ -224,6 +224,7 @@ Outcome MigPlan(const char* const* inputs, size_t count, const char* options_jso
   reader.Read("max_slowdown", &settings.max_slowdown_pct);
   reader.Read("workload", &settings.workloads);
   reader.Read("explain", &settings.explain);
+  reader.Read("slice_alone", &settings.slice_alone);
   bool json = true;
   reader.ReadOutput(&json);
   KRAKEN_CAPI_OPTIONS_OK(reader);

@@ -47,6 +47,9 @@ void AddMigPlanCommand(CLI::App& app, CommandList& commands) {
                   "Expected slowdown in % a slice may cost (0-1000); a workload no slice below the whole GPU "
                   "keeps within it is not sliced")
       ->capture_default_str();
+  cmd->add_flag("--slice-alone", args->settings.slice_alone,
+                "Slice a workload even when no other workload's slice fits on its GPU (it frees no GPU; keeps room "
+                "for work not in the plan). Default: such a workload keeps its whole GPU");
   cmd->add_option("--workload", args->settings.workloads,
                   "A workload without a profile, NAME:MEMORY_GIB:SM_FRACTION (repeatable), e.g. bert:12:0.25");
   cmd->add_flag("--json", args->json, "Print one JSON document (keys: docs/mig-planning.md)");

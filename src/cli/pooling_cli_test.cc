@@ -77,7 +77,14 @@ TEST(PoolingCliTest, MigPlanFromCsvAndFlags) {
       << r.out;
   EXPECT_NE(r.out.find("Do not slice:\n  - trainer: communicates heavily over NCCL"), std::string::npos);
 
-  RunResult j = RunKraken("mig-plan --json --headroom 0% --gpu a100-40gb-sxm --workload a:9:0.2");
+  // One workload: its slice would be alone on its GPU, so by default it keeps the GPU.
+  RunResult alone = RunKraken("mig-plan --headroom 0% --gpu a100-40gb-sxm --workload a:9:0.2");
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_NE(alone.out.find("  - a: alone on its GPU: 2g.10gb covers it (slowdown not checked) but no other "
+                           "workload's slice fits beside it: slicing would free no GPU\n  (--slice-alone slices"),
+            std::string::npos)
+      << alone.out;
+  RunResult j = RunKraken("mig-plan --json --slice-alone --headroom 0% --gpu a100-40gb-sxm --workload a:9:0.2");
   ASSERT_EQ(j.exit_code, 0) << j.err;
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
@@ -85,6 +92,11 @@ TEST(PoolingCliTest, MigPlanFromCsvAndFlags) {
   std::string_view profile;
   ASSERT_EQ(doc["workloads"].at(0)["profile"].get_string().get(profile), simdjson::SUCCESS);
   EXPECT_EQ(profile, "2g.10gb");
+  bool slice_alone = false, is_alone = true;
+  EXPECT_EQ(doc["slice_alone"].get_bool().get(slice_alone), simdjson::SUCCESS);
+  EXPECT_TRUE(slice_alone);
+  EXPECT_EQ(doc["workloads"].at(0)["alone"].get_bool().get(is_alone), simdjson::SUCCESS);
+  EXPECT_FALSE(is_alone);
   double gain = 0;
   EXPECT_EQ(doc["density_gain"].get_double().get(gain), simdjson::SUCCESS);
   EXPECT_DOUBLE_EQ(gain, 1);
@@ -120,7 +132,7 @@ TEST(PoolingCliTest, MigPlanMaxSlowdownBoundsTheSlice) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("memory headroom 10.0%, slowdown budget 10.0%\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("is predicted more than 10.0% slower: 1g.20gb 66.5%"), std::string::npos) << r.out;
-  RunResult any = RunKraken("mig-plan --json --max-slowdown 1000 --gpu h100-sxm " + bert);
+  RunResult any = RunKraken("mig-plan --json --max-slowdown 1000 --slice-alone --gpu h100-sxm " + bert);
   ASSERT_EQ(any.exit_code, 0) << any.err;
   simdjson::dom::parser parser;
   simdjson::dom::element doc;

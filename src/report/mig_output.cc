@@ -63,6 +63,12 @@ std::string RenderMigPlanText(const MigPlan& plan, const std::vector<MigWorkload
     any = true;
     out += "  - " + std::string(BaseName(workloads[static_cast<size_t>(c.workload)].name)) + ": " + c.reason + "\n";
   }
+  for (const MigChoice& c : plan.choices) {
+    if (!c.alone) continue;
+    out += "  (--slice-alone slices a workload alone on its GPU anyway, keeping its other slices free for work not in "
+           "this plan)\n";
+    break;
+  }
   if (explain) {
     for (const MigChoice& c : plan.choices) {
       out += "  -- " + workloads[static_cast<size_t>(c.workload)].name + "\n";
@@ -82,6 +88,7 @@ std::string RenderMigPlanJson(const MigPlan& plan, const std::vector<MigWorkload
       .Field("gpu_name", g.name)
       .Field("memory_headroom", plan.options.memory_headroom)
       .Field("max_slowdown", plan.options.max_slowdown)
+      .Field("slice_alone", plan.options.slice_alone)
       .Key("workloads")
       .BeginArray();
   for (const MigChoice& c : plan.choices) {
@@ -96,6 +103,7 @@ std::string RenderMigPlanJson(const MigPlan& plan, const std::vector<MigWorkload
         .Field("sliced", c.sliced)
         .Field("profile", c.sliced ? ProfileName(plan, c.profile) : "")
         .Field("whole_gpus", c.whole_gpus)
+        .Field("alone", c.alone)
         .Field("reason", c.reason)
         .Field("slowdown_checked", c.slowdown_checked);
     if (c.slowdown_checked && c.sliced) {

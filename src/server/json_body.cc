@@ -3,10 +3,10 @@
 #include <simdjson.h>
 
 #include <cmath>
-#include <cstdio>
 
 #include "base/number_input.h"
 #include "base/text.h"
+#include "base/text_table.h"
 
 namespace kraken::server {
 
@@ -80,9 +80,7 @@ namespace {
 // "1e+12" for bounds written as decimals would hide the range: bounds print plainly.
 std::string BoundText(double bound) {
   if (bound == std::floor(bound) && std::fabs(bound) < 1e16) return std::to_string(static_cast<int64_t>(bound));
-  char text[32];
-  std::snprintf(text, sizeof(text), "%g", bound);
-  return text;
+  return FormatGeneral(bound);
 }
 
 Status OutOfRange(const std::string& key, double low, double high) {

@@ -1,11 +1,11 @@
 #include "server/legacy_profiles.h"
 
-#include <cstdio>
 #include <filesystem>
 #include <mutex>
 
 #include "analysis/arithmetic_intensity.h"
 #include "base/json_writer.h"
+#include "base/text_table.h"
 #include "importers/builtin_importers.h"
 #include "importers/registry.h"
 
@@ -49,12 +49,6 @@ LegacyProfile TableProfile(const LegacyTableEntry& entry) {
   return profile;
 }
 
-std::string FormatIntensity(double value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%g", value);
-  return text;
-}
-
 // kraken's measurement of a table entry: Orion's kernel list; AI from its counters when it
 // has any (Orion's lists have none), else the table's. Absent when the file is unreadable.
 std::optional<LegacyProfile> MeasuredProfile(const LegacyTableEntry& entry, const std::string& data_dir,
@@ -75,7 +69,7 @@ std::optional<LegacyProfile> MeasuredProfile(const LegacyTableEntry& entry, cons
   profile.data_source = std::string(entry.orion_file) + " (ratios and kernel_type: Orion's kernel labels); " +
                         (intensity ? "arithmetic_intensity measured from its FLOP and DRAM byte counts"
                                    : "arithmetic_intensity: the legacy table's " +
-                                         FormatIntensity(entry.arithmetic_intensity) +
+                                         FormatGeneral(entry.arithmetic_intensity) +
                                          " (the list has no FLOP or byte counts)");
   return profile;
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 
 from conftest import BUILD_DIR, data_path
 import ingest
@@ -153,3 +154,29 @@ def test_a_bad_notes_file_is_one_line_naming_it(gpu_run, tmp_path, capsys) -> No
     err = capsys.readouterr().err
     assert err.startswith(f"ingest: {notes}: not a run notes file") and err.count("\n") == 1
     assert not (tmp_path / "repo").exists()
+
+
+def test_a_page_naming_runs_not_given_is_not_overwritten(gpu_run, tmp_path, capsys) -> None:
+    """Run 1's archive gone, a later run alone into the same repository: refused, the page
+    kept; with run 1 given first they merge; --replace writes the later run's page alone."""
+    dest = tmp_path / "repo"
+    assert ingest.main([gpu_run, "--dest", str(dest), "--kraken", KRAKEN]) == 0
+    docs = dest / "docs" / "validation.md"
+    page = docs.read_text()
+    assert "2027-01-15 08:00 UTC" in page  # run 1's start_unix 1800000000
+    capsys.readouterr()
+    rerun = str(tmp_path / "rerun" / ingest.TOP)
+    shutil.copytree(gpu_run, rerun)
+    with open(os.path.join(rerun, "run.json"), encoding="utf-8") as f:
+        run = json.load(f)
+    run["start_unix"] = 1800007200
+    write(rerun, "run.json", run)
+    assert ingest.main([rerun, "--dest", str(dest), "--kraken", KRAKEN]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ingest: {docs} holds the figures of GPU run(s) 2027-01-15 08:00 UTC,") and err.count("\n") == 1
+    assert docs.read_text() == page
+    assert ingest.main([gpu_run, rerun, "--dest", str(dest), "--kraken", KRAKEN]) == 0
+    assert "run 1 (2027-01-15 08:00 UTC" in docs.read_text() and "run 2 (2027-01-15 10:00 UTC" in docs.read_text()
+    assert ingest.main([rerun, "--dest", str(dest), "--kraken", KRAKEN, "--replace"]) == 0
+    run_line = next(line for line in docs.read_text().splitlines() if line.startswith("Run: "))
+    assert "2027-01-15 10:00 UTC" in run_line and "08:00" not in run_line

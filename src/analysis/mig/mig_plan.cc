@@ -147,6 +147,31 @@ MigChoice Choose(const MigWorkload& w, int index, const MigGeometry& g, const Mi
   return c;
 }
 
+// Workloads whose slice packing left alone on a GPU keep that GPU whole (see
+// MigPlanOptions::slice_alone): the GPU count is unchanged, the slice's slowdown is saved.
+void KeepLoneSlicesWhole(const MigGeometry& g, MigPlan* plan) {
+  std::vector<PackedGpu> shared;
+  for (PackedGpu& gpu : plan->packing.gpus) {
+    if (gpu.items.size() != 1) {
+      shared.push_back(std::move(gpu));
+      continue;
+    }
+    MigChoice& c = plan->choices[static_cast<size_t>(gpu.items[0])];
+    const std::string slice = g.profiles[static_cast<size_t>(c.profile)].name;
+    c.explanation.Term("alone on its GPU", 1, "", "no other workload's slice fits beside " + slice);
+    c.reason = "alone on its GPU: " + slice + " covers it (" +
+               (c.slowdown_checked ? "expected " + Pct(c.expected_slowdown) + " slower" : "slowdown not checked") +
+               ") but no other workload's slice fits beside it: slicing would free no GPU";
+    c.sliced = false;
+    c.alone = true;
+    c.profile = -1;
+    c.whole_gpus = 1;
+    c.expected_slowdown = 0;
+    plan->gpus_whole += 1;
+  }
+  plan->packing.gpus = std::move(shared);
+}
+
 }  // namespace
 
 MigWorkload MigWorkloadFromDemand(const WorkloadDemand& d) {
@@ -197,6 +222,7 @@ MigPlan PlanMig(const std::vector<MigWorkload>& workloads, const MigGeometry& g,
   plan.packing = PackMinGpus(g, item_profiles);
   for (PackedGpu& gpu : plan.packing.gpus)
     for (int& item : gpu.items) item = item_workloads[static_cast<size_t>(item)];
+  if (!o.slice_alone) KeepLoneSlicesWhole(g, &plan);
   plan.gpus_for_slices = static_cast<int>(plan.packing.gpus.size());
   plan.gpus_total = plan.gpus_for_slices + plan.gpus_whole;
   plan.density_gain = plan.gpus_total > 0 ? static_cast<double>(plan.baseline_gpus) / plan.gpus_total : 0;

@@ -48,6 +48,10 @@ struct MigPlanOptions {
   // Expected slowdown a slice may cost (--max-slowdown): a policy choice, the slowdown a user
   // accepts for the GPUs slicing frees; the same budget `kraken disagg` holds a slice to.
   double max_slowdown = 0.10;
+  // A slice that packing leaves alone on its GPU frees no GPU and still costs its slowdown:
+  // such a workload keeps its whole GPU (as the sharing pool keeps a pod no partner fits
+  // beside), unless this is set (--slice-alone: room kept for workloads not in the plan).
+  bool slice_alone = false;
 };
 
 struct MigChoice {
@@ -60,6 +64,7 @@ struct MigChoice {
   double compute_need = 0;       // share of the GPU's SMs the slice must give (p95)
   bool slowdown_checked = false;  // the workload's busy time was measured: the budget was applied
   double expected_slowdown = 0;   // of the chosen slice, when checked and sliced
+  bool alone = false;  // not sliced only because its slice would be alone on its GPU (slice_alone off)
   Explanation explanation;
 };
 

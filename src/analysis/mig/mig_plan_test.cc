@@ -95,15 +95,22 @@ TEST(MigPlanTest, HandMadeWorkloadsOnH100) {
   EXPECT_DOUBLE_EQ(plan.density_gain, 7.0 / 5.0);
 }
 
+// The tests of one workload's profile choice: a workload alone on its GPU is sliced anyway.
+MigPlanOptions SliceAlone() {
+  MigPlanOptions o;
+  o.slice_alone = true;
+  return o;
+}
+
 TEST(MigPlanTest, HeadroomDecidesBetweenNeighbouringProfiles) {
   std::vector<MigWorkload> w = {*ParseMigWorkloadFlag("a:9:0.2")};
   // 9 GiB x 1.1 = 9.9 GiB > 2g.10gb's 9.75 GiB on an A100-40GB: 3g.20gb.
-  EXPECT_EQ(ProfileOf(PlanMig(w, Geometry("a100-40gb-sxm")), 0), "3g.20gb");
-  MigPlanOptions none;
+  EXPECT_EQ(ProfileOf(PlanMig(w, Geometry("a100-40gb-sxm"), SliceAlone()), 0), "3g.20gb");
+  MigPlanOptions none = SliceAlone();
   none.memory_headroom = 0;
   EXPECT_EQ(ProfileOf(PlanMig(w, Geometry("a100-40gb-sxm"), none), 0), "2g.10gb");
   // The same need on an H200: a 1g.18gb has the memory but 16/132 SMs < 20%.
-  EXPECT_EQ(ProfileOf(PlanMig(w, Geometry("h200-sxm")), 0), "2g.35gb");
+  EXPECT_EQ(ProfileOf(PlanMig(w, Geometry("h200-sxm"), SliceAlone()), 0), "2g.35gb");
   // More SMs than 7g.40gb's 98 of 108 cannot be sliced at all.
   std::vector<MigWorkload> big = {*ParseMigWorkloadFlag("b:10:0.95")};
   MigPlan plan = PlanMig(big, Geometry("a100-40gb-sxm"));
@@ -130,14 +137,23 @@ TEST(MigPlanTest, BertOnH100IsHeldToTheSlowdownBudget) {
                           "4g.40gb 16.9%"),
             std::string::npos)
       << c.reason;
-  // At 20 %: 3g.40gb, the slice `kraken disagg --max-slowdown 20` recommends.
-  MigPlanOptions twenty;
+  // At 20 %: 3g.40gb, the slice `kraken disagg --max-slowdown 20` recommends, when a
+  // workload alone on its GPU is sliced; by default it keeps the GPU (slicing frees none).
+  MigPlanOptions twenty = SliceAlone();
   twenty.max_slowdown = 0.20;
   MigPlan within = PlanMig(bert, h100, twenty);
   EXPECT_EQ(ProfileOf(within, 0), "3g.40gb");
   EXPECT_NEAR(within.choices[0].expected_slowdown, 0.191, 5e-4);
+  twenty.slice_alone = false;
+  MigPlan alone = PlanMig(bert, h100, twenty);
+  EXPECT_EQ(ProfileOf(alone, 0), "whole");
+  EXPECT_EQ(alone.choices[0].reason,
+            "alone on its GPU: 3g.40gb covers it (expected 19.1% slower) but no other workload's slice fits beside "
+            "it: slicing would free no GPU");
+  EXPECT_EQ(alone.gpus_whole, 1);
+  EXPECT_TRUE(alone.packing.gpus.empty());
   // A budget of 1000 %: the smallest cover, as before the budget.
-  MigPlanOptions any;
+  MigPlanOptions any = SliceAlone();
   any.max_slowdown = 10;
   MigPlan smallest = PlanMig(bert, h100, any);
   EXPECT_EQ(ProfileOf(smallest, 0), "1g.20gb");
@@ -151,7 +167,7 @@ TEST(MigPlanTest, TbPluginResnetTracesShareAnH100) {
   ASSERT_EQ(w0.size(), 1u);
   ASSERT_EQ(w4.size(), 1u);
   std::vector<MigWorkload> both = {w0[0], w4[0]};
-  MigPlan plan = PlanMig(both, Geometry("h100-sxm"));
+  MigPlan plan = PlanMig(both, Geometry("h100-sxm"), SliceAlone());
   // tb_plugin's est. SM efficiency (54.68 % / 69.22 % of a V100's 80 SMs) carried over as
   // SMs: 43.7 and 55.4 of the H100's 132, both within 3g.40gb's 60.
   EXPECT_NEAR(plan.choices[0].compute_need, 0.5468 * 80 / 132, 1e-4);
@@ -166,7 +182,19 @@ TEST(MigPlanTest, TbPluginResnetTracesShareAnH100) {
   EXPECT_NEAR(plan.choices[1].expected_slowdown, 0.099, 5e-4);
   EXPECT_EQ(plan.gpus_total, 2);
   EXPECT_DOUBLE_EQ(plan.density_gain, 1.0);
-  // A budget of 1000 %: the smallest covers, two 3g.40gb on one H100, as before the budget.
+  // By default each keeps its whole GPU: alone on it, a slice frees no GPU.
+  MigPlan kept = PlanMig(both, Geometry("h100-sxm"));
+  for (int i : {0, 1}) {
+    EXPECT_EQ(ProfileOf(kept, i), "whole");
+    EXPECT_EQ(kept.choices[static_cast<size_t>(i)].reason.rfind("alone on its GPU: 4g.40gb covers it (expected ", 0), 0u)
+        << kept.choices[static_cast<size_t>(i)].reason;
+  }
+  EXPECT_EQ(kept.gpus_whole, 2);
+  EXPECT_EQ(kept.gpus_for_slices, 0);
+  EXPECT_EQ(kept.gpus_total, 2);
+  EXPECT_DOUBLE_EQ(kept.density_gain, 1.0);
+  // A budget of 1000 %: the smallest covers, two 3g.40gb on one H100, as before the budget
+  // (sharing a GPU, they are sliced whatever slice_alone says).
   MigPlanOptions any;
   any.max_slowdown = 10;
   MigPlan smallest = PlanMig(both, Geometry("h100-sxm"), any);
@@ -176,7 +204,8 @@ TEST(MigPlanTest, TbPluginResnetTracesShareAnH100) {
   EXPECT_DOUBLE_EQ(smallest.density_gain, 2.0);
   // On an A100-80GB: 43.7 SMs exceed 3g.40gb's 42, and 55.4 SMs fit 4g.40gb's 56, but
   // 4g.40gb is predicted 17.5 % and 22.2 % slower (> 10 %): neither is sliced. At 1000 %,
-  // two 4g.40gb slices, which cannot share a GPU: 2 GPUs either way.
+  // two 4g.40gb slices, which cannot share a GPU: 2 GPUs either way, kept whole unless
+  // slice_alone.
   MigPlan a100 = PlanMig(both, Geometry("a100-80gb-sxm"));
   EXPECT_EQ(ProfileOf(a100, 0), "whole");
   EXPECT_EQ(ProfileOf(a100, 1), "whole");
@@ -184,9 +213,14 @@ TEST(MigPlanTest, TbPluginResnetTracesShareAnH100) {
       << a100.choices[0].reason;
   EXPECT_EQ(a100.gpus_total, 2);
   MigPlan a100_any = PlanMig(both, Geometry("a100-80gb-sxm"), any);
-  EXPECT_EQ(ProfileOf(a100_any, 0), "4g.40gb");
-  EXPECT_EQ(ProfileOf(a100_any, 1), "4g.40gb");
+  EXPECT_EQ(ProfileOf(a100_any, 0), "whole");
+  EXPECT_EQ(ProfileOf(a100_any, 1), "whole");
   EXPECT_EQ(a100_any.gpus_total, 2);
+  any.slice_alone = true;
+  MigPlan a100_sliced = PlanMig(both, Geometry("a100-80gb-sxm"), any);
+  EXPECT_EQ(ProfileOf(a100_sliced, 0), "4g.40gb");
+  EXPECT_EQ(ProfileOf(a100_sliced, 1), "4g.40gb");
+  EXPECT_EQ(a100_sliced.gpus_total, 2);
 }
 
 TEST(MigPlanTest, DlrmRanksAreNotSlicedBecauseOfNccl) {
@@ -205,7 +239,7 @@ TEST(MigPlanTest, DlrmRanksAreNotSlicedBecauseOfNccl) {
 TEST(MigPlanTest, NvidiaSmiCaptureIdleAndLoad) {
   auto phases = FromFile("nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt");
   ASSERT_EQ(phases.size(), 2u);
-  MigPlan plan = PlanMig(phases, Geometry("h100-sxm"));
+  MigPlan plan = PlanMig(phases, Geometry("h100-sxm"), SliceAlone());
   for (size_t i = 0; i < phases.size(); ++i) {
     if (phases[i].name.find("[load]") != std::string::npos) {
       // gpu-burn keeps every SM busy (dmon sm 100): no slice has enough SMs.

@@ -43,21 +43,32 @@ std::string LayoutOf(const std::map<std::string, int>& instances) {
 
 TEST(MigRebalance, PlannedLayoutsFromRealInputs) {
   const MigGeometry& h100 = *FindMigGeometry("h100-sxm");
-  EXPECT_EQ(LayoutOf(PlanInstances(PlanMig(RebalanceDemand(false), h100))), "1g.10gb-x1");
+  MigPlanOptions alone;
+  alone.slice_alone = true;
+  EXPECT_EQ(LayoutOf(PlanInstances(PlanMig(RebalanceDemand(false), h100, alone))), "1g.10gb-x1");
   // The two ResNet-50 workers fit 3g.40gb by SMs, but 3g.40gb is predicted 12.3 % and 15.6 %
   // slower, over the 10 % budget; 4g.40gb (7.8 %, 9.9 %) is within it
   // (MigPlanTest.TbPluginResnetTracesShareAnH100). A budget of 1000 % gives the layout of
   // before the budget.
-  EXPECT_EQ(LayoutOf(PlanInstances(PlanMig(RebalanceDemand(true), h100))), "1g.10gb-x1.4g.40gb-x2");
-  MigPlanOptions any;
+  EXPECT_EQ(LayoutOf(PlanInstances(PlanMig(RebalanceDemand(true), h100, alone))), "1g.10gb-x1.4g.40gb-x2");
+  MigPlanOptions any = alone;
   any.max_slowdown = 10;
   EXPECT_EQ(LayoutOf(PlanInstances(PlanMig(RebalanceDemand(true), h100, any))), "1g.10gb-x1.3g.40gb-x2");
+  // By default a slice alone on its GPU is not asked for: the lone 1g.10gb workload keeps its
+  // GPU; a 4g.40gb joins the 1g.10gb on one GPU and the other keeps its GPU; at 1000 % the two
+  // 3g.40gb fill one GPU and the 1g.10gb is alone.
+  EXPECT_EQ(LayoutOf(PlanInstances(PlanMig(RebalanceDemand(false), h100))), "none");
+  EXPECT_EQ(LayoutOf(PlanInstances(PlanMig(RebalanceDemand(true), h100))), "1g.10gb-x1.4g.40gb-x1");
+  any.slice_alone = false;
+  EXPECT_EQ(LayoutOf(PlanInstances(PlanMig(RebalanceDemand(true), h100, any))), "3g.40gb-x2");
 }
 
 TEST(MigRebalance, HoldsThenChangesOncePerWindow) {
   const MigGeometry& h100 = *FindMigGeometry("h100-sxm");
-  const std::string a = LayoutOf(PlanInstances(PlanMig(RebalanceDemand(false), h100)));
-  const std::string b = LayoutOf(PlanInstances(PlanMig(RebalanceDemand(true), h100)));
+  MigPlanOptions alone;
+  alone.slice_alone = true;
+  const std::string a = LayoutOf(PlanInstances(PlanMig(RebalanceDemand(false), h100, alone)));
+  const std::string b = LayoutOf(PlanInstances(PlanMig(RebalanceDemand(true), h100, alone)));
   RebalanceOptions options;  // hold 30 min, window 24 h
   const int64_t t0 = 1'700'000'000;
   RebalanceState state;

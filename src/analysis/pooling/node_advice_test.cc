@@ -33,7 +33,7 @@ PodGpuUse AdviceUse(const std::string& pod, const std::string& node, const char*
 TEST(PoolingNodeAdvice, MigInstancesPerNodeAndMpsPercentagesPerSharedPod) {
   std::vector<PodGpuUse> uses = {
       AdviceUse("notebook-a", "n1", "a100-40gb-sxm", 0.10, 4),                // sliced: 4g.20gb
-      AdviceUse("notebook-b", "n1", "a100-40gb-sxm", 0.10, 4),                // sliced: 4g.20gb
+      AdviceUse("notebook-b", "n1", "a100-40gb-sxm", 0.06, 4),                // sliced: 3g.20gb
       AdviceUse("in-slice", "n2", "a100-40gb-sxm", 0.95, 4, "2g.10gb"),       // kept in its slice
       AdviceUse("trainer", "n2", "a100-40gb-sxm", 0.95, 30),                  // kept whole
       AdviceUse("small-1", "n3", "l4", 0.30, 4),                              // shared
@@ -41,12 +41,13 @@ TEST(PoolingNodeAdvice, MigInstancesPerNodeAndMpsPercentagesPerSharedPod) {
   };
   PoolingReport report = FindPoolingCandidates(uses);
   std::map<std::string, std::map<std::string, int>> mig = MigInstancesByNode(uses, report);
-  // The notebooks need 4.4 GiB and 10 % of the SMs: 1g.5gb covers that, but busy 10 % of the
+  // notebook-a needs 4.4 GiB and 10 % of the SMs: 1g.5gb covers that, but busy 10 % of the
   // time with kernels taken to fill the GPU (no SM-activity series), 1g.5gb (14 of 108 SMs)
   // is predicted 0.10 / (14/108) - 0.10 = 67.1 % slower, 2g.10gb 28.6 %, 3g.20gb 15.7 %: over
-  // the 10 % budget; 4g.20gb (9.3 %) is within it.
+  // the 10 % budget; 4g.20gb (9.3 %) is within it. notebook-b (busy 6 %): 3g.20gb,
+  // 0.06 / (42/108) - 0.06 = 9.4 %. The two share one A100.
   using Instances = std::map<std::string, std::map<std::string, int>>;
-  EXPECT_EQ(mig, (Instances{{"n1", {{"4g.20gb", 2}}}, {"n2", {{"2g.10gb", 1}}}}));
+  EXPECT_EQ(mig, (Instances{{"n1", {{"3g.20gb", 1}, {"4g.20gb", 1}}}, {"n2", {{"2g.10gb", 1}}}}));
   // A budget of 1000 %: 1g.5gb, as before the budget.
   PoolingOptions any;
   any.max_slowdown = 10;

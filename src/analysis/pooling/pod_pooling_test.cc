@@ -47,9 +47,10 @@ TEST(PodPoolingTest, ReclaimsIdleSharesSmallSlicesOnMigAndKeepsBusy) {
       Use("notebook", "a100-40gb-sxm", "GPU-d", 0.10, 4),  // MIG: 4 GiB x 1.1 -> 4g.20gb (budget)
       Use("trainer", "a100-40gb-sxm", "GPU-e", 0.95, 30),  // busy: keeps its GPU
       Use("blind", "l4", "GPU-f", 0.30, -1),               // memory not measured
+      Use("notebook-2", "a100-40gb-sxm", "GPU-g", 0.06, 4),  // MIG: 3g.20gb, beside the notebook's 4g
   };
   PoolingReport r = FindPoolingCandidates(uses);
-  ASSERT_EQ(r.pods.size(), 6u);
+  ASSERT_EQ(r.pods.size(), 7u);
   EXPECT_EQ(r.pods[0].action, PoolAction::kReclaim);
   EXPECT_EQ(r.pods[1].action, PoolAction::kShare);
   EXPECT_EQ(r.pods[2].action, PoolAction::kShare);
@@ -76,11 +77,34 @@ TEST(PodPoolingTest, ReclaimsIdleSharesSmallSlicesOnMigAndKeepsBusy) {
   EXPECT_EQ(r.groups[0].action, PoolAction::kMigSlice);
   EXPECT_EQ(r.groups[1].action, PoolAction::kShare);
   EXPECT_NEAR(r.groups[1].compute_p95_sum, 0.70, 1e-12);
-  EXPECT_EQ(r.gpus_now, 6);
+  EXPECT_EQ(r.pods[6].action, PoolAction::kMigSlice);
+  // notebook-2, busy 6 %: 1g.5gb 0.06 / (14/108) - 0.06 = 40.3 % slower, 2g.10gb 17.1 %,
+  // 3g.20gb (42 SMs) 9.4 %: within the budget, and beside the notebook's 4g.20gb.
+  EXPECT_EQ(r.pods[6].detail,
+            "3g.20gb (smallest profile that covers memory 4.40 GiB and SMs 6.0% within the 10.0% slowdown budget "
+            "(expected 9.4%; 1g.5gb 40.3%, 1g.10gb 40.3%, 2g.10gb 17.1% over it))");
+  EXPECT_EQ(r.groups[0].mig_profiles, (std::vector<std::string>{"4g.20gb", "3g.20gb"}));
+  EXPECT_EQ(r.gpus_now, 7);
   EXPECT_EQ(r.gpus_reclaimed, 1);
-  // Kept: trainer, blind. Pooled: notebook's GPU (1 after) and small-1/2 (2 -> 1).
+  // Kept: trainer, blind. Pooled: the notebooks' GPUs (2 -> 1) and small-1/2 (2 -> 1).
   EXPECT_EQ(r.gpus_after, 4);
-  EXPECT_EQ(r.gpus_saved, 2);
+  EXPECT_EQ(r.gpus_saved, 3);
+}
+
+TEST(PodPoolingTest, AMigSliceAloneOnItsGpuKeepsTheGpu) {
+  // The notebook alone: its 4g.20gb would share its A100 with no other pod's slice, so
+  // slicing frees no GPU and would cost 9.3 %: it keeps its GPU (as a sharing-pool pod
+  // with no partner does), with a smaller GPU suggested.
+  PoolingReport r = FindPoolingCandidates({Use("notebook", "a100-40gb-sxm", "GPU-d", 0.10, 4)});
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].action, PoolAction::kKeep);
+  EXPECT_EQ(r.pods[0].detail,
+            "not sliced: alone on its GPU: 4g.20gb covers it (expected 9.3% slower) but no other workload's slice "
+            "fits beside it: slicing would free no GPU");
+  ASSERT_NE(r.pods[0].smaller_gpu, nullptr);
+  EXPECT_EQ(r.pods[0].smaller_gpu->id, "t4");
+  EXPECT_TRUE(r.groups.empty());
+  EXPECT_EQ(r.gpus_saved, 0);
 }
 
 TEST(PodPoolingTest, NoUtilizationSeriesMeansUnknownNotIdle) {
