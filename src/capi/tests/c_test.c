@@ -79,13 +79,37 @@ char* kt_source_path(const char* relative) {
   return path;
 }
 
+/* The running case's temp dirs: removed when it passes, kept (and named) when it fails. */
+enum { kMaxTempDirs = 16 };
+static char* temp_dirs[kMaxTempDirs];
+static size_t temp_dir_count = 0;
+
+static void remove_dir(const char* path) {
+  char* command = kt_format("rm -rf '%s'", path);
+  if (system(command) != 0) fprintf(stderr, "cannot remove the temp dir %s\n", path);
+  free(command);
+}
+
 char* kt_temp_dir(const char* name) {
   const char* base = getenv("TMPDIR");
   char* path = kt_format("%s/kraken_ctest_%s_%ld", base != NULL && *base != '\0' ? base : "/tmp", name, (long)getpid());
   char* command = kt_format("rm -rf '%s' && mkdir -p '%s'", path, path);
   if (system(command) != 0) kt_fail(__FILE__, __LINE__, "cannot make the temp dir");
   free(command);
+  if (temp_dir_count < kMaxTempDirs) temp_dirs[temp_dir_count++] = kt_format("%s", path);
   return path;
+}
+
+static void end_temp_dirs(int keep) {
+  for (size_t i = 0; i < temp_dir_count; ++i) {
+    if (keep) {
+      fprintf(stderr, "kept for a look: %s\n", temp_dirs[i]);
+    } else {
+      remove_dir(temp_dirs[i]);
+    }
+    free(temp_dirs[i]);
+  }
+  temp_dir_count = 0;
 }
 
 char* kt_read_file(const char* path) {
@@ -149,6 +173,7 @@ int kt_main(int argc, char** argv, const kt_case* cases, size_t count) {
     if (argc > 1 && strcmp(argv[1], cases[i].name) != 0) continue;
     int before = kt_failures;
     cases[i].run();
+    end_temp_dirs(kt_failures != before);
     fprintf(stderr, "[%s] %s\n", kt_failures == before ? "  OK  " : "FAILED", cases[i].name);
     ++ran;
   }

@@ -41,7 +41,7 @@ void kt_check_same(const char* file, int line, const char* got, const char* expe
 char* kt_data_path(const char* relative);
 /* A fixture of the source tree (tests/fixtures/...). */
 char* kt_source_path(const char* relative);
-/* A fresh empty directory for the case. */
+/* A fresh empty directory for the case, removed after it unless the case failed. */
 char* kt_temp_dir(const char* name);
 /* Standard output of `kraken ARGS` (the binary built with the library); *exit_code gets
  * its exit status. Returned text is malloc'd. */
