@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace kraken::disagg {
 namespace {
@@ -12,20 +14,67 @@ bool SameEntity(const SeriesEntity& e, const WorkloadDemand& d) {
   return (phase == e.labels.end() ? std::string() : phase->second) == d.phase;
 }
 
-// The memory-over-time series for the demand, or nullptr. A trace's: the framework
-// allocator's, else the CUDA allocations of kraken's CUPTI tracer (as demand.cc ranks them).
-const Series* MemorySeries(const Profile& profile, const WorkloadDemand& d) {
-  const bool trace = d.source_kind == "trace";
-  for (Metric metric : {trace ? Metric::kAllocatorAllocatedBytes : Metric::kFbUsedBytes, Metric::kCudaAllocatedBytes}) {
-    if (!trace && metric == Metric::kCudaAllocatedBytes) break;
-    const Series* best = nullptr;
-    for (const Series& s : profile.series) {
-      bool wanted = s.metric == metric && (trace || SameEntity(s.entity, d));
-      if (wanted && s.samples.size() >= 2 && (best == nullptr || s.samples.size() > best->samples.size())) best = &s;
-    }
-    if (best != nullptr) return best;
+// The series of `metric` with the most samples (at least 2) that `wanted` accepts, or nullptr.
+template <typename Wanted>
+const Series* LongestSeries(const Profile& profile, Metric metric, const Wanted& wanted) {
+  const Series* best = nullptr;
+  for (const Series& s : profile.series) {
+    if (s.metric != metric || s.samples.size() < 2 || !wanted(s)) continue;
+    if (best == nullptr || s.samples.size() > best->samples.size()) best = &s;
   }
-  return nullptr;
+  return best;
+}
+
+// The memory-over-time series for the demand, or nullptr. A trace's: the framework
+// allocator's, else the CUDA allocations of kraken's CUPTI tracer (as demand.cc ranks them);
+// a sampled workload's: the framebuffer used by its own GPU (or MIG instance and phase).
+const Series* MemorySeries(const Profile& profile, const WorkloadDemand& d) {
+  if (d.source_kind != "trace") {
+    return LongestSeries(profile, Metric::kFbUsedBytes, [&](const Series& s) { return SameEntity(s.entity, d); });
+  }
+  auto any = [](const Series&) { return true; };
+  const Series* allocator = LongestSeries(profile, Metric::kAllocatorAllocatedBytes, any);
+  return allocator != nullptr ? allocator : LongestSeries(profile, Metric::kCudaAllocatedBytes, any);
+}
+
+// Pearson r between busy and memory over the demand's bins, memory held at its last sample
+// before each bin's start (bins before the first sample are left out).
+void CorrelateWithBusy(const Series& memory, const WorkloadDemand& demand, Decoupling& d) {
+  std::vector<std::pair<double, double>> pairs;  // (busy, memory)
+  size_t next = 0;
+  double held = 0;
+  bool have = false;
+  for (size_t i = 0; i < demand.busy_bins.size(); ++i) {
+    double t = static_cast<double>(demand.bins_start_ns) + static_cast<double>(i) * demand.bin_s * 1e9;
+    while (next < memory.samples.size() && static_cast<double>(memory.samples[next].time_ns) <= t) {
+      held = memory.samples[next].value;
+      have = true;
+      ++next;
+    }
+    if (have) pairs.push_back({demand.busy_bins[i], held});
+  }
+  d.points = static_cast<int64_t>(pairs.size());
+  if (d.points < 3) return;
+  double mb = 0, mm = 0;
+  for (auto [b, m] : pairs) {
+    mb += b;
+    mm += m;
+  }
+  mb /= static_cast<double>(pairs.size());
+  mm /= static_cast<double>(pairs.size());
+  double sbb = 0, smm = 0, sbm = 0;
+  for (auto [b, m] : pairs) {
+    sbb += (b - mb) * (b - mb);
+    smm += (m - mm) * (m - mm);
+    sbm += (b - mb) * (m - mm);
+  }
+  d.correlation_measured = true;
+  // A series whose spread is below 1e-6 of its level (memory) or 1e-9 (busy) is flat.
+  double n = static_cast<double>(pairs.size());
+  d.memory_constant = smm <= 1e-12 * mm * mm * n;
+  d.busy_constant = sbb <= 1e-18 * n;
+  d.correlation = d.memory_constant || d.busy_constant ? 0 : sbm / std::sqrt(sbb * smm);
+  d.independence = 1 - std::abs(d.correlation);
 }
 
 }  // namespace
@@ -45,42 +94,7 @@ Decoupling AnalyzeDecoupling(const Profile& profile, const WorkloadDemand& deman
   const Series* memory = MemorySeries(profile, demand);
   if (memory != nullptr && demand.busy_bins.size() >= 3 && demand.bin_s > 0) {
     d.memory_series = memory->source_name;
-    std::vector<std::pair<double, double>> pairs;  // (busy, memory)
-    size_t next = 0;
-    double held = 0;
-    bool have = false;
-    for (size_t i = 0; i < demand.busy_bins.size(); ++i) {
-      double t = static_cast<double>(demand.bins_start_ns) + static_cast<double>(i) * demand.bin_s * 1e9;
-      while (next < memory->samples.size() && static_cast<double>(memory->samples[next].time_ns) <= t) {
-        held = memory->samples[next].value;
-        have = true;
-        ++next;
-      }
-      if (have) pairs.push_back({demand.busy_bins[i], held});
-    }
-    d.points = static_cast<int64_t>(pairs.size());
-    if (d.points >= 3) {
-      double mb = 0, mm = 0;
-      for (auto [b, m] : pairs) {
-        mb += b;
-        mm += m;
-      }
-      mb /= static_cast<double>(pairs.size());
-      mm /= static_cast<double>(pairs.size());
-      double sbb = 0, smm = 0, sbm = 0;
-      for (auto [b, m] : pairs) {
-        sbb += (b - mb) * (b - mb);
-        smm += (m - mm) * (m - mm);
-        sbm += (b - mb) * (m - mm);
-      }
-      d.correlation_measured = true;
-      // A series whose spread is below 1e-6 of its level (memory) or 1e-9 (busy) is flat.
-      double n = static_cast<double>(pairs.size());
-      d.memory_constant = smm <= 1e-12 * mm * mm * n;
-      d.busy_constant = sbb <= 1e-18 * n;
-      d.correlation = d.memory_constant || d.busy_constant ? 0 : sbm / std::sqrt(sbb * smm);
-      d.independence = 1 - std::abs(d.correlation);
-    }
+    CorrelateWithBusy(*memory, demand, d);
   }
   int parts = (d.imbalance_measured ? 1 : 0) + (d.correlation_measured ? 1 : 0);
   d.measured = parts > 0;
@@ -106,7 +120,7 @@ Explanation ExplainDecoupling(const Decoupling& d) {
                                                                : "Pearson r(memory, busy) over the bins");
     e.Term("independence", d.independence, "ratio", "1 - |r|");
   } else {
-    e.Assume("no memory series over time (allocator or framebuffer) lines up with the busy bins: "
+    e.Assume("no memory series over time (allocator, CUDA allocations or framebuffer) lines up with the busy bins: "
              "independence not measured");
   }
   if (d.measured) e.Term("decoupling", d.score, "ratio", "mean of the measured parts (imbalance, independence)");

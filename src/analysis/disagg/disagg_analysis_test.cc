@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/demand.h"
+#include "analysis/disagg/decoupling.h"
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
 
@@ -133,6 +134,43 @@ TEST(DisaggAnalysisTest, AllocatorSeriesGivesDecoupling) {
   EXPECT_EQ(r.strategy, Strategy::kDedicated);
   EXPECT_EQ(r.strategy_reason.rfind("35.7% of busy time in collectives", 0), 0u);
   EXPECT_GT(r.traffic.collectives_without_sizes, 0);
+}
+
+// A trace without the framework allocator's series (a kernel trace of kraken's CUPTI tracer)
+// takes the CUDA allocations over time instead; with both, the allocator's is used.
+TEST(DisaggAnalysisTest, CudaAllocationsStandInForTheAllocatorSeries) {
+  auto imported = ImportFile(BuiltinImporters(), testing::DataPath("kineto/hta/df_index_resolver/df_index_resolver.json.gz"));
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  Profile& traced = (*imported)[0];
+  std::vector<WorkloadDemand> demands = DeriveDemands(traced, CharacterizeWorkload(traced));
+  ASSERT_EQ(demands.size(), 1u);
+  const GpuNeed no_need;
+  Decoupling allocator = AnalyzeDecoupling(traced, demands[0], no_need);
+  ASSERT_TRUE(allocator.correlation_measured);
+
+  Series flat;  // more samples than none, but the allocator's series comes first
+  flat.metric = Metric::kCudaAllocatedBytes;
+  flat.source_name = "CUDA device memory (flat)";
+  flat.samples = {{0, 1e9}, {1, 1e9}, {2, 1e9}, {3, 1e9}};
+  traced.series.push_back(flat);
+  Decoupling preferred = AnalyzeDecoupling(traced, demands[0], no_need);
+  EXPECT_EQ(preferred.memory_series, allocator.memory_series);
+  EXPECT_DOUBLE_EQ(preferred.correlation, allocator.correlation);
+  traced.series.pop_back();
+
+  size_t renamed = 0;
+  for (Series& s : traced.series) {
+    if (s.metric != Metric::kAllocatorAllocatedBytes) continue;
+    s.metric = Metric::kCudaAllocatedBytes;
+    s.source_name = "CUDA device memory";
+    ++renamed;
+  }
+  ASSERT_GT(renamed, 0u);
+  Decoupling cuda = AnalyzeDecoupling(traced, demands[0], no_need);
+  ASSERT_TRUE(cuda.correlation_measured);
+  EXPECT_EQ(cuda.memory_series, "CUDA device memory");
+  EXPECT_EQ(cuda.points, allocator.points);
+  EXPECT_DOUBLE_EQ(cuda.correlation, allocator.correlation);
 }
 
 TEST(DisaggAnalysisTest, NvidiaSmiCaptureUnderLoadNeedsItsGpu) {
