@@ -11,6 +11,7 @@
 
 #include "agent/agent.h"
 #include "agent/agent_test_support.h"
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "base/text.h"
 #include "k8s/client/fake_pod_api.h"

@@ -14,6 +14,7 @@
 #include "agent/metric_groups.h"
 #include "agent/metrics_server.h"
 #include "agent/sample_ring.h"
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "base/text.h"
 #include "agent/agent_test_support.h"

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "agent/agent.h"
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "collectors/nvml/nvml_sampler.h"
 #include "k8s/client/kube_client.h"

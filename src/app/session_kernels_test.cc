@@ -17,6 +17,7 @@
 
 #include "app/profile_session.h"
 #include "base/byte_stream.h"
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "collectors/cupti/tracer_config.h"
 #include "importers/registry.h"

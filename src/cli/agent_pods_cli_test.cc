@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "cli/agent_process_testing.h"
 #include "k8s/attribution/pod_resources/fake_kubelet.h"

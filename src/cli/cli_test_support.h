@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "base/testing/built_files.h"
 #include "base/testing/run_command.h"
 
 namespace kraken {

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "cli/cli_test_support.h"
 

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 
 namespace kraken {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "cli/cli_test_support.h"
 
@@ -39,7 +40,7 @@ TEST(ProfileKernelsCliTest, ABadCaptureWindowIsOneLineBeforeAnythingRuns) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/ran"));
 }
 
-#ifdef KRAKEN_FAKE_CUDA_APP
+#ifdef KRAKEN_CUPTI_TESTS
 
 simdjson::dom::element ParseJson(simdjson::dom::parser& parser, const std::string& text) {
   simdjson::dom::element doc;

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "cli/agent_process_testing.h"
 #include "cli/cli_test_support.h"

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <map>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "base/text.h"
 #include "cli/agent_process_testing.h"

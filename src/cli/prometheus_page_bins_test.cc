@@ -9,6 +9,7 @@
 
 #include <chrono>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "base/text.h"
 #include "cli/agent_process_testing.h"

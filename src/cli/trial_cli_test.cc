@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "cli/cli_test_support.h"
 #include "cli/trial_cli_test_support.h"

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 
 namespace kraken::trial_testing {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "cli/agent_process_testing.h"
 

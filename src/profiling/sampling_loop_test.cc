@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "profiling/child_process.h"
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "base/json_writer.h"
+#include "base/testing/built_files.h"
 #include "base/testing/run_command.h"
 #include "server/test_server.h"
 

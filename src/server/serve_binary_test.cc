@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/testing/built_files.h"
 #include "base/testing/run_command.h"
 #include "server/test_server.h"
 #include "server/test_upload.h"

@@ -133,8 +133,44 @@ void kt_write_file(const char* path, const char* text) {
   if (f != NULL) fclose(f);
 }
 
+/* The list's `target=path` lines, read once. */
+static char* built_files = NULL;
+
+static void load_built_files(void) {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n <= 0) return;
+  exe[n] = '\0';
+  for (char* slash = strrchr(exe, '/'); slash != NULL && built_files == NULL; slash = strrchr(exe, '/')) {
+    *slash = '\0';
+    char* list = kt_format("%s/kraken_built_files.txt", exe);
+    built_files = kt_read_file(list);
+    free(list);
+  }
+}
+
+const char* kt_built_file(const char* target) {
+  static char path[4096];
+  if (built_files == NULL) load_built_files();
+  size_t length = strlen(target);
+  for (const char* line = built_files; line != NULL && *line != '\0'; line = strchr(line, '\n')) {
+    if (*line == '\n') ++line;
+    const char* end = strchr(line, '\n');
+    size_t size = end != NULL ? (size_t)(end - line) : strlen(line);
+    if (size > length && strncmp(line, target, length) == 0 && line[length] == '=' && size - length - 1 < sizeof(path)) {
+      memcpy(path, line + length + 1, size - length - 1);
+      path[size - length - 1] = '\0';
+      return path;
+    }
+    if (end == NULL) break;
+  }
+  fprintf(stderr, "no %s in kraken_built_files.txt above this executable\n", target);
+  ++kt_failures;
+  return "/nonexistent/kraken-built-file";
+}
+
 char* kt_kraken(const char* args, int* exit_code) {
-  char* command = kt_format("'%s' %s", KRAKEN_BINARY_PATH, args);
+  char* command = kt_format("'%s' %s", kt_built_file("kraken"), args);
   FILE* pipe = popen(command, "r");
   free(command);
   if (pipe == NULL) {

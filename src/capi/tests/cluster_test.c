@@ -21,13 +21,14 @@ struct Fixture {
 static int StartFixture(struct Fixture* f) {
   int in[2], out[2];
   if (pipe(in) != 0 || pipe(out) != 0) return 0;
+  const char* fixture = kt_built_file("kraken_prometheus_fixture"); /* looked up before the fork */
   f->pid = fork();
   if (f->pid == 0) {
     dup2(in[0], 0);
     dup2(out[1], 1);
     close(in[1]);
     close(out[0]);
-    execl(KRAKEN_PROMETHEUS_FIXTURE, KRAKEN_PROMETHEUS_FIXTURE, (char*)NULL);
+    execl(fixture, fixture, (char*)NULL);
     _exit(127);
   }
   close(in[0]);

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "collectors/cupti/counters_injection_testing.h"
 #include "collectors/cupti/injection_test_support.h"

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "collectors/cupti/counters_injection_testing.h"
 

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <vector>
 
+#include "base/testing/built_files.h"
+
 namespace kraken::cupti {
 namespace {
 

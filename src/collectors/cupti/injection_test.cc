@@ -14,6 +14,7 @@
 #include <map>
 #include <thread>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "collectors/cupti/cupti_locator.h"
 #include "collectors/cupti/injection_test_support.h"

@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "importers/registry.h"
 

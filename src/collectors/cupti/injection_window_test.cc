@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "analysis/characterize.h"
+#include "base/testing/built_files.h"
 #include "collectors/cupti/injection_test_support.h"
 
 namespace kraken::cupti {

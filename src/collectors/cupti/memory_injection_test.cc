@@ -10,6 +10,7 @@
 #include "analysis/characterize.h"
 #include "analysis/demand.h"
 #include "analysis/mig/mig_plan.h"
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "collectors/cupti/injection_test_support.h"
 #include "importers/registry.h"

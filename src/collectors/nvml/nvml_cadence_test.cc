@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "base/testing/built_files.h"
 #include "collectors/nvml/capture_format.h"
 #include "collectors/nvml/nvml_recorder.h"
 #include "collectors/nvml/nvml_test_support.h"

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/byte_stream.h"
+#include "base/testing/built_files.h"
 #include "collectors/nvml/capture_format.h"
 #include "collectors/nvml/nvml_test_support.h"
 

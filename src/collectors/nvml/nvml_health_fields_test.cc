@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "base/testing/built_files.h"
 #include "collectors/nvml/capture_format.h"
 #include "collectors/nvml/nvml_health_fields.h"
 #include "collectors/nvml/nvml_recorder.h"

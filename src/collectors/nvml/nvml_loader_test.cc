@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include "base/testing/built_files.h"
 #include "collectors/nvml/nvml_test_support.h"
 
 namespace kraken::nvml {

@@ -3,6 +3,7 @@
 // own reader), and replay the recording again.
 #include <gtest/gtest.h>
 
+#include "base/testing/built_files.h"
 #include "collectors/nvml/capture_format.h"
 #include "collectors/nvml/nvml_recorder.h"
 #include "collectors/nvml/nvml_test_support.h"

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
 #include "collectors/nvml/nvml_sampler.h"
 
