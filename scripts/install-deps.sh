@@ -15,8 +15,9 @@ packages=(
   libcpp-httplib-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # The Python package's tests (python/tests) run with Debian's python3 and pytest; the
-  # packaging test makes a venv (python3-venv) and pip-installs build/python into it.
-  python3 python3-pytest python3-venv
+  # packaging test makes a venv (python3-venv) and pip-installs build/python into it; mypy
+  # checks the package's type hints (python_typing_test).
+  python3 python3-pytest python3-venv mypy
   nodejs chromium
   # The agent's exporter and the cluster-analysis tests run a real Prometheus server (and
   # promtool); they fail (never skip) without it.

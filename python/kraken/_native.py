@@ -32,7 +32,7 @@ _c_char_pp = ctypes.POINTER(ctypes.c_char_p)
 _c_void_pp = ctypes.POINTER(ctypes.c_void_p)
 
 # name -> (argument types); every one of these returns kraken_status (int).
-_INPUTS_CALLS = ("kraken_analyze", "kraken_report", "kraken_disagg", "kraken_colocate",
+_INPUTS_CALLS: Tuple[str, ...] = ("kraken_analyze", "kraken_report", "kraken_disagg", "kraken_colocate",
                  "kraken_colocate_optimize", "kraken_temporal", "kraken_mig_plan", "kraken_import")
 _INPUTS_CALLS += ("kraken_diff",)
 _PAIR_CALLS = ("kraken_predict_interference", "kraken_pack")
@@ -113,7 +113,8 @@ class Library:
 
     def version(self) -> str:
         """kraken_version(): the library's release, "0.1.0"."""
-        return self.cdll.kraken_version().decode("utf-8")
+        version: bytes = self.cdll.kraken_version()
+        return version.decode("utf-8")
 
     def call_inputs(self, name: str, inputs: Sequence[str], options: Optional[Mapping[str, Any]]) -> str:
         """One of the calls taking (inputs, count, options, out)."""
@@ -269,4 +270,5 @@ def library() -> Library:
 def load_json(text: str) -> Dict[str, Any]:
     """A document from the library as a dict (numbers parsed exactly as json does for
     the CLI's --json output)."""
-    return json.loads(text)
+    doc: Dict[str, Any] = json.loads(text)
+    return doc

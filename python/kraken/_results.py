@@ -18,14 +18,17 @@ def build(cls: Type[T], doc: Optional[Mapping[str, Any]], **nested: Any) -> T:
     field named ``raw`` gets the whole document."""
     doc = doc or {}
     values: Dict[str, Any] = {}
-    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+    # `cls` is any dataclass: typed as Any here, as a TypeVar cannot be bound to "a dataclass".
+    factory: Any = cls
+    for field in dataclasses.fields(factory):
         if field.name in nested:
             values[field.name] = nested[field.name]
         elif field.name == "raw":
             values[field.name] = dict(doc)
         else:
             values[field.name] = doc.get(field.name)
-    return cls(**values)  # type: ignore[call-arg]
+    built: T = factory(**values)
+    return built
 
 
 def build_optional(cls: Type[T], doc: Optional[Mapping[str, Any]]) -> Optional[T]:

@@ -19,7 +19,7 @@ import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 from . import _native
 
@@ -107,7 +107,7 @@ def drop_profiler_step(path: Path, step_number: int) -> bool:
     return _native.library().remove_profiler_step(os.fspath(path), int(step_number))
 
 
-def cupti_injected(environ: Optional[dict] = None) -> bool:
+def cupti_injected(environ: Optional[Mapping[str, str]] = None) -> bool:
     """Whether this process was started with kraken's CUPTI tracer injected: the native
     session's own check for ``kernel_capture`` (src/app/session_kernels.cc), made first so
     that a process without the tracer gets the warning of :func:`choose_recorder`."""

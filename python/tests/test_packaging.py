@@ -34,6 +34,24 @@ def test_pip_installs_build_python_offline_into_a_venv(tmp_path: Path) -> None:
     assert out["file"].startswith(str(venv)) and out["path"].startswith(str(venv))
     assert out["doc"] == kraken_json("analyze", data(ORION_BERT))
     assert not (BUILD_DIR / "python" / "build").exists()  # the build left no droppings
+    assert (Path(out["file"]).parent / "py.typed").is_file()
+    expect_type_checkers_read_the_hints(venv / "bin" / "python", tmp_path)
+
+
+def expect_type_checkers_read_the_hints(python: Path, tmp_path: Path) -> None:
+    """mypy, pointed at the interpreter kraken was installed into, takes kraken's own hints
+    (py.typed, PEP 561): a wrong use is reported against them, not as an untyped module."""
+    user = tmp_path / "user.py"
+    user.write_text("import kraken\n"
+                    "report = kraken.analyze('trace.json')\n"
+                    "wrong: int = kraken.analyze('trace.json')\n")
+    env = {k: v for k, v in clean_env().items() if k != "LD_PRELOAD"}  # mypy loads no libkraken
+    r = subprocess.run([PYTHON, "-m", "mypy", "--strict", "--no-incremental", "--python-executable", str(python),
+                        str(user)], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert any(":3: error: Incompatible types in assignment" in line for line in lines), r.stdout
+    assert not any(":2: error" in line or "py.typed" in line for line in lines), r.stdout
 
 
 def test_cmake_install_puts_the_package_beside_the_library(tmp_path: Path) -> None:
@@ -46,6 +64,7 @@ def test_cmake_install_puts_the_package_beside_the_library(tmp_path: Path) -> No
     assert install.returncode == 0, install.stdout + install.stderr
     packages = list(prefix.glob("lib/python3*/*-packages/kraken"))
     assert len(packages) == 1, list(prefix.rglob("kraken"))
+    assert (packages[0] / "py.typed").is_file()
     link = packages[0] / "libkraken.so"
     assert link.is_symlink() and not os.path.isabs(os.readlink(link))
     assert link.resolve() == (prefix / "lib" / "libkraken.so.0").resolve()
