@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 data=${KRAKEN_DATA_DIR:-$root/../shared/data}
 export KRAKEN_DATA_DIR=$data
 importer_seconds=$(( seconds / 3 > 10 ? seconds / 3 : 10 ))
-other_seconds=$(( (seconds - importer_seconds) / 7 > 5 ? (seconds - importer_seconds) / 7 : 5 ))
+other_seconds=$(( (seconds - importer_seconds) / 9 > 5 ? (seconds - importer_seconds) / 9 : 5 ))
 
 # run_fuzzer NAME SECONDS CORPUS
 run_fuzzer() {
@@ -64,8 +64,9 @@ cp "$root"/fuzz/seeds/config/* "$corpus/"
 find "$root/deploy" -name '*.yaml' -size -64k -exec cp {} "$corpus/" \;
 run_fuzzer config_fuzzer "$other_seconds" "$corpus"
 
-# Request bodies of serve's routes, the extender's ExtenderArgs, Prometheus answers.
-for name in serve_api extender_args promql; do
+# Request bodies of serve's routes, the extender's ExtenderArgs, Prometheus answers, the
+# Kubernetes objects kraken reads (first byte: which reader), `mig apply`'s mig-parted file.
+for name in serve_api extender_args promql k8s_objects mig_parted; do
   corpus=$(fresh_corpus "$name")
   cp "$root/fuzz/seeds/$name"/* "$corpus/"
   run_fuzzer "${name}_fuzzer" "$other_seconds" "$corpus"

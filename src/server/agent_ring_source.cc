@@ -36,7 +36,8 @@ Result<std::string> EventFromRing(const AgentAddress& agent, const std::string& 
     json.Key("time_ns").Null().Key("samples").BeginArray().EndArray().EndObject();
     return json.Take();
   }
-  simdjson::dom::element newest = passes.at(count - 1);
+  simdjson::dom::element newest;
+  if (passes.at(count - 1).get(newest) != simdjson::SUCCESS) return InvalidInput("the ring answer's last pass is unreadable");
   int64_t time_ns = 0;
   if (newest["time_ns"].get_int64().get(time_ns) != simdjson::SUCCESS) return InvalidInput("a pass has no time_ns");
   *since_ns = time_ns;

@@ -54,7 +54,9 @@ Result<std::vector<NodePod>> ParsePodList(std::string_view json) {
     if (key != "items") continue;
     simdjson::ondemand::value items_value;
     if (auto e = field.value().get(items_value)) return JsonError("items", e);
-    if (items_value.is_null()) continue;  // an empty list may say "items": null
+    bool no_items = false;  // an empty list may say "items": null
+    if (auto e = items_value.is_null().get(no_items)) return JsonError("items", e);
+    if (no_items) continue;
     simdjson::ondemand::array items;
     if (auto e = items_value.get_array().get(items)) return JsonError("items", e);
     for (auto item : items) {

@@ -52,6 +52,11 @@ TEST(NodePodsTest, AnswersOtherThan200AreErrorsAndBadListsAreInvalid) {
 
   EXPECT_FALSE(ParsePodList("[1,2]").ok());
   EXPECT_FALSE(ParsePodList(R"({"items":[{"metadata":{"name":7}}]})").ok());
+  // A broken token after "items": an error, never a simdjson exception (found by
+  // kraken_k8s_objects_fuzzer).
+  auto broken = ParsePodList(R"({"kind":"x","items":null"metadata":{}})");
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.status().message().find("items"), std::string::npos) << broken.status().message();
   auto empty = ParsePodList(R"({"kind":"PodList","items":null})");
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->empty());

@@ -53,7 +53,9 @@ Result<element> GpuContainer(element spec) {
     return InvalidInput("pod spec has no containers");
   for (element c : containers)
     if (AsksForGpu(c)) return c;
-  return containers.at(0).value();
+  element first;
+  if (containers.at(0).get(first)) return InvalidInput("pod spec has no containers");
+  return first;
 }
 
 void CopyIfPresent(JsonWriter& json, element from, std::string_view key) {
