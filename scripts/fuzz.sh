@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 data=${KRAKEN_DATA_DIR:-$root/../shared/data}
 export KRAKEN_DATA_DIR=$data
 importer_seconds=$(( seconds / 3 > 10 ? seconds / 3 : 10 ))
-other_seconds=$(( (seconds - importer_seconds) / 9 > 5 ? (seconds - importer_seconds) / 9 : 5 ))
+other_seconds=$(( (seconds - importer_seconds) / 10 > 5 ? (seconds - importer_seconds) / 10 : 5 ))
 
 # run_fuzzer NAME SECONDS CORPUS
 run_fuzzer() {
@@ -71,6 +71,13 @@ for name in serve_api extender_args promql k8s_objects mig_parted; do
   cp "$root/fuzz/seeds/$name"/* "$corpus/"
   run_fuzzer "${name}_fuzzer" "$other_seconds" "$corpus"
 done
+
+# Users' small files and flag values (first byte: which); the price catalog's seed is the
+# built-in one (data/prices), behind its selector byte.
+corpus=$(fresh_corpus user_files)
+cp "$root"/fuzz/seeds/user_files/* "$corpus/"
+{ printf '\x02'; cat "$root/data/prices/gpu_instances.csv"; } > "$corpus/price_catalog"
+run_fuzzer user_files_fuzzer "$other_seconds" "$corpus"
 
 # The in-place ProfilerStep removal of the Python WorkloadProfiler's torch traces: the first
 # byte picks the step number; seeds are the hand-written ones and small real Kineto traces.
