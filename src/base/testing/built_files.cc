@@ -46,6 +46,10 @@ const BuiltFiles& Load() {
   return files;
 }
 
+// Read at the program's start, before any test forks: a child that looks a file up after
+// fork() then only searches the map it inherited.
+[[maybe_unused]] const bool kLoadedAtStart = (Load(), true);
+
 }  // namespace
 
 const char* BuiltFile(const char* target) {
