@@ -12,16 +12,9 @@
 #include "k8s/client/object_json.h"
 #include "k8s/controller/profile_run_job.h"
 #include "k8s/extender/stored_profile.h"
+#include "fuzz_checks.h"
 
-namespace {
-
-// Errors must explain themselves.
-template <typename R>
-void CheckExplained(const R& result) {
-  if (!result.ok() && result.status().message().empty()) __builtin_trap();
-}
-
-}  // namespace
+using kraken::fuzzing::CheckExplained;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

@@ -13,15 +13,9 @@
 #include "analysis/disagg/remote_link.h"
 #include "analysis/mig/mig_plan.h"
 #include "analysis/temporal/series_selection.h"
+#include "fuzz_checks.h"
 
-namespace {
-
-template <typename R>
-void CheckExplained(const R& result) {
-  if (!result.ok() && result.status().message().empty()) __builtin_trap();
-}
-
-}  // namespace
+using kraken::fuzzing::CheckExplained;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
