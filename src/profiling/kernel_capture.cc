@@ -10,6 +10,7 @@
 #include <map>
 #include <system_error>
 
+#include "base/executable_dir.h"
 #include "base/text.h"
 #include "importers/registry.h"
 
@@ -20,12 +21,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* kLibraryName = "libkraken_cupti.so";
 constexpr const char* kTracePrefix = "kernels_";
-
-std::string ExecutableDir() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : exe.parent_path().string();
-}
 
 // Re-interns a name of `from` into `into`.
 StringId Rename(const Profile& from, StringId id, Profile* into) { return into->strings.Intern(from.Name(id)); }

@@ -9,6 +9,8 @@
 #include <string>
 #include <system_error>
 
+#include "base/executable_dir.h"
+
 namespace kraken::testing {
 namespace {
 
@@ -22,8 +24,8 @@ struct BuiltFiles {
 // The first kraken_built_files.txt in the executable's folder or one above it.
 std::string FindList() {
   std::error_code error;
-  std::filesystem::path dir = std::filesystem::read_symlink("/proc/self/exe", error).parent_path();
-  if (error) return "";
+  std::filesystem::path dir = ExecutableDir();
+  if (dir.empty()) return "";
   for (; !dir.empty(); dir = dir.parent_path()) {
     if (std::filesystem::exists(dir / kListName, error)) return (dir / kListName).string();
     if (dir == dir.root_path()) break;

@@ -46,7 +46,8 @@ char* kt_temp_dir(const char* name);
 /* The path of CMake target `target`'s file in this build (the kraken binary, the NVML replay
  * library, ...), from the list CMake writes at the build folder's root
  * (kraken_built_files.txt), found above this executable: no test object holds a path of the
- * clone. A target not listed fails the case and gives a path that does not exist. */
+ * clone. A target not listed fails the case and gives a path that does not exist. Static
+ * buffer per call: copy it to keep. */
 const char* kt_built_file(const char* target);
 #define KRAKEN_NVML_REPLAY_LIBRARY kt_built_file("kraken_nvml_replay")
 /* Standard output of `kraken ARGS` (the binary built with the library); *exit_code gets
