@@ -70,6 +70,68 @@ TEST(CaptureFormatTest, H100FixtureHoldsTheCapturesNumbers) {
   EXPECT_FALSE(load.energy_mj.ok());
 }
 
+// The field `field_id` of a frame's GPU; nullptr when the frame has none.
+const FieldAnswer* FindField(const DeviceFrame& f, uint32_t field_id) {
+  for (const FieldAnswer& a : f.fields)
+    if (a.field_id == field_id) return &a;
+  return nullptr;
+}
+
+// -q prints "Remapped Rows: Correctable Error 0 ... Pending No" and "Retired Pages: N/A" on
+// the H100, and "Remapped Rows: N/A" in MIG mode: the derived frames answer what -q printed
+// and leave the rest to NOT_SUPPORTED.
+TEST(CaptureFormatTest, HealthFieldsComeFromTheReportsRemappedRowsAndRetiredPages) {
+  Result<Capture> h100 = ParseCapture(kraken::testing::ReadFileOrDie(FixturePath("h100.nvml")));
+  ASSERT_TRUE(h100.ok());
+  for (const Frame& frame : h100->frames) {
+    const DeviceFrame& f = frame.devices[0];
+    for (uint32_t id : {NVML_FI_DEV_REMAPPED_COR, NVML_FI_DEV_REMAPPED_UNC, NVML_FI_DEV_REMAPPED_PENDING,
+                        NVML_FI_DEV_REMAPPED_FAILURE}) {
+      const FieldAnswer* a = FindField(f, id);
+      ASSERT_NE(a, nullptr) << "field " << id << " at frame " << frame.time_us;
+      EXPECT_EQ(a->rc, NVML_SUCCESS);
+      EXPECT_EQ(a->value_type, NVML_VALUE_TYPE_UNSIGNED_INT);
+      EXPECT_EQ(a->bits, 0u);
+    }
+    for (uint32_t id : {NVML_FI_DEV_RETIRED_SBE, NVML_FI_DEV_RETIRED_DBE, NVML_FI_DEV_RETIRED_PENDING,
+                        NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL})
+      EXPECT_EQ(FindField(f, id), nullptr) << "field " << id;
+  }
+  Result<Capture> mig = ParseCapture(kraken::testing::ReadFileOrDie(FixturePath("h100-mig.nvml")));
+  ASSERT_TRUE(mig.ok());
+  EXPECT_EQ(FindField(mig->frames[0].devices[0], NVML_FI_DEV_REMAPPED_COR), nullptr);
+}
+
+// Every real capture says 0 and No; the same H100 capture with three remapped rows and one
+// pending remap shows the counts and the Yes are read, in each phase.
+TEST(CaptureFormatTest, HealthFieldsReadCountsAndYes) {
+  std::string text = kraken::testing::ReadFileOrDie(
+      kraken::testing::DataPath("nvidia-smi/capture__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt"));
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    size_t count = 0;
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()), ++count)
+      text.replace(at, from.size(), to);
+    return count;
+  };
+  ASSERT_EQ(replace_all("Correctable Error                              : 0",
+                        "Correctable Error                              : 3"),
+            2u);  // the idle and the load report
+  ASSERT_EQ(replace_all("        Pending                                        : No",
+                        "        Pending                                        : Yes"),
+            2u);
+  Result<Capture> c = CaptureFromNvidiaSmi(testing::WriteTempFile("remapped.txt", text), SmiConversionOptions{});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  for (const Frame& frame : c->frames) {
+    const FieldAnswer* cor = FindField(frame.devices[0], NVML_FI_DEV_REMAPPED_COR);
+    const FieldAnswer* pending = FindField(frame.devices[0], NVML_FI_DEV_REMAPPED_PENDING);
+    const FieldAnswer* unc = FindField(frame.devices[0], NVML_FI_DEV_REMAPPED_UNC);
+    ASSERT_TRUE(cor != nullptr && pending != nullptr && unc != nullptr);
+    EXPECT_EQ(cor->bits, 3u);
+    EXPECT_EQ(pending->bits, 1u);
+    EXPECT_EQ(unc->bits, 0u);
+  }
+}
+
 TEST(CaptureFormatTest, ReturnCodesAndDefaults) {
   Result<Capture> c = ParseCapture(
       "# comment\nkraken-nvml-capture 1\n[device 0]\nname = G\npower_limit_mw = !NO_PERMISSION\n"

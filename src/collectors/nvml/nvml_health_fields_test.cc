@@ -2,7 +2,8 @@
 // extra nvmlDeviceGetFieldValues call on the slow cadence, turned into series only in the
 // passes that asked, absent where NVML answers NOT_SUPPORTED, and kept by record-nvml so
 // that a replay of the recording answers the same. The real H100 capture has none of these
-// fields (nvml_h100_node_capture_test.cc): they replay as NOT_SUPPORTED there.
+// fields (nvml_h100_node_capture_test.cc): they replay as NOT_SUPPORTED there; the fixtures
+// derived from nvidia-smi captures answer the remapped rows and retired pages -q printed.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -115,6 +116,20 @@ TEST(NvmlHealthFieldsTest, AFrameBetweenSlowReadsHoldsTheLastAnswers) {
   EXPECT_EQ(correctable.field_id, NVML_FI_DEV_REMAPPED_COR);
   EXPECT_EQ(FieldNumber(correctable), 10);  // frame 0's
   EXPECT_EQ(CountMetric(batch, Metric::kRemappedRowsCorrectableCount), 0u);
+}
+
+// The fixture derived from the real H100's nvidia-smi capture: -q printed its remapped rows
+// (0, not pending, no failure) and its retired pages as N/A. The sampler's series say the same.
+TEST(NvmlHealthFieldsTest, TheDerivedH100FixtureAnswersWhatItsReportPrinted) {
+  Result<NvmlSession> session = testing::OpenReplay(testing::FixturePath("h100.nvml"));
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  SampleBatch batch;
+  session->sampler->Sample(batch);
+  for (Metric metric : {Metric::kRemappedRowsCorrectableCount, Metric::kRemappedRowsUncorrectableCount,
+                        Metric::kRemappedRowsPending, Metric::kRemappedRowsFailure})
+    EXPECT_EQ(ValuesOf(batch, metric), (std::vector<double>{0})) << GetMetricInfo(metric).name;
+  for (Metric absent : {Metric::kRetiredPagesSbeCount, Metric::kRetiredPagesPending, Metric::kNvlinkCrcFlitErrorCount})
+    EXPECT_EQ(CountMetric(batch, absent), 0u) << GetMetricInfo(absent).name;
 }
 
 // record-nvml through the collector's reader: every frame read (slow interval 0) keeps the

@@ -217,6 +217,42 @@ void ReadFieldValues(const FrameSource& in, DeviceFrame& f) {
     field(NVML_FI_DEV_PCIE_REPLAY_COUNTER, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG, v);
 }
 
+// The health fields NVML would answer on the slow cadence, from -q's "Remapped Rows" and
+// "Retired Pages" (per phase): counts as numbers, Pending/Failure as Yes/No. What -q prints
+// as N/A (retired pages on Ampere and newer, remapped rows in MIG mode) is left out, so the
+// replay answers NOT_SUPPORTED as NVML did; nvidia-smi -q has no NVLink error totals. The
+// value type is unsigned int, the type nvmlDeviceGetRemappedRows/GetRetiredPages return.
+void ReadHealthValues(const ReportNode& q, DeviceFrame& f) {
+  struct Source {
+    uint32_t field_id;
+    const char* section;
+    const char* key;
+  };
+  constexpr Source kSources[] = {
+      {NVML_FI_DEV_REMAPPED_COR, "Remapped Rows", "Correctable Error"},
+      {NVML_FI_DEV_REMAPPED_UNC, "Remapped Rows", "Uncorrectable Error"},
+      {NVML_FI_DEV_REMAPPED_PENDING, "Remapped Rows", "Pending"},
+      {NVML_FI_DEV_REMAPPED_FAILURE, "Remapped Rows", "Remapping Failure Occurred"},
+      {NVML_FI_DEV_RETIRED_SBE, "Retired Pages", "Single Bit ECC"},
+      {NVML_FI_DEV_RETIRED_DBE, "Retired Pages", "Double Bit ECC"},
+      {NVML_FI_DEV_RETIRED_PENDING, "Retired Pages", "Pending Page Blacklist"},
+  };
+  for (const Source& source : kSources) {
+    const std::string text(Trim(q.ValueAt({source.section, source.key})));
+    std::optional<double> value = text == "Yes" ? 1.0 : text == "No" ? 0.0 : Number(text);
+    if (!value || *value < 0) continue;
+    FieldAnswer a;
+    a.field_id = source.field_id;
+    a.rc = NVML_SUCCESS;
+    a.value_type = NVML_VALUE_TYPE_UNSIGNED_INT;
+    nvmlValue_t bits;
+    std::memset(&bits, 0, sizeof(bits));
+    bits.uiVal = static_cast<unsigned int>(std::llround(*value));
+    std::memcpy(&a.bits, &bits, sizeof(a.bits));
+    f.fields.push_back(a);
+  }
+}
+
 // -q's processes and MIG instance memory; pmon's process utilization (none in MIG mode).
 void ReadProcessValues(const FrameSource& in, const ReportNode& q, bool mig, uint64_t time_us, DeviceFrame& f) {
   f.processes.Set(ReadProcesses(q));
@@ -252,6 +288,7 @@ void AddFrames(const std::vector<Phase>& phases, const SeriesIndex& series, cons
         DeviceFrame& f = frame.devices.emplace_back();
         ReadDmonValues(in, f);
         ReadFieldValues(in, f);
+        ReadHealthValues(*phase.gpus[g], f);
         bool mig = devices[g].mig_mode.value.first == NVML_DEVICE_MIG_ENABLE;
         ReadProcessValues(in, *phase.gpus[g], mig, time_us, f);
       }
@@ -311,15 +348,16 @@ void WriteNotes(const std::vector<Phase>& phases, int copies, Capture& capture) 
   n.push_back("temperature, encoder/decoder; (pmon) process SM/memory utilization, its enc/dec written as 0.");
   n.push_back("Per phase, the same in each of its frames: memory (--query-gpu MiB), PCIe TX/RX (-q KB/s), volatile");
   n.push_back("ECC totals (--query-gpu corrected -> field 3, uncorrected -> field 4), PCIe replays (-q), processes");
-  n.push_back("with their MIG instance ids and MIG instance memory (-q).");
+  n.push_back("with their MIG instance ids and MIG instance memory (-q); the health fields 142-145 (-q Remapped Rows)");
+  n.push_back("and 29-31 (-q Retired Pages), where -q does not print N/A, as unsigned ints.");
   n.push_back("Derived: the architecture code from -q's name; gpm_supported from the architecture (NVML documents GPM");
   n.push_back("for Hopper and newer); cuda_driver_version from \"CUDA Version\"; MIG device names \"<GPU> MIG <profile>\";");
   n.push_back("MIG slice counts from the profile; max_mig_devices = the MIG devices present; NUMA node and CPUs from");
   n.push_back("topo -m; active NVLinks from nvlink -s.");
   n.push_back("Missing (the replay answers NOT_SUPPORTED): energy counter, NVLink throughput counters and link far");
-  n.push_back("ends, GPM values, SM and core counts of the whole GPU, topology between GPUs, XID events; and what the");
-  n.push_back("capture itself prints as \"-\" or N/A (utilization and process utilization in MIG mode, memory");
-  n.push_back("temperature on GDDR GPUs).");
+  n.push_back("ends, NVLink error totals, GPM values, SM and core counts of the whole GPU, topology between GPUs, XID");
+  n.push_back("events; and what the capture itself prints as \"-\" or N/A (utilization and process utilization in");
+  n.push_back("MIG mode, memory temperature on GDDR GPUs, retired pages on Ampere and newer, remapped rows in MIG mode).");
 }
 
 }  // namespace
