@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # profile_run.sh KRAKEN NCU LAUNCHES OUTBASE -- CMD ARGS...
-# A profiled experiment (docs/kubernetes.md, "Profiled experiments") without a cluster: the
+# A profiled experiment (docs/k8s-controller.md, "Profiled experiments") without a cluster: the
 # argv the controller's profile Job runs for CMD, as kraken itself builds it (`kraken
 # annotate --print-ncu-command`, the Job builder's NcuCommandPrefix), run here; its output
 # (stdout and stderr together, as a pod's log) imported as the controller imports it, with

@@ -90,7 +90,7 @@ class Agent {
   BatchSpare filtered_spare_, recorded_spare_;
   std::vector<int32_t> remap_;
   std::vector<uint8_t> opted_out_;  // per entity of filtered_
-  // Pod policies (docs/kubernetes.md "Pod annotations in the agent"), sampler thread only.
+  // Pod policies (docs/pod-attribution.md "Pod annotations in the agent"), sampler thread only.
   std::vector<DevicePlan> plans_;  // per GPU; empty: every GPU every pass, none opted out
   int64_t plan_generation_ = -1;
   std::vector<uint8_t> due_;              // per GPU: sampled in this pass

@@ -1,4 +1,4 @@
-// The batch surgery of the agent's pod policies (docs/kubernetes.md "Pod annotations in
+// The batch surgery of the agent's pod policies (docs/pod-attribution.md "Pod annotations in
 // the agent"): which entities of a pass belong to opted-out pods, what of them the
 // exposition keeps, the pass without them for the ring and the store, and the newest pass
 // of each GPU for /metrics when GPUs are sampled at different intervals. Buffers are

@@ -1,4 +1,4 @@
-// Pod attribution for the agent (docs/kubernetes.md "Pod attribution"): a thread that asks
+// Pod attribution for the agent (docs/pod-attribution.md "Pod attribution"): a thread that asks
 // the kubelet's pod-resources API which container holds which GPU every `refresh_ns`, and
 // the labelling of each sampling pass from the newest answer (dcgm-exporter's pod,
 // namespace, container labels), with the /proc cgroup fallback for processes on devices

@@ -1,6 +1,6 @@
 // What the pod annotations kraken.io/profiling, kraken.io/profile-interval and
 // kraken.io/metrics (or the KRAKEN design's kraken.keti.ai/ spellings) ask of the agent
-// (docs/kubernetes.md "Pod annotations in the agent"), and the sampling plan they give each
+// (docs/pod-attribution.md "Pod annotations in the agent"), and the sampling plan they give each
 // GPU of the node. Pure: annotations, the pod map and the devices in.
 #pragma once
 

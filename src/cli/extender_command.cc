@@ -78,7 +78,7 @@ void AddExtenderCommand(CLI::App& app, CommandList& commands) {
                 "returns the same for one request");
   cmd->add_flag("--workload-profiles", args->workload_profiles,
                 "Read the pod's workload's GpuWorkloadProfile (kept 30 s) and use its profiled experiment's "
-                "kernel bound mix or bound (docs/kubernetes.md, \"Profiled experiments\"); needs get on "
+                "kernel bound mix or bound (docs/k8s-controller.md, \"Profiled experiments\"); needs get on "
                 "gpuworkloadprofiles");
   cmd->add_option("--kube-api", args->kube_api,
                   "With --workload-profiles: API server URL when not running in a pod (default: in-cluster)");

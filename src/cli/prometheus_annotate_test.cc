@@ -162,7 +162,7 @@ TEST_F(PrometheusClusterTest, AnnotateWritesGpuWorkloadProfiles) {
   EXPECT_NE(again.out.find("; profiles: 0 written, 3 unchanged; "), std::string::npos) << again.out;
 }
 
-// --profile-runs (docs/kubernetes.md, "Profiled experiments"): the first pass creates the
+// --profile-runs (docs/k8s-controller.md, "Profiled experiments"): the first pass creates the
 // ncu Job of an annotated pod, with --ncu-image and --ncu-launch-count; once the Job has
 // succeeded with a real ncu CSV as its log, the next pass stores it in the profile.
 TEST_F(PrometheusClusterTest, AnnotateProfileRunsCreateTheJobThenImportItsLog) {

@@ -2,7 +2,7 @@
 // workloads that share one GPU under MPS: the SM split kraken's MPS search picks (the one
 // minimising the worst predicted penalty, QoS limits first; colocate.h SuggestMpsSplit)
 // as whole percentages, 1..100. Used by the scheduler extender (per pending pod) and the
-// controller (per pod of a share group), docs/kubernetes.md "MPS thread percentage".
+// controller (per pod of a share group), docs/scheduler-extender.md "MPS thread percentage".
 #pragma once
 
 #include <vector>

@@ -1,6 +1,6 @@
 // The pods of one node as the API server lists them, reduced to what the agent needs: the
 // namespace, the name and the kraken.io/* annotations a user sets to opt a pod out of
-// profiling or to give it its own sampling interval (docs/kubernetes.md "Pod annotations
+// profiling or to give it its own sampling interval (docs/pod-attribution.md "Pod annotations
 // in the agent"). One LIST per call: GET /api/v1/pods?fieldSelector=spec.nodeName%3D<node>.
 #pragma once
 

@@ -61,7 +61,7 @@ struct AnnotationStats {
 };
 
 // What one pass looked at, which decides the nodes it touches and the resident entries
-// it owns (docs/kubernetes.md, "Controller").
+// it owns (docs/k8s-controller.md, "Controller").
 struct PassScope {
   // The analysed namespaces: their entries on a touched node are rewritten from the pass's
   // pods; the entries of any other namespace are kept as they are.

@@ -1,7 +1,7 @@
 // Contract tests of the node resident lists over time (k8s/controller/resident_list.h,
 // AnnotationWriter::AnnotatePass) against the loopback API server: a pass rewrites the
 // entries of the namespaces it analysed on every node it touches, and only those
-// (docs/kubernetes.md, "Controller").
+// (docs/k8s-controller.md, "Controller").
 #include <gtest/gtest.h>
 
 #include "k8s/controller/annotation_writer.h"

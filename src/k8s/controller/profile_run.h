@@ -1,5 +1,5 @@
 // Profiled experiments, the controller's part (`kraken annotate --profile-runs`,
-// docs/kubernetes.md "Profiled experiments"). Each pass, per namespace: LIST pods and
+// docs/k8s-controller.md "Profiled experiments"). Each pass, per namespace: LIST pods and
 // Jobs, take those annotated kraken.io/profile-run, group them by workload (a pod's
 // controller owner, else the pod; a Job is its own), and move each workload one step:
 //

@@ -1,4 +1,4 @@
-// Profiled experiments (docs/kubernetes.md, "Profiled experiments"): a pod or Job annotated
+// Profiled experiments (docs/k8s-controller.md, "Profiled experiments"): a pod or Job annotated
 // kraken.io/profile-run: ncu is re-run once as a batch/v1 Job under Nsight Compute. This
 // file is the pure half: the annotations' vocabulary, which objects ask for a run, the
 // Job object made from the workload's pod spec, and what a Job's status says. The API

@@ -3,7 +3,7 @@
 // its to rewrite (the analysed pods now on the node, nothing else: a pod that left, moved
 // or opted out loses its entry), while the entries of every other namespace belong to
 // another pass or controller and are kept as they are. Pure, so the rule is tested apart
-// from the API server (docs/kubernetes.md, "Controller").
+// from the API server (docs/k8s-controller.md, "Controller").
 #pragma once
 
 #include <set>

@@ -2,7 +2,7 @@
 // (kraken.io/demand), each candidate node's GPUs, the residents on each GPU
 // (kraken.io/resident-demand), kraken's co-location model (PredictColocation) for the pod
 // joining them, and the packing policy of analysis/pack for the pod's GPU request.
-// Formula and weights: docs/kubernetes.md, "Scheduler extender".
+// Formula and weights: docs/scheduler-extender.md, "Scheduler extender".
 #pragma once
 
 #include <string>

@@ -111,7 +111,7 @@ struct ExtenderOptions {
 inline constexpr int64_t kNeutralScore = 50;
 
 // Co-location path (the pod has kraken.io/demand; extender_model.cc): see
-// docs/kubernetes.md. Otherwise the class-table fallback (pods with only the older
+// docs/scheduler-extender.md. Otherwise the class-table fallback (pods with only the older
 // annotations): a node fails when the pod wants its GPU alone (colocation class
 // "dedicated") and the node's GPUs are busy (p95 > 5 %), or when the summed p95 of pod
 // and node exceeds 100 %; score = 100 x (0.5 x (1 - interference) + 0.5 x fill_after).
