@@ -191,21 +191,26 @@ void ReadDmonValues(const FrameSource& in, DeviceFrame& f) {
   set_u32(f.pcie_rx_kbps, in.First(Metric::kPcieRxBytesPerS, "PCI/Rx Throughput"), 1e-3);
 }
 
+// Field `field_id` answered with `value` as `type` (NVML_VALUE_TYPE_UNSIGNED_INT, else
+// unsigned long long); without a value, NOT_SUPPORTED.
+FieldAnswer Field(uint32_t field_id, int32_t type, std::optional<double> value) {
+  FieldAnswer a;
+  a.field_id = field_id;
+  if (!value) return a;
+  a.rc = NVML_SUCCESS;
+  a.value_type = type;
+  nvmlValue_t bits;
+  std::memset(&bits, 0, sizeof(bits));
+  if (type == NVML_VALUE_TYPE_UNSIGNED_INT) bits.uiVal = static_cast<unsigned int>(std::llround(*value));
+  else bits.ullVal = static_cast<unsigned long long>(std::llround(*value));
+  std::memcpy(&a.bits, &bits, sizeof(a.bits));
+  return a;
+}
+
 // The field values NVML would answer: volatile ECC totals, memory temperature, PCIe replays.
 void ReadFieldValues(const FrameSource& in, DeviceFrame& f) {
   auto field = [&](uint32_t field_id, int32_t type, std::optional<double> v) {
-    FieldAnswer a;
-    a.field_id = field_id;
-    if (v) {
-      a.rc = NVML_SUCCESS;
-      a.value_type = type;
-      nvmlValue_t value;
-      std::memset(&value, 0, sizeof(value));
-      if (type == NVML_VALUE_TYPE_UNSIGNED_INT) value.uiVal = static_cast<unsigned int>(std::llround(*v));
-      else value.ullVal = static_cast<unsigned long long>(std::llround(*v));
-      std::memcpy(&a.bits, &value, sizeof(a.bits));
-    }
-    f.fields.push_back(a);  // without a value: NOT_SUPPORTED, as the device answered
+    f.fields.push_back(Field(field_id, type, v));  // without a value: NOT_SUPPORTED, as the device answered
   };
   auto ecc = [&](const char* source) -> std::optional<double> { return in.First(Metric::kOther, source); };
   if (auto v = ecc("ecc.errors.corrected.volatile.total"))
@@ -240,16 +245,7 @@ void ReadHealthValues(const ReportNode& q, DeviceFrame& f) {
   for (const Source& source : kSources) {
     const std::string text(Trim(q.ValueAt({source.section, source.key})));
     std::optional<double> value = text == "Yes" ? 1.0 : text == "No" ? 0.0 : Number(text);
-    if (!value || *value < 0) continue;
-    FieldAnswer a;
-    a.field_id = source.field_id;
-    a.rc = NVML_SUCCESS;
-    a.value_type = NVML_VALUE_TYPE_UNSIGNED_INT;
-    nvmlValue_t bits;
-    std::memset(&bits, 0, sizeof(bits));
-    bits.uiVal = static_cast<unsigned int>(std::llround(*value));
-    std::memcpy(&a.bits, &bits, sizeof(a.bits));
-    f.fields.push_back(a);
+    if (value && *value >= 0) f.fields.push_back(Field(source.field_id, NVML_VALUE_TYPE_UNSIGNED_INT, value));
   }
 }
 
