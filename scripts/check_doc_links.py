@@ -13,6 +13,7 @@ Usage: check_doc_links.py [REPO_ROOT]
 """
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
@@ -33,9 +34,7 @@ SOURCE_PATTERNS = ("*.cc", "*.h", "*.c", "*.py", "*.sh", "*.md", "*.yaml", "*.js
 
 def github_anchor(title: str) -> str:
     """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as '-'."""
-    text = re.sub(r"`", "", title).strip().lower()
-    text = re.sub(r"[^\w\- ]", "", text)
-    return text.replace(" ", "-")
+    return re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
 
 
 def prose_lines(path: Path) -> list[tuple[int, str]]:
@@ -49,8 +48,10 @@ def prose_lines(path: Path) -> list[tuple[int, str]]:
     return lines
 
 
-def anchors_of(path: Path) -> set[str]:
-    """Every anchor of a Markdown file's headings (repeats get -1, -2, ... as on GitHub)."""
+@functools.lru_cache(maxsize=None)
+def anchors_of(path: Path) -> frozenset[str]:
+    """Every anchor of a Markdown file's headings (repeats get -1, -2, ... as on GitHub); read
+    once per file, however many links point into it."""
     seen: dict[str, int] = {}
     result = set()
     for _, line in prose_lines(path):
@@ -61,7 +62,7 @@ def anchors_of(path: Path) -> set[str]:
         count = seen.get(anchor, 0)
         seen[anchor] = count + 1
         result.add(anchor if count == 0 else f"{anchor}-{count}")
-    return result
+    return frozenset(result)
 
 
 def broken_links(root: Path, markdown: Path) -> list[str]:
