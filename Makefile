@@ -82,7 +82,7 @@ fuzz: deps
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target kraken_importers_fuzzer kraken_nvml_capture_fuzzer \
 	  kraken_serve_api_fuzzer kraken_extender_args_fuzzer kraken_promql_fuzzer kraken_config_fuzzer kraken_openb_csv_fuzzer \
 	  kraken_profiler_step_fuzzer kraken_k8s_objects_fuzzer kraken_mig_parted_fuzzer \
-	  kraken_user_files_fuzzer
+	  kraken_user_files_fuzzer kraken_smi_capture_fuzzer
 	@scripts/fuzz.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
 
 clean:

@@ -15,10 +15,10 @@ export KRAKEN_DATA_DIR=$data
 importer_seconds=$(( seconds / 3 > 10 ? seconds / 3 : 10 ))
 other_seconds=$(( (seconds - importer_seconds) / 10 > 5 ? (seconds - importer_seconds) / 10 : 5 ))
 
-# run_fuzzer NAME SECONDS CORPUS
+# run_fuzzer NAME SECONDS CORPUS [MAX_LEN]
 run_fuzzer() {
   echo "fuzzing $1 for ${2}s with $(ls "$3" | wc -l) seeds"
-  (cd "$build" && "fuzz/kraken_$1" -max_total_time="$2" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  (cd "$build" && "fuzz/kraken_$1" -max_total_time="$2" -max_len="${4:-65536}" -timeout=10 -rss_limit_mb=2048 \
      -seed="$seed" -print_final_stats=1 -artifact_prefix="$1-" "$3")
 }
 
@@ -49,6 +49,19 @@ run_fuzzer importers_fuzzer "$importer_seconds" "$corpus"
 corpus=$(fresh_corpus nvml)
 cp "$root"/tests/fixtures/nvml/*.nvml "$corpus/"
 run_fuzzer nvml_capture_fuzzer "$other_seconds" "$corpus"
+
+# nvidia-smi captures through record-nvml --from-nvidia-smi's converter, seeded with the real
+# captures less their help sections (text the converter never reads); a capture needs a -q
+# report and dmon rows to convert, more than 64 KiB.
+corpus=$(fresh_corpus smi_capture)
+for f in "$data"/nvidia-smi/capture__*.txt; do
+  # A banner is a rule, "# phase :: title", "# $ command", a rule.
+  awk 'state == 0 && /^#####/ { held = $0; state = 1; next }
+       state == 1 { skip = ($0 ~ /^# .*( help|\(-h\))/); if (!skip) print held; state = 2 }
+       state == 2 && /^#####/ { state = 0; if (!skip) print; next }
+       !skip' "$f" > "$corpus/$(basename "$f")"
+done
+run_fuzzer smi_capture_fuzzer "$other_seconds" "$corpus" 131072
 
 # The openb CSVs of the cluster trace: the first byte picks the list (odd: nodes).
 corpus=$(fresh_corpus openb)

@@ -11,6 +11,7 @@
 namespace kraken::nvml {
 namespace {
 
+using testing::FindField;
 using testing::FixturePath;
 
 struct Source {
@@ -68,13 +69,6 @@ TEST(CaptureFormatTest, H100FixtureHoldsTheCapturesNumbers) {
   EXPECT_EQ(load.processes.value.size(), 3u);
   EXPECT_EQ(load.process_utilization.value, (std::vector<ProcessUtilization>{{11345, 5000000, 99, 10, 0, 0}}));
   EXPECT_FALSE(load.energy_mj.ok());
-}
-
-// The field `field_id` of a frame's GPU; nullptr when the frame has none.
-const FieldAnswer* FindField(const DeviceFrame& f, uint32_t field_id) {
-  for (const FieldAnswer& a : f.fields)
-    if (a.field_id == field_id) return &a;
-  return nullptr;
 }
 
 // -q prints "Remapped Rows: Correctable Error 0 ... Pending No" and "Retired Pages: N/A" on

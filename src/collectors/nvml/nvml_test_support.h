@@ -27,6 +27,13 @@ inline std::string WriteTempFile(const std::string& name, const std::string& con
   return path;
 }
 
+// The field `field_id` of a frame's GPU; nullptr when the frame has none.
+inline const FieldAnswer* FindField(const DeviceFrame& f, uint32_t field_id) {
+  for (const FieldAnswer& a : f.fields)
+    if (a.field_id == field_id) return &a;
+  return nullptr;
+}
+
 // Opens the collector on libkraken_nvml_replay.so (or the legacy build) replaying
 // `capture_path`, through the same loader and dlopen path as the driver.
 inline Result<NvmlSession> OpenReplay(const std::string& capture_path, bool legacy = false) {

@@ -2,6 +2,7 @@
 // and what smi_capture_reading.h reads from the capture's text.
 #include "collectors/nvml/smi_capture_converter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -20,7 +21,8 @@ namespace {
 using nvidia_smi::ReportNode;
 using smi_capture::ArchitectureFromName;
 using smi_capture::Hex;
-using smi_capture::InstanceId;
+using smi_capture::LineText;
+using smi_capture::Uint32Text;
 using smi_capture::MemoryFrom;
 using smi_capture::MigDevices;
 using smi_capture::Number;
@@ -33,6 +35,8 @@ using smi_capture::ReadTopo;
 using smi_capture::SeriesIndex;
 using smi_capture::SmiSections;
 using smi_capture::SplitCapture;
+using smi_capture::Uint32Text;
+using smi_capture::Unsigned;
 
 // A copy's UUID: the last field of "GPU-00000000-0000-0000-0000-000000000000" ends in
 // `index` (hexadecimal); index 0 keeps the UUID as it is.
@@ -65,16 +69,18 @@ void DescribeSource(const std::string& path, const std::string& text, const Prof
   if (auto it = profile.metadata.attributes.find("capture.collected_at"); it != profile.metadata.attributes.end())
     capture.info["source_collected_at"] = it->second;
   capture.interval_us = 1'000'000;  // dmon's default interval
-  if (auto t = nvidia_smi::ParseReportTimestamp(first_phase.report.ValueAt({"Timestamp"})))
-    capture.start_unix_us = static_cast<uint64_t>(*t / 1000);
+  auto t = nvidia_smi::ParseReportTimestamp(first_phase.report.ValueAt({"Timestamp"}));
+  if (t && *t >= 0) capture.start_unix_us = static_cast<uint64_t>(*t / 1000);
 
   const DeviceInfo& first = profile.devices[0];
-  if (!first.driver_version.empty()) capture.system.driver_version.Set(first.driver_version);
+  if (auto driver = LineText(first.driver_version)) capture.system.driver_version.Set(*driver);
   if (auto it = profile.metadata.attributes.find("nvml_version"); it != profile.metadata.attributes.end())
-    capture.system.nvml_version.Set(it->second);
+    if (auto nvml = LineText(it->second)) capture.system.nvml_version.Set(*nvml);
   auto cuda = Split(first.cuda_version, '.');
-  if (cuda.size() == 2 && ParseInt64(cuda[0]) && ParseInt64(cuda[1]))
-    capture.system.cuda_driver_version.Set(static_cast<int32_t>(*ParseInt64(cuda[0]) * 1000 + *ParseInt64(cuda[1]) * 10));
+  auto major = cuda.size() == 2 ? Uint32Text(cuda[0]) : std::nullopt;
+  auto minor = cuda.size() == 2 ? Uint32Text(cuda[1]) : std::nullopt;
+  if (major && minor && *major < 1000 && *minor < 100)  // as cudaDriverGetVersion: 13000 for 13.0
+    capture.system.cuda_driver_version.Set(static_cast<int32_t>(*major * 1000 + *minor * 10));
 }
 
 // The MIG devices of GPU `gpu` from its -q group `q`, named and sized from the importer's
@@ -82,18 +88,21 @@ void DescribeSource(const std::string& path, const std::string& text, const Prof
 void ReadMigFacts(const DeviceInfo& info, const ReportNode& q, int gpu,
                   const std::map<std::pair<int, int>, std::string>& mig_uuids, DeviceFacts& d) {
   for (const ReportNode* node : MigDevices(q)) {
+    const uint32_t index = Uint32Text(node->ValueAt({"Index"})).value_or(static_cast<uint32_t>(d.migs.size()));
+    // A MIG device index printed twice names one device: the first is kept (NVML has one).
+    if (std::any_of(d.migs.begin(), d.migs.end(), [&](const MigFacts& m) { return m.index == index; })) continue;
     MigFacts& m = d.migs.emplace_back();
-    m.index = static_cast<uint32_t>(ParseInt64(node->ValueAt({"Index"})).value_or(static_cast<int64_t>(d.migs.size() - 1)));
-    auto gi = InstanceId(node->ValueAt({"GPU Instance ID"}));
-    auto ci = InstanceId(node->ValueAt({"Compute Instance ID"}));
+    m.index = index;
+    auto gi = Uint32Text(node->ValueAt({"GPU Instance ID"}));
+    auto ci = Uint32Text(node->ValueAt({"Compute Instance ID"}));
     if (gi) m.gpu_instance_id.Set(*gi);
     if (ci) m.compute_instance_id.Set(*ci);
     for (const MigInstance& mi : info.mig_instances)
       if (gi && ci && mi.gpu_instance_id == static_cast<int32_t>(*gi) && mi.compute_instance_id == static_cast<int32_t>(*ci)) {
-        m.name.Set(info.name + " MIG " + mi.profile);
+        if (auto name = LineText(info.name + " MIG " + mi.profile)) m.name.Set(*name);
         auto [ci_slices, gi_slices] = ProfileSlices(mi.profile);
         auto count = [&](std::string_view key) {
-          return static_cast<uint32_t>(Number(node->ValueAt({"Device Attributes", "Shared", key})).value_or(0));
+          return Unsigned<uint32_t>(Number(node->ValueAt({"Device Attributes", "Shared", key}))).value_or(0);
         };
         Attributes a{count("Multiprocessor count"), count("Copy Engine count"), count("Decoder count"),
                      count("Encoder count"),        count("JPG count"),         count("OFA count"),
@@ -101,34 +110,46 @@ void ReadMigFacts(const DeviceInfo& info, const ReportNode& q, int gpu,
         if (const ReportNode* fb = node->Find({"Shared FB Memory Usage"})) a.memory_mib = MemoryFrom(*fb).total >> 20;
         m.attributes.Set(a);
       }
-    if (auto it = mig_uuids.find({gpu, static_cast<int>(m.index)}); it != mig_uuids.end()) m.uuid.Set(it->second);
+    if (auto it = mig_uuids.find({gpu, static_cast<int>(m.index)}); it != mig_uuids.end())
+      if (auto uuid = LineText(it->second)) m.uuid.Set(*uuid);
   }
   if (!d.migs.empty()) d.max_mig_devices.Set(static_cast<uint32_t>(d.migs.size()));
 }
 
-// The facts of one GPU: the importer's device, completed from its -q group `q`.
-void ReadDeviceFacts(const DeviceInfo& info, const ReportNode& q, DeviceFacts& d) {
-  d.name.Set(info.name);
-  d.uuid.Set(info.uuid);
+// The PCI facts of one GPU: its bus id (the importer's) and -q's PCI group; none when the
+// bus id is not one token (the capture writes the id and the numbers on one line).
+void ReadPciFacts(const DeviceInfo& info, const ReportNode& q, DeviceFacts& d) {
+  const std::string& bus_id = info.pci_bus_id;
+  if (bus_id.empty() || bus_id.size() >= NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE ||
+      bus_id.find_first_of(" \t\r\n") != std::string::npos)
+    return;
   PciInfo pci;
-  pci.bus_id = info.pci_bus_id;
+  pci.bus_id = bus_id;
   pci.domain = Hex(q.ValueAt({"PCI", "Domain"})).value_or(0);
   pci.bus = Hex(q.ValueAt({"PCI", "Bus"})).value_or(0);
   pci.device = Hex(q.ValueAt({"PCI", "Device"})).value_or(0);
   pci.device_id = Hex(q.ValueAt({"PCI", "Device Id"})).value_or(0);
   pci.subsystem_id = Hex(q.ValueAt({"PCI", "Sub System Id"})).value_or(0);
   d.pci.Set(pci);
+}
+
+// The facts of one GPU: the importer's device, completed from its -q group `q`.
+void ReadDeviceFacts(const DeviceInfo& info, const ReportNode& q, DeviceFacts& d) {
+  if (auto name = LineText(info.name)) d.name.Set(*name);
+  if (auto uuid = LineText(info.uuid)) d.uuid.Set(*uuid);
+  ReadPciFacts(info, q, d);
   if (info.minor_number >= 0) d.minor_number.Set(static_cast<uint32_t>(info.minor_number));
   uint32_t arch = ArchitectureFromName(info.architecture);
   if (arch != 0) d.architecture.Set(arch);
   if (info.compute_major >= 0) d.compute_capability.Set({info.compute_major, info.compute_minor});
-  if (info.max_sm_clock_mhz) d.max_sm_clock_mhz.Set(static_cast<uint32_t>(*info.max_sm_clock_mhz));
-  if (info.max_mem_clock_mhz) d.max_mem_clock_mhz.Set(static_cast<uint32_t>(*info.max_mem_clock_mhz));
-  if (info.power_limit_w) d.power_limit_mw.Set(static_cast<uint32_t>(std::llround(*info.power_limit_w * 1000)));
-  if (auto gen = Number(q.ValueAt({"PCI", "GPU Link Info", "PCIe Generation", "Max"})))
-    d.pcie_max_generation.Set(static_cast<uint32_t>(*gen));
-  if (auto width = Number(q.ValueAt({"PCI", "GPU Link Info", "Link Width", "Max"})))
-    d.pcie_max_width.Set(static_cast<uint32_t>(*width));
+  auto set_u32 = [](Answer<uint32_t>& out, std::optional<double> v) {
+    if (auto n = Unsigned<uint32_t>(v)) out.Set(*n);
+  };
+  set_u32(d.max_sm_clock_mhz, info.max_sm_clock_mhz);
+  set_u32(d.max_mem_clock_mhz, info.max_mem_clock_mhz);
+  if (info.power_limit_w) set_u32(d.power_limit_mw, *info.power_limit_w * 1000);
+  set_u32(d.pcie_max_generation, Number(q.ValueAt({"PCI", "GPU Link Info", "PCIe Generation", "Max"})));
+  set_u32(d.pcie_max_width, Number(q.ValueAt({"PCI", "GPU Link Info", "Link Width", "Max"})));
   d.mig_mode.Set({info.mig_enabled ? 1u : 0u, info.mig_enabled_pending ? 1u : 0u});
   // nvidia-smi does not report GPM; NVML documents it for Hopper and newer.
   if (arch != 0) d.gpm_supported.Set(arch >= NVML_DEVICE_ARCH_HOPPER ? 1u : 0u);
@@ -168,18 +189,16 @@ struct FrameSource {
 
 // dmon's utilization, clocks, power and temperatures; --query-gpu's memory; -q's PCIe.
 void ReadDmonValues(const FrameSource& in, DeviceFrame& f) {
-  auto sm = in.At(Metric::kGpuUtilPct, "sm");
-  auto mem = in.At(Metric::kMemCopyUtilPct, "mem");
-  if (sm && mem) f.utilization.Set({static_cast<uint32_t>(*sm), static_cast<uint32_t>(*mem)});
-  auto total = in.First(Metric::kFbTotalBytes, "memory.total");
-  auto used = in.First(Metric::kFbUsedBytes, "memory.used");
-  auto free = in.First(Metric::kFbFreeBytes, "memory.free");
-  auto reserved = in.First(Metric::kFbReservedBytes, "memory.reserved");
-  if (total && used && free)
-    f.memory.Set(MemoryInfo{static_cast<uint64_t>(*total), static_cast<uint64_t>(reserved.value_or(0)),
-                            static_cast<uint64_t>(*free), static_cast<uint64_t>(*used)});
+  auto sm = Unsigned<uint32_t>(in.At(Metric::kGpuUtilPct, "sm"));
+  auto mem = Unsigned<uint32_t>(in.At(Metric::kMemCopyUtilPct, "mem"));
+  if (sm && mem) f.utilization.Set({*sm, *mem});
+  auto total = Unsigned<uint64_t>(in.First(Metric::kFbTotalBytes, "memory.total"));
+  auto used = Unsigned<uint64_t>(in.First(Metric::kFbUsedBytes, "memory.used"));
+  auto free = Unsigned<uint64_t>(in.First(Metric::kFbFreeBytes, "memory.free"));
+  auto reserved = Unsigned<uint64_t>(in.First(Metric::kFbReservedBytes, "memory.reserved"));
+  if (total && used && free) f.memory.Set(MemoryInfo{*total, reserved.value_or(0), *free, *used});
   auto set_u32 = [&](Answer<uint32_t>& out, std::optional<double> v, double scale = 1) {
-    if (v) out.Set(static_cast<uint32_t>(std::llround(*v * scale)));
+    if (auto n = Unsigned<uint32_t>(v ? std::optional<double>(*v * scale) : std::nullopt)) out.Set(*n);
   };
   set_u32(f.power_mw, in.At(Metric::kPowerW, "pwr"), 1000);
   set_u32(f.sm_clock_mhz, in.At(Metric::kSmClockMhz, "pclk"));
@@ -192,17 +211,23 @@ void ReadDmonValues(const FrameSource& in, DeviceFrame& f) {
 }
 
 // Field `field_id` answered with `value` as `type` (NVML_VALUE_TYPE_UNSIGNED_INT, else
-// unsigned long long); without a value, NOT_SUPPORTED.
+// unsigned long long); without a value, or one out of the type's range, NOT_SUPPORTED.
 FieldAnswer Field(uint32_t field_id, int32_t type, std::optional<double> value) {
   FieldAnswer a;
   a.field_id = field_id;
-  if (!value) return a;
-  a.rc = NVML_SUCCESS;
-  a.value_type = type;
   nvmlValue_t bits;
   std::memset(&bits, 0, sizeof(bits));
-  if (type == NVML_VALUE_TYPE_UNSIGNED_INT) bits.uiVal = static_cast<unsigned int>(std::llround(*value));
-  else bits.ullVal = static_cast<unsigned long long>(std::llround(*value));
+  if (type == NVML_VALUE_TYPE_UNSIGNED_INT) {
+    auto v = Unsigned<unsigned int>(value);
+    if (!v) return a;
+    bits.uiVal = *v;
+  } else {
+    auto v = Unsigned<unsigned long long>(value);
+    if (!v) return a;
+    bits.ullVal = *v;
+  }
+  a.rc = NVML_SUCCESS;
+  a.value_type = type;
   std::memcpy(&a.bits, &bits, sizeof(a.bits));
   return a;
 }
@@ -245,7 +270,7 @@ void ReadHealthValues(const ReportNode& q, DeviceFrame& f) {
   for (const Source& source : kSources) {
     const std::string text(Trim(q.ValueAt({source.section, source.key})));
     std::optional<double> value = text == "Yes" ? 1.0 : text == "No" ? 0.0 : Number(text);
-    if (value && *value >= 0) f.fields.push_back(Field(source.field_id, NVML_VALUE_TYPE_UNSIGNED_INT, value));
+    if (Unsigned<unsigned int>(value)) f.fields.push_back(Field(source.field_id, NVML_VALUE_TYPE_UNSIGNED_INT, value));
   }
 }
 
@@ -256,16 +281,16 @@ void ReadProcessValues(const FrameSource& in, const ReportNode& q, bool mig, uin
     f.process_utilization.rc = NVML_ERROR_NOT_SUPPORTED;  // pmon prints "-": NVML has none on MIG
   } else {
     for (int64_t pid : in.series.Pids(Metric::kProcessSmUtilPct, "sm", in.phase, in.gpu)) {
-      auto psm = in.At(Metric::kProcessSmUtilPct, "sm", pid);
-      auto pmem = in.At(Metric::kProcessMemUtilPct, "mem", pid);
-      if (psm && pmem)
-        f.process_utilization.value.push_back(ProcessUtilization{
-            static_cast<uint32_t>(pid), time_us, static_cast<uint32_t>(*psm), static_cast<uint32_t>(*pmem), 0, 0});
+      auto psm = Unsigned<uint32_t>(in.At(Metric::kProcessSmUtilPct, "sm", pid));
+      auto pmem = Unsigned<uint32_t>(in.At(Metric::kProcessMemUtilPct, "mem", pid));
+      if (psm && pmem && pid >= 0 && pid <= std::numeric_limits<uint32_t>::max())
+        f.process_utilization.value.push_back(
+            ProcessUtilization{static_cast<uint32_t>(pid), time_us, *psm, *pmem, 0, 0});
     }
     f.process_utilization.rc = f.process_utilization.value.empty() ? NVML_ERROR_NOT_FOUND : NVML_SUCCESS;
   }
   for (const ReportNode* node : MigDevices(q)) {
-    auto gi = InstanceId(node->ValueAt({"GPU Instance ID"}));
+    auto gi = Uint32Text(node->ValueAt({"GPU Instance ID"}));
     const ReportNode* fb = node->Find({"Shared FB Memory Usage"});
     if (gi && fb != nullptr) f.migs[*gi].memory.Set(MemoryFrom(*fb));
   }
@@ -362,6 +387,12 @@ Result<Capture> CaptureFromNvidiaSmi(const std::string& path, const SmiConversio
   if (options.copies < 1 || options.copies > 64) return InvalidInput("--copies must be 1..64");
   KRAKEN_ASSIGN_OR_RETURN(auto stream, OpenFileStream(path));
   KRAKEN_ASSIGN_OR_RETURN(std::string text, ReadAll(*stream));
+  return CaptureFromNvidiaSmiText(path, text, options);
+}
+
+Result<Capture> CaptureFromNvidiaSmiText(const std::string& path, const std::string& text,
+                                         const SmiConversionOptions& options) {
+  if (options.copies < 1 || options.copies > 64) return InvalidInput("--copies must be 1..64");
   ImportOptions import_options;
   import_options.forced_format = "nvidia-smi";
   KRAKEN_ASSIGN_OR_RETURN(std::vector<Profile> profiles, ImportBuffer(BuiltinImporters(), path, text, import_options));

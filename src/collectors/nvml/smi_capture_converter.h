@@ -21,4 +21,8 @@ struct SmiConversionOptions {
 
 Result<Capture> CaptureFromNvidiaSmi(const std::string& path, const SmiConversionOptions& options = {});
 
+// The same from the capture's text already read; `path` only names it in errors and notes.
+Result<Capture> CaptureFromNvidiaSmiText(const std::string& path, const std::string& text,
+                                         const SmiConversionOptions& options = {});
+
 }  // namespace kraken::nvml

@@ -26,7 +26,10 @@ SmiSections SplitCapture(std::string_view text) {
     if (phases.empty() || phases.back().name != section.phase) phases.emplace_back().name = section.phase;
     Phase& phase = phases.back();
     if (section.command == "nvidia-smi -q") {
+      // A phase with a second -q report keeps the last; the groups of the one it replaces
+      // are gone with it.
       phase.report = nvidia_smi::ParseReportTree(section.body);
+      phase.gpus.clear();
       for (const ReportNode& child : phase.report.children)
         if (StartsWith(child.key, "GPU ")) phase.gpus.push_back(&child);
     }
@@ -38,6 +41,13 @@ std::optional<double> Number(std::string_view text) {
   nvidia_smi::SmiValue v = nvidia_smi::ParseSmiValue(text);
   if (v.kind != nvidia_smi::ValueKind::kNumber) return std::nullopt;
   return v.number;
+}
+
+std::optional<std::string> LineText(std::string_view text) {
+  auto is_blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  if (text.empty() || is_blank(text.front()) || is_blank(text.back())) return std::nullopt;
+  if (text.find('\n') != std::string_view::npos) return std::nullopt;
+  return std::string(text);
 }
 
 std::optional<uint32_t> Hex(std::string_view text) {
@@ -63,22 +73,22 @@ std::pair<uint32_t, uint32_t> ProfileSlices(std::string_view profile) {
   if (g == std::string_view::npos) return {0, 0};
   size_t start = profile.rfind('.', g);
   start = start == std::string_view::npos ? 0 : start + 1;
-  gi = static_cast<uint32_t>(ParseInt64(profile.substr(start, g - start)).value_or(0));
+  gi = Uint32Text(profile.substr(start, g - start)).value_or(0);
   size_t c = profile.find("c.");
-  ci = c != std::string_view::npos && c < g ? static_cast<uint32_t>(ParseInt64(profile.substr(0, c)).value_or(0)) : gi;
+  ci = c != std::string_view::npos && c < g ? Uint32Text(profile.substr(0, c)).value_or(0) : gi;
   return {ci, gi};
 }
 
 MemoryInfo MemoryFrom(const ReportNode& group) {
   auto mib = [&](std::string_view key) {
-    return static_cast<uint64_t>(std::llround(Number(group.ValueAt({key})).value_or(0) * kMiB));
+    return Unsigned<uint64_t>(Number(group.ValueAt({key})).value_or(0) * kMiB).value_or(0);
   };
   return MemoryInfo{mib("Total"), mib("Reserved"), mib("Free"), mib("Used")};
 }
 
-std::optional<uint32_t> InstanceId(std::string_view text) {
+std::optional<uint32_t> Uint32Text(std::string_view text) {
   auto v = ParseInt64(Trim(text));
-  if (!v || *v < 0) return std::nullopt;
+  if (!v || *v < 0 || *v > std::numeric_limits<uint32_t>::max()) return std::nullopt;
   return static_cast<uint32_t>(*v);
 }
 
@@ -91,7 +101,7 @@ void ReadTopo(std::string_view body, size_t gpus, std::vector<DeviceFacts>& devi
     DeviceFacts& d = devices[static_cast<size_t>(*index)];
     std::vector<uint32_t> cpus;
     if (ParseCpuList(tokens[gpus + 1], cpus)) d.cpu_affinity.Set(cpus);
-    if (auto numa = ParseInt64(tokens[gpus + 2]); numa && *numa >= 0) d.numa_node.Set(static_cast<uint32_t>(*numa));
+    if (auto numa = Uint32Text(tokens[gpus + 2])) d.numa_node.Set(*numa);
   }
 }
 
@@ -140,12 +150,12 @@ std::vector<ProcessAnswer> ReadProcesses(const ReportNode& gpu) {
   if (group == nullptr) return processes;
   uint32_t gi = NVML_NO_INSTANCE_ID, ci = NVML_NO_INSTANCE_ID;
   for (const ReportNode& node : group->children) {
-    if (node.key == "GPU instance ID") gi = InstanceId(node.value).value_or(NVML_NO_INSTANCE_ID);
-    if (node.key == "Compute instance ID") ci = InstanceId(node.value).value_or(NVML_NO_INSTANCE_ID);
+    if (node.key == "GPU instance ID") gi = Uint32Text(node.value).value_or(NVML_NO_INSTANCE_ID);
+    if (node.key == "Compute instance ID") ci = Uint32Text(node.value).value_or(NVML_NO_INSTANCE_ID);
     if (node.key != "Process ID") continue;
-    auto pid = InstanceId(node.value);
+    auto pid = Uint32Text(node.value);
     auto used = Number(node.ValueAt({"Used GPU Memory"}));
-    if (pid) processes.push_back(ProcessAnswer{*pid, static_cast<uint64_t>(std::llround(used.value_or(0) * kMiB)), gi, ci});
+    if (pid) processes.push_back(ProcessAnswer{*pid, Unsigned<uint64_t>(used.value_or(0) * kMiB).value_or(0), gi, ci});
     gi = ci = NVML_NO_INSTANCE_ID;
   }
   return processes;

@@ -3,8 +3,10 @@
 // by phase, and the -q, -L, topo -m and nvlink -s text the importer does not keep.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -84,6 +86,22 @@ class SeriesIndex {
 // not one (N/A, text).
 std::optional<double> Number(std::string_view text);
 
+// A number as the unsigned integer type NVML answers it in, rounded; nullopt when it is not
+// a finite number in that type's range: a value NVML could not have answered is left out,
+// never wrapped (a cast out of range would also be undefined behaviour).
+template <typename T>
+std::optional<T> Unsigned(std::optional<double> v) {
+  static_assert(std::numeric_limits<T>::is_integer && !std::numeric_limits<T>::is_signed);
+  if (!v) return std::nullopt;
+  const double rounded = std::round(*v);
+  if (!(rounded >= 0) || !(rounded < std::ldexp(1.0, std::numeric_limits<T>::digits))) return std::nullopt;
+  return static_cast<T>(rounded);
+}
+
+// Text a capture line carries unchanged (capture_format.h): not empty, one line, no space or
+// tab at either end; nullopt otherwise, so the fact is left out rather than written unreadable.
+std::optional<std::string> LineText(std::string_view text);
+
 // A 32-bit hexadecimal value ("0x0000" in -q's PCI group); nullopt when it is not one.
 std::optional<uint32_t> Hex(std::string_view text);
 
@@ -96,8 +114,9 @@ std::pair<uint32_t, uint32_t> ProfileSlices(std::string_view profile);
 // A -q memory group ("FB Memory Usage") in bytes: its Total, Reserved, Free and Used MiB.
 MemoryInfo MemoryFrom(const ReportNode& group);
 
-// A GPU/compute instance id or pid; nullopt when it is not a non-negative integer.
-std::optional<uint32_t> InstanceId(std::string_view text);
+// A GPU/compute instance id, pid, NUMA node or slice count; nullopt when it is not an
+// integer in 0 .. 2^32-1.
+std::optional<uint32_t> Uint32Text(std::string_view text);
 
 // topo -m: "GPU0\t X \t0-19\t0\t\tN/A" -> CPU list and NUMA node per GPU row.
 void ReadTopo(std::string_view body, size_t gpus, std::vector<DeviceFacts>& devices);

@@ -124,6 +124,9 @@ std::optional<TimeNs> CivilToEpochNs(int year, int month, int day, int hour, int
   if (!date.ok() || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 60) {
     return std::nullopt;
   }
+  // Nanoseconds since 1970 in 64 bits reach from 1677-09-21 to 2262-04-11; a year outside
+  // the whole years between is no time kraken can hold (nor a real nvidia-smi report).
+  if (year < 1678 || year > 2261) return std::nullopt;
   int64_t days = sys_days(date).time_since_epoch().count();
   return (days * 86400 + hour * 3600 + minute * 60 + second) * kNsPerSecond;
 }

@@ -40,6 +40,7 @@ inline constexpr std::string_view kLocalTimeNote = "local time, zone unknown";
 
 // nvidia-smi prints local time without a zone; these read it as if it were UTC, so the
 // result is "Unix-epoch ns of the local wall clock" (the importer records that caveat).
+// nullopt for an invalid date or a year outside 1678..2261 (what int64 ns can hold).
 std::optional<TimeNs> CivilToEpochNs(int year, int month, int day, int hour, int minute, int second);
 // "2026/07/14 08:12:38.696" (--query-* timestamp column).
 std::optional<TimeNs> ParseQueryTimestamp(std::string_view text);

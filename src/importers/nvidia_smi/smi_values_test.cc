@@ -56,6 +56,13 @@ TEST(SmiValuesTest, LocalClocksReadAsUtc) {
   }
   EXPECT_FALSE(ParseReportTimestamp("Tue Foo 14 08:12:38 2026").has_value());
   EXPECT_FALSE(ParseMonitorDate("2026071").has_value());
+  // Years int64 nanoseconds cannot hold are no time (found by smi_capture_fuzzer: 1013
+  // overflowed the multiplication); the last whole years they can still are.
+  EXPECT_FALSE(ParseReportTimestamp("Tue Jul 14 08:12:38 1013").has_value());
+  EXPECT_FALSE(ParseQueryTimestamp("9999/07/14 08:12:38").has_value());
+  EXPECT_FALSE(ParseMonitorDate("16770921").has_value());
+  EXPECT_TRUE(ParseMonitorDate("16780101").has_value());
+  EXPECT_TRUE(ParseMonitorDate("22611231").has_value());
 }
 
 TEST(CaptureSectionsTest, SplitsOnBannersAndReadsPhaseAndCommand) {
