@@ -63,6 +63,6 @@ else
   PYTHONPATH="$build/python" /usr/bin/python3 "$root/bench/python_overhead.py" 3000 7
 fi
 
-# The scheduler extender on 5,000 and 20,000 nodes (docs/api.md "Security and limits").
+# The scheduler extender on 5,000 and 20,000 nodes (docs/limits.md "HTTP servers: security").
 echo "# kraken extender: filter and prioritize on large clusters"
 /usr/bin/python3 "$root/bench/extender_bench.py" "$build/src/cli/kraken" 5000 20000

@@ -4,6 +4,8 @@
 - Every `[text](target)` in the Markdown files git tracks (README.md, docs/, examples/, ...)
   whose target is not a URL must name a file or folder of the repository, and a `#fragment`
   must name a heading of the file it points to (GitHub's anchor rules).
+- Every page of docs/ must be linked from README.md, whose documentation list is where readers
+  find the pages.
 - Every `docs/<page>.md "Title"` (or `docs/<page>.md, "Title"`) in a tracked source, script,
   manifest or Markdown file must name a page of docs/ with a heading, or a bold paragraph
   title (`**Title.**`), that starts with Title: code comments point readers at sections.
@@ -82,6 +84,17 @@ def broken_links(root: Path, markdown: Path) -> list[str]:
     return problems
 
 
+def pages_missing_from_readme(root: Path) -> list[str]:
+    """`README.md: why` for each page of docs/ that no link of README.md names."""
+    readme = root / "README.md"
+    if not readme.is_file():
+        return []
+    linked = {(root / target.partition("#")[0]).resolve()
+              for _, line in prose_lines(readme) for target in LINK.findall(line)}
+    return [f"README.md: docs/{page.name}: a page of docs/ the README's links never name"
+            for page in sorted((root / "docs").glob("*.md")) if page.resolve() not in linked]
+
+
 def tracked_files(root: Path, *patterns: str) -> list[Path]:
     """The files git tracks or would track (not ignored) matching `patterns`."""
     try:
@@ -131,6 +144,7 @@ def main(argv: list[str]) -> int:
     root = Path(argv[1] if len(argv) > 1 else Path(__file__).resolve().parent.parent).resolve()
     markdown = tracked_files(root, "*.md")
     problems = [p for f in markdown for p in broken_links(root, f)]
+    problems += pages_missing_from_readme(root)
     pages = {page.name: section_titles(page) for page in sorted((root / "docs").glob("*.md"))}
     sources = tracked_files(root, *SOURCE_PATTERNS)
     problems += [p for f in sources for p in broken_section_references(root, f, pages)]

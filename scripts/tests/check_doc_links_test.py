@@ -49,3 +49,13 @@ def test_missing_files_anchors_pages_and_sections_are_each_reported(tmp_path: Pa
     assert f'src/a.h:1: {GUIDE} "Profiled experiments": no such section' in lines
     assert f"src/a.h:1: {OTHER}: no such page" in lines
     assert lines[-1].endswith("4 broken reference(s)")
+
+
+def test_a_docs_page_the_readme_does_not_link_is_reported(tmp_path: Path) -> None:
+    make_tree(tmp_path, "[guide](docs/guide.md#tests)\n", "")
+    (tmp_path / "docs" / "other.md").write_text("# Other\n")
+    result = run(tmp_path)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert "README.md: docs/other.md: a page of docs/ the README's links never name" in lines
+    assert lines[-1].endswith("1 broken reference(s)")

@@ -1,5 +1,5 @@
 // The one HTTP hardening layer `kraken serve`, the agent's /metrics endpoint and the
-// scheduler extender share (docs/api.md, "Security and limits"):
+// scheduler extender share (docs/limits.md, "HTTP servers: security"):
 //   - every POST (PUT, PATCH, DELETE) carries the bearer token when one is set; routes that
 //     write the store are refused on a non-loopback address without a token unless the
 //     operator said --allow-open-writes;

@@ -76,7 +76,7 @@ TEST(LegacyApiTest, DefaultProfilesAreTheLegacyServiceTable) {
     EXPECT_NE(std::string_view(profile["data_source"]).find("legacy table"), std::string_view::npos) << entry.id;
     EXPECT_TRUE(profile["profiled_at"].is_null());
   }
-  // The class templates of docs/api.md ("The legacy table").
+  // The class templates of docs/api-legacy.md ("The legacy table").
   auto resnet = root["profiles"]["resnet50"];
   EXPECT_EQ(double(resnet["compute_ratio"]), 0.75);
   EXPECT_EQ(double(resnet["memory_ratio"]), 0.10);

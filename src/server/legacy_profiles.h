@@ -48,7 +48,7 @@ std::string LegacyProfileJson(const LegacyProfile& profile);
 std::string ClassifyArithmeticIntensity(double arithmetic_intensity);
 
 // The ratios kraken gives a legacy table entry, which names only a kernel type and an AI
-// (docs/api.md, "The legacy table"): the shares of kernel time a workload of that class has.
+// (docs/api-legacy.md, "The legacy table"): the shares of kernel time a workload of that class has.
 void SetClassRatios(LegacyProfile* profile);
 
 // Measured profiles (legacy_measurement.cc). From Orion's per-kernel labels (1 compute,
