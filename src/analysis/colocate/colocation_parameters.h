@@ -15,8 +15,9 @@ struct ColocationParameters {
   // --set-timeslice); the default's length is not published: 2 ms is an assumption.
   // NVIDIA's open kernel modules give a channel group 128 << 3 = 1024 us by default on
   // Volta and later (kfifoChannelGroupGetDefaultTimeslice_GV100); whether CUDA keeps that
-  // is not documented, and the H100 pairs fit 2 ms better (docs/colocation.md §13: BERT's
-  // step grows 1.5-2.2 ms per sync beside a saturating co-runner; 1 ms: 11.9 / 25.1 % error).
+  // is not documented, and the H100 pairs fit 2 ms better (docs/colocation-validation.md,
+  // the H100 pairs: BERT's step grows 1.5-2.2 ms per sync beside a saturating co-runner;
+  // 1 ms: 11.9 / 25.1 % error).
   double timeslice_s = 0.002;
   // Context state an instruction-level preemption saves and restores per SM (register
   // file 256 KiB + shared memory/L1 up to 128 KiB): assumption from the Volta..Hopper
