@@ -41,7 +41,14 @@ std::optional<std::string> ClosestName(std::string_view typed, const std::vector
     if (prefixed) return std::nullopt;  // ambiguous
     prefixed = name;
   }
-  return prefixed;
+  if (prefixed) return prefixed;
+  // The name with more typed after it ("--output" for "--out"): the longest such name of
+  // at least 4 characters ("--o" suggests nothing).
+  std::optional<std::string> longest_start;
+  for (const std::string& name : candidates)
+    if (name.size() >= 4 && StartsWith(typed, name) && (!longest_start || name.size() > longest_start->size()))
+      longest_start = name;
+  return longest_start;
 }
 
 Result<std::vector<std::string>> ApplyKrakenMode(std::vector<std::string> args, std::string_view mode) {

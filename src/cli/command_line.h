@@ -18,7 +18,8 @@ namespace kraken::cli {
 int EditDistance(std::string_view a, std::string_view b);
 
 // The candidate closest to `typed`, when close enough to be what was meant: at most 2
-// edits (1 for names of up to 4 letters), or `typed` is the start of exactly one name.
+// edits (1 for names of up to 4 letters), or `typed` is the start of exactly one name, or
+// the longest name of 4 or more characters is the start of `typed` ("--output": "--out").
 std::optional<std::string> ClosestName(std::string_view typed, const std::vector<std::string>& candidates);
 
 // The arguments with KRAKEN_MODE applied: "daemon" (any case) and no subcommand (nothing,

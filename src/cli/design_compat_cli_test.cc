@@ -135,6 +135,15 @@ TEST(DesignCompatCliTest, UnknownSubcommandsAndOptionsGetTheClosestName) {
   ExpectOneLineError(RunKraken("frobnicate"), "unknown command 'frobnicate' (`kraken --help` lists the commands)");
   ExpectOneLineError(RunKraken("agent --intervl 1s"), "unknown option '--intervl' of 'kraken agent' (did you mean '--interval'?)");
   ExpectOneLineError(RunKraken("config --prnt"), "unknown option '--prnt' of 'kraken config' (did you mean '--print'?)");
+  // A misspelt required option is the unknown one, not a missing --out (CLI11 checks
+  // required options first); a name that starts with a real one suggests it.
+  ExpectOneLineError(RunKraken("record-nvml --output capture.nvml"),
+                     "unknown option '--output' of 'kraken record-nvml' (did you mean '--out'?)");
+  // A nested command's options are its own: `--budget` of `cost recommend` is not blamed.
+  ExpectOneLineError(RunKraken("cost recommend trace.json --budget 5 --bogus"),
+                     "unknown option '--bogus' of 'kraken cost recommend' (`kraken cost recommend --help` lists them)");
+  ExpectOneLineError(RunKraken("cost chargeback --prometheus http://127.0.0.1:1 --rnage 3d"),
+                     "unknown option '--rnage' of 'kraken cost chargeback' (did you mean '--range'?)");
 }
 
 }  // namespace

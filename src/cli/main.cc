@@ -9,6 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "base/atomic_file.h"
 #include "base/number_input.h"
@@ -31,13 +34,34 @@ std::vector<std::string> OptionNames(const CLI::App& app) {
   return names;
 }
 
+// The command as given, down to its deepest subcommand ("cost recommend"), and every option
+// name of it and of the commands above it: a nested command's options are its own.
+std::pair<std::string, std::vector<std::string>> GivenCommand(const CLI::App& command) {
+  std::string name = command.get_name();
+  std::vector<std::string> options = OptionNames(command);
+  const CLI::App* current = &command;
+  while (current != nullptr) {
+    const CLI::App* parsed_sub = nullptr;
+    for (const CLI::App* sub : current->get_subcommands())
+      if (sub->parsed()) parsed_sub = sub;
+    if (parsed_sub != nullptr) {
+      name += " " + parsed_sub->get_name();
+      std::vector<std::string> more = OptionNames(*parsed_sub);
+      options.insert(options.end(), more.begin(), more.end());
+    }
+    current = parsed_sub;
+  }
+  return {name, options};
+}
+
 // CLI11's "The following arguments were not expected" made kraken's: the unknown option
-// named, with the closest real one.
-std::string ExtrasMessage(const CommandList& commands, const std::vector<std::string>& args) {
+// named, with the closest real one; "" when every option given is the command's.
+std::string UnknownOptionMessage(const CommandList& commands, const std::vector<std::string>& args) {
   for (const kraken::cli::Command& command : commands) {
     if (!command.app->parsed() || args.size() < 2) continue;
     std::vector<std::string> rest(args.begin() + 2, args.end());
-    return kraken::cli::UnknownOptionError(command.app->get_name(), rest, OptionNames(*command.app));
+    auto [name, options] = GivenCommand(*command.app);
+    return kraken::cli::UnknownOptionError(name, rest, options);
   }
   return "";
 }
@@ -135,7 +159,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ExtrasError& e) {
-    std::string message = ExtrasMessage(commands, *args);
+    std::string message = UnknownOptionMessage(commands, *args);
+    if (!message.empty()) return ReportError(kraken::InvalidInput(message));
+    std::fprintf(stderr, "kraken: error: %s (see --help)\n", e.what());
+    return kExitBadInput;
+  } catch (const CLI::RequiredError& e) {
+    // CLI11 checks required options before extras: `--output F` for `--out F` is the
+    // unknown option, not a missing --out.
+    std::string message = UnknownOptionMessage(commands, *args);
     if (!message.empty()) return ReportError(kraken::InvalidInput(message));
     std::fprintf(stderr, "kraken: error: %s (see --help)\n", e.what());
     return kExitBadInput;
