@@ -3,9 +3,9 @@
 #include "collectors/nvml/smi_capture_converter.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
 
 #include "base/byte_stream.h"
@@ -23,8 +23,6 @@ using nvidia_smi::ReportNode;
 using smi_capture::ArchitectureFromName;
 using smi_capture::Hex;
 using smi_capture::LineText;
-using smi_capture::Uint32Text;
-using smi_capture::WriteNotes;
 using smi_capture::MemoryFrom;
 using smi_capture::MigDevices;
 using smi_capture::Number;
