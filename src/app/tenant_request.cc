@@ -19,12 +19,6 @@ namespace {
 constexpr size_t kMaxTenantWorkloads = 256;  // each placement tries every GPU: bounded work
 constexpr size_t kMaxGpus = 256;
 
-struct TenantRow {
-  tenants::TenantWorkload workload;
-  std::string profile;
-  size_t line = 0;
-};
-
 std::string DirectoryOf(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? "" : path.substr(0, slash + 1);
@@ -39,6 +33,8 @@ Result<double> NumberCell(const std::vector<std::string>& fields, const std::map
   if (!value) return InvalidInput(where + column + " '" + text + "' is not a number in [0, " + FormatFixed(high, 0) + "]");
   return *value;
 }
+
+}  // namespace
 
 Result<std::vector<TenantRow>> ParseTenantsCsv(const std::string& text, const std::string& origin) {
   CsvReader reader(text);
@@ -120,6 +116,8 @@ Result<std::vector<tenants::AvailableGpu>> ParseGpus(const std::vector<std::stri
   }
   return out;
 }
+
+namespace {
 
 Result<tenants::Objective> ParseObjective(const std::string& text) {
   if (text == "cost") return tenants::Objective::kCost;
