@@ -63,6 +63,25 @@ TEST(SmiCaptureConverterTest, PhaseWithItsReportTwiceKeepsTheLast) {
   EXPECT_EQ(counts.count(0) + counts.count(7), counts.size());
 }
 
+// A second -q of the load phase that holds no GPU: the phase has no report of its GPUs
+// left, so only the idle phase makes frames. (The groups of the first report were once
+// kept after it was freed: a use-after-free that smi_capture_fuzzer found under ASan.)
+TEST(SmiCaptureConverterTest, PhaseWhoseLastReportHasNoGpuMakesNoFrames) {
+  std::string text = H100CaptureText();
+  Result<Capture> whole = Convert("whole.txt", text);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  auto [begin, end] = SectionBounds(text, "load :: query (-q)");
+  ASSERT_NE(begin, std::string::npos);
+  const std::string rule(80, '#');
+  text.insert(end, rule + "\n# load :: query (-q)\n# $ nvidia-smi -q\n" + rule + "\n\nTimestamp : -\n\n");
+
+  Result<Capture> c = Convert("empty-second.txt", text);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_GT(c->frames.size(), 0u);
+  EXPECT_LT(c->frames.size(), whole->frames.size());
+  EXPECT_EQ(CorrectableCounts(*c).count(0), c->frames.size());  // idle frames, their report's 0
+}
+
 // NVML answers remapped rows as unsigned int: 2^32 - 1 is kept, 2^32 is left out
 // (NOT_SUPPORTED), never written wrapped to 0.
 TEST(SmiCaptureConverterTest, CountsOutsideNvmlsTypeAreLeftOutNotWrapped) {
