@@ -66,6 +66,15 @@ std::string UnknownOptionMessage(const CommandList& commands, const std::vector<
   return "";
 }
 
+// The unknown option among `args` when there is one, else CLI11's own message for `error`.
+int ReportUnknownOptionOr(const CommandList& commands, const std::vector<std::string>& args,
+                          const CLI::ParseError& error) {
+  std::string message = UnknownOptionMessage(commands, args);
+  if (!message.empty()) return kraken::cli::ReportError(kraken::InvalidInput(message));
+  std::fprintf(stderr, "kraken: error: %s (see --help)\n", error.what());
+  return kraken::cli::kExitBadInput;
+}
+
 // Every floating-point flag of every command: CLI11 reads "nan", "inf" and 1e999 as
 // doubles, which then pass a "not negative" check (a plan of -2147483648 GPUs). One rule for
 // all of them, so that a flag added later is covered too.
@@ -159,17 +168,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ExtrasError& e) {
-    std::string message = UnknownOptionMessage(commands, *args);
-    if (!message.empty()) return ReportError(kraken::InvalidInput(message));
-    std::fprintf(stderr, "kraken: error: %s (see --help)\n", e.what());
-    return kExitBadInput;
+    return ReportUnknownOptionOr(commands, *args, e);
   } catch (const CLI::RequiredError& e) {
     // CLI11 checks required options before extras: `--output F` for `--out F` is the
     // unknown option, not a missing --out.
-    std::string message = UnknownOptionMessage(commands, *args);
-    if (!message.empty()) return ReportError(kraken::InvalidInput(message));
-    std::fprintf(stderr, "kraken: error: %s (see --help)\n", e.what());
-    return kExitBadInput;
+    return ReportUnknownOptionOr(commands, *args, e);
   } catch (const CLI::ParseError& e) {
     std::string message = e.what();
     std::fprintf(stderr, "kraken: error: %s (see --help)\n", message.c_str());
