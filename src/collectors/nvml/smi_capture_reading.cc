@@ -1,10 +1,9 @@
 // The readers declared in smi_capture_reading.h.
 #include "collectors/nvml/smi_capture_reading.h"
 
-#include <cmath>
-
 #include "base/text.h"
 #include "collectors/nvml/capture_format.h"
+#include "collectors/nvml/capture_parse_values.h"
 #include "importers/nvidia_smi/capture_sections.h"
 #include "importers/nvidia_smi/smi_values.h"
 
@@ -44,9 +43,9 @@ std::optional<double> Number(std::string_view text) {
 }
 
 std::optional<std::string> LineText(std::string_view text) {
-  auto is_blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
-  if (text.empty() || is_blank(text.front()) || is_blank(text.back())) return std::nullopt;
-  if (text.find('\n') != std::string_view::npos) return std::nullopt;
+  // What the capture parser trims from a value is what a value may not start or end with.
+  if (text.empty() || text.find('\n') != std::string_view::npos || capture_text::TrimSpaces(text) != text)
+    return std::nullopt;
   return std::string(text);
 }
 
