@@ -1,4 +1,5 @@
 #include "base/text.h"
+#include "base/text_replace.h"
 
 #include <gtest/gtest.h>
 
@@ -34,6 +35,16 @@ TEST(TextTest, SplitsAndCompares) {
   EXPECT_EQ(Split("a,,b", ',').size(), 3u);
   EXPECT_EQ(BaseName("/x/y/trace.json.gz"), "trace.json.gz");
   EXPECT_EQ(FormatBytes(1536), "1.5 KiB");
+}
+
+TEST(TextTest, ReplaceAllReplacesEveryMatchOnceLeftToRight) {
+  EXPECT_EQ(ReplaceAll("pod=\"a\"} 1\npod=\"a\"} 2\n", "pod=\"a\"}", "pod=\"a\",team=\"t\"}"),
+            "pod=\"a\",team=\"t\"} 1\npod=\"a\",team=\"t\"} 2\n");
+  EXPECT_EQ(ReplaceAll("aaa", "a", "aa"), "aaaaaa");  // a `to` holding `from` is not searched again
+  EXPECT_EQ(ReplaceAll("aaaa", "aa", "b"), "bb");     // matches do not overlap
+  EXPECT_EQ(ReplaceAll("abc", "", "x"), "abc");
+  EXPECT_EQ(ReplaceAll("abc", "abc", ""), "");
+  EXPECT_EQ(ReplaceAll("", "a", "b"), "");
 }
 
 }  // namespace

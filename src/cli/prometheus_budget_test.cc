@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "base/testing/test_data.h"
+#include "base/text_replace.h"
 #include "cli/cli_test_support.h"
 #include "cli/prometheus_test_server.h"
 #include "importers/registry.h"
@@ -93,8 +94,7 @@ std::string BudgetCapturePodLabels(int64_t start_s) {
 void BudgetAddDcgmTeamLabels(std::string* history) {
   for (auto [pod, team] : {std::pair{"trainer-0", "platform"}, std::pair{"notebook-0", "research"}}) {
     std::string from = std::string("pod=\"") + pod + "\"}", to = std::string("pod=\"") + pod + "\",team=\"" + team + "\"}";
-    for (size_t at = history->find(from); at != std::string::npos; at = history->find(from, at + to.size()))
-      history->replace(at, from.size(), to);
+    *history = ReplaceAll(*history, from, to);
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include "analysis/mig/genai_daily_demand_testing.h"
 #include "base/text.h"
+#include "base/text_replace.h"
 #include "cli/cli_test_support.h"
 #include "cli/prometheus_test_server.h"
 #include "k8s/client/fake_api_server.h"
@@ -19,12 +20,6 @@ namespace kraken {
 namespace {
 
 constexpr char kForecastA100[] = "dcgm/a100-mig_dcgm-exporter-2.4_nvidia-cloud-native-docs.prom";
-
-std::string ReplacedAll(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
-}
 
 // The capture's MIG-instance series, once: "# TYPE" lines and "name{labels} value" lines.
 std::vector<std::string> MigInstanceLines() {
@@ -56,10 +51,10 @@ std::string ForecastNodeHistory(const std::vector<std::string>& lines, const std
       continue;
     }
     for (int k = 0; k < 7; ++k) {
-      std::string key = ReplacedAll(line, "Hostname=\"ub20-a100-k8s\"", "Hostname=\"" + node + "\"");
-      key = ReplacedAll(key, "GPU_I_ID=\"13\"", "GPU_I_ID=\"" + std::to_string(k + 1) + "\"");
-      key = ReplacedAll(key, "pod=\"POD\"", "pod=\"" + node + "-serve-" + std::to_string(k) + "\"");
-      key = ReplacedAll(key, "UUID=\"GPU-", "UUID=\"GPU-" + node + "-");
+      std::string key = ReplaceAll(line, "Hostname=\"ub20-a100-k8s\"", "Hostname=\"" + node + "\"");
+      key = ReplaceAll(key, "GPU_I_ID=\"13\"", "GPU_I_ID=\"" + std::to_string(k + 1) + "\"");
+      key = ReplaceAll(key, "pod=\"POD\"", "pod=\"" + node + "-serve-" + std::to_string(k) + "\"");
+      key = ReplaceAll(key, "UUID=\"GPU-", "UUID=\"GPU-" + node + "-");
       for (int64_t t = end_s - 7 * 86400; t <= end_s; t += step) {
         int64_t phase = ((t - anchor_s) % 86400 + 86400) % 86400;
         if (day[static_cast<size_t>(phase / step)] > k) out += key + " " + std::to_string(t - 1) + "\n";

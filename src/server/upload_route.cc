@@ -12,6 +12,7 @@
 #include "base/json_writer.h"
 #include "base/sha256.h"
 #include "base/text.h"
+#include "base/text_replace.h"
 #include "importers/builtin_importers.h"
 #include "importers/registry.h"
 #include "server/http_util.h"
@@ -80,12 +81,6 @@ bool AcceptedType(const std::string& type) {
                                "application/x-gzip", "application/x-tar", "text/plain", "text/csv"})
     if (StartsWith(type, accepted)) return true;
   return false;
-}
-
-std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); !from.empty() && at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
 }
 
 // 200 for a body stored before: its ids, and what the first upload stored.

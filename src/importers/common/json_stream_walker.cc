@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <memory>
 #include <string>
 
 namespace kraken {
 namespace {
 
+// Allocated uninitialized: a file of a few kilobytes (an upload, a test's cut trace) then
+// touches the few pages it fills, not 8 MiB zero-filled at every import.
 constexpr size_t kInitialBuffer = 8 << 20;
 constexpr uint64_t kProgressEvery = 16 << 20;
 
@@ -41,22 +44,29 @@ Status JsonStreamWalker::ErrorAt(const std::string& what) const {
   return InvalidInput("byte " + std::to_string(buffer_offset_ + pos_) + ": " + what);
 }
 
+void JsonStreamWalker::GrowBuffer(size_t size) {
+  auto grown = std::make_unique_for_overwrite<char[]>(size);
+  if (len_ > 0) std::memcpy(grown.get(), buffer_.get(), len_);
+  buffer_ = std::move(grown);
+  buffer_size_ = size;
+}
+
 Status JsonStreamWalker::Fill() {
   if (eof_) return Status::Ok();
-  if (buffer_.empty()) buffer_.resize(kInitialBuffer + kJsonReadPadding);
+  if (buffer_size_ == 0) GrowBuffer(kInitialBuffer + kJsonReadPadding);
   if (pos_ > 0) {
-    std::memmove(buffer_.data(), buffer_.data() + pos_, len_ - pos_);
+    std::memmove(buffer_.get(), buffer_.get() + pos_, len_ - pos_);
     buffer_offset_ += pos_;
     len_ -= pos_;
     pos_ = 0;
   }
-  size_t capacity = buffer_.size() - kJsonReadPadding;
+  size_t capacity = buffer_size_ - kJsonReadPadding;
   if (len_ == capacity) {  // one element is larger than the buffer: grow it
-    buffer_.resize(2 * capacity + kJsonReadPadding);
-    capacity = buffer_.size() - kJsonReadPadding;
+    GrowBuffer(2 * capacity + kJsonReadPadding);
+    capacity = buffer_size_ - kJsonReadPadding;
   }
   while (len_ < capacity) {
-    auto n = stream_.Read(buffer_.data() + len_, capacity - len_);
+    auto n = stream_.Read(buffer_.get() + len_, capacity - len_);
     if (!n.ok()) return n.status();
     if (*n == 0) {
       eof_ = true;
@@ -64,7 +74,7 @@ Status JsonStreamWalker::Fill() {
     }
     len_ += *n;
   }
-  std::memset(buffer_.data() + len_, 0, kJsonReadPadding);
+  std::memset(buffer_.get() + len_, 0, kJsonReadPadding);
   if (progress_ && stream_.source_offset() >= next_progress_) {
     progress_(stream_.source_offset());
     next_progress_ = stream_.source_offset() + kProgressEvery;
@@ -99,7 +109,7 @@ Status JsonStreamWalker::Expect(char c, const char* what) {
 }
 
 JsonStreamWalker::Scan JsonStreamWalker::FindValueEnd(size_t from, size_t* end) const {
-  const char* begin = buffer_.data();
+  const char* begin = buffer_.get();
   const char* p = begin + from;
   const char* limit = begin + len_;
   if (p >= limit) return Scan::kNeedMore;
@@ -132,7 +142,7 @@ Status JsonStreamWalker::ReadValue(std::string_view* value, uint64_t* offset) {
     size_t end = 0;
     Scan scan = FindValueEnd(pos_, &end);
     if (scan == Scan::kDone) {
-      *value = std::string_view(buffer_.data() + pos_, end - pos_);
+      *value = std::string_view(buffer_.get() + pos_, end - pos_);
       *offset = buffer_offset_ + pos_;
       pos_ = end;
       return Status::Ok();
@@ -170,7 +180,7 @@ Status JsonStreamWalker::ReadElement(std::string_view* value, uint64_t* offset, 
     size_t end = 0;
     Scan scan = FindValueEnd(pos_, &end);
     if (scan == Scan::kDone) {
-      *value = std::string_view(buffer_.data() + pos_, end - pos_);
+      *value = std::string_view(buffer_.get() + pos_, end - pos_);
       *offset = buffer_offset_ + pos_;
       pos_ = end;
       return Status::Ok();

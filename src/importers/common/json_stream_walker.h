@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,7 +79,10 @@ class JsonStreamWalker {
   std::vector<std::string> array_keys_;
   std::string current_array_;
   ProgressFn progress_;
-  std::vector<char> buffer_;
+  void GrowBuffer(size_t size);  // to `size` bytes, keeping the first len_
+
+  std::unique_ptr<char[]> buffer_;  // uninitialized beyond len_ + the padding Fill zeroes
+  size_t buffer_size_ = 0;
   size_t pos_ = 0;
   size_t len_ = 0;
   uint64_t buffer_offset_ = 0;  // input offset of buffer_[0]
