@@ -1,6 +1,7 @@
 #include "base/byte_stream.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -30,6 +31,12 @@ class FileStream final : public ByteStream {
     }
   }
   uint64_t source_offset() const override { return offset_; }
+  std::optional<uint64_t> size_left() const override {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    uint64_t size = static_cast<uint64_t>(st.st_size);
+    return size > offset_ ? size - offset_ : 0;
+  }
 
  private:
   int fd_;
@@ -47,6 +54,7 @@ class MemoryStream final : public ByteStream {
     return n;
   }
   uint64_t source_offset() const override { return pos_; }
+  std::optional<uint64_t> size_left() const override { return data_.size() - pos_; }
 
  private:
   std::string data_;
@@ -67,6 +75,11 @@ class PrefixedStream final : public ByteStream {
     return rest_->Read(out, size);
   }
   uint64_t source_offset() const override { return rest_->source_offset(); }
+  std::optional<uint64_t> size_left() const override {
+    std::optional<uint64_t> rest = rest_->size_left();
+    if (!rest) return std::nullopt;
+    return *rest + (prefix_.size() - pos_);
+  }
 
  private:
   std::string prefix_;

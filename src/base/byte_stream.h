@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,11 @@ class ByteStream {
   // How far into the underlying file the stream has read (compressed bytes for gzip);
   // used for progress reporting only.
   virtual uint64_t source_offset() const = 0;
+
+  // The bytes left to read when the stream knows without reading (a memory buffer, a
+  // regular file as it is now); nullopt otherwise (gzip, a pipe). A hint for sizing
+  // buffers: a file still being written may give more.
+  virtual std::optional<uint64_t> size_left() const { return std::nullopt; }
 };
 
 // Reads a whole file (or "-" for standard input) without decompressing it.

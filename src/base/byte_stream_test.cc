@@ -51,6 +51,23 @@ TEST(ByteStreamTest, PrefixedStreamServesHeadThenRest) {
   EXPECT_EQ(*ReadAll(*stream), "abcd");
 }
 
+TEST(ByteStreamTest, SizeLeftIsKnownForBuffersAndRegularFilesOnly) {
+  auto memory = MakePrefixedStream("ab", MakeMemoryStream("cdef"));
+  EXPECT_EQ(memory->size_left(), 6u);
+  char two[2];
+  ASSERT_EQ(*memory->Read(two, 2), 2u);
+  EXPECT_EQ(memory->size_left(), 4u);
+  std::string path = testing::DataPath("kineto/hta/call_stack/backward_thread.json");
+  auto file = OpenFileStream(path);
+  ASSERT_TRUE(file.ok());
+  EXPECT_EQ((*file)->size_left(), testing::ReadFileOrDie(path).size());
+  auto gzip = MakeGzipStream(MakeMemoryStream(Gzip("abc")));
+  EXPECT_EQ(gzip->size_left(), std::nullopt);  // only the compressed size is known
+  auto device = OpenFileStream("/dev/null");  // not a regular file: no size, like a pipe
+  ASSERT_TRUE(device.ok());
+  EXPECT_EQ((*device)->size_left(), std::nullopt);
+}
+
 TEST(ByteStreamTest, MissingFileIsNotFound) {
   auto file = OpenFileStream("/nonexistent/kraken/file");
   ASSERT_FALSE(file.ok());

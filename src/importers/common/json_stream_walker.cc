@@ -6,14 +6,24 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace kraken {
 namespace {
 
-// Allocated uninitialized: a file of a few kilobytes (an upload, a test's cut trace) then
-// touches the few pages it fills, not 8 MiB zero-filled at every import.
-constexpr size_t kInitialBuffer = 8 << 20;
+// The read size large traces want. An input the stream knows to be smaller gets a buffer of
+// its size (one byte more, so that the first fill also reads the end): a file of a few
+// kilobytes (an upload, a fuzzer's input, a test's cut trace) then costs its size, not
+// 8 MiB at every import (zero-filled, and under ASan mapped and poisoned). Starting small
+// and growing for every input instead moved glibc's mmap threshold: +4 MB of peak RSS on an
+// 87 MB trace.
+constexpr size_t kReadBuffer = 8 << 20;
+
+size_t FirstBufferSize(const ByteStream& stream) {
+  std::optional<uint64_t> left = stream.size_left();
+  return left && *left < kReadBuffer ? static_cast<size_t>(*left) + 1 : kReadBuffer;
+}
 constexpr uint64_t kProgressEvery = 16 << 20;
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
@@ -53,7 +63,8 @@ void JsonStreamWalker::GrowBuffer(size_t size) {
 
 Status JsonStreamWalker::Fill() {
   if (eof_) return Status::Ok();
-  if (buffer_size_ == 0) GrowBuffer(kInitialBuffer + kJsonReadPadding);
+  const bool first_fill = buffer_size_ == 0;
+  if (first_fill) GrowBuffer(FirstBufferSize(stream_) + kJsonReadPadding);
   if (pos_ > 0) {
     std::memmove(buffer_.get(), buffer_.get() + pos_, len_ - pos_);
     buffer_offset_ += pos_;
@@ -61,6 +72,10 @@ Status JsonStreamWalker::Fill() {
     pos_ = 0;
   }
   size_t capacity = buffer_size_ - kJsonReadPadding;
+  if (!first_fill && capacity < kReadBuffer) {  // the input is longer than the stream said
+    GrowBuffer(kReadBuffer + kJsonReadPadding);
+    capacity = kReadBuffer;
+  }
   if (len_ == capacity) {  // one element is larger than the buffer: grow it
     GrowBuffer(2 * capacity + kJsonReadPadding);
     capacity = buffer_size_ - kJsonReadPadding;

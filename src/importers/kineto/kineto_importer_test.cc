@@ -198,6 +198,39 @@ TEST(KinetoImporterTest, TruncatedTraceIsAnErrorWithPosition) {
 // split with the importer's own walker: this target does not link simdjson::simdjson, so a
 // simdjson DOM parser here would lack its SIMDJSON_THREADS_ENABLED and have another layout
 // than the importer's: an ODR violation that the sanitizer build catches.)
+// A stream that says less is left than there is: a trace the tracer is still appending to,
+// whose size was taken when the import began.
+class UnderstatedStream final : public ByteStream {
+ public:
+  explicit UnderstatedStream(std::string data) : inner_(MakeMemoryStream(std::move(data))) {}
+  Result<size_t> Read(char* out, size_t size) override { return inner_->Read(out, size); }
+  uint64_t source_offset() const override { return inner_->source_offset(); }
+  std::optional<uint64_t> size_left() const override { return 10; }
+
+ private:
+  std::unique_ptr<ByteStream> inner_;
+};
+
+// The walker sizes its first buffer from the stream's size_left(); an input longer than that
+// is still read whole, element for element.
+TEST(KinetoImporterTest, AStreamLongerThanItSaidIsReadWhole) {
+  std::string text = testing::ReadFileOrDie(testing::DataPath("kineto/hta/call_stack/backward_thread.json"));
+  auto walk = [](ByteStream& stream) {
+    std::vector<std::string> events;
+    JsonStreamWalker walker(stream, "traceEvents");
+    JsonStreamWalker::Callbacks callbacks;
+    callbacks.on_element = [&](std::string_view event, uint64_t) { events.emplace_back(event); };
+    callbacks.on_member = [](std::string_view, std::string_view) { return Status::Ok(); };
+    EXPECT_TRUE(walker.Walk(callbacks).ok());
+    return events;
+  };
+  auto honest = MakeMemoryStream(text);
+  UnderstatedStream understated(text);
+  std::vector<std::string> expected = walk(*honest);
+  EXPECT_EQ(expected.size(), 7u);
+  EXPECT_EQ(walk(understated), expected);
+}
+
 TEST(KinetoImporterTest, IncrementalTraceCutAnywhereKeepsTheCompleteEvents) {
   std::string original = testing::ReadFileOrDie(testing::DataPath("kineto/hta/call_stack/backward_thread.json"));
   std::vector<std::string> events;
