@@ -62,6 +62,7 @@ class JsonStreamWalker {
   enum class Scan { kDone, kNeedMore, kError };
 
   Status Fill();                   // reads more input, keeping bytes from pos_ on
+  void GrowBuffer(size_t size);    // to `size` bytes, keeping the first len_
   Status NeedByte(bool* at_eof);   // makes sure pos_ < len_ unless the input ended
   Status SkipWhitespace(bool* at_eof);
   Status Expect(char c, const char* what);
@@ -79,8 +80,6 @@ class JsonStreamWalker {
   std::vector<std::string> array_keys_;
   std::string current_array_;
   ProgressFn progress_;
-  void GrowBuffer(size_t size);  // to `size` bytes, keeping the first len_
-
   std::unique_ptr<char[]> buffer_;  // uninitialized beyond len_ + the padding Fill zeroes
   size_t buffer_size_ = 0;
   size_t pos_ = 0;
