@@ -130,8 +130,12 @@ TEST(InjectionWindowTest, DelayedWindowRecordsOnlyItsLaunchesAndClosesWhileThePr
   // that no ordinary lateness reaches and a missed deadline would.
   EXPECT_LT(start - requested_start, 2'000'000);
   EXPECT_LT(end - start, 2'000'000);
-  // Every launch of the window, those after the last periodic flush included (one per 2 us).
-  EXPECT_NEAR(static_cast<double>(p.kernels.size()), (end - start) / 2, (end - start) / 2 * 0.05);
+  // Every launch of the window: the fake library numbers launches one by one, so the trace
+  // holds a run of correlation ids without a gap. How many launches the window saw depends on
+  // the scheduler (one per 2 us while the app runs: 6 % fewer once under ASan in CI's ctest
+  // -j2), so the rate is only bounded from below, where losing a flush would end up.
+  EXPECT_EQ(p.kernels.back().correlation_id - p.kernels.front().correlation_id + 1, p.kernels.size());
+  EXPECT_GT(static_cast<double>(p.kernels.size()), (end - start) / 2 * 0.5);
   for (const Kernel& k : p.kernels) {
     ASSERT_GE(static_cast<double>(k.start_ns) / 1e3, start);
     ASSERT_LE(static_cast<double>(k.start_ns) / 1e3, end);
