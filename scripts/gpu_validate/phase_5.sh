@@ -11,12 +11,16 @@
 # vs phase 1's ncu CSV (counters/kernel-mix.json). Rehearsal: the stand-in CUDA program and
 # the fake libcupti's counters.
 counters_check() {
-  local cdir="$res/counters" traces="$work/counters-traces" needs cmix=() cenv=() ncu_args=() ctrace
+  local cdir="$res/counters" traces="$work/counters-traces" needs cmix=() cenv=() ncu_args=() ctrace counters_preload=()
   mkdir -p "$cdir" "$traces" "$work/counters-plain"
   if [ "$mode" = gpu ]; then
     [ -x "$kernel_mix" ] || run_if p5.kernel-mix-build 40 nvcc "$nvcc" -O2 -std=c++17 \
       -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -o "$kernel_mix" "$gv/kernel_mix.cu"
     needs="gpu cupti" cmix=("$kernel_mix" 20)
+    # A native stack on stderr if the counters run dies of a signal (abort_backtrace.c).
+    if step p5.abort-backtrace-build 20 cc -O2 -shared -fPIC -o "$work/abort_backtrace.so" "$gv/abort_backtrace.c"; then
+      counters_preload=(LD_PRELOAD="$work/abort_backtrace.so")
+    fi
   else
     needs="cupti fake" cmix=("$fake_app") cenv=(KRAKEN_CUPTI_LIBRARY="$fake_cupti" KRAKEN_FAKE_CUPTI_LAUNCHES=2000)
   fi
@@ -25,7 +29,7 @@ counters_check() {
     KRAKEN_CUPTI_OUTPUT="$work/counters-plain/" "$py" "$gv/counters_check.py" run --out "$cdir/plain.json" -- "${cmix[@]}"
   # Batches of 16: kernel_mix's ~100 kernels are decoded inside launch callbacks and the
   # profiler configured again several times, not only once at exit (footer: ..._batches).
-  run_if p5.counters-on 60 "$needs" env "${cenv[@]}" CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_COUNTERS=1 \
+  run_if p5.counters-on 60 "$needs" env "${cenv[@]}" "${counters_preload[@]}" CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_COUNTERS=1 \
     KRAKEN_CUPTI_COUNTERS_BATCH=16 KRAKEN_CUPTI_OUTPUT="$traces/" "$py" "$gv/counters_check.py" run --out "$cdir/counters.json" -- "${cmix[@]}"
   ctrace=$(largest "$traces"/*.json)
   if [ -z "$ctrace" ]; then skip p5.counters-compare "no trace with counters (see p5.counters-on)"; return; fi

@@ -173,9 +173,9 @@ TEST(CountersInjectionTest, ADeviceThatCannotBeProfiledSaysWhyInOneLine) {
 }
 
 // A kernel CUPTI profiles without a launch callback (a CUDA graph's) takes a range of its
-// batch of 128, so the batch's last launch finds the image full (a dropped range): the
-// batch's 128 ranges are written untied ("__missing__", no correlation) instead of shifting
-// its kernels onto their neighbours' counters; the batches before and after are tied.
+// batch of 128: the batch has 129 ranges for 128 launches (its image holds twice the
+// batch), so its ranges are written untied ("__missing__", no correlation) instead of
+// shifting its kernels onto their neighbours' counters; the batches before and after are tied.
 TEST(CountersInjectionTest, ABatchWithMoreRangesThanLaunchesIsNotMisattributed) {
   std::string dir = testing::MakeTempDir("counters_unmatched");
   CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
@@ -187,10 +187,10 @@ TEST(CountersInjectionTest, ABatchWithMoreRangesThanLaunchesIsNotMisattributed) 
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const Profile& p = run.trace;
   ASSERT_EQ(p.kernels.size(), 300u);
-  EXPECT_EQ(p.profiler_ranges.size(), 128u + 128u + 43u);
+  EXPECT_EQ(p.profiler_ranges.size(), 128u + 129u + 43u);
   size_t untied = 0;
   for (const ProfilerRange& range : p.profiler_ranges) untied += p.Name(range.name) == "__missing__";
-  EXPECT_EQ(untied, 128u);
+  EXPECT_EQ(untied, 129u);
   for (const Kernel& k : p.kernels) {
     const bool tied = k.correlation_id <= 128 || k.correlation_id > 257;  // launch 150 had no callback
     ASSERT_EQ(k.counters_index >= 0, tied) << k.correlation_id;
@@ -201,8 +201,42 @@ TEST(CountersInjectionTest, ABatchWithMoreRangesThanLaunchesIsNotMisattributed) 
         << k.correlation_id;
   }
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_kernels"), "299");
-  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "128");
-  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_dropped"), "1");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "129");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_dropped"), "0");
+}
+
+// A set between launches that runs as a kernel (a 4 MiB cudaMemsetAsync on an H100) takes a
+// range of its own without a launch callback; with one before every 5th launch, every
+// kernel's counters were its predecessor's from the first set on. The tracer collects the
+// batch at the set's entry and starts again at its exit: no range is the set's, every
+// kernel gets its own launch's counters, and each set ends a batch (59 sets, then Finish).
+TEST(CountersInjectionTest, SetsBetweenLaunchesRunUnprofiledAndShiftNoKernel) {
+  std::string dir = testing::MakeTempDir("counters_memsets");
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "300"},
+                                    {"KRAKEN_FAKE_CUPTI_MEMSET_EVERY", "5"},
+                                    {"KRAKEN_FAKE_CUPTI_CALLS_FILE", dir + "/calls"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  const Profile& p = run.trace;
+  ASSERT_EQ(p.kernels.size(), 300u);
+  EXPECT_EQ(p.profiler_ranges.size(), 300u);
+  for (const Kernel& k : p.kernels) {
+    ASSERT_GE(k.counters_index, 0) << k.correlation_id;
+    const KernelCounters& c = p.kernel_counters[static_cast<size_t>(k.counters_index)];
+    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1),
+                     kCounterFakeFadd + 2 * (kCounterFakeFfmaBase + static_cast<double>(k.correlation_id - 1)))
+        << k.correlation_id;
+  }
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_kernels"), "300");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_batches"), "60");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "0");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_dropped"), "0");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counters_error"), "<absent>");
+  ExpectProfilerReleasedAtExit(dir);
 }
 
 // At the limit the launch callbacks the counters enabled go off: no later launch calls

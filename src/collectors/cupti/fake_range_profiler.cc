@@ -8,7 +8,12 @@
 // The values are derived from the launch: fake launch i (correlation id i + 1) executed
 // kFakeFadd fadd, kFakeFfmaBase + i ffma, read kFakeDramRead and wrote kFakeDramWrite
 // DRAM bytes. KRAKEN_FAKE_CUPTI_UNANNOUNCED=i: launch i fills a range without any callback
-// (as a CUDA graph's kernel would). KRAKEN_FAKE_CUPTI_REFUSE_DECODE=n: the n-th
+// (as a CUDA graph's kernel would). KRAKEN_FAKE_CUPTI_MEMSET_EVERY=k: before every k-th
+// launch (i = k, 2k, ...) a cudaMemsetAsync call around a cuMemsetD8Async call, whose set
+// fills a range while the profiler is started, as a 4 MiB set did on an H100 (its values
+// those of fake launch kFakeMemsetLaunchBase + i). A range past the image's capacity is
+// lost without a word (DecodeData reports none dropped), as on the H100 with CUPTI 13.0.
+// KRAKEN_FAKE_CUPTI_REFUSE_DECODE=n: the n-th
 // cuptiRangeProfilerDecodeData (counted from 1) fails with CUPTI_ERROR_UNKNOWN, as a
 // refused step in the middle of a run. Each launch announced is a line "launch_callbacks
 // <correlation id>" of KRAKEN_FAKE_CUPTI_LOG. KRAKEN_FAKE_CUPTI_CALLS_FILE, when set, receives at
@@ -65,6 +70,7 @@ constexpr double kFakeFfmaBase = 4325376;     // 64 per thread, plus the launch 
 constexpr double kFakeDramRead = 540672;      // 8 bytes per thread
 constexpr double kFakeDramWrite = 270336;     // 4 bytes per thread
 constexpr uint32_t kDriverCorrelationBase = 1'000'000;  // the nested driver calls' ids
+constexpr int64_t kFakeMemsetLaunchBase = 500'000;      // KRAKEN_FAKE_CUPTI_MEMSET_EVERY's sets
 // The counter availability image: its size and bytes (fake_profiler_host.cc checks them).
 constexpr size_t kFakeAvailabilitySize = 16;
 constexpr uint8_t kFakeAvailabilityByte = 0xa5;
@@ -85,7 +91,6 @@ bool g_started = false;
 bool g_stopped = false;     // Stop since the last Start (DecodeData may follow)
 uint8_t* g_image = nullptr;
 size_t g_image_size = 0;
-size_t g_dropped = 0;
 int64_t g_decodes = 0;  // cuptiRangeProfilerDecodeData calls so far
 int g_object_storage = 0;
 const auto kFakeContext = reinterpret_cast<CUcontext>(0x1000);
@@ -157,11 +162,7 @@ void RecordRange(uint64_t launch) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (!g_started || g_image == nullptr) return;
   ImageHeader* header = Header(g_image);
-  if (header->count < header->capacity) {
-    Launches(g_image)[header->count++] = launch;
-  } else {
-    ++g_dropped;
-  }
+  if (header->count < header->capacity) Launches(g_image)[header->count++] = launch;
 }
 
 __attribute__((destructor)) void WriteCallsFile() {
@@ -197,9 +198,36 @@ void CallAround(CUpti_CallbackFunc callback, void* userdata, CUpti_CallbackDomai
   callback(userdata, domain, cbid, &data);
 }
 
+namespace {
+
+// KRAKEN_FAKE_CUPTI_MEMSET_EVERY's set before launch i: the runtime call around the
+// driver's, each announced when its callback is enabled; the set takes a range regardless.
+void AnnounceMemset(int64_t i) {
+  CUpti_CallbackFunc driver = nullptr, runtime = nullptr;
+  void *driver_data = nullptr, *runtime_data = nullptr;
+  KrakenFakeSubscriberFor(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, &driver, &driver_data);
+  KrakenFakeSubscriberFor(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, &runtime,
+                          &runtime_data);
+  const auto correlation = static_cast<uint32_t>(kFakeMemsetLaunchBase + i);
+  auto set = [i] { RecordRange(static_cast<uint64_t>(kFakeMemsetLaunchBase + i)); };
+  auto driver_call = [&] {
+    if (driver == nullptr) return set();
+    CallAround(driver, driver_data, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
+               "cuMemsetD8Async", kDriverCorrelationBase + correlation, set);
+  };
+  if (runtime == nullptr) return driver_call();
+  CallAround(runtime, runtime_data, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+             "cudaMemsetAsync", correlation, driver_call);
+}
+
+}  // namespace
+
 // Called by fake_cupti.cc (no lock held) before it delivers launches [first, first + count).
 void KrakenFakeAnnounceLaunches(int64_t first, int64_t count) {
+  const char* memset_every_text = std::getenv("KRAKEN_FAKE_CUPTI_MEMSET_EVERY");
+  const int64_t memset_every = memset_every_text != nullptr ? std::atoll(memset_every_text) : 0;
   for (int64_t i = first; i < first + count; ++i) {
+    if (memset_every > 0 && i > 0 && i % memset_every == 0) AnnounceMemset(i);
     CUpti_CallbackFunc callback = nullptr, runtime_callback = nullptr;
     void* userdata = nullptr;
     KrakenFakeSubscriberFor(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &callback, &userdata);
@@ -357,8 +385,7 @@ CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params* 
   if (const char* refuse = std::getenv("KRAKEN_FAKE_CUPTI_REFUSE_DECODE");
       refuse != nullptr && std::atoll(refuse) == ++g_decodes)
     return CUPTI_ERROR_UNKNOWN;
-  params->numOfRangeDropped = g_dropped;
-  g_dropped = 0;
+  params->numOfRangeDropped = 0;
   return CUPTI_SUCCESS;
 }
 

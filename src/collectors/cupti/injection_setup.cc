@@ -242,6 +242,18 @@ std::string EnableActivities(const LoadedCupti& cupti, const TracerConfig& confi
   return "";
 }
 
+namespace {
+
+std::atomic<RangeProfiler*> g_counters_at_exit{nullptr};
+std::atomic<pid_t> g_counters_pid{-1};  // a child forked later inherits the handler, not CUPTI's state
+
+void FinishCountersAtExit() {
+  RangeProfiler* profiler = g_counters_at_exit.load();
+  if (profiler != nullptr && getpid() == g_counters_pid.load()) profiler->Finish();
+}
+
+}  // namespace
+
 std::string StartCounters(const LoadedCupti& cupti, const TracerConfig& config, TraceSession* session) {
   std::string error;
   auto sink = [session](std::vector<CounterRange> ranges) { session->QueueCounterRanges(std::move(ranges)); };
@@ -255,6 +267,15 @@ std::string StartCounters(const LoadedCupti& cupti, const TracerConfig& config, 
   }
   // Lives as long as the process: CUPTI calls it back until the end.
   RangeProfiler* owned = profiler.release();
+  g_counters_at_exit.store(owned);
+  // Exit handlers run in reverse order of registration. The tracer's own (injection.cc)
+  // was registered inside cuInit, before CUPTI's profiler existed; registered at the first
+  // profiled launch, this one runs before whatever CUPTI registered while setting it up,
+  // so the last batch is collected while CUPTI's profiler is still whole.
+  owned->CallOnceStarted([] {
+    g_counters_pid.store(getpid());
+    std::atexit(FinishCountersAtExit);
+  });
   session->SetCounterSource([owned] { owned->Finish(); }, [owned] { return CounterFooterMembers(owned->Summary()); });
   return "";
 }

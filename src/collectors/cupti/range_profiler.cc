@@ -5,6 +5,8 @@
 #include <span>
 #include <utility>
 
+#include "collectors/cupti/api_names.h"
+
 namespace kraken::cupti {
 namespace {
 
@@ -19,17 +21,51 @@ constexpr CUpti_CallbackId kRuntimeLaunches[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000};
 
+// The copy and set calls of a domain (range_profiler.h: their work may run as kernels that
+// take ranges), by callback id.
+struct CopyAndSetCalls {
+  std::vector<CUpti_CallbackId> cbids;
+  std::vector<bool> by_cbid;
+};
+
+const CopyAndSetCalls& CopiesAndSets(ApiDomain domain) {
+  static const auto make = [](ApiDomain d) {
+    CopyAndSetCalls calls;
+    for (const ApiName& api : ApiNameTable(d)) {
+      const std::string_view name = api.name;
+      const bool copy_or_set = name.starts_with("cudaMemcpy") || name.starts_with("cudaMemset") ||
+                               name.starts_with("cuMemcpy") || name.starts_with("cuMemset");
+      if (!copy_or_set) continue;
+      calls.cbids.push_back(api.cbid);
+      if (calls.by_cbid.size() <= api.cbid) calls.by_cbid.resize(api.cbid + 1, false);
+      calls.by_cbid[api.cbid] = true;
+    }
+    return calls;
+  };
+  static const CopyAndSetCalls runtime = make(ApiDomain::kRuntime), driver = make(ApiDomain::kDriver);
+  return domain == ApiDomain::kRuntime ? runtime : driver;
+}
+
+bool IsCopyOrSet(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  const CopyAndSetCalls& calls =
+      CopiesAndSets(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? ApiDomain::kRuntime : ApiDomain::kDriver);
+  return cbid < calls.by_cbid.size() && calls.by_cbid[cbid];
+}
+
 // Launch calls in progress on this thread: a runtime launch calls the driver's, and only
 // the outermost call is the launch (a kernel's correlation id is that of the call that
 // launched it, the runtime's when the application used the runtime).
 thread_local int t_launch_depth = 0;
 
-// Turns the launch callbacks on (stopping at CUPTI's first refusal, returned) or off (all
-// of them, whatever CUPTI answers; its first refusal returned).
+// Turns the launch callbacks (copies and sets included) on (stopping at CUPTI's first
+// refusal, returned) or off (all of them, whatever CUPTI answers; its first refusal returned).
 CUptiResult SetLaunchCallbacks(const RangeProfilerFunctions& f, CUpti_SubscriberHandle subscriber, bool on) {
   CUptiResult first_refusal = CUPTI_SUCCESS;
-  for (auto [domain, cbids] : {std::pair{CUPTI_CB_DOMAIN_DRIVER_API, std::span<const CUpti_CallbackId>(kDriverLaunches)},
-                               std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, std::span<const CUpti_CallbackId>(kRuntimeLaunches)}})
+  using Cbids = std::span<const CUpti_CallbackId>;
+  for (auto [domain, cbids] : {std::pair{CUPTI_CB_DOMAIN_DRIVER_API, Cbids(kDriverLaunches)},
+                               std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, Cbids(kRuntimeLaunches)},
+                               std::pair{CUPTI_CB_DOMAIN_DRIVER_API, Cbids(CopiesAndSets(ApiDomain::kDriver).cbids)},
+                               std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, Cbids(CopiesAndSets(ApiDomain::kRuntime).cbids)}})
     for (CUpti_CallbackId cbid : cbids) {
       const CUptiResult r = f.EnableCallback(on ? 1 : 0, subscriber, domain, cbid);
       if (r == CUPTI_SUCCESS) continue;
@@ -73,6 +109,7 @@ RangeProfiler::RangeProfiler(const LoadedCupti& cupti, const RangeProfilerFuncti
     : cupti_(cupti.functions),
       f_(functions),
       batch_ranges_(std::min(config.counters_batch, config.counters_max_kernels)),
+      image_ranges_(2 * batch_ranges_),
       sink_(std::move(sink)),
       warn_(std::move(warn)) {
   for (const char* name : CounterMetricNames()) metrics_.push_back(name);
@@ -94,7 +131,12 @@ void CUPTIAPI RangeProfiler::OnCallback(void* self, CUpti_CallbackDomain domain,
       const auto& call = *static_cast<const CUpti_CallbackData*>(data);
       const bool enter = call.callbackSite == CUPTI_API_ENTER;
       const bool outermost = enter ? ++t_launch_depth == 1 : t_launch_depth-- == 1;
-      if (outermost) profiler->OnLaunch(call);
+      if (!outermost) return;
+      if (IsCopyOrSet(domain, cbid)) {
+        profiler->OnCopyOrSet(call);
+      } else {
+        profiler->OnLaunch(call);
+      }
     } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
       profiler->OnContextDestroy(static_cast<const CUpti_ResourceData*>(data)->context);
     }
@@ -130,12 +172,17 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
       Collect(&state, false);
       StopLaunchCallbacksOnceStopped();
     }
-    if (CountersStoppedForGood() || state.failed) return;
+    // During another thread's copy or set the profiler is stopped: this kernel goes unprofiled.
+    if (CountersStoppedForGood() || state.failed || state.copies_and_sets > 0) return;
     state.context = data.context;
     if (!state.running && !SetUp(&state)) {
       state.failed = true;
       TearDown(&state);
       StopLaunchCallbacksOnceStopped();  // a refusal stops counters for good (summary_.error)
+    } else if (on_started_) {
+      std::function<void()> once = std::move(on_started_);
+      on_started_ = nullptr;
+      once();
     }
     if (data.correlationData != nullptr) *data.correlationData = static_cast<uint64_t>(Now());
     return;
@@ -159,6 +206,32 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
   }
 }
 
+void RangeProfiler::OnCopyOrSet(const CUpti_CallbackData& data) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = contexts_.find(data.context);
+  if (it == contexts_.end()) return;
+  ContextState& state = it->second;
+  if (data.callbackSite == CUPTI_API_ENTER) {
+    if (!state.running && state.copies_and_sets == 0) return;  // not profiled now
+    if (state.copies_and_sets++ > 0) return;                    // already stopped by another thread's
+    CollectBatch(&state);
+    if (summary_.error.empty()) return;
+    state.failed = true;  // a refused step stops counters for good
+    TearDown(&state);
+    StopLaunchCallbacksOnceStopped();
+    return;
+  }
+  if (state.copies_and_sets == 0 || --state.copies_and_sets > 0) return;
+  if (!CountersStoppedForGood() && ConfigureAndStart(&state)) return;
+  TearDown(&state);  // the limit or Finish came meanwhile, or CUPTI refused the restart
+  StopLaunchCallbacksOnceStopped();
+}
+
+void RangeProfiler::CallOnceStarted(std::function<void()> on_started) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  on_started_ = std::move(on_started);
+}
+
 bool RangeProfiler::CountersStoppedForGood() const {
   return finished_ || summary_.limit_reached || !summary_.error.empty();
 }
@@ -168,7 +241,7 @@ void RangeProfiler::StopLaunchCallbacksOnceStopped() {
   // Another context still profiled is collected at its next launch (OnLaunch's enter), or
   // at its destruction or Finish, each of which comes back here.
   for (const auto& [context, state] : contexts_)
-    if (state.running) return;
+    if (state.running || state.copies_and_sets > 0) return;  // a copy's exit starts it again or tears it down
   // Under mutex_, as CUPTI asks: a subscriber serializes its cuptiEnableCallback calls.
   // Off for good: a thread inside a launch now gets no exit callback, so its
   // t_launch_depth stays behind, which matters only if they came back on. The
@@ -232,6 +305,13 @@ bool RangeProfiler::AllPassesSubmitted(const CUpti_RangeProfiler_Stop_Params& st
 }
 
 void RangeProfiler::Collect(ContextState* state, bool restart) {
+  CollectBatch(state);
+  if (restart && summary_.error.empty() && ConfigureAndStart(state)) return;
+  if (restart) state->failed = true;
+  TearDown(state);
+}
+
+void RangeProfiler::CollectBatch(ContextState* state) {
   state->running = false;
   auto stop = Zeroed<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
   stop.pRangeProfilerObject = state->object;
@@ -241,8 +321,10 @@ void RangeProfiler::Collect(ContextState* state, bool restart) {
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = state->counter_data.data();
   info.counterDataImageSize = state->counter_data.size();
-  if (Check(f_.Stop(&stop), "cuptiRangeProfilerStop") && AllPassesSubmitted(stop) &&
-      Check(f_.DecodeData(&decode), "cuptiRangeProfilerDecodeData") &&
+  const bool stopped = Check(f_.Stop(&stop), "cuptiRangeProfilerStop") && AllPassesSubmitted(stop);
+  // Nothing to decode (a copy or set right after the batch started): a range there would be
+  // no launch's.
+  if (stopped && !state->launches.empty() && Check(f_.DecodeData(&decode), "cuptiRangeProfilerDecodeData") &&
       Check(f_.GetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo")) {
     ++summary_.batches;
     summary_.ranges_dropped += static_cast<int64_t>(decode.numOfRangeDropped);
@@ -258,9 +340,6 @@ void RangeProfiler::Collect(ContextState* state, bool restart) {
     if (!ranges.empty()) sink_(std::move(ranges));
   }
   state->launches.clear();
-  if (restart && summary_.error.empty() && ConfigureAndStart(state)) return;
-  if (restart) state->failed = true;
-  TearDown(state);
 }
 
 void RangeProfiler::Finish() {

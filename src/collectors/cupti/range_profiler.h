@@ -26,6 +26,15 @@
 // The N-th range of a batch is the N-th launch recorded on that context (kernel replay runs
 // one kernel at a time, in launch order) when the batch has as many ranges as launches;
 // otherwise its ranges are written unnamed and untied, and counted as unmatched.
+// Two things keep that rule true on a GPU, where CUPTI profiles more than the launches:
+// - Copies and sets (cudaMemcpy*, cudaMemset*, cuMemcpy*, cuMemsetD*) can run as kernels
+//   that take a range without a launch callback (on an H100, a 4 MiB cudaMemsetAsync did;
+//   a 4-byte cudaMemset did not). Such a call, while its context is profiled, collects the
+//   batch at its entry and starts the profiler again at its exit: its work runs unprofiled.
+// - The counter data image holds twice the batch, so that a range nobody announced (a
+//   CUDA graph's kernel) makes the batch unmatched. A full image loses the ranges past its
+//   end without saying so (CUPTI 13.0 on the H100: DecodeData reported none dropped), which
+//   would shift every later kernel of the batch onto its neighbour's counters.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +68,10 @@ class RangeProfiler {
   // Decodes and hands over the ranges every context still holds; later launches are not
   // profiled. Call before the trace is closed.
   void Finish();
+  // Called once, from inside the launch that first started the profiler on a context (the
+  // tracer registers its at-exit Finish there: after CUPTI's own, so that it runs before
+  // CUPTI's clean-up at exit).
+  void CallOnceStarted(std::function<void()> on_started);
   CounterSummary Summary() const;
 
  private:
@@ -79,6 +92,7 @@ class RangeProfiler {
     std::vector<uint8_t> counter_data;
     std::string chip;
     std::vector<Launch> launches;  // in range order
+    int copies_and_sets = 0;       // such calls in progress: the profiler stopped until they end
     bool running = false;
     bool failed = false;
   };
@@ -87,6 +101,8 @@ class RangeProfiler {
                 Sink sink, Warn warn);
   static void CUPTIAPI OnCallback(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
   void OnLaunch(const CUpti_CallbackData& data);
+  // A copy or set call: its entry collects the context's batch, its exit starts it again.
+  void OnCopyOrSet(const CUpti_CallbackData& data);
   void OnContextDestroy(CUcontext context);
   // False (and error_ set) when CUPTI refused a step.
   bool Check(CUptiResult result, const char* what);
@@ -113,8 +129,10 @@ class RangeProfiler {
   void TearDown(ContextState* state);
   bool ConfigureAndStart(ContextState* state);
   // Stops the context's profiler, decodes and evaluates its ranges, hands them to the sink;
-  // starts it again when `restart`.
+  // starts it again when `restart`, else tears it down.
   void Collect(ContextState* state, bool restart);
+  // Collect's first half: stop, decode, evaluate, hand over; the launches cleared.
+  void CollectBatch(ContextState* state);
   // The values of the decoded ranges; with `paired`, range i is launches[i].
   std::vector<CounterRange> EvaluateRanges(ContextState* state, size_t ranges, bool paired);
   int64_t Now() const;
@@ -123,6 +141,8 @@ class RangeProfiler {
   RangeProfilerFunctions f_;
   std::vector<const char*> metrics_;
   int64_t batch_ranges_;
+  int64_t image_ranges_;  // the counter data image's capacity: twice the batch (see above)
+  std::function<void()> on_started_;
   Sink sink_;
   Warn warn_;
   mutable std::mutex mutex_;

@@ -35,8 +35,8 @@ bool RangeProfiler::SetUp(ContextState* state) {
   data_size.pRangeProfilerObject = state->object;
   data_size.pMetricNames = metrics_.data();
   data_size.numMetrics = metrics_.size();
-  data_size.maxNumOfRanges = static_cast<size_t>(batch_ranges_);
-  data_size.maxNumRangeTreeNodes = static_cast<uint32_t>(batch_ranges_);  // must be >= maxNumOfRanges
+  data_size.maxNumOfRanges = static_cast<size_t>(image_ranges_);
+  data_size.maxNumRangeTreeNodes = static_cast<uint32_t>(image_ranges_);  // must be >= maxNumOfRanges
   if (!Check(f_.GetCounterDataSize(&data_size), "cuptiRangeProfilerGetCounterDataSize")) return false;
   state->counter_data.resize(data_size.counterDataSize);
   return ConfigureAndStart(state);
@@ -142,6 +142,7 @@ void RangeProfiler::TearDown(ContextState* state) {
     state->host = nullptr;
   }
   state->running = false;
+  state->copies_and_sets = 0;
 }
 
 bool RangeProfiler::ConfigureAndStart(ContextState* state) {
@@ -159,7 +160,7 @@ bool RangeProfiler::ConfigureAndStart(ContextState* state) {
   config.pCounterDataImage = state->counter_data.data();
   config.range = CUPTI_AutoRange;
   config.replayMode = CUPTI_KernelReplay;
-  config.maxRangesPerPass = static_cast<size_t>(batch_ranges_);
+  config.maxRangesPerPass = static_cast<size_t>(image_ranges_);
   config.numNestingLevels = 1;
   config.minNestingLevel = 1;
   config.targetNestingLevel = 1;
