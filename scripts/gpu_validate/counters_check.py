@@ -54,10 +54,13 @@ def dram_bytes_of(metrics: Dict[str, float]) -> Optional[float]:
 
 
 def identifier(demangled: str) -> str:
-    """`void randomInit<float>(T1 *, int)` -> `randomInit`; `ns::k(int)` -> `k`."""
+    """`void randomInit<float>(T1 *, int)` -> `randomInit`; `ns::k(int)` -> `k`;
+    `<unnamed>::saxpy(int)` (ncu's anonymous namespace) -> `saxpy`."""
     text = demangled.strip()
     if text.startswith("void "):
         text = text[len("void "):]
+    # Before the cut at the first '<': ncu names kernel_mix.cu's kernels `<unnamed>::saxpy(...)`.
+    text = re.sub(r"<unnamed>::|\(anonymous namespace\)::", "", text)
     text = re.split(r"[<(]", text, maxsplit=1)[0]
     return text.split("::")[-1].strip()
 

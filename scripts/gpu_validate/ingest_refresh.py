@@ -39,6 +39,8 @@ def reanalyze_ncu(root: str, kraken: str, program: str) -> bool:
                           timeout=120, check=False)
     if done.returncode != 0:
         return False
+    # A run without phase 2 (e.g. --phases 1,5) has an ncu CSV but no agreement folder yet.
+    os.makedirs(os.path.join(root, "agreement"), exist_ok=True)
     with open(os.path.join(root, "agreement", f"{program}.ncu-analysis.json"), "w", encoding="utf-8") as f:
         f.write(done.stdout)
     return True

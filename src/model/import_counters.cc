@@ -27,6 +27,11 @@ constexpr ImportCounterInfo kCounters[] = {
     {"kineto_ignored_category:", kFamily, "complete events of this cat, which no analysis uses (<none>: no cat)"},
     {"kineto_trace_cut", kName, "1 when the file ends inside traceEvents (a trace cut short); what came before is kept"},
     {"kineto_cut_partial_event_bytes", kName, "bytes of the half-written event at the cut, dropped"},
+    {"kineto_kernels_from_counter_ranges", kName,
+     "kernels read from kraken's tracer's per-kernel counter ranges: CUPTI gave their records no timestamps "
+     "(kernel replay); placed at the launch call's start"},
+    {"kineto_kernels_from_counter_ranges_without_duration", kName,
+     "of those, ranges without gpu__time_duration.sum: the kernel's duration is unknown (0)"},
     // Nsight Compute CSV and kernel label lists.
     {"ncu_kernels", kName, "kernels (distinct ids) read"},
     {"ncu_prologue_lines", kName, "lines before the CSV header (ncu's ==PROF== log), skipped"},

@@ -7,8 +7,9 @@
 namespace kraken::cupti {
 
 // SASS floating-point instruction counts (the FLOPs of the roofline: add + mul + 2 * fma
-// per precision), DRAM bytes read and written, and the speed-of-light throughputs in % of
-// peak.
+// per precision), DRAM bytes read and written, the speed-of-light throughputs in % of
+// peak, and the kernel's duration as the GPU measured it (ns): under kernel replay CUPTI's
+// kernel records carry no timestamps, so this is the kernel's only duration.
 inline constexpr const char* kCounterMetricNames[] = {
     "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
     "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
@@ -25,6 +26,7 @@ inline constexpr const char* kCounterMetricNames[] = {
     "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
     "dram__throughput.avg.pct_of_peak_sustained_elapsed",
     "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
+    "gpu__time_duration.sum",
 };
 
 }  // namespace kraken::cupti

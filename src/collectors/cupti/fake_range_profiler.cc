@@ -69,6 +69,7 @@ constexpr double kFakeFadd = 67584;           // one per thread of the 264 x 256
 constexpr double kFakeFfmaBase = 4325376;     // 64 per thread, plus the launch index
 constexpr double kFakeDramRead = 540672;      // 8 bytes per thread
 constexpr double kFakeDramWrite = 270336;     // 4 bytes per thread
+constexpr double kFakeKernelNs = 1000;        // as long as its kernel record (fake_cupti.cc)
 constexpr uint32_t kDriverCorrelationBase = 1'000'000;  // the nested driver calls' ids
 constexpr int64_t kFakeMemsetLaunchBase = 500'000;      // KRAKEN_FAKE_CUPTI_MEMSET_EVERY's sets
 // The counter availability image: its size and bytes (fake_profiler_host.cc checks them).
@@ -155,6 +156,7 @@ double FakeMetricValue(std::string_view name, uint64_t launch) {
   if (name == "sm__throughput.avg.pct_of_peak_sustained_elapsed") return 42.5;
   if (name == "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed") return 30;
   if (name == "dram__throughput.avg.pct_of_peak_sustained_elapsed") return 20;
+  if (name == "gpu__time_duration.sum") return kFakeKernelNs;
   return 0;
 }
 

@@ -283,7 +283,10 @@ void EventParser::Impl::CommitProfilerRange() {
   range.counters_index = static_cast<int32_t>(profile->kernel_counters.size());
   profile->kernel_counters.push_back(RangeCountersFromArgs(ev.numeric_args));
   // kraken's tracer names the launch (CUPTI correlation id): its kernel gets the counters.
-  if (ev.correlation >= 0) range_counters_by_correlation[ev.correlation] = range.counters_index;
+  if (ev.correlation >= 0) {
+    range_counters_by_correlation[ev.correlation] = range.counters_index;
+    launch_ranges.push_back({ev.correlation, profile->profiler_ranges.size(), DeviceOf()});
+  }
   profile->profiler_ranges.push_back(std::move(range));
 }
 

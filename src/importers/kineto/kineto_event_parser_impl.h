@@ -60,6 +60,13 @@ struct EventParser::Impl {
   int64_t missing_timestamp = 0;
   int64_t negative_duration = 0;
   std::unordered_map<int64_t, int32_t> range_counters_by_correlation;  // into kernel_counters
+  // kraken's tracer's counter ranges tied to a launch, for AddKernelsOfUntimedRanges.
+  struct LaunchRange {
+    int64_t correlation = -1;
+    size_t range = 0;  // into profile->profiler_ranges
+    int32_t device = -1;
+  };
+  std::vector<LaunchRange> launch_ranges;
 
   void Count(const std::string& name) { ++counters[name]; }
 
@@ -90,6 +97,7 @@ struct EventParser::Impl {
 
   // After the last event (kineto_event_parser.cc).
   void LinkKernelsToRanges();
+  void AddKernelsOfUntimedRanges();
   void Finish();
 };
 
