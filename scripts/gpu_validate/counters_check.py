@@ -66,8 +66,14 @@ def identifier(demangled: str) -> str:
 
 
 def symbol_has(symbol: str, name: str) -> bool:
-    """Whether the mangled `symbol` contains `name` as an Itanium source name."""
-    return bool(name) and f"{len(name)}{name}" in symbol
+    """Whether the range's kernel `symbol` is the kernel `name`: a mangled symbol (the tracer
+    before it demangled range names) contains it as an Itanium source name; a demangled one
+    has it as its identifier."""
+    if not name:
+        return False
+    if symbol.startswith("_Z"):
+        return f"{len(name)}{name}" in symbol
+    return identifier(symbol) == name
 
 
 def read_ranges(trace_path: str) -> Dict[str, Any]:

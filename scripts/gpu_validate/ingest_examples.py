@@ -43,6 +43,8 @@ EXAMPLE_FILES: List[Tuple[str, str, str]] = [
     ("examples/ncu-kernel-mix-raw.csv", "ncu-kernel-mix-raw.csv", "the same, raw page"),
     ("agreement/ncu-resnet50-train.csv", "ncu-resnet50-train.csv",
      "Nsight Compute, details page: the first 5 kernels of a ResNet-50 training step"),
+    ("counters/kernel-mix.counters-trace.json.gz", "kernel-mix.counters.cupti.json.gz",
+     "kraken's CUPTI trace of kernel_mix with per-kernel counters (KRAKEN_CUPTI_COUNTERS=1, batches of 16)"),
 ]
 
 

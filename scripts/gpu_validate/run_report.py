@@ -26,7 +26,12 @@ BREAKDOWN_RUN_MEANING = {
     "cupti-api-none": "the tracer with KRAKEN_CUPTI_API=none (kernel records only)",
     "torch-cuda": "torch.profiler recording CUDA activities only, no export",
     "cupti-delay-beyond": "the tracer with a capture delay beyond the run (loaded, nothing recorded)",
-    "cupti-window-1s": "the tracer recording a 1 s capture window inside the measured 3 s"}
+    "cupti-window-1s": "the tracer recording a 1 s capture window inside the measured 3 s",
+    "cupti-nvtx-inj": "the tracer, also injected as the NVTX tool (NVTX_INJECTION64_PATH)",
+    "kraken-profile": "under `kraken profile --kernels` (the tracer, NVML sampling, the profile stored)",
+    "cupti-flush-60s": "the tracer flushing CUPTI's buffers every 60 s instead of every 1 s (KRAKEN_CUPTI_FLUSH_MS)",
+    "cupti-kernels": "the tracer recording kernels only (KRAKEN_CUPTI_ACTIVITIES=kernels)",
+    "cupti-nvtx-steps": "the tracer, the steps marked with NVTX ranges (--profiler nvtx, 60 steps)"}
 
 
 def phases(run: Run) -> List[int]:

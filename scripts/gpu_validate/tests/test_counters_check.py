@@ -33,6 +33,9 @@ def test_identifiers_and_mangled_symbols_meet() -> None:
     assert counters_check.identifier("<unnamed>::saxpy(int, float, const float *, float *)") == "saxpy"
     assert counters_check.identifier("void (anonymous namespace)::fill<float>(int, float *)") == "fill"
     assert counters_check.symbol_has("_ZN42_GLOBAL__N__4898dce4_13_kernel_mix_cu_main5saxpyEifPKfPf", "saxpy")
+    # The tracer's range names are demangled, as its kernel records are.
+    assert counters_check.symbol_has("(anonymous namespace)::saxpy(int, float, float const*, float*)", "saxpy")
+    assert not counters_check.symbol_has("(anonymous namespace)::saxpy2(int)", "saxpy")
     assert counters_check.symbol_has("_Z10randomInitIfEvPT_iij", "randomInit")
     assert not counters_check.symbol_has("_Z11randomInit2IfEvPT_iij", "randomInit")
 

@@ -66,7 +66,8 @@ TEST(CountersInjectionTest, OnEveryKernelUpToTheLimitGetsItsLaunchsCounters) {
   const Profile& p = run.trace;
   ASSERT_EQ(p.kernels.size(), 1000u);  // tracing goes on past the limit
   ASSERT_EQ(p.profiler_ranges.size(), 300u);
-  EXPECT_EQ(p.Name(p.profiler_ranges[0].name), "_Z11fake_kernelPfi");
+  EXPECT_EQ(p.Name(p.profiler_ranges[0].name), "fake_kernel(float*, int)");  // as its kernel record
+  EXPECT_EQ(p.profiler_ranges[0].raw_counters.at("gpu__time_duration.sum"), 1000);
   size_t with_counters = 0;
   for (const Kernel& k : p.kernels) {
     if (k.correlation_id > 300) {

@@ -159,6 +159,53 @@ TEST(EventParserTest, ProfilerRangeWithACorrelationGivesItsKernelTheCounters) {
   EXPECT_EQ(profile.profiler_ranges[0].raw_counters.count("correlation"), 0u);  // a link, not a counter
 }
 
+// Under kernel replay CUPTI gives kernel records no timestamps and the tracer counts them in
+// its footer: that many launch ranges without a kernel become kernels (at the launch's
+// start, lasting gpu__time_duration.sum); a range whose kernel is traced, one beyond the
+// count, or one in a trace whose footer counts none (a kernel record not written yet) does not.
+TEST(EventParserTest, LaunchRangesBecomeTheKernelsCuptiLeftWithoutTimestamps) {
+  auto range = [](int correlation, const char* duration_arg) {
+    return R"json({"ph": "X", "cat": "cuda_profiler_range", "name": "k", "ts": )json" + std::to_string(correlation) +
+           R"json(, "dur": 500, "args": {"correlation": )json" + std::to_string(correlation) +
+           R"json(, "device": 1, "dram__bytes_read.sum": 64, "dram__bytes_write.sum": 36)json" + duration_arg + "}}";
+  };
+  for (const char* untimed : {"", "0", "3"}) {
+    Profile profile;
+    if (*untimed != '\0') profile.metadata.attributes["kraken_cupti_records_without_timestamps"] = untimed;
+    EventParser parser(&profile);
+    ParseOne(parser, range(10, R"json(, "gpu__time_duration.sum": 2500)json"));
+    ParseOne(parser, range(11, ""));
+    ParseOne(parser, range(12, R"json(, "gpu__time_duration.sum": 70)json"));
+    ParseOne(parser, R"json({"ph": "X", "cat": "kernel", "name": "k", "ts": 12, "dur": 3,
+      "args": {"device": 1, "stream": 7, "correlation": 12}})json");
+    ParseOne(parser, range(13, R"json(, "gpu__time_duration.sum": 90)json"));
+    ParseOne(parser, range(14, R"json(, "gpu__time_duration.sum": 90)json"));
+    parser.Finish();
+    if (std::string(untimed) != "3") {
+      EXPECT_EQ(profile.kernels.size(), 1u) << untimed;  // the traced one only
+      EXPECT_EQ(profile.import_counters.count("kineto_kernels_from_counter_ranges"), 0u);
+      continue;
+    }
+    ASSERT_EQ(profile.kernels.size(), 4u);  // the traced kernel and ranges 10, 11, 13
+    EXPECT_EQ(profile.import_counters["kineto_kernels_from_counter_ranges"], 3);
+    EXPECT_EQ(profile.import_counters["kineto_kernels_from_counter_ranges_without_duration"], 1);
+    const Kernel& from_range = profile.kernels[0];  // sorted by start: range 10 at 10 us
+    EXPECT_EQ(from_range.correlation_id, 10);
+    EXPECT_EQ(from_range.start_ns, 10'000);
+    EXPECT_EQ(from_range.duration_ns, 2500);
+    EXPECT_EQ(from_range.device, 1);
+    EXPECT_EQ(profile.Name(from_range.name), "k");
+    ASSERT_GE(from_range.counters_index, 0);
+    EXPECT_DOUBLE_EQ(profile.kernel_counters[static_cast<size_t>(from_range.counters_index)].dram_bytes.value_or(-1),
+                     100);
+    EXPECT_EQ(profile.kernels[1].correlation_id, 11);
+    EXPECT_EQ(profile.kernels[1].duration_ns, 0);
+    EXPECT_EQ(profile.kernels[2].correlation_id, 12);
+    EXPECT_EQ(profile.kernels[2].duration_ns, 3000);  // its own record's
+    EXPECT_EQ(profile.kernels[3].correlation_id, 13);
+  }
+}
+
 // kraken's CUPTI tracer writes each device's outstanding CUDA allocations as counter events
 // (pid: the device); other counter events stay ignored, and bad values are counted.
 TEST(EventParserTest, CudaMemoryCounterEventsBecomeOneSeriesPerDevice) {
