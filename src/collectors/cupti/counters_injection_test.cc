@@ -31,8 +31,8 @@ using counters_testing::CountersAttribute;
 using counters_testing::CountersRun;
 using counters_testing::ExpectProfilerReleasedAtExit;
 using counters_testing::kCounterFakeDramBytes;
-using counters_testing::kCounterFakeFadd;
-using counters_testing::kCounterFakeFfmaBase;
+using counters_testing::ExpectEveryKernelHasItsLaunchsCounters;
+using counters_testing::FakeLaunchFp32Flops;
 using counters_testing::ReadLaunchCallbacksSeen;
 using counters_testing::RunCountersApp;
 
@@ -77,8 +77,7 @@ TEST(CountersInjectionTest, OnEveryKernelUpToTheLimitGetsItsLaunchsCounters) {
     ++with_counters;
     ASSERT_GE(k.counters_index, 0) << k.correlation_id;
     const KernelCounters& c = p.kernel_counters[static_cast<size_t>(k.counters_index)];
-    const double ffma = kCounterFakeFfmaBase + static_cast<double>(k.correlation_id - 1);
-    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1), kCounterFakeFadd + 2 * ffma) << k.correlation_id;
+    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1), FakeLaunchFp32Flops(k.correlation_id)) << k.correlation_id;
     ASSERT_DOUBLE_EQ(c.fp64_flops.value_or(-1), 0);
     ASSERT_DOUBLE_EQ(c.dram_bytes.value_or(-1), kCounterFakeDramBytes);
     ASSERT_DOUBLE_EQ(c.sm_throughput_pct.value_or(-1), 42.5);
@@ -116,13 +115,7 @@ TEST(CountersInjectionTest, SmallBatchesAreDecodedAndRestartedInTurn) {
   const Profile& p = run.trace;
   ASSERT_EQ(p.kernels.size(), 100u);
   ASSERT_EQ(p.profiler_ranges.size(), 100u);
-  for (const Kernel& k : p.kernels) {
-    ASSERT_GE(k.counters_index, 0) << k.correlation_id;
-    const KernelCounters& c = p.kernel_counters[static_cast<size_t>(k.counters_index)];
-    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1),
-                     kCounterFakeFadd + 2 * (kCounterFakeFfmaBase + static_cast<double>(k.correlation_id - 1)))
-        << k.correlation_id;
-  }
+  ExpectEveryKernelHasItsLaunchsCounters(p);
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_batches"), "7");  // 6 x 16 in callbacks, 4 at exit
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "0");
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counters_error"), "<absent>");
@@ -197,9 +190,7 @@ TEST(CountersInjectionTest, ABatchWithMoreRangesThanLaunchesIsNotMisattributed) 
     ASSERT_EQ(k.counters_index >= 0, tied) << k.correlation_id;
     if (!tied) continue;
     const KernelCounters& c = p.kernel_counters[static_cast<size_t>(k.counters_index)];
-    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1),
-                     kCounterFakeFadd + 2 * (kCounterFakeFfmaBase + static_cast<double>(k.correlation_id - 1)))
-        << k.correlation_id;
+    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1), FakeLaunchFp32Flops(k.correlation_id)) << k.correlation_id;
   }
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_kernels"), "299");
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "129");
@@ -225,13 +216,7 @@ TEST(CountersInjectionTest, SetsBetweenLaunchesRunUnprofiledAndShiftNoKernel) {
   const Profile& p = run.trace;
   ASSERT_EQ(p.kernels.size(), 300u);
   EXPECT_EQ(p.profiler_ranges.size(), 300u);
-  for (const Kernel& k : p.kernels) {
-    ASSERT_GE(k.counters_index, 0) << k.correlation_id;
-    const KernelCounters& c = p.kernel_counters[static_cast<size_t>(k.counters_index)];
-    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1),
-                     kCounterFakeFadd + 2 * (kCounterFakeFfmaBase + static_cast<double>(k.correlation_id - 1)))
-        << k.correlation_id;
-  }
+  ExpectEveryKernelHasItsLaunchsCounters(p);
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_kernels"), "300");
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_batches"), "60");
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "0");

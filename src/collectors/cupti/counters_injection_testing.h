@@ -25,6 +25,21 @@ namespace kraken::cupti::counters_testing {
 inline constexpr double kCounterFakeFadd = 67584, kCounterFakeFfmaBase = 4325376;
 inline constexpr double kCounterFakeDramBytes = 540672 + 270336;
 
+// The fp32 FLOPs the fake's counters give the kernel of the launch with `correlation_id`
+// (ids count the launches from 1): fadd + 2 x ffma.
+inline double FakeLaunchFp32Flops(int64_t correlation_id) {
+  return kCounterFakeFadd + 2 * (kCounterFakeFfmaBase + static_cast<double>(correlation_id - 1));
+}
+
+// Every kernel of `p` has counters, and they are its own launch's (not a neighbour's).
+inline void ExpectEveryKernelHasItsLaunchsCounters(const Profile& p) {
+  for (const Kernel& k : p.kernels) {
+    ASSERT_GE(k.counters_index, 0) << k.correlation_id;
+    const KernelCounters& c = p.kernel_counters[static_cast<size_t>(k.counters_index)];
+    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1), FakeLaunchFp32Flops(k.correlation_id)) << k.correlation_id;
+  }
+}
+
 struct CountersRun {
   int exit_code = -1;
   std::string err;

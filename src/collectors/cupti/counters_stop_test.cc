@@ -20,8 +20,7 @@ namespace {
 using counters_testing::CountersAttribute;
 using counters_testing::CountersRun;
 using counters_testing::ExpectProfilerReleasedAtExit;
-using counters_testing::kCounterFakeFadd;
-using counters_testing::kCounterFakeFfmaBase;
+using counters_testing::FakeLaunchFp32Flops;
 using counters_testing::LaunchCallbacksSeen;
 using counters_testing::ReadCountersFakeCuptiLog;
 using counters_testing::ReadLaunchCallbacksSeen;
@@ -91,9 +90,7 @@ TEST(CountersInjectionTest, ARefusedDecodeTurnsTheLaunchCallbacksOff) {
     ASSERT_EQ(k.counters_index >= 0, k.correlation_id <= 16) << k.correlation_id;
     if (k.counters_index < 0) continue;
     const KernelCounters& c = p.kernel_counters[static_cast<size_t>(k.counters_index)];
-    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1),
-                     kCounterFakeFadd + 2 * (kCounterFakeFfmaBase + static_cast<double>(k.correlation_id - 1)))
-        << k.correlation_id;
+    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1), FakeLaunchFp32Flops(k.correlation_id)) << k.correlation_id;
   }
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_batches"), "1");
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_limit_reached"), "false");

@@ -18,10 +18,11 @@
 namespace kraken {
 namespace {
 
-Profile ImportCountersExample() {
-  auto result = ImportFile(BuiltinImporters(), testing::SourceDir() +
-                                                   "/examples/nvidia-h100-80gb-hbm3/kernel-mix.counters.cupti.json.gz");
-  EXPECT_TRUE(result.ok()) << result.status().message();
+// One recording of examples/nvidia-h100-80gb-hbm3, imported (an empty profile, failing the
+// test, when it cannot be).
+Profile ImportRecording(const std::string& file) {
+  auto result = ImportFile(BuiltinImporters(), testing::SourceDir() + "/examples/nvidia-h100-80gb-hbm3/" + file);
+  EXPECT_TRUE(result.ok()) << file << ": " << result.status().message();
   if (!result.ok() || result->size() != 1) return Profile();
   return std::move((*result)[0]);
 }
@@ -34,7 +35,7 @@ std::string KernelMixKernel(std::string_view symbol) {
 }
 
 TEST(KinetoH100CountersTest, EveryUntimedKernelComesBackFromItsCounterRange) {
-  Profile p = ImportCountersExample();
+  Profile p = ImportRecording("kernel-mix.counters.cupti.json.gz");
   EXPECT_EQ(p.metadata.attributes["kraken_cupti_records_without_timestamps"], "109");
   EXPECT_EQ(p.metadata.attributes["kraken_cupti_kernels"], "0");
   ASSERT_EQ(p.profiler_ranges.size(), 109u);
@@ -58,7 +59,7 @@ TEST(KinetoH100CountersTest, EveryUntimedKernelComesBackFromItsCounterRange) {
 // Each kernel's counters and hardware duration are its own launch's, not a neighbour's
 // (the shift a set run as a kernel caused before: range_profiler.h).
 TEST(KinetoH100CountersTest, EachKernelHasItsOwnFlopsBytesAndDuration) {
-  Profile p = ImportCountersExample();
+  Profile p = ImportRecording("kernel-mix.counters.cupti.json.gz");
   struct Expected {
     double fp32_flops;
     double dram_min, dram_max;        // bytes, over the kernel's launches
@@ -92,11 +93,7 @@ TEST(KinetoH100CountersTest, EachKernelHasItsOwnFlopsBytesAndDuration) {
 // convolution (cuBLAS/cuDNN xmma, CUTLASS tensorop) kept the tensor pipes 13-54 % busy,
 // every other kernel under 2 % (the first two kernels measured 1.2 %).
 TEST(KinetoH100CountersTest, PyTorchKernelsGetTheirOwnCountersUpToTheLimit) {
-  auto result = ImportFile(BuiltinImporters(), testing::SourceDir() +
-                                                   "/examples/nvidia-h100-80gb-hbm3/resnet50-train-counters.cupti.json.gz");
-  ASSERT_TRUE(result.ok()) << result.status().message();
-  ASSERT_EQ(result->size(), 1u);
-  const Profile& p = (*result)[0];
+  const Profile p = ImportRecording("resnet50-train-counters.cupti.json.gz");
   EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_counter_limit_reached"), "true");
   EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_counter_ranges_unmatched"), "0");
   EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_counter_ranges_dropped"), "0");
@@ -127,11 +124,7 @@ TEST(KinetoH100CountersTest, PyTorchKernelsGetTheirOwnCountersUpToTheLimit) {
 // step by step: 2 x 256 MiB vectors, 3 x 4 MiB fp32 matrices, 2 x 8 MiB fp16 and one 16 MiB
 // fp32 matrix, a 4-byte sum; then freed in the same order.
 TEST(KinetoH100CountersTest, RealMemoryRecordsGiveTheAllocatedBytesStepByStep) {
-  auto result = ImportFile(BuiltinImporters(), testing::SourceDir() +
-                                                   "/examples/nvidia-h100-80gb-hbm3/kernel-mix-memory.cupti.json.gz");
-  ASSERT_TRUE(result.ok()) << result.status().message();
-  ASSERT_EQ(result->size(), 1u);
-  const Profile& p = (*result)[0];
+  const Profile p = ImportRecording("kernel-mix-memory.cupti.json.gz");
   EXPECT_EQ(p.kernels.size(), 109u);
   EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_memory_allocations"), "9");
   EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_memory_releases"), "9");
