@@ -1,9 +1,8 @@
 #include "collectors/cupti/activity_converter.h"
 
-#include <cxxabi.h>
-
 #include <cstddef>
-#include <cstdlib>
+
+#include "collectors/cupti/kernel_name.h"
 
 namespace kraken::cupti {
 
@@ -29,12 +28,8 @@ std::string_view ActivityConverter::KernelName(const char* mangled) {
   // The pointer is CUPTI's, shared by every record of a kernel; after a module unload it
   // may name another kernel, hence the comparison with the copy.
   if (it != kernel_names_.end() && it->second.first == mangled) return it->second.second;
-  int status = 0;
-  char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-  std::string readable = status == 0 && demangled != nullptr ? demangled : mangled;
-  std::free(demangled);
   auto& entry = kernel_names_[mangled];
-  entry = {mangled, std::move(readable)};
+  entry = {mangled, ReadableKernelName(mangled)};
   return entry.second;
 }
 

@@ -1,14 +1,12 @@
 #include "collectors/cupti/range_profiler.h"
 
-#include <cxxabi.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <span>
 #include <utility>
 
 #include "collectors/cupti/api_names.h"
+#include "collectors/cupti/kernel_name.h"
 
 namespace kraken::cupti {
 namespace {
@@ -53,16 +51,6 @@ bool IsCopyOrSet(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   const CopyAndSetCalls& calls =
       CopiesAndSets(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? ApiDomain::kRuntime : ApiDomain::kDriver);
   return cbid < calls.by_cbid.size() && calls.by_cbid[cbid];
-}
-
-// The kernel's name as its activity record is written (activity_converter.cc): demangled
-// when it can be, so that a range and its kernel share one name.
-std::string Demangled(const std::string& symbol) {
-  int status = 0;
-  char* demangled = abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status);
-  std::string readable = status == 0 && demangled != nullptr ? demangled : symbol;
-  std::free(demangled);
-  return readable;
 }
 
 // Launch calls in progress on this thread: a runtime launch calls the driver's, and only
@@ -284,7 +272,7 @@ std::vector<CounterRange> RangeProfiler::EvaluateRanges(ContextState* state, siz
     range.device = state->device;
     if (paired) {
       Launch& launch = state->launches[i];
-      range.kernel_name = Demangled(launch.name);
+      range.kernel_name = ReadableKernelName(launch.name.c_str());  // as its kernel record's
       range.correlation_id = launch.correlation_id;
       range.start_ns = launch.start_ns;
       range.end_ns = launch.end_ns;
