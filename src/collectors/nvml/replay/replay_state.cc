@@ -67,10 +67,13 @@ nvmlReturn_t ReplayState::Load() {
   if (pid_map != nullptr && !ParsePidMap(pid_map, pid_map_, last_error_)) return NVML_ERROR_UNKNOWN;
   capture_ = std::move(parsed).value();
   for (const std::string& function : capture_.version_mismatch) version_mismatch_.insert(function);
-  for (uint32_t d = 0; d < capture_.devices.size(); ++d) handles_.push_back(std::make_unique<DeviceHandle>(d, -1));
+  // Braced: parenthesized aggregate initialization (make_unique<Aggregate>(a, b)) is C++20
+  // that clang 14, the fuzz build's compiler, does not implement.
+  for (uint32_t d = 0; d < capture_.devices.size(); ++d)
+    handles_.push_back(std::make_unique<DeviceHandle>(DeviceHandle{d, -1}));
   for (uint32_t d = 0; d < capture_.devices.size(); ++d)
     for (size_t m = 0; m < capture_.devices[d].migs.size(); ++m)
-      handles_.push_back(std::make_unique<DeviceHandle>(d, static_cast<int32_t>(m)));
+      handles_.push_back(std::make_unique<DeviceHandle>(DeviceHandle{d, static_cast<int32_t>(m)}));
   clock_base_us_ = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
                                              std::chrono::system_clock::now().time_since_epoch())
                                              .count());
