@@ -87,6 +87,7 @@ class TraceSession {
   // window that long after it began: hooks.end_window, a forced flush, the trace closed and
   // the writer stopped while the process runs on. Before Arm the writer records nothing.
   void Arm(bool recording);
+  // The window ended and its trace is complete on disk (the last flush written, the file closed).
   bool window_ended() const { return window_state_.load() == WindowState::kEnded; }
   // With config.start_on_nvtx: starts the window now, on the calling thread (the one pushing
   // the range), unless config.delay_ms has not passed yet (false). True also when it had
@@ -153,7 +154,8 @@ class TraceSession {
 
   // The capture window. The times are set by Arm (before the writer looks) or the writer;
   // Finish reads them after joining the writer.
-  enum class WindowState { kUnarmed, kWaiting, kStarting, kRecording, kStartFailed, kEnded };
+  // kClosing: the writer is flushing and closing the trace; kEnded: the trace is complete.
+  enum class WindowState { kUnarmed, kWaiting, kStarting, kRecording, kStartFailed, kClosing, kEnded };
   std::atomic<WindowState> window_state_{WindowState::kUnarmed};
   int64_t armed_mono_ns_ = 0;  // CLOCK_MONOTONIC, set by Arm before the state leaves kUnarmed
   int64_t requested_start_ns_ = -1;  // CUPTI clock, idem

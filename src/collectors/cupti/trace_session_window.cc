@@ -90,7 +90,9 @@ void TraceSession::BeginWindow() {
 void TraceSession::EndWindow(bool recorded) {
   if (recorded && hooks_.end_window) hooks_.end_window();
   if (recorded) window_end_ns_ = hooks_.now ? hooks_.now() : 0;
-  window_state_.store(WindowState::kEnded);
+  // Not kEnded yet: whoever waits for the window's end wants the trace complete, and the
+  // last flush and the close below come first (under load they took long enough to be seen).
+  window_state_.store(WindowState::kClosing);
   if (recorded) {
     // What ran until the kinds went off: CUPTI hands it over, the writer writes it.
     FlushCupti(true);
@@ -100,6 +102,7 @@ void TraceSession::EndWindow(bool recorded) {
   CloseTrace();
   ReleaseFreeBuffers();
   if (hooks_.writer_pass) hooks_.writer_pass(true);  // no later pass: nothing may stay behind
+  window_state_.store(WindowState::kEnded);
   if (hooks_.window_closed) hooks_.window_closed(*this);
 }
 

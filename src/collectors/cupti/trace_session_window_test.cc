@@ -44,7 +44,8 @@ struct WindowSession {
 
 // A session on CUPTI's clock = Unix time (as on Linux), flushing every 10 ms while it
 // records; `begin_error` is what enabling the kinds answers. A forced flush hands over one
-// buffer of 10 kernels 2 us apart, timed at the flush, as CUPTI would with records it held.
+// buffer of 10 kernels 2 us apart, timed at the flush, as CUPTI would with records it held,
+// after 50 ms.
 WindowSession StartWindowSession(const std::string& path, int64_t delay_ms, int64_t duration_ms,
                                  const std::string& begin_error, WindowCalls* calls) {
   SessionOptions options;
@@ -72,6 +73,9 @@ WindowSession StartWindowSession(const std::string& path, int64_t delay_ms, int6
     calls->flushes.fetch_add(1);
     TraceSession* session = self->load();
     if (!forced || session == nullptr) return;
+    // CUPTI's last flush takes its time (and a loaded CI machine more): whoever waits for the
+    // window's end must not see it before the flush is written and the trace closed.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
     uint8_t* buffer = nullptr;
     size_t size = 0, max_records = 0;
     session->RequestBuffer(&buffer, &size, &max_records);
