@@ -53,6 +53,13 @@
 #                    and 1 s of the measured 3 s (overhead/p7-*). The one-call form for it:
 #                      scripts/gpu-validate.sh --bundle dist/kraken-0.1.0-linux-x86_64.tar.gz \
 #                        --out $OUT --phases 7 --budget 300        (run timeout_s=330, ~260 s)
+#   8     rest [200]  overhead targets, only when --phases names it: rounds of fresh processes,
+#                    plain / tracer / tracer loaded but idle (small kernels, 4 rounds of 2 s
+#                    windows) and plain / tracer (ResNet-50 training, 3 rounds of 3 s), the order
+#                    reversed every other round, every process pinned to the same CPUs
+#                    (taskset); each round's overhead against its own plain window, the median,
+#                    spread and plain-to-plain noise (scripts/gpu_validate/figures_targets.py,
+#                    overhead/p8-*). The one-call form: --phases 8 --budget 260 (timeout_s=290)
 #   pack   30   [5]  figures (scripts/gpu_validate/figures.py), results tarball(s), summary.txt
 #
 # Without a GPU (no nvidia-smi listing one) or with --replay it rehearses: NVML answered by
@@ -62,7 +69,7 @@
 #
 # Usage: scripts/gpu-validate.sh [--bundle TARBALL | --build DIR] --out DIR [--replay]
 #                                [--budget SECONDS] [--quick] [--keep-work] [--phases LIST]
-# --phases: the phases to run, a comma list of 1..7 (default 1,2,3,4,5,6); the environment
+# --phases: the phases to run, a comma list of 1..8 (default 1,2,3,4,5,6); the environment
 # and packing always run; a step whose input a skipped phase would have made is skipped,
 # saying so. A second, shorter GPU call, e.g.:
 #   scripts/gpu-validate.sh --bundle dist/kraken-0.1.0-linux-x86_64.tar.gz --out $OUT --phases 1,2,7 --budget 310
@@ -92,7 +99,7 @@ done
 [ -n "$out" ] || { echo "gpu-validate: --out DIR is required" >&2; exit 2; }
 case "$budget" in ''|*[!0-9]*) echo "gpu-validate: --budget takes whole seconds" >&2; exit 2 ;; esac
 case ",$phases," in
-  *[!1-7,]*|*,,*) echo "gpu-validate: --phases takes a comma list of phases 1..7, not '$phases'" >&2; exit 2 ;;
+  *[!1-8,]*|*,,*) echo "gpu-validate: --phases takes a comma list of phases 1..8, not '$phases'" >&2; exit 2 ;;
 esac
 want() { case ",$phases," in *",$1,"*) return 0 ;; esac; return 1; }
 # not_run N NAME: the summary says that phase N was left out.
@@ -118,6 +125,8 @@ load_failed() { echo "gpu-validate: cannot load $gv/$1" >&2; exit 2; }
 . "$gv/phase_6.sh" || load_failed phase_6.sh
 # shellcheck source=gpu_validate/phase_7.sh
 . "$gv/phase_7.sh" || load_failed phase_7.sh
+# shellcheck source=gpu_validate/phase_8.sh
+. "$gv/phase_8.sh" || load_failed phase_8.sh
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 
 start_s=$(date +%s)
@@ -170,7 +179,7 @@ if [ "$mode" = replay ]; then
   export KRAKEN_NVML_LIBRARY="$replay_lib" KRAKEN_NVML_REPLAY="$root/tests/fixtures/nvml/h100.nvml"
 fi
 # Window lengths: long enough for p99 on a GPU, short in the rehearsal.
-if [ "$quick" = 1 ]; then coloc_s=1 overhead_s=1; else coloc_s=4 overhead_s=3; fi
+if [ "$quick" = 1 ]; then coloc_s=0.5 overhead_s=1; else coloc_s=4 overhead_s=3; fi
 
 # --- Steps ---------------------------------------------------------------------------------
 # step NAME LIMIT CMD...: runs CMD (stdout+stderr to logs/NAME.log) under a timeout of
@@ -344,5 +353,11 @@ if want 7; then
   phase_7_overhead_breakdown
 else
   not_run 7 "overhead breakdown"
+fi
+if want 8; then
+  phase "phase 8: overhead targets" "$budget"
+  phase_8_overhead_targets
+else
+  not_run 8 "overhead targets"
 fi
 exit 0

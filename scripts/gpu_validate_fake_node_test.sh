@@ -10,7 +10,7 @@
 # records no NVTX steps) and the ResNet-50 class comparison (the ncu stand-in's kernels are
 # not ResNet-50's). Every other step must pass, the MPS daemon must be started and stopped,
 # and ingest.py must write measured-looking tables from the packed results. Every phase
-# runs, 7 (the overhead breakdown, only when asked) too.
+# runs, 7 and 8 (the overhead breakdown and targets, only when asked) too.
 # Usage: scripts/gpu_validate_fake_node_test.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "${1:?usage: gpu_validate_fake_node_test.sh BUILD_DIR}" && pwd)
@@ -33,7 +33,7 @@ env PATH="$node/bin:$PATH" PYTHONPATH="$node/python" KRAKEN_CUPTI_LIBRARY="$fake
   KRAKEN_NVML_REPLAY="$root/tests/fixtures/nvml/h100.nvml" \
   KRAKEN_NCU_DETAILS="$data/ncu/a100-cc8.0_sgemm_nersc-roofline-metrics_details.csv" \
   KRAKEN_NCU_RAW="$data/ncu/gtx1080-cc6.1_vectoradd_page-raw_all-metrics.csv" \
-  "$root/scripts/gpu-validate.sh" --build "$build" --quick --out "$tmp/out" --phases 1,2,3,4,5,6,7 \
+  "$root/scripts/gpu-validate.sh" --build "$build" --quick --out "$tmp/out" --phases 1,2,3,4,5,6,7,8 \
   > "$tmp/stdout.txt" 2>&1 || rc=$?
 [ "$rc" = 0 ] || { cat "$tmp/stdout.txt"; fail "gpu-validate.sh exited $rc"; }
 summary="$tmp/out/summary.txt"
@@ -53,18 +53,27 @@ for step in env.nvidia-smi env.gpu-query env.ncu p1.resnet50-train p1.bert-infer
             p7.resnet50-train-cupti-nvtx-steps p7.resnet50-train-plain2 p7.summary-resnet50-train-cupti \
             p7.summary-resnet50-train-kraken-profile p7.summary-resnet50-train-cupti-kernels \
             p7.summary-small-kernels-cupti-kernels p7.small-kernels-plain p7.small-kernels-cupti \
-            p7.small-kernels-cupti-kernels p7.small-kernels-torch-cuda p7.small-kernels-plain2 p7.nvml-latency; do
+            p7.small-kernels-cupti-kernels p7.small-kernels-torch-cuda p7.small-kernels-plain2 p7.nvml-latency \
+            p8.small-kernels-plain-1 p8.small-kernels-cupti-1 p8.small-kernels-cupti-idle-1 \
+            p8.small-kernels-cupti-idle-2 p8.small-kernels-cupti-2 p8.small-kernels-plain-2 \
+            p8.resnet50-train-plain-1 p8.resnet50-train-cupti-1 p8.resnet50-train-cupti-2 p8.resnet50-train-plain-2; do
   grep -qE "^\[ok +[0-9.]+s\] $step\$" "$summary" || fail "step $step did not run ok"
 done
 grep -q "co-location (mps): measured slowdown vs kraken's prediction" "$summary" || fail "no MPS figures"
 grep -qE "^  small-kernels   cupti-kernels   [0-9.]+/s overhead [-+][0-9.]+ %$" "$summary" || fail "no breakdown figures"
 grep -qE "^    resnet50-train-kraken-profile +step p50 [0-9.]+ ms, " "$summary" || fail "no traced-window figures"
 grep -qE "^  resnet50-train  plain2 vs plain \(noise\) [-+][0-9.]+ %$" "$summary" || fail "no breakdown noise"
+# Phase 8: the second round ran its variants in reverse order; figures for both workloads.
+order=$(sed -n 's/^\[ok [^]]*\] p8\.small-kernels-\([a-z-]*\)-2$/\1/p' "$summary" | tr '\n' ' ')
+[ "$order" = "cupti-idle cupti plain " ] || fail "phase 8's second round ran '$order'"
+grep -qE "^  small-kernels   cupti       [-+][0-9.]+ % \([-+][0-9.]+ % to [-+][0-9.]+ %, 2 rounds\); target < 3 %: " \
+  "$summary" || fail "no phase-8 figures"
+grep -qE "^  resnet50-train  plain round to round \(noise\) at most [0-9.]+ %$" "$summary" || fail "no phase-8 noise"
 # A bad phase list is refused before anything runs.
 rc=0
-"$root/scripts/gpu-validate.sh" --build "$build" --out "$tmp/bad" --phases 1,8 2> "$tmp/bad.txt" || rc=$?
-[ "$rc" = 2 ] && grep -q "^gpu-validate: --phases takes a comma list of phases 1..7, not '1,8'$" "$tmp/bad.txt" ||
-  fail "--phases 1,8: exit $rc, $(cat "$tmp/bad.txt")"
+"$root/scripts/gpu-validate.sh" --build "$build" --out "$tmp/bad" --phases 1,9 2> "$tmp/bad.txt" || rc=$?
+[ "$rc" = 2 ] && grep -q "^gpu-validate: --phases takes a comma list of phases 1..8, not '1,9'$" "$tmp/bad.txt" ||
+  fail "--phases 1,9: exit $rc, $(cat "$tmp/bad.txt")"
 
 tar -xzf "$tmp/out/results.tar.gz" -C "$tmp"
 res="$tmp/kraken-gpu-validate"

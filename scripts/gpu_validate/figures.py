@@ -32,6 +32,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from figures_colocation import colocation, predicted  # noqa: F401
 from figures_common import (NOT_MEASURED, fmt, measured_on_gpu, overhead_pct, pct,  # noqa: F401
                             read_json, throughput)
+from figures_targets import overhead_targets, render_targets
 
 # --- Agreement -----------------------------------------------------------------------------
 
@@ -242,7 +243,7 @@ def all_figures(root: str) -> Dict[str, Any]:
     """Every figure of the run (see the module docstring)."""
     run = read_json(os.path.join(root, "run.json")) or {}
     return {"run": run, "agreement": agreement(root), "overhead": overhead(root), "colocation": colocation(root),
-            "overhead_breakdown": overhead_breakdown(root)}
+            "overhead_breakdown": overhead_breakdown(root), "overhead_targets": overhead_targets(root)}
 
 
 # --- Text ----------------------------------------------------------------------------------
@@ -289,6 +290,8 @@ def render_text(figs: Dict[str, Any]) -> str:
         lines.append(f"NVML per call: {NOT_MEASURED} (replayed NVML)")
     if "overhead_breakdown" in figs:
         lines.extend(render_breakdown(figs["overhead_breakdown"]))
+    if "overhead_targets" in figs:
+        lines.extend(render_targets(figs["overhead_targets"]))
     for mode, m in figs["colocation"].items():
         if m is None:
             lines.append(f"co-location ({mode}): not run")

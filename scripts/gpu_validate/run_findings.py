@@ -8,6 +8,7 @@ import os
 from typing import Any, Dict, List, Optional
 
 import figures as figs_mod
+import figures_targets
 import trace_summary
 from run_report import CUPTI_OVERHEAD_TARGET_PCT, Run, label, num, on_gpu, pct, phases, read_json, source_run
 
@@ -167,7 +168,25 @@ def targets_markdown(runs: List[Run], figures: Dict[str, Any]) -> List[str]:
             met = f["overhead_pct"] <= target
             out.append(f"- CUPTI tracer overhead, {f['workload']}, {label(run)}, phase {f['phase']}: "
                        f"{pct(f['overhead_pct'])}: target {'**met**' if met else '**missed**'} (< {target:g} %).")
+    out += target_rounds_verdicts(runs)
     return out + [""] + resnet_context(runs) + resnet_steps_finding(runs)
+
+
+def target_rounds_verdicts(runs: List[Run]) -> List[str]:
+    """Phase 8's verdicts: the tracer's overhead over rounds, met only when every round is under."""
+    out = []
+    for run in runs:
+        if not on_gpu(run):
+            continue
+        for w in figures_targets.overhead_targets(run["root"])["workloads"]:
+            for v in w["variants"]:
+                if v["verdict"] is None:
+                    continue
+                out.append(f"- CUPTI tracer overhead, {w['workload']}, {label(run)}, phase 8 ({v['rounds']} rounds, "
+                           f"each against its own plain window): median {pct(v['median_pct'])}, "
+                           f"{pct(v['min_pct'])} to {pct(v['max_pct'])}, plain round to round up to "
+                           f"{num(w['noise_pct'], 2)} %: target **{v['verdict']}** (< {v['target_pct']:g} %).")
+    return out
 
 
 # --- What failed -------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import re
 from typing import Any, Dict, List, Optional
 
 import figures as figs_mod
+import figures_targets
 
 Run = Dict[str, Any]
 NOT_MEASURED = figs_mod.NOT_MEASURED
@@ -137,6 +138,26 @@ def breakdown_rows(run: Run) -> List[str]:
     return out + [""]
 
 
+def targets_rows(run: Run) -> List[str]:
+    """Phase 8 of one run: every variant's overhead against its round's plain window."""
+    t = figures_targets.overhead_targets(run["root"])
+    if not t["ran"] or not on_gpu(run):
+        return []
+    out = [caption(run) + " Phase 8, the overhead targets: rounds of fresh processes pinned to CPUs "
+           f"{t['cpus']}, the order reversed every other round; overhead = the round's plain throughput / the "
+           "variant's - 1; noise = the largest change of the plain throughput from one round to the next.", "",
+           "| workload | variant | what | rounds | overhead, median | range | target | noise |",
+           "|---|---|---|---|---|---|---|---|"]
+    for w in t["workloads"]:
+        for i, v in enumerate(w["variants"]):
+            target = f"< {v['target_pct']:g} %: **{v['verdict']}**" if v["verdict"] else ""
+            noise = pct(w["noise_pct"]).replace("+", "") if i == 0 and w["noise_pct"] is not None else ""
+            out.append(f"| {w['workload']} | {v['variant']} | {figures_targets.VARIANT_MEANING[v['variant']]} | "
+                       f"{v['rounds']} | {pct(v['median_pct'])} | {pct(v['min_pct'])} to {pct(v['max_pct'])} | "
+                       f"{target} | {noise} |")
+    return out + [""]
+
+
 def nvml_latency(run: Run) -> Dict[str, Any]:
     """One run's NVML per-call latency (phase 7's measurement when it has one, else phase 3's)."""
     if not on_gpu(run):
@@ -229,7 +250,7 @@ def overhead_markdown(runs: List[Run]) -> List[str]:
            "(their difference is the noise floor); the CUPTI tracer injected into a separate process",
            "against a plain one. Targets (issue 13): tracer < 3 % on small kernels, < 1 % on ResNet-50.", ""]
     for run in runs:
-        out += tracer_rows(run) + breakdown_rows(run)
+        out += tracer_rows(run) + breakdown_rows(run) + targets_rows(run)
     out += ["NVML calls kraken's sampler makes per GPU and pass (`scripts/gpu_validate/nvml_latency.py`,",
             "ctypes on the driver's libnvidia-ml):", ""]
     return out + nvml_rows(runs) + frame_read_lines(runs)

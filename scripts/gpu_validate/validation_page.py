@@ -120,7 +120,9 @@ def header_markdown(info: Dict[str, Any], rehearsal: bool, runs: List[Dict[str, 
             "that fails does not stop the run; what cannot finish before the deadline is skipped, saying",
             "so. The results come back as summary.txt and results.tar.gz (more archives only when one",
             "cannot hold everything; each < 16 MiB). Without a GPU it rehearses on the NVML replay",
-            "(`--replay`). What each phase does: the header of scripts/gpu-validate.sh.", ""]
+            "(`--replay`). What each phase does: the header of scripts/gpu-validate.sh. Phases 7 (the",
+            "overhead breakdown) and 8 (the overhead targets in rounds of fresh processes, each against its",
+            "own plain window) run only when `--phases` names them: `--phases 8 --budget 260`.", ""]
     return out
 
 

@@ -1,0 +1,77 @@
+# shellcheck shell=bash
+# scripts/gpu-validate.sh, phase 8: issue 13's tracer overhead targets, measured so that the
+# noise is known. Only when --phases names it. Sourced by scripts/gpu-validate.sh before
+# the run starts (functions only); they use its variables and helpers when called.
+# shellcheck disable=SC2154,SC2034  # variables set and read by scripts/gpu-validate.sh
+
+# Why a phase of its own: phase 7 ran each variant once, and two plain processes of the same
+# loop were 6.5 % (ResNet-50) and 24 % (small kernels) apart, more than the targets (< 1 %,
+# < 3 %). Here each workload runs in rounds of fresh processes, plain / tracer / tracer loaded
+# but idle (a capture delay beyond the run), the order reversed every other round so that a
+# drift of the machine weighs on every variant alike; every process is pinned to the same
+# CPUs (taskset, when there is one) so that no variant meets other cores or NUMA nodes. Each
+# round's overhead is against its own plain window; figures_targets.py reports the median,
+# the spread and the plain-to-plain noise between rounds.
+# Expected on an H100: small-kernels ~8 s a process, ResNet-50 ~16 s: 4 rounds of 3 (~100 s)
+# and 3 rounds of 2 (~100 s) fit --budget 260 with the environment and packing.
+
+P8_VARIANTS_SMALL=(plain cupti cupti-idle)
+P8_VARIANTS_RESNET=(plain cupti)
+P8_ROUNDS_SMALL=4
+P8_ROUNDS_RESNET=3
+
+# p8_cpus: the CPUs every phase-8 process is pinned to ("" when taskset is missing or the
+# machine has fewer than 8): four, away from CPU 0 where interrupts and system work land,
+# so that the launching thread, CUDA's threads and the tracer's writer have a core each.
+p8_cpus() {
+  command -v taskset >/dev/null || return 0
+  [ "$(nproc 2>/dev/null || echo 1)" -ge 8 ] && echo 2-5
+}
+
+# p8_window WORKLOAD VARIANT ROUND SECONDS: one window in a fresh process; the result in
+# overhead/p8-WORKLOAD-VARIANT-ROUND.json (the tracer's trace stays in the work folder).
+p8_window() {
+  local w=$1 variant=$2 round=$3 seconds=$4 name="p8.$1-$2-$3" vars=() pin=()
+  local needs="gpu torch"
+  case $variant in
+    cupti) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_OUTPUT="$work/p8-traces/$w-$round/") needs+=" cupti" ;;
+    # Loaded, never recording: what the injection costs before its window opens.
+    cupti-idle) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_DELAY_MS=600000
+                      KRAKEN_CUPTI_OUTPUT="$work/p8-traces/$w-idle-$round/") needs+=" cupti" ;;
+  esac
+  [ -n "$p8_pin" ] && pin=(taskset -c "$p8_pin")
+  mkdir -p "$work/p8-traces"
+  run_if "$name" $((${seconds%.*} + 25)) "$needs" env "${vars[@]}" "${pin[@]}" "$py" "$gv/workloads.py" --workload "$w" \
+    --seconds "$seconds" --quiet --out "$ov/p8-$w-$variant-$round.json"
+}
+
+# p8_rounds WORKLOAD ROUNDS SECONDS PROCESS_S VARIANT...: ROUNDS rounds of every variant, the
+# order reversed in odd rounds; stops, saying so, when a whole round no longer fits.
+p8_rounds() {
+  local w=$1 rounds=$2 seconds=$3 process_s=$4 round variant order; shift 4
+  local variants=("$@")
+  for ((round = 1; round <= rounds; round++)); do
+    if [ "$(left)" -lt $((process_s * ${#variants[@]})) ]; then
+      skip "p8.$w-round-$round" "no time left for a round of ${#variants[@]} (~$((process_s * ${#variants[@]}))s)"
+      return 0
+    fi
+    order=("${variants[@]}")
+    if ((round % 2 == 0)); then
+      order=()
+      for ((i = ${#variants[@]} - 1; i >= 0; i--)); do order+=("${variants[$i]}"); done
+    fi
+    for variant in "${order[@]}"; do p8_window "$w" "$variant" "$round" "$seconds"; done
+  done
+}
+
+phase_8_overhead_targets() {
+  p8_pin=$(p8_cpus)
+  say "  phase 8 processes pinned to CPUs: ${p8_pin:-none (no taskset, or under 8 CPUs)}"
+  echo "${p8_pin:-none}" > "$ov/p8-cpus.txt"
+  local small_s=2 resnet_s=3 small_process_s=9 resnet_process_s=17 small_rounds=$P8_ROUNDS_SMALL
+  local resnet_rounds=$P8_ROUNDS_RESNET
+  # The rehearsal: two rounds (one of each order) of half-second windows.
+  if [ "$quick" = 1 ]; then small_s=0.5 resnet_s=0.5 small_process_s=3 resnet_process_s=3 small_rounds=2 resnet_rounds=2; fi
+  p8_rounds small-kernels "$small_rounds" "$small_s" "$small_process_s" "${P8_VARIANTS_SMALL[@]}"
+  p8_rounds resnet50-train "$resnet_rounds" "$resnet_s" "$resnet_process_s" "${P8_VARIANTS_RESNET[@]}"
+}
