@@ -155,8 +155,10 @@ std::string NowRfc3339() {
 Result<std::string> WriteProfiles(const k8s::KubeClient& client, const k8s::AnnotationStats& stats,
                                   const PodFacts& facts) {
   std::vector<std::pair<k8s::ObjectRef, std::vector<k8s::PodProfileFacts>>> workloads;
-  for (const auto& [pod, workload] : stats.pod_workloads) {
-    auto f = facts.find(pod);
+  for (const auto& pod_workload : stats.pod_workloads) {
+    // Named, not a structured binding: clang before 16 cannot capture one in a lambda.
+    const k8s::ObjectRef& workload = pod_workload.second;
+    auto f = facts.find(pod_workload.first);
     if (f == facts.end()) continue;
     auto it = std::find_if(workloads.begin(), workloads.end(), [&](const auto& w) { return w.first == workload; });
     if (it == workloads.end()) it = workloads.insert(workloads.end(), {workload, {}});
