@@ -48,7 +48,7 @@ p8_window() {
 # p8_rounds WORKLOAD ROUNDS SECONDS PROCESS_S VARIANT...: ROUNDS rounds of every variant, the
 # order reversed in odd rounds; stops, saying so, when a whole round no longer fits.
 p8_rounds() {
-  local w=$1 rounds=$2 seconds=$3 process_s=$4 round variant order; shift 4
+  local w=$1 rounds=$2 seconds=$3 process_s=$4 round variant order i; shift 4
   local variants=("$@")
   for ((round = 1; round <= rounds; round++)); do
     if [ "$(left)" -lt $((process_s * ${#variants[@]})) ]; then

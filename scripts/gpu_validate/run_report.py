@@ -20,7 +20,7 @@ import figures_targets
 Run = Dict[str, Any]
 NOT_MEASURED = figs_mod.NOT_MEASURED
 #: Issue 13's overhead targets for the CUPTI tracer, by overhead workload (percent).
-CUPTI_OVERHEAD_TARGET_PCT = {"small-kernels": 3.0, "resnet50-train": 1.0}
+CUPTI_OVERHEAD_TARGET_PCT = figures_targets.TARGET_PCT
 #: What each phase-7 run is (scripts/gpu-validate.sh, phase 7).
 BREAKDOWN_RUN_MEANING = {
     "plain": "no tool", "plain2": "no tool, again", "cupti": "kraken's CUPTI tracer injected (CUDA_INJECTION64_PATH)",

@@ -8,9 +8,10 @@ shared data folder (KRAKEN_DATA_DIR, else the build's default, else ../shared/da
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
-from typing import Any, List
+from typing import Any, Dict, List
 
 import pytest
 
@@ -28,6 +29,19 @@ def data_path(relative: str) -> str:
     path = os.path.join(base, relative)
     assert os.path.exists(path), f"shared data file missing: {path} (set KRAKEN_DATA_DIR)"
     return path
+
+
+def write(root: Any, rel: str, doc: Any) -> None:
+    """Writes `doc` (text as is, anything else as JSON) at `rel` under the results folder `root`."""
+    path = os.path.join(str(root), rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(doc if isinstance(doc, str) else json.dumps(doc))
+
+
+def window(tp: float, stand_in: bool = False) -> Dict[str, Any]:
+    """A workloads.py result of `tp` kernels a second (a stand-in's when `stand_in`)."""
+    return {"throughput_per_s": tp, "unit": "kernels", "stand_in": stand_in}
 
 
 FAKE_NODE = os.path.join(HERE, "fake_node")

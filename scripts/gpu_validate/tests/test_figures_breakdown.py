@@ -3,23 +3,10 @@ hand: each run against the mean of the plain runs, the plain runs' noise, the ag
 windows and NVML of phase 7; and its absence or rehearsal."""
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
 
 import figures
-
-
-def write(root, rel: str, doc) -> None:
-    path = os.path.join(str(root), rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(doc, f)
-
-
-def window(tp: float, stand_in: bool = False) -> dict:
-    return {"throughput_per_s": tp, "unit": "kernels", "stand_in": stand_in}
+from conftest import window, write
 
 
 @pytest.fixture

@@ -11,13 +11,7 @@ import pytest
 
 import figures
 import ingest
-
-
-def write(root, rel: str, doc) -> None:
-    path = os.path.join(str(root), rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(doc if isinstance(doc, str) else json.dumps(doc))
+from conftest import write
 
 
 def result(tp: float, p99: float = 10.0, stand_in: bool = False) -> dict:

@@ -3,29 +3,13 @@ against its own plain window, the median and range, the plain noise between roun
 verdicts, the text and markdown lines; and a run without phase 8 or of stand-ins."""
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
 
 import figures
 import figures_targets
 import run_findings
 import run_report
-
-
-def write(root, rel: str, doc) -> None:
-    path = os.path.join(str(root), rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        if isinstance(doc, str):
-            f.write(doc)
-        else:
-            json.dump(doc, f)
-
-
-def window(tp: float, stand_in: bool = False) -> dict:
-    return {"throughput_per_s": tp, "unit": "kernels", "stand_in": stand_in}
+from conftest import window, write
 
 
 #: Three rounds of small kernels (plain drifting 100 -> 102 -> 101) and two of ResNet-50.
