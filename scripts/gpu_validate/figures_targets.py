@@ -19,13 +19,19 @@ from typing import Any, Dict, List, Optional
 from figures_common import NOT_MEASURED, fmt, overhead_pct, pct, read_json, throughput
 
 #: Phase 8's workloads and their variants, in the order a round runs them.
-TARGET_VARIANTS = {"small-kernels": ["plain", "cupti", "cupti-idle"], "resnet50-train": ["plain", "cupti"]}
+TARGET_VARIANTS = {"small-kernels": ["plain", "cupti", "cupti-kernels", "cupti-idle"],
+                   "resnet50-train": ["plain", "cupti", "cupti-kernels"]}
 #: Issue 13's overhead targets for the CUPTI tracer (percent), by workload.
 TARGET_PCT = {"small-kernels": 3.0, "resnet50-train": 1.0}
 #: What each variant is (docs/validation.md's table).
 VARIANT_MEANING = {"plain": "no tool", "cupti": "kraken's CUPTI tracer injected (CUDA_INJECTION64_PATH)",
+                   "cupti-kernels": "the tracer recording kernels only (KRAKEN_CUPTI_ACTIVITIES=kernels)",
                    "cupti-idle": "the tracer loaded, its capture window never opening (KRAKEN_CUPTI_DELAY_MS=600000)"}
-WINDOW = re.compile(r"^p8-(?P<workload>.+)-(?P<variant>plain|cupti|cupti-idle)-(?P<round>\d+)\.json$")
+_VARIANT_NAMES = sorted({v for vs in TARGET_VARIANTS.values() for v in vs}, key=len, reverse=True)
+#: A phase-8 result, overhead/p8-WORKLOAD-VARIANT-ROUND.json (a window whose tracer did not
+#: record was renamed *.untraced.json by phase_8.sh and is not one).
+WINDOW = re.compile(rf"^p8-(?P<workload>.+)-(?P<variant>{'|'.join(map(re.escape, _VARIANT_NAMES))})"
+                    r"-(?P<round>\d+)\.json$")
 
 
 def rounds_of(folder: str, workload: str) -> Dict[int, Dict[str, float]]:
@@ -111,7 +117,7 @@ def render_targets(t: Dict[str, Any]) -> List[str]:
         for v in w["variants"]:
             target = (f"; target < {v['target_pct']:g} %: {v['verdict']}"
                       if v["target_pct"] is not None and v["verdict"] else "")
-            lines.append(f"  {w['workload']:15s} {v['variant']:11s} {span(v)}{target}")
+            lines.append(f"  {w['workload']:15s} {v['variant']:13s} {span(v)}{target}")
         lines.append(f"  {w['workload']:15s} plain round to round (noise) at most "
                      f"{fmt(w['noise_pct'], 2)}{'' if w['noise_pct'] is None else ' %'}")
     return lines

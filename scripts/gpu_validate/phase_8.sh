@@ -12,11 +12,13 @@
 # CPUs (taskset, when there is one) so that no variant meets other cores or NUMA nodes. Each
 # round's overhead is against its own plain window; figures_targets.py reports the median,
 # the spread and the plain-to-plain noise between rounds.
-# Expected on an H100: small-kernels ~8 s a process, ResNet-50 ~16 s: 4 rounds of 3 (~100 s)
-# and 3 rounds of 2 (~100 s) fit --budget 260 with the environment and packing.
+# Expected on an H100: small-kernels ~8 s a process, ResNet-50 ~18 s: 4 rounds of 4 (~125 s)
+# and 3 rounds of 3 (~165 s) fit --budget 320 with the environment and packing.
 
-P8_VARIANTS_SMALL=(plain cupti cupti-idle)
-P8_VARIANTS_RESNET=(plain cupti)
+# cupti-kernels (KRAKEN_CUPTI_ACTIVITIES=kernels): run 3 put most of the small-kernels cost in
+# CUPTI's API records (~6 us a launch), so the kernels-only tracer is measured beside the default.
+P8_VARIANTS_SMALL=(plain cupti cupti-kernels cupti-idle)
+P8_VARIANTS_RESNET=(plain cupti cupti-kernels)
 P8_ROUNDS_SMALL=4
 P8_ROUNDS_RESNET=3
 
@@ -32,17 +34,41 @@ p8_cpus() {
 # overhead/p8-WORKLOAD-VARIANT-ROUND.json (the tracer's trace stays in the work folder).
 p8_window() {
   local w=$1 variant=$2 round=$3 seconds=$4 name="p8.$1-$2-$3" vars=() pin=()
-  local needs="gpu torch"
+  local needs="gpu torch" traces="$work/p8-traces/$1-$2-$3"
   case $variant in
-    cupti) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_OUTPUT="$work/p8-traces/$w-$round/") needs+=" cupti" ;;
+    cupti) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
     # Loaded, never recording: what the injection costs before its window opens.
+    cupti-kernels) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_ACTIVITIES=kernels
+                         KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
     cupti-idle) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_DELAY_MS=600000
-                      KRAKEN_CUPTI_OUTPUT="$work/p8-traces/$w-idle-$round/") needs+=" cupti" ;;
+                      KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
   esac
   [ -n "$p8_pin" ] && pin=(taskset -c "$p8_pin")
-  mkdir -p "$work/p8-traces"
+  mkdir -p "$traces"
   run_if "$name" $((${seconds%.*} + 25)) "$needs" env "${vars[@]}" "${pin[@]}" "$py" "$gv/workloads.py" --workload "$w" \
-    --seconds "$seconds" --quiet --out "$ov/p8-$w-$variant-$round.json"
+    --seconds "$seconds" --quiet --out "$ov/p8-$w-$variant-$round.json" || return 0
+  [ "$variant" = plain ] || p8_check_tracer "$name" "$variant" "$traces" "$ov/p8-$w-$variant-$round.json"
+}
+
+# p8_check_tracer NAME VARIANT TRACES RESULT: a tracer window counts only when the tracer
+# did what the variant says (its line on stderr; for cupti a whole trace in TRACES). Else a
+# failed step NAME-tracer says why and RESULT is set aside (*.untraced.json), so that no
+# figure compares a plain run with a plain run: on the H100 (run of 2026-11-28) a missing
+# trace folder left every "cupti" window untraced and its "overhead" was -8 %.
+p8_check_tracer() {
+  local name=$1 variant=$2 traces=$3 result=$4 log="$res/logs/$1.log" why=""
+  if grep -qE '^kraken-cupti: (no kernel trace|the trace .* is incomplete)' "$log"; then
+    why=$(grep -m1 -E '^kraken-cupti: ' "$log")
+  elif [ "$variant" != cupti-idle ]; then
+    grep -q '^kraken-cupti: recording the CUDA activity' "$log" || why="no 'kraken-cupti: recording' line"
+    [ -n "$why" ] || ls "$traces"/kraken_cupti_*.json >/dev/null 2>&1 || why="no trace in $traces"
+  else
+    grep -q '^kraken-cupti: will record the CUDA activity' "$log" || why="no 'kraken-cupti: will record' line"
+  fi
+  [ -n "$why" ] || return 0
+  record "$name-tracer" failed 0 "logs/$name.log" "$why"
+  mv "$result" "${result%.json}.untraced.json" 2>/dev/null || true
+  publish
 }
 
 # p8_rounds WORKLOAD ROUNDS SECONDS PROCESS_S VARIANT...: ROUNDS rounds of every variant, the
@@ -68,7 +94,10 @@ phase_8_overhead_targets() {
   p8_pin=$(p8_cpus)
   say "  phase 8 processes pinned to CPUs: ${p8_pin:-none (no taskset, or under 8 CPUs)}"
   echo "${p8_pin:-none}" > "$ov/p8-cpus.txt"
-  local small_s=2 resnet_s=3 small_process_s=9 resnet_process_s=17 small_rounds=$P8_ROUNDS_SMALL
+  # Which CPUs share a core: run 1's pinned small-kernels processes ran at either ~1.5 or
+  # ~2.1 ms a step, a split the topology may explain.
+  grep -H . /sys/devices/system/cpu/cpu[0-9]*/topology/thread_siblings_list > "$ov/p8-topology.txt" 2>/dev/null || true
+  local small_s=2 resnet_s=4 small_process_s=9 resnet_process_s=19 small_rounds=$P8_ROUNDS_SMALL
   local resnet_rounds=$P8_ROUNDS_RESNET
   # The rehearsal: two rounds (one of each order) of half-second windows.
   if [ "$quick" = 1 ]; then small_s=0.5 resnet_s=0.5 small_process_s=3 resnet_process_s=3 small_rounds=2 resnet_rounds=2; fi

@@ -13,8 +13,8 @@ from conftest import window, write
 
 
 #: Three rounds of small kernels (plain drifting 100 -> 102 -> 101) and two of ResNet-50.
-ROUNDS = {"small-kernels": {1: {"plain": 100.0, "cupti": 80.0, "cupti-idle": 99.0},
-                            2: {"plain": 102.0, "cupti": 85.0, "cupti-idle": 102.0},
+ROUNDS = {"small-kernels": {1: {"plain": 100.0, "cupti": 80.0, "cupti-kernels": 95.0, "cupti-idle": 99.0},
+                            2: {"plain": 102.0, "cupti": 85.0, "cupti-kernels": 100.0, "cupti-idle": 102.0},
                             3: {"plain": 101.0, "cupti": 80.8, "cupti-idle": 102.0}},
           "resnet50-train": {1: {"plain": 100.2, "cupti": 100.0}, 2: {"plain": 100.0, "cupti": 99.9}}}
 
@@ -31,6 +31,8 @@ def phase8_run(tmp_path) -> str:
     # Not phase 8's: another phase's window and a stray file are ignored.
     write(root, "overhead/p7-small-kernels-plain.json", window(1.0))
     write(root, "overhead/p8-small-kernels-cupti-x.json", window(1.0))
+    # A tracer window set aside by phase_8.sh because its tracer did not record.
+    write(root, "overhead/p8-small-kernels-cupti-kernels-3.untraced.json", window(1.0))
     return str(root)
 
 
@@ -51,6 +53,9 @@ def test_each_round_against_its_own_plain_window(phase8_run) -> None:
     # The idle injection: 100/99 - 1, 0, 101/102 - 1: no target of its own.
     assert small["cupti-idle"]["per_round_pct"] == pytest.approx([100 / 99 * 100 - 100, 0.0, 101 / 102 * 100 - 100])
     assert small["cupti-idle"]["verdict"] is None
+    # Kernels only: 100/95 - 1, 102/100 - 1; round 3's untraced window is not a round.
+    assert small["cupti-kernels"]["per_round_pct"] == pytest.approx([100 / 95 * 100 - 100, 2.0])
+    assert small["cupti-kernels"]["verdict"] is None
     # Plain round to round: 102/100 - 1 = 2 %, then 101/102 - 1 = -0.98 %: at most 2 %.
     assert small["_w"]["noise_pct"] == pytest.approx(2.0)
     resnet = by_variant(t, "resnet50-train")
@@ -70,7 +75,7 @@ def test_rounds_that_straddle_the_target_do_not_show_it(tmp_path) -> None:
 
 def test_text_and_markdown_lines(phase8_run) -> None:
     text = figures.render_text(figures.all_figures(phase8_run))
-    assert ("  small-kernels   cupti       +25.00 % (+20.00 % to +25.00 %, 3 rounds); target < 3 %: missed"
+    assert ("  small-kernels   cupti         +25.00 % (+20.00 % to +25.00 %, 3 rounds); target < 3 %: missed"
             in text.splitlines())
     assert "  resnet50-train  plain round to round (noise) at most 0.20 %" in text.splitlines()
     run = {"n": 8, "root": phase8_run, "source": "run8.tar.gz", "note": "",
@@ -95,4 +100,4 @@ def test_without_phase_8_or_with_stand_ins(tmp_path) -> None:
     assert t["ran"]
     cupti = by_variant(t, "small-kernels")["cupti"]
     assert cupti["rounds"] == 0 and cupti["verdict"] is None
-    assert "  small-kernels   cupti       not measured" in figures_targets.render_targets(t)
+    assert "  small-kernels   cupti         not measured" in figures_targets.render_targets(t)

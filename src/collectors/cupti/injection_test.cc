@@ -109,6 +109,22 @@ TEST(InjectionTest, EveryLaunchTheLibraryDeliversIsInTheTrace) {
   EXPECT_LT(std::abs(p.metadata.base_time_ns + p.kernels[0].start_ns - now_ns), int64_t{60'000'000'000});
 }
 
+// A folder output that does not exist yet is made: on the H100 a missing folder once left
+// every traced process of a validation run untraced.
+TEST(InjectionTest, AMissingOutputFolderIsCreated) {
+  std::string dir = testing::MakeTempDir("injection_new_folder");
+  std::string output = dir + "/runs/round-1/";
+  Injected r = RunInjected({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                            {"KRAKEN_FAKE_CUPTI_LAUNCHES", "100"},
+                            {"KRAKEN_CUPTI_OUTPUT", output}},
+                           dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.rfind("kraken-cupti: recording the CUDA activity of pid ", 0), 0u) << r.err;
+  auto imported = ImportFile(BuiltinImporters(), TraceFileIn(output));
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  EXPECT_EQ((*imported)[0].kernels.size(), 100u);
+}
+
 TEST(InjectionTest, ActivitiesKernelsRecordsKernelsOnlyAndTheTraceSaysSo) {
   std::string dir = testing::MakeTempDir("injection_kernels_only");
   Injected r = RunInjected({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},

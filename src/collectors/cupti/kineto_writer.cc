@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -35,6 +36,17 @@ void AppendDouble(std::string& out, double value) {
   char buffer[32];
   auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
   out.append(buffer, static_cast<size_t>(end - buffer));
+}
+
+// Creates the folders above `path` that do not exist yet, as torch.profiler's trace handler
+// does: KRAKEN_CUPTI_OUTPUT=runs/job-7/ should not need a mkdir before every run (a missing
+// folder used to leave a whole run untraced, with one line on stderr). Stops at the first
+// folder it cannot create; the open that follows then reports the path and why.
+void CreateMissingFolders(const std::string& path) {
+  for (size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+    std::string folder = path.substr(0, slash);
+    if (::mkdir(folder.c_str(), 0755) != 0 && errno != EEXIST) return;
+  }
 }
 
 }  // namespace
@@ -113,6 +125,10 @@ std::string JsonNumber(double value) {
 std::unique_ptr<KinetoTraceWriter> KinetoTraceWriter::Open(const std::string& path, int64_t base_time_ns,
                                                            const JsonMembers& header, std::string* error) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == ENOENT) {
+    CreateMissingFolders(path);
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  }
   if (fd < 0) {
     *error = "cannot create " + path + ": " + strerror(errno);
     return nullptr;

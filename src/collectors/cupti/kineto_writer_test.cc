@@ -116,11 +116,29 @@ TEST(KinetoWriterTest, UnfinishedTraceIsAReadablePrefix) {
   EXPECT_EQ(p.import_counters.count("kineto_cut_partial_event_bytes"), 0u);
 }
 
-TEST(KinetoWriterTest, UnwritableFileIsAnErrorNamingIt) {
+TEST(KinetoWriterTest, MissingFoldersAreCreated) {
+  std::string dir = testing::MakeTempDir("kineto_writer_folders");
+  std::string path = dir + "/runs/job-7/trace.json";
   std::string error;
-  auto writer = KinetoTraceWriter::Open("/nonexistent-folder/trace.json", 0, {}, &error);
+  auto writer = KinetoTraceWriter::Open(path, 0, {}, &error);
+  ASSERT_NE(writer, nullptr) << error;
+  ASSERT_TRUE(writer->Finish({}));
+  EXPECT_EQ(ImportWritten(path).kernels.size(), 0u);
+}
+
+TEST(KinetoWriterTest, UnwritableFileIsAnErrorNamingIt) {
+  // Under a regular file no folder can be made, even as root (CI runs as root).
+  std::string dir = testing::MakeTempDir("kineto_writer_unwritable");
+  std::string file = dir + "/a-file";
+  {
+    std::string error;
+    auto blocker = KinetoTraceWriter::Open(file, 0, {}, &error);
+    ASSERT_NE(blocker, nullptr) << error;
+  }
+  std::string error;
+  auto writer = KinetoTraceWriter::Open(file + "/sub/trace.json", 0, {}, &error);
   EXPECT_EQ(writer, nullptr);
-  EXPECT_NE(error.find("/nonexistent-folder/trace.json"), std::string::npos) << error;
+  EXPECT_NE(error.find(file + "/sub/trace.json: Not a directory"), std::string::npos) << error;
 }
 
 }  // namespace
