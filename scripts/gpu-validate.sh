@@ -53,15 +53,16 @@
 #                    and 1 s of the measured 3 s (overhead/p7-*). The one-call form for it:
 #                      scripts/gpu-validate.sh --bundle dist/kraken-0.1.0-linux-x86_64.tar.gz \
 #                        --out $OUT --phases 7 --budget 300        (run timeout_s=330, ~260 s)
-#   8     rest [290]  overhead targets, only when --phases names it: rounds of fresh processes,
+#   8     rest [410]  overhead targets, only when --phases names it: rounds of fresh processes,
 #                    plain / tracer / tracer recording kernels only / tracer loaded but idle
-#                    (small kernels, 4 rounds of 2 s windows) and plain / tracer / kernels only
+#                    (small kernels, 4 rounds of 2 s windows) and plain / tracer / kernels only /
+#                    kernels and API records / kernels and synchronization records
 #                    (ResNet-50 training, 3 rounds of 4 s), the order reversed every other
 #                    round, every process pinned to the same CPUs (taskset); a tracer window
 #                    whose tracer did not record fails (p8.*-tracer) and is left out; each
 #                    round's overhead against its own plain window, the median, spread and
 #                    plain-to-plain noise (scripts/gpu_validate/figures_targets.py,
-#                    overhead/p8-*). The one-call form: --phases 8 --budget 320 (timeout_s=350)
+#                    overhead/p8-*). The one-call form: --phases 8 --budget 450 (timeout_s=480)
 #   pack   30   [5]  figures (scripts/gpu_validate/figures.py), results tarball(s), summary.txt
 #
 # Without a GPU (no nvidia-smi listing one) or with --replay it rehearses: NVML answered by

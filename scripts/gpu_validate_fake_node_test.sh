@@ -57,8 +57,9 @@ for step in env.nvidia-smi env.gpu-query env.ncu p1.resnet50-train p1.bert-infer
             p8.small-kernels-plain-1 p8.small-kernels-cupti-1 p8.small-kernels-cupti-kernels-1 \
             p8.small-kernels-cupti-idle-1 p8.small-kernels-cupti-idle-2 p8.small-kernels-cupti-kernels-2 \
             p8.small-kernels-cupti-2 p8.small-kernels-plain-2 p8.resnet50-train-plain-1 p8.resnet50-train-cupti-1 \
-            p8.resnet50-train-cupti-kernels-1 p8.resnet50-train-cupti-kernels-2 p8.resnet50-train-cupti-2 \
-            p8.resnet50-train-plain-2; do
+            p8.resnet50-train-cupti-kernels-1 p8.resnet50-train-cupti-api-1 p8.resnet50-train-cupti-sync-1 \
+            p8.resnet50-train-cupti-sync-2 p8.resnet50-train-cupti-api-2 p8.resnet50-train-cupti-kernels-2 \
+            p8.resnet50-train-cupti-2 p8.resnet50-train-plain-2; do
   grep -qE "^\[ok +[0-9.]+s\] $step\$" "$summary" || fail "step $step did not run ok"
 done
 grep -q "co-location (mps): measured slowdown vs kraken's prediction" "$summary" || fail "no MPS figures"
@@ -70,8 +71,10 @@ order=$(sed -n 's/^\[ok [^]]*\] p8\.small-kernels-\([a-z-]*\)-2$/\1/p' "$summary
 [ "$order" = "cupti-idle cupti-kernels cupti plain " ] || fail "phase 8's second round ran '$order'"
 grep -qE "^  small-kernels   cupti         [-+][0-9.]+ % \([-+][0-9.]+ % to [-+][0-9.]+ %, 2 rounds\); target < 3 %: " \
   "$summary" || fail "no phase-8 figures"
-grep -qE "^  resnet50-train  cupti-kernels [-+][0-9.]+ % \([-+][0-9.]+ % to [-+][0-9.]+ %, 2 rounds\)$" \
+grep -qE "^  resnet50-train  cupti-kernels [-+][0-9.]+ % \([-+][0-9.]+ % to [-+][0-9.]+ %, 2 rounds\); target < 1 %: " \
   "$summary" || fail "no phase-8 kernels-only figures"
+grep -qE "^  resnet50-train  cupti-sync    [-+][0-9.]+ % \([-+][0-9.]+ % to [-+][0-9.]+ %, 2 rounds\)$" \
+  "$summary" || fail "no phase-8 synchronization-records figures"
 # (A tracer window whose tracer did not record is a failed p8.*-tracer step: the failed-steps check above.)
 grep -qE "^  resnet50-train  plain round to round \(noise\) at most [0-9.]+ %$" "$summary" || fail "no phase-8 noise"
 # A bad phase list is refused before anything runs.

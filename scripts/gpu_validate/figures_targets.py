@@ -4,10 +4,10 @@ from rounds of fresh processes, each round's variants against that round's plain
 Per workload and variant: the overhead of every round, (plain / variant - 1) x 100 with
 both windows from the same round, then their median and range; the noise is how far the
 plain windows of successive rounds are apart, the largest |plain_r / plain_r-1 - 1|. The
-tracer's target (issue 13) is met when every round's overhead is under it, missed when
-every round's is over it, and otherwise not shown: the rounds straddle it, or the plain
-windows moved as much as the target from one round to the next (the measurement cannot
-resolve it).
+tracer's target (issue 13) is met when every round's overhead is under it and the noise is
+too, missed when every round's is over it by more than the noise, and otherwise not shown:
+the rounds straddle it, or the plain windows moved too much from one round to the next for
+the measurement to resolve it.
 """
 from __future__ import annotations
 
@@ -20,12 +20,16 @@ from figures_common import NOT_MEASURED, fmt, overhead_pct, pct, read_json, thro
 
 #: Phase 8's workloads and their variants, in the order a round runs them.
 TARGET_VARIANTS = {"small-kernels": ["plain", "cupti", "cupti-kernels", "cupti-idle"],
-                   "resnet50-train": ["plain", "cupti", "cupti-kernels"]}
+                   "resnet50-train": ["plain", "cupti", "cupti-kernels", "cupti-api", "cupti-sync"]}
+#: The variants judged against the target: the tracer as it comes, and its cheapest trace.
+TARGET_JUDGED = ("cupti", "cupti-kernels")
 #: Issue 13's overhead targets for the CUPTI tracer (percent), by workload.
 TARGET_PCT = {"small-kernels": 3.0, "resnet50-train": 1.0}
 #: What each variant is (docs/validation.md's table).
 VARIANT_MEANING = {"plain": "no tool", "cupti": "kraken's CUPTI tracer injected (CUDA_INJECTION64_PATH)",
                    "cupti-kernels": "the tracer recording kernels only (KRAKEN_CUPTI_ACTIVITIES=kernels)",
+                   "cupti-api": "the tracer recording kernels and launch API calls (KRAKEN_CUPTI_ACTIVITIES=api)",
+                   "cupti-sync": "the tracer recording kernels and synchronizations (KRAKEN_CUPTI_ACTIVITIES=sync)",
                    "cupti-idle": "the tracer loaded, its capture window never opening (KRAKEN_CUPTI_DELAY_MS=600000)"}
 _VARIANT_NAMES = sorted({v for vs in TARGET_VARIANTS.values() for v in vs}, key=len, reverse=True)
 #: A phase-8 result, overhead/p8-WORKLOAD-VARIANT-ROUND.json (a window whose tracer did not
@@ -48,15 +52,19 @@ def rounds_of(folder: str, workload: str) -> Dict[int, Dict[str, float]]:
 
 
 def verdict(per_round: List[float], target: Optional[float], noise: Optional[float] = None) -> Optional[str]:
-    """"met" / "missed" / "not shown" against `target`, None without one or without rounds;
-    `noise` (percent) as large as the target leaves it not shown, whichever side the rounds fell."""
+    """"met" / "missed" / "not shown" against `target`, None without one or without rounds.
+
+    Met: every round under the target and the plain windows moving less than it from round to
+    round. Missed: every round over the target by more than that movement (`noise`, percent),
+    so that no drift of the machine explains it; on the H200 the full tracer's ResNet-50 rounds
+    were +15 % and +28 % with a noise of 3.8 %, clearly over a 1 % target. Otherwise not shown.
+    """
     if target is None or not per_round:
         return None
-    if noise is not None and noise >= target:
-        return "not shown"
-    if max(per_round) < target:
+    margin = noise or 0.0
+    if max(per_round) < target and margin < target:
         return "met"
-    if min(per_round) > target:
+    if min(per_round) > target + margin:
         return "missed"
     return "not shown"
 
@@ -93,7 +101,7 @@ def overhead_targets(root: str) -> Dict[str, Any]:
     for w, variants in TARGET_VARIANTS.items():
         rounds = rounds_of(folder, w)
         noise = plain_noise(rounds)
-        figures = [variant_figures(rounds, v, TARGET_PCT.get(w) if v == "cupti" else None, noise)
+        figures = [variant_figures(rounds, v, TARGET_PCT.get(w) if v in TARGET_JUDGED else None, noise)
                    for v in variants if v != "plain"]
         workloads.append({"workload": w, "rounds": len(rounds), "noise_pct": noise,
                           "plain_per_s": [r.get("plain") for _, r in sorted(rounds.items())], "variants": figures})

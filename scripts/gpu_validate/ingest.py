@@ -94,6 +94,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             written.append(write_examples(root, args.dest, info, step_commands(root), rehearsal, runs))
             written.append(write_colocation(root, args.dest, figures, rehearsal,
                                             traces_run["root"] if traces_run else None))
+            written = [w for w in written if w]
         else:
             print("ingest: a replay rehearsal measured nothing: examples/ left alone (--allow-replay writes them)")
         os.makedirs(os.path.dirname(docs), exist_ok=True)

@@ -45,7 +45,6 @@ def write_colocation(root: str, dest: str, figures: Dict[str, Any], rehearsal: b
     import glob
 
     folder = os.path.join(dest, "examples", "colocation")
-    os.makedirs(folder, exist_ok=True)
     rows = []
     solo_rows = []
     for mode, m in figures["colocation"].items():
@@ -57,8 +56,11 @@ def write_colocation(root: str, dest: str, figures: Dict[str, Any], rehearsal: b
             solo_rows.append({"mode": mode, "workload": w, "throughput_per_s": s["throughput_per_s"],
                               "unit": s.get("unit"), "drift_pct": s["drift_pct"], "p50_ms": step.get("p50"),
                               "p99_ms": step.get("p99")})
+    if not rows and not solo_rows:
+        return ""  # no phase 4 among the runs (phase 8 alone): the recorded dataset stays as it is
     rows = [{k: rounded(v) for k, v in r.items()} for r in rows]
     solo_rows = [{k: rounded(v) for k, v in r.items()} for r in solo_rows]
+    os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "pairs.csv"), "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=PAIR_COLUMNS, extrasaction="ignore")
         writer.writeheader()

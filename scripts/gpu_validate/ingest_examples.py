@@ -120,7 +120,8 @@ def copy_example(src_pattern: str, root: str, dest: str) -> Optional[int]:
 def write_examples(root: str, dest: str, info: Dict[str, Any], commands: Dict[str, str], rehearsal: bool,
                    runs: Optional[List[Dict[str, Any]]] = None) -> str:
     """examples/<gpu>/ and its README, each file with the run that recorded it (`runs`:
-    unpack's records; the merged results keep the last run's file); returns the folder."""
+    unpack's records; the merged results keep the last run's file); returns the folder, or ""
+    when the run recorded none of them."""
     import glob
 
     runs = runs or []
@@ -132,6 +133,8 @@ def write_examples(root: str, dest: str, info: Dict[str, Any], commands: Dict[st
         if size is not None:
             holding = [r for r in runs if glob.glob(os.path.join(r["root"], src))]
             written.append((name, size, what, f"run {holding[-1]['n']}" if holding else "-"))
+    if not written:
+        return ""  # a run of phases that record no examples (phase 8 alone): no examples/<gpu>/
     gpu = info.get("gpu") or {}
     py = info["python"]
     lines = [f"# {gpu.get('name', 'replay rehearsal')}: recorded by scripts/gpu-validate.sh", ""]

@@ -12,13 +12,16 @@
 # CPUs (taskset, when there is one) so that no variant meets other cores or NUMA nodes. Each
 # round's overhead is against its own plain window; figures_targets.py reports the median,
 # the spread and the plain-to-plain noise between rounds.
-# Expected on an H100: small-kernels ~8 s a process, ResNet-50 ~18 s: 4 rounds of 4 (~125 s)
-# and 3 rounds of 3 (~165 s) fit --budget 320 with the environment and packing.
+# Expected on an H100/H200: small-kernels ~8 s a process, ResNet-50 ~18 s: 4 rounds of 4
+# (~125 s) and 3 rounds of 5 (~270 s) fit --budget 450 with the environment and packing.
 
 # cupti-kernels (KRAKEN_CUPTI_ACTIVITIES=kernels): run 3 put most of the small-kernels cost in
 # CUPTI's API records (~6 us a launch), so the kernels-only tracer is measured beside the default.
+# cupti-api and cupti-sync (kernels plus that one kind of record): on the H200 (run 8) the full
+# tracer cost ResNet-50 +15 to +28 % and kernels only ~0; single processes put +4.7 % on the
+# API records and +9.6 % on the synchronization records, too few to name the costly one.
 P8_VARIANTS_SMALL=(plain cupti cupti-kernels cupti-idle)
-P8_VARIANTS_RESNET=(plain cupti cupti-kernels)
+P8_VARIANTS_RESNET=(plain cupti cupti-kernels cupti-api cupti-sync)
 P8_ROUNDS_SMALL=4
 P8_ROUNDS_RESNET=3
 
@@ -38,8 +41,9 @@ p8_window() {
   case $variant in
     cupti) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
     # Loaded, never recording: what the injection costs before its window opens.
-    cupti-kernels) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_ACTIVITIES=kernels
-                         KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
+    # cupti-kernels, cupti-api, cupti-sync: KRAKEN_CUPTI_ACTIVITIES=kernels / api / sync.
+    cupti-kernels|cupti-api|cupti-sync) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_ACTIVITIES="${variant#cupti-}"
+                                              KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
     cupti-idle) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_DELAY_MS=600000
                       KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
   esac

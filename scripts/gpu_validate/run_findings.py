@@ -182,7 +182,8 @@ def target_rounds_verdicts(runs: List[Run]) -> List[str]:
             for v in w["variants"]:
                 if v["verdict"] is None:
                     continue
-                out.append(f"- CUPTI tracer overhead, {w['workload']}, {label(run)}, phase 8 ({v['rounds']} rounds, "
+                what = "" if v["variant"] == "cupti" else f" ({figures_targets.VARIANT_MEANING[v['variant']]})"
+                out.append(f"- CUPTI tracer overhead{what}, {w['workload']}, {label(run)}, phase 8 ({v['rounds']} rounds, "
                            f"each against its own plain window): median {pct(v['median_pct'])}, "
                            f"{pct(v['min_pct'])} to {pct(v['max_pct'])}, plain round to round up to "
                            f"{num(w['noise_pct'], 2)} %: target **{v['verdict']}** (< {v['target_pct']:g} %).")

@@ -225,8 +225,9 @@ def frame_read_lines(runs: List[Run]) -> List[str]:
     """record-nvml's frame reads of each run against the sum of NVML medians per pass."""
     out = []
     for run in runs:
-        if not on_gpu(run):
-            continue
+        phases = run["run"].get("phases")  # absent in the first runs: all of 1-6
+        if not on_gpu(run) or (phases and not {1, 2} & set(phases)):
+            continue  # record-nvml runs during phases 1-2 only
         f = frame_reads(run)
         total = nvml_latency(run).get("sum_of_medians_us")
         calls = f"; one pass of every call, sum of the medians above: {duration(total)}" if total else ""
