@@ -50,9 +50,11 @@ check-deps: build
 
 test-asan: build-asan test-asan-tests
 
+# Every test but the release-only ones (scripts, documents, packaging: CMake's LABELS), whose
+# native calls the unit, CLI and Python tests make under the sanitizers too.
 test-asan-tests: build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS)
+	  ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS) -LE release-only
 
 # bin/kraken, lib/libkraken.so* and include/kraken/kraken.h under PREFIX; the Python
 # package adds its own install() rules in python/CMakeLists.txt (root CMakeLists.txt).
