@@ -63,6 +63,11 @@
 #                    round's overhead against its own plain window, the median, spread and
 #                    plain-to-plain noise (scripts/gpu_validate/figures_targets.py,
 #                    overhead/p8-*). The one-call form: --phases 8 --budget 450 (timeout_s=480)
+#   9     rest [90]  tracer features no GPU had run, only when --phases names it: a capture
+#                    window started by an NVTX range (ResNet-50), a CUDA graph traced, the
+#                    per-kernel counters on the graph and on two launching threads; each
+#                    checked from its trace (scripts/gpu_validate/features_check.py,
+#                    features/). With phase 8: --phases 8,9 --budget 560 (timeout_s=590)
 #   pack   30   [5]  figures (scripts/gpu_validate/figures.py), results tarball(s), summary.txt
 #
 # Without a GPU (no nvidia-smi listing one) or with --replay it rehearses: NVML answered by
@@ -72,7 +77,7 @@
 #
 # Usage: scripts/gpu-validate.sh [--bundle TARBALL | --build DIR] --out DIR [--replay]
 #                                [--budget SECONDS] [--quick] [--keep-work] [--phases LIST]
-# --phases: the phases to run, a comma list of 1..8 (default 1,2,3,4,5,6); the environment
+# --phases: the phases to run, a comma list of 1..9 (default 1,2,3,4,5,6); the environment
 # and packing always run; a step whose input a skipped phase would have made is skipped,
 # saying so. A second, shorter GPU call, e.g.:
 #   scripts/gpu-validate.sh --bundle dist/kraken-0.1.0-linux-x86_64.tar.gz --out $OUT --phases 1,2,7 --budget 310
@@ -102,7 +107,7 @@ done
 [ -n "$out" ] || { echo "gpu-validate: --out DIR is required" >&2; exit 2; }
 case "$budget" in ''|*[!0-9]*) echo "gpu-validate: --budget takes whole seconds" >&2; exit 2 ;; esac
 case ",$phases," in
-  *[!1-8,]*|*,,*) echo "gpu-validate: --phases takes a comma list of phases 1..8, not '$phases'" >&2; exit 2 ;;
+  *[!1-9,]*|*,,*) echo "gpu-validate: --phases takes a comma list of phases 1..9, not '$phases'" >&2; exit 2 ;;
 esac
 want() { case ",$phases," in *",$1,"*) return 0 ;; esac; return 1; }
 # not_run N NAME: the summary says that phase N was left out.
@@ -130,6 +135,8 @@ load_failed() { echo "gpu-validate: cannot load $gv/$1" >&2; exit 2; }
 . "$gv/phase_7.sh" || load_failed phase_7.sh
 # shellcheck source=gpu_validate/phase_8.sh
 . "$gv/phase_8.sh" || load_failed phase_8.sh
+# shellcheck source=gpu_validate/phase_9.sh
+. "$gv/phase_9.sh" || load_failed phase_9.sh
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 
 start_s=$(date +%s)
@@ -358,9 +365,18 @@ else
   not_run 7 "overhead breakdown"
 fi
 if want 8; then
-  phase "phase 8: overhead targets" "$budget"
+  # With phase 9 after it, phase 8 leaves it 120 s (its steps take ~90 s on an H100).
+  p8_budget=$budget
+  want 9 && p8_budget=$((budget - 120))
+  phase "phase 8: overhead targets" "$p8_budget"
   phase_8_overhead_targets
 else
   not_run 8 "overhead targets"
+fi
+if want 9; then
+  phase "phase 9: tracer features" "$budget"
+  phase_9_tracer_features
+else
+  not_run 9 "tracer features"
 fi
 exit 0

@@ -10,7 +10,8 @@
 # records no NVTX steps) and the ResNet-50 class comparison (the ncu stand-in's kernels are
 # not ResNet-50's). Every other step must pass, the MPS daemon must be started and stopped,
 # and ingest.py must write measured-looking tables from the packed results. Every phase
-# runs, 7 and 8 (the overhead breakdown and targets, only when asked) too.
+# runs, 7, 8 and 9 (the overhead breakdown and targets, the tracer's features: only when
+# asked) too.
 # Usage: scripts/gpu_validate_fake_node_test.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "${1:?usage: gpu_validate_fake_node_test.sh BUILD_DIR}" && pwd)
@@ -33,7 +34,7 @@ env PATH="$node/bin:$PATH" PYTHONPATH="$node/python" KRAKEN_CUPTI_LIBRARY="$fake
   KRAKEN_NVML_REPLAY="$root/tests/fixtures/nvml/h100.nvml" \
   KRAKEN_NCU_DETAILS="$data/ncu/a100-cc8.0_sgemm_nersc-roofline-metrics_details.csv" \
   KRAKEN_NCU_RAW="$data/ncu/gtx1080-cc6.1_vectoradd_page-raw_all-metrics.csv" \
-  "$root/scripts/gpu-validate.sh" --build "$build" --quick --out "$tmp/out" --phases 1,2,3,4,5,6,7,8 \
+  "$root/scripts/gpu-validate.sh" --build "$build" --quick --out "$tmp/out" --phases 1,2,3,4,5,6,7,8,9 \
   > "$tmp/stdout.txt" 2>&1 || rc=$?
 [ "$rc" = 0 ] || { cat "$tmp/stdout.txt"; fail "gpu-validate.sh exited $rc"; }
 summary="$tmp/out/summary.txt"
@@ -41,6 +42,9 @@ head -1 "$summary" | grep -q 'mode: gpu,' || fail "not in GPU mode"
 
 expected_failures="p1.kernel-mix-profile p2.resnet50-train-compare p2.bert-infer-compare p5.resnet50-train-classes"
 expected_failures+=" p5.counters-plain p5.counters-on"
+# Phase 9's checks: the fake libcupti's made-up kernels are no NVTX steps, no graph's
+# replays and carry no counters; the runs themselves must pass.
+expected_failures+=" p9.nvtx-window-check p9.graph-trace-check p9.graph-counters-check p9.threads-counters-check"
 failed=$(sed -n 's/^\[\(failed\|timeout\)[^]]*\] \([^ :]*\).*/\2/p' "$summary" | sort | tr '\n' ' ')
 want=$(echo "$expected_failures" | tr ' ' '\n' | sort | tr '\n' ' ')
 [ "$failed" = "$want" ] || fail "failed steps: '$failed', expected '$want'"
@@ -59,7 +63,8 @@ for step in env.nvidia-smi env.gpu-query env.ncu p1.resnet50-train p1.bert-infer
             p8.small-kernels-cupti-2 p8.small-kernels-plain-2 p8.resnet50-train-plain-1 p8.resnet50-train-cupti-1 \
             p8.resnet50-train-cupti-kernels-1 p8.resnet50-train-cupti-api-1 p8.resnet50-train-cupti-sync-1 \
             p8.resnet50-train-cupti-sync-2 p8.resnet50-train-cupti-api-2 p8.resnet50-train-cupti-kernels-2 \
-            p8.resnet50-train-cupti-2 p8.resnet50-train-plain-2; do
+            p8.resnet50-train-cupti-2 p8.resnet50-train-plain-2 \
+            p9.nvtx-window p9.graph-trace p9.graph-counters p9.threads-counters; do
   grep -qE "^\[ok +[0-9.]+s\] $step\$" "$summary" || fail "step $step did not run ok"
 done
 grep -q "co-location (mps): measured slowdown vs kraken's prediction" "$summary" || fail "no MPS figures"
@@ -79,15 +84,16 @@ grep -qE "^  resnet50-train  cupti-sync    [-+][0-9.]+ % \([-+][0-9.]+ % to [-+]
 grep -qE "^  resnet50-train  plain round to round \(noise\) at most [0-9.]+ %$" "$summary" || fail "no phase-8 noise"
 # A bad phase list is refused before anything runs.
 rc=0
-"$root/scripts/gpu-validate.sh" --build "$build" --out "$tmp/bad" --phases 1,9 2> "$tmp/bad.txt" || rc=$?
-[ "$rc" = 2 ] && grep -q "^gpu-validate: --phases takes a comma list of phases 1..8, not '1,9'$" "$tmp/bad.txt" ||
-  fail "--phases 1,9: exit $rc, $(cat "$tmp/bad.txt")"
+"$root/scripts/gpu-validate.sh" --build "$build" --out "$tmp/bad" --phases 1,0 2> "$tmp/bad.txt" || rc=$?
+[ "$rc" = 2 ] && grep -q "^gpu-validate: --phases takes a comma list of phases 1..9, not '1,0'$" "$tmp/bad.txt" ||
+  fail "--phases 1,0: exit $rc, $(cat "$tmp/bad.txt")"
 
 tar -xzf "$tmp/out/results.tar.gz" -C "$tmp"
 res="$tmp/kraken-gpu-validate"
 control=$(tr '\n' ' ' < "$res/colocation/mps-log/control.log")
 [[ "$control" == "start (pipe "*") get_server_list quit " ]] || fail "MPS daemon: $control"
-for f in examples/resnet50-train.pt.trace.json.gz examples/resnet50-train-kraken/resnet50-train.kraken.html \
+for f in features/nvtx-window.json features/threads-counters.json features/graph-trace.trace.json.gz \
+         examples/resnet50-train.pt.trace.json.gz examples/resnet50-train-kraken/resnet50-train.kraken.html \
          examples/ncu-kernel-mix.csv agreement/resnet50-train.cupti-run.json colocation/predictions/gemm+elementwise.json \
          colocation/mps/windows.json overhead/gemm-cupti.json; do
   [ -s "$res/$f" ] || fail "$f missing from the results"

@@ -147,6 +147,72 @@ def build_add_loop(setup: TorchSetup, name: str, batch: Optional[int]) -> Worklo
     return Workload(name, step, float(kernels), "kernels", facts)
 
 
+def build_graph_kernels(setup: TorchSetup, name: str, batch: Optional[int]) -> Workload:
+    """graph-kernels: a CUDA graph of adds and multiplies, captured once, one replay a step
+    (phase 9: does the tracer see each replayed kernel, and what do the per-kernel counters,
+    which pair kernels with ranges by launch, make of kernels no launch call announces?)."""
+    torch, device, sync, facts = setup.torch, setup.device, setup.sync, setup.facts
+    pairs = (batch or 50) // 2
+    x = torch.zeros(1 << 20, device=device)
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):  # warm-up off the default stream, as torch's graph docs ask
+        x.add_(1.0)
+        x.mul_(1.0)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(pairs):
+            x.add_(1.0)
+            x.mul_(0.5)
+    sync()
+    facts.update(tensor="1Mi fp32 elements", kernels_per_step=2 * pairs, graph_nodes=2 * pairs)
+
+    def step() -> None:
+        graph.replay()
+        sync()
+
+    return Workload(name, step, float(2 * pairs), "kernels", facts)
+
+
+def build_threads_kernels(setup: TorchSetup, name: str, batch: Optional[int]) -> Workload:
+    """threads-kernels: two threads launching at once, each on its own stream: adds on 1 Mi
+    elements and multiplies on 4 Mi (so that their FLOP counts tell which kernel a counter
+    range measured: the per-kernel counters' pairing with several launching threads)."""
+    import threading
+
+    torch, device, sync, facts = setup.torch, setup.device, setup.sync, setup.facts
+    per_thread = (batch or 100) // 2
+    work = [(torch.zeros(1 << 20, device=device), "add_"), (torch.zeros(4 << 20, device=device), "mul_")]
+    streams = [torch.cuda.Stream(), torch.cuda.Stream()]
+    barrier = threading.Barrier(3)
+    stop = []
+
+    def launcher(index: int) -> None:
+        tensor, method = work[index]
+        with torch.cuda.stream(streams[index]):
+            while True:
+                barrier.wait()
+                if stop:
+                    return
+                for _ in range(per_thread):
+                    getattr(tensor, method)(1.0)
+                barrier.wait()
+
+    threads = [threading.Thread(target=launcher, args=(i,), daemon=True) for i in (0, 1)]
+    for t in threads:
+        t.start()
+    facts.update(kernels_per_step=2 * per_thread, threads=2,
+                 tensors="adds on 1Mi fp32 elements, multiplies on 4Mi, one stream each")
+
+    def step() -> None:
+        barrier.wait()  # both threads launch
+        barrier.wait()  # both are done launching
+        sync()
+
+    return Workload(name, step, float(2 * per_thread), "kernels", facts)
+
+
 #: Torch workload name -> its builder.
 TORCH_BUILDERS: Dict[str, Callable[[TorchSetup, str, Optional[int]], Workload]] = {
     "resnet50-train": build_resnet50_train,
@@ -155,6 +221,8 @@ TORCH_BUILDERS: Dict[str, Callable[[TorchSetup, str, Optional[int]], Workload]] 
     "gemm": build_gemm,
     "small-kernels": build_add_loop,
     "short-kernels": build_add_loop,
+    "graph-kernels": build_graph_kernels,
+    "threads-kernels": build_threads_kernels,
 }
 
 

@@ -66,6 +66,8 @@ WORKLOADS: Dict[str, Dict[str, Any]] = {
     "gemm": {"unit": "TFLOP", "torch": True},
     "small-kernels": {"unit": "kernels", "torch": True},
     "short-kernels": {"unit": "kernels", "torch": True},
+    "graph-kernels": {"unit": "kernels", "torch": True},
+    "threads-kernels": {"unit": "kernels", "torch": True},
     "cpu-spin": {"unit": "spins", "torch": False},
 }
 PROFILERS = ("none", "torch", "kraken", "torch+kraken", "nvtx", "torch-cuda-noexport")

@@ -106,6 +106,23 @@ def test_gemm_elementwise_small_kernels_steps(fake_torch) -> None:
     assert fake_torch.count("add_") == 50 and fake_torch[-1] == "sync"
 
 
+def test_graph_and_threads_kernels_steps(fake_torch) -> None:
+    # The graph is captured once (its adds and multiplies recorded while building); a step replays it.
+    graph = workloads.build_workload("graph-kernels", 10, "cuda")
+    assert fake_torch.count("add_") == 6 and fake_torch.count("mul_") == 6  # warm-up + 5 pairs
+    del fake_torch[:]
+    graph.step()
+    assert fake_torch == ["replay", "sync"] and graph.items_per_step == 10
+    assert graph.facts["graph_nodes"] == 10
+    del fake_torch[:]
+    # Two threads, each its own kernel: a step waits for both to launch theirs.
+    threads = workloads.build_workload("threads-kernels", 8, "cuda")
+    for _ in range(3):
+        threads.step()
+    assert fake_torch.count("add_") == 12 and fake_torch.count("mul_") == 12 and fake_torch[-1] == "sync"
+    assert threads.items_per_step == 8 and threads.facts["threads"] == 2
+
+
 def test_models_build_on_the_device_deterministically(fake_torch) -> None:
     import torch
 

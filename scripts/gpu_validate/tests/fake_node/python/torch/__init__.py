@@ -26,6 +26,10 @@ class _Tensor:
         _record("add_")
         return self
 
+    def mul_(self, value):
+        _record("mul_")
+        return self
+
     def backward(self):
         _record("backward")
 
@@ -61,7 +65,22 @@ def _synchronize():
     time.sleep(0.001)
 
 
+class _Stream:
+    def wait_stream(self, other):
+        _record("wait_stream")
+
+
+class _CUDAGraph:
+    def replay(self):
+        _record("replay")
+
+
 cuda = types.SimpleNamespace(
+    Stream=_Stream,
+    current_stream=lambda: _Stream(),
+    stream=lambda s: contextlib.nullcontext(),
+    CUDAGraph=_CUDAGraph,
+    graph=lambda g: contextlib.nullcontext(),
     is_available=lambda: True,
     synchronize=_synchronize,
     get_device_name=lambda index=0: "Stand-in GPU",

@@ -1,0 +1,87 @@
+"""features_check.py (gpu-validate.sh phase 9) on traces made by hand: the NVTX-started
+window, the CUDA graph's kernel count, the counter ranges' pairing; and its command line."""
+from __future__ import annotations
+
+import json
+
+import features_check
+from conftest import write
+
+FADD = "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"
+FMUL = "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"
+
+
+def kernel(ts: float, name: str = "add_kernel") -> dict:
+    return {"ph": "X", "cat": "kernel", "name": name, "ts": ts, "dur": 1.0}
+
+
+def nvtx_trace(first: int = 10, steps: int = 20, kernels_per_step: int = 3) -> dict:
+    events = []
+    for i in range(steps):
+        begin = 1000.0 * i
+        events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{first + i}", "ts": begin,
+                       "dur": 900.0})
+        events += [kernel(begin + 100.0 * (k + 1)) for k in range(kernels_per_step)]
+    return {"traceEvents": events, "kraken_cupti_window_start_us": 0.0}
+
+
+def test_a_window_from_its_nvtx_range_on() -> None:
+    r = features_check.check_nvtx_window(nvtx_trace(), "ProfilerStep#10", 20)
+    assert r["ok"] and r["first_range"] == "ProfilerStep#10" and r["ranges"] == 20
+    assert r["kernels_per_step"] == [3] * 20 and r["kernels_before_first_range"] == 0
+
+
+def test_a_window_that_opened_early_or_lost_steps_is_not_ok() -> None:
+    early = nvtx_trace()
+    early["traceEvents"].append(kernel(-50.0))  # a kernel before the range's push
+    r = features_check.check_nvtx_window(early, "ProfilerStep#10", 20)
+    assert not r["ok"] and r["kernels_before_first_range"] == 1
+    assert not features_check.check_nvtx_window(nvtx_trace(first=9), "ProfilerStep#10", 20)["ok"]
+    assert not features_check.check_nvtx_window(nvtx_trace(steps=19), "ProfilerStep#10", 20)["ok"]
+    unmarked = nvtx_trace()
+    del unmarked["kraken_cupti_window_start_us"]  # no window: the whole run was traced
+    assert not features_check.check_nvtx_window(unmarked, "ProfilerStep#10", 20)["ok"]
+
+
+def graph_run(steps: int = 10, nodes: int = 4) -> dict:
+    return {"start_unix": 1000.0, "end_unix": 1001.0, "steps": steps, "facts": {"kernels_per_step": nodes}}
+
+
+def test_every_replayed_node_is_a_kernel() -> None:
+    # baseTimeNanoseconds 1000 s; kernels 0.1-0.9 s into it, inside the run's window.
+    trace = {"baseTimeNanoseconds": 1_000_000_000_000,
+             "traceEvents": [kernel(100_000.0 + 20_000.0 * i, "add" if i % 2 else "mul") for i in range(40)]}
+    r = features_check.check_graph(trace, graph_run())
+    assert r["ok"] and r["kernels"] == 40 and r["wanted"] == 40 and r["kernel_names"] == {"add": 20, "mul": 20}
+    trace["traceEvents"] = trace["traceEvents"][:30]  # a replay's nodes missing
+    assert not features_check.check_graph(trace, graph_run())["ok"]
+
+
+def counter_range(name: str, fadd: float = 0.0, fmul: float = 0.0) -> dict:
+    return {"ph": "X", "cat": "cuda_profiler_range", "name": name, "ts": 0.0, "dur": 1.0,
+            "args": {FADD: fadd, FMUL: fmul, "correlation": 7}}
+
+
+def test_a_range_with_the_other_kernels_count_is_counted() -> None:
+    events = [counter_range("add", fadd=1 << 20) for _ in range(5)] + [counter_range("mul", fmul=4 << 20)
+                                                                      for _ in range(5)]
+    trace = {"traceEvents": events + [kernel(0.0)] * 10, "kraken_cupti_counter_batches": 1}
+    r = features_check.check_counters(trace)
+    assert r["ok"] and r["ranges"] == 10 and r["kernels"] == 10
+    assert r["by_name"]["add"] == {"ranges": 5, "flops_or_bytes_median": 1 << 20, "unlike_the_median": 0}
+    assert r["footer"] == {"kraken_cupti_counter_batches": 1}
+    trace["traceEvents"].append(counter_range("add", fadd=4 << 20))  # a pair swapped with the other thread's
+    r = features_check.check_counters(trace)
+    assert not r["ok"] and r["ranges_unlike_their_kernel"] == 1
+    assert not features_check.check_counters({"traceEvents": [kernel(0.0)]})["ok"]  # no ranges at all
+
+
+def test_command_line(tmp_path, capsys) -> None:
+    write(tmp_path, "t.json", nvtx_trace())
+    out = tmp_path / "r.json"
+    assert features_check.main(["nvtx-window", "--trace", str(tmp_path / "t.json"), "--out", str(out)]) == 0
+    assert capsys.readouterr().out.startswith("ok nvtx-window: first range ProfilerStep#10 (wanted ProfilerStep#10)")
+    assert json.loads(out.read_text())["ok"] is True
+    assert features_check.main(["graph", "--trace", str(tmp_path / "t.json"), "--out", str(out)]) == 2
+    assert features_check.main(["counters", "--trace", str(tmp_path / "missing.json"), "--out", str(out)]) == 2
+    assert "features_check: " in capsys.readouterr().err
