@@ -186,15 +186,13 @@ def build_threads_kernels(setup: TorchSetup, name: str, batch: Optional[int]) ->
     work = [(torch.zeros(1 << 20, device=device), "add_"), (torch.zeros(4 << 20, device=device), "mul_")]
     streams = [torch.cuda.Stream(), torch.cuda.Stream()]
     barrier = threading.Barrier(3)
-    stop = []
 
     def launcher(index: int) -> None:
+        # A daemon: it waits at the barrier for the next step until the process ends.
         tensor, method = work[index]
         with torch.cuda.stream(streams[index]):
             while True:
                 barrier.wait()
-                if stop:
-                    return
                 for _ in range(per_thread):
                     getattr(tensor, method)(1.0)
                 barrier.wait()
