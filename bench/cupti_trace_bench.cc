@@ -41,7 +41,12 @@ uint32_t LaunchCbid() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int64_t launches = argc > 1 ? std::atoll(argv[1]) : 1'000'000;
+  char* end = nullptr;
+  const int64_t launches = argc > 1 ? std::strtoll(argv[1], &end, 10) : 1'000'000;
+  if (argc > 3 || (argc > 1 && (end == argv[1] || *end != '\0' || launches < 1))) {
+    std::fprintf(stderr, "usage: kraken_cupti_trace_bench [LAUNCHES (default 1000000)] [OUTPUT.json]\n");
+    return 2;
+  }
   const std::string path = argc > 2 ? argv[2] : "/tmp/kraken_cupti_bench.json";
   kraken::cupti::SessionOptions options;
   options.output_path = path;
