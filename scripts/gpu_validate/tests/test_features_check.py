@@ -29,6 +29,17 @@ def test_a_window_from_its_nvtx_range_on() -> None:
     r = features_check.check_nvtx_window(nvtx_trace(), "ProfilerStep#10", 20)
     assert r["ok"] and r["first_range"] == "ProfilerStep#10" and r["ranges"] == 20
     assert r["kernels_per_step"] == [3] * 20 and r["kernels_before_first_range"] == 0
+    assert r["other_ranges"] == 0 and r["other_ranges_top"] == {}
+
+
+def test_other_nvtx_ranges_are_counted_by_name() -> None:
+    trace = nvtx_trace()
+    trace["traceEvents"] += [{"ph": "X", "cat": "user_annotation", "name": "cudnnConvolutionForward", "ts": 5.0,
+                              "dur": 1.0}] * 3 + [{"ph": "X", "cat": "user_annotation", "name": "cublasSgemm",
+                                                   "ts": 6.0, "dur": 1.0}]
+    r = features_check.check_nvtx_window(trace, "ProfilerStep#10", 20)
+    assert r["ok"] and r["other_ranges"] == 4
+    assert r["other_ranges_top"] == {"cudnnConvolutionForward": 3, "cublasSgemm": 1}
 
 
 def test_a_window_that_opened_early_or_lost_steps_is_not_ok() -> None:
