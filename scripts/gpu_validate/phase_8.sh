@@ -40,10 +40,10 @@ p8_window() {
   local needs="gpu torch" traces="$work/p8-traces/$1-$2-$3"
   case $variant in
     cupti) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
-    # Loaded, never recording: what the injection costs before its window opens.
     # cupti-kernels, cupti-api, cupti-sync: KRAKEN_CUPTI_ACTIVITIES=kernels / api / sync.
     cupti-kernels|cupti-api|cupti-sync) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_ACTIVITIES="${variant#cupti-}"
                                               KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
+    # Loaded, never recording: what the injection costs before its window opens.
     cupti-idle) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_DELAY_MS=600000
                       KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
   esac
@@ -55,7 +55,7 @@ p8_window() {
 }
 
 # p8_check_tracer NAME VARIANT TRACES RESULT: a tracer window counts only when the tracer
-# did what the variant says (its line on stderr; for cupti a whole trace in TRACES). Else a
+# did what the variant says (its line on stderr; a recording variant, its trace in TRACES). Else a
 # failed step NAME-tracer says why and RESULT is set aside (*.untraced.json), so that no
 # figure compares a plain run with a plain run: on the H100 (run of 2026-11-28) a missing
 # trace folder left every "cupti" window untraced and its "overhead" was -8 %.
@@ -98,8 +98,8 @@ phase_8_overhead_targets() {
   p8_pin=$(p8_cpus)
   say "  phase 8 processes pinned to CPUs: ${p8_pin:-none (no taskset, or under 8 CPUs)}"
   echo "${p8_pin:-none}" > "$ov/p8-cpus.txt"
-  # Which CPUs share a core: run 1's pinned small-kernels processes ran at either ~1.5 or
-  # ~2.1 ms a step, a split the topology may explain.
+  # Which CPUs share a core: run 8's pinned small-kernels processes ran at either ~1.5 or
+  # ~2.1 ms a step (on that H200 VM no two CPUs shared one, so the topology did not explain it).
   grep -H . /sys/devices/system/cpu/cpu[0-9]*/topology/thread_siblings_list > "$ov/p8-topology.txt" 2>/dev/null || true
   local small_s=2 resnet_s=4 small_process_s=9 resnet_process_s=19 small_rounds=$P8_ROUNDS_SMALL
   local resnet_rounds=$P8_ROUNDS_RESNET
