@@ -77,11 +77,15 @@ def symbol_has(symbol: str, name: str) -> bool:
 
 
 def read_ranges(trace_path: str) -> Dict[str, Any]:
+    """ranges_of the trace file `trace_path`."""
+    with open(trace_path, encoding="utf-8") as f:
+        return ranges_of(json.load(f))
+
+
+def ranges_of(doc: Dict[str, Any]) -> Dict[str, Any]:
     """The trace's profiler ranges grouped by kernel symbol, its counter footer, and the
     metrics that are 0 in every range (a name or rollup the chip evaluates to nothing is
     told apart from a refused one, which the footer's error names)."""
-    with open(trace_path, encoding="utf-8") as f:
-        doc = json.load(f)
     kernels: Dict[str, Dict[str, Any]] = {}
     nonzero: Dict[str, bool] = {}
     for event in doc.get("traceEvents", []):

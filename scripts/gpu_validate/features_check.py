@@ -24,7 +24,7 @@ import statistics
 import sys
 from typing import Any, Dict, List, Optional, Sequence
 
-from counters_check import dram_bytes_of, flops_of
+from counters_check import ranges_of
 from trace_summary import kernels_in_window, load_trace
 
 #: A counter range whose count is this far from its kernel name's median measured another
@@ -80,32 +80,21 @@ def check_graph(trace: Dict[str, Any], run: Dict[str, Any]) -> Dict[str, Any]:
             "graph_nodes": nodes, "kernel_names": names}
 
 
-def range_work(args: Dict[str, float]) -> float:
-    """A counter range's FLOPs, else its DRAM bytes, else NaN."""
-    flops = flops_of(args)
-    value = flops if flops is not None else dram_bytes_of(args)
-    return value if value is not None else float("nan")
-
-
 def check_counters(trace: Dict[str, Any]) -> Dict[str, Any]:
     """Counter ranges by kernel name; ranges whose FLOPs (or bytes) belong to another kernel."""
-    by_name: Dict[str, List[float]] = {}
-    for e in events(trace, "cuda_profiler_range"):
-        args = {k: float(v) for k, v in (e.get("args") or {}).items() if isinstance(v, (int, float))}
-        by_name.setdefault(str(e.get("name", "")), []).append(range_work(args))
+    grouped = ranges_of(trace)
     names = {}
     mismatched = 0
-    for name, values in by_name.items():
-        known = [v for v in values if v == v]
+    for name, entry in grouped["kernels"].items():
+        known = entry["flops"] or entry["dram_bytes"]
         median = statistics.median(known) if known else None
         odd = sum(1 for v in known if median and not median / MISMATCH_FACTOR <= v <= median * MISMATCH_FACTOR)
         mismatched += odd
-        names[name[:160]] = {"ranges": len(values), "flops_or_bytes_median": median, "unlike_the_median": odd}
-    kernels = len(events(trace, "kernel"))
-    ranges = sum(len(v) for v in by_name.values())
-    footer = {k: v for k, v in trace.items() if k.startswith("kraken_cupti_counter")}
-    return {"check": "counters", "ok": ranges > 0 and mismatched == 0, "kernels": kernels, "ranges": ranges,
-            "ranges_unlike_their_kernel": mismatched, "by_name": names, "footer": footer}
+        names[name[:160]] = {"ranges": entry["ranges"], "flops_or_bytes_median": median, "unlike_the_median": odd}
+    ranges = sum(entry["ranges"] for entry in grouped["kernels"].values())
+    return {"check": "counters", "ok": ranges > 0 and mismatched == 0, "kernels": len(events(trace, "kernel")),
+            "ranges": ranges, "ranges_unlike_their_kernel": mismatched, "by_name": names,
+            "footer": grouped["footer"]}
 
 
 def summary_line(result: Dict[str, Any]) -> str:
