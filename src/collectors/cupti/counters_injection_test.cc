@@ -197,6 +197,30 @@ TEST(CountersInjectionTest, ABatchWithMoreRangesThanLaunchesIsNotMisattributed) 
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_dropped"), "0");
 }
 
+// A new thread's first runtime launch enters with no context (the runtime binds it inside
+// the call) and still runs profiled when another thread started the profiler: on an H200
+// (run 10b) such ranges started at 0, Unix time 0 in the trace. Its range starts at its
+// call now, among its neighbours', and the kernel keeps its own launch's counters.
+TEST(CountersInjectionTest, ALaunchEnteredWithoutAContextStillStartsAtItsCall) {
+  std::string dir = testing::MakeTempDir("counters_no_context");
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "20"},
+                                    {"KRAKEN_FAKE_CUPTI_NO_CONTEXT_AT_ENTER", "5"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const Profile& p = run.trace;
+  ASSERT_EQ(p.profiler_ranges.size(), 20u);
+  ExpectEveryKernelHasItsLaunchsCounters(p);
+  const TimeNs first = p.profiler_ranges.front().start_ns;
+  for (const ProfilerRange& range : p.profiler_ranges) {
+    EXPECT_GE(range.start_ns, first);  // in launch order, none placed before the first
+    EXPECT_LT(range.start_ns - first, 60'000'000'000) << "a range placed outside the run";
+    EXPECT_GE(range.duration_ns, 0);
+  }
+}
+
 // A set between launches that runs as a kernel (a 4 MiB cudaMemsetAsync on an H100) takes a
 // range of its own without a launch callback; with one before every 5th launch, every
 // kernel's counters were its predecessor's from the first set on. The tracer collects the

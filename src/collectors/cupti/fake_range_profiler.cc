@@ -8,7 +8,9 @@
 // The values are derived from the launch: fake launch i (correlation id i + 1) executed
 // kFakeFadd fadd, kFakeFfmaBase + i ffma, read kFakeDramRead and wrote kFakeDramWrite
 // DRAM bytes. KRAKEN_FAKE_CUPTI_UNANNOUNCED=i: launch i fills a range without any callback
-// (as a CUDA graph's kernel would). KRAKEN_FAKE_CUPTI_MEMSET_EVERY=k: before every k-th
+// (as a CUDA graph's kernel would). KRAKEN_FAKE_CUPTI_NO_CONTEXT_AT_ENTER=i: launch i's
+// outermost call enters with no context (set at its exit), as a new thread's first runtime
+// call did on an H200: the runtime binds the primary context inside it. KRAKEN_FAKE_CUPTI_MEMSET_EVERY=k: before every k-th
 // launch (i = k, 2k, ...) a cudaMemsetAsync call around a cuMemsetD8Async call, whose set
 // fills a range while the profiler is started, as a 4 MiB set did on an H100 (its values
 // those of fake launch kFakeMemsetLaunchBase + i). A range past the image's capacity is
@@ -180,23 +182,25 @@ __attribute__((destructor)) void WriteCallsFile() {
 
 }  // namespace
 
-// One API callback, enter then (after `between`) exit, as CUPTI makes it.
+// One API callback, enter then (after `between`) exit, as CUPTI makes it; without
+// `context_at_enter` the enter callback has no context yet.
 template <typename Between>
 void CallAround(CUpti_CallbackFunc callback, void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                const char* function, uint32_t correlation, Between between) {
+                const char* function, uint32_t correlation, Between between, bool context_at_enter = true) {
   uint64_t correlation_data = 0;
   int result = 0;  // CUDA_SUCCESS, cudaSuccess
   CUpti_CallbackData data{};
   data.callbackSite = CUPTI_API_ENTER;
   data.functionName = function;
   data.symbolName = "_Z11fake_kernelPfi";
-  data.context = kFakeContext;
+  data.context = context_at_enter ? kFakeContext : nullptr;
   data.correlationId = correlation;
   data.correlationData = &correlation_data;
   data.functionReturnValue = &result;
   callback(userdata, domain, cbid, &data);
   between();
   data.callbackSite = CUPTI_API_EXIT;
+  data.context = kFakeContext;
   callback(userdata, domain, cbid, &data);
 }
 
@@ -244,16 +248,21 @@ void KrakenFakeAnnounceLaunches(int64_t first, int64_t count) {
       continue;
     }
     const auto correlation = static_cast<uint32_t>(i + 1);
+    const char* no_context = std::getenv("KRAKEN_FAKE_CUPTI_NO_CONTEXT_AT_ENTER");
+    const bool context_at_enter = no_context == nullptr || *no_context == '\0' || std::atoll(no_context) != i;
     KrakenFakeLog("launch_callbacks", correlation);
-    auto driver_launch = [&](uint32_t driver_correlation) {
+    auto driver_launch = [&](uint32_t driver_correlation, bool outermost) {
       CallAround(callback, userdata, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-                 "cuLaunchKernel", driver_correlation, [i] { RecordRange(static_cast<uint64_t>(i)); });
+                 "cuLaunchKernel", driver_correlation, [i] { RecordRange(static_cast<uint64_t>(i)); },
+                 context_at_enter || !outermost);
     };
     if (runtime) {
-      CallAround(callback, userdata, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-                 "cudaLaunchKernel", correlation, [&] { driver_launch(kDriverCorrelationBase + correlation); });
+      CallAround(
+          callback, userdata, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+          "cudaLaunchKernel", correlation, [&] { driver_launch(kDriverCorrelationBase + correlation, false); },
+          context_at_enter);
     } else {
-      driver_launch(correlation);
+      driver_launch(correlation, true);
     }
   }
 }

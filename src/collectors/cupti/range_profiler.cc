@@ -163,6 +163,12 @@ void RangeProfiler::Fail(const std::string& error) {
 }
 
 void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
+  // The call's start, before anything can return: a new thread's first runtime launch
+  // enters with no context (the runtime binds it inside the call; both threads' first
+  // launches on an H200, run 10b) yet runs profiled when another thread started the
+  // profiler, and its range would start at 0 (Unix time -56 years in the trace).
+  if (data.callbackSite == CUPTI_API_ENTER && data.correlationData != nullptr)
+    *data.correlationData = static_cast<uint64_t>(Now());
   std::lock_guard<std::mutex> lock(mutex_);
   if (finished_ || data.context == nullptr) return;
   ContextState& state = contexts_[data.context];
@@ -185,6 +191,7 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
       on_started_ = nullptr;
       once();
     }
+    // Again after the set-up, so that the first launch's range does not include it.
     if (data.correlationData != nullptr) *data.correlationData = static_cast<uint64_t>(Now());
     return;
   }
@@ -195,8 +202,9 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
   Launch launch;
   launch.correlation_id = data.correlationId;
   launch.name = data.symbolName != nullptr ? data.symbolName : "";
-  launch.start_ns = data.correlationData != nullptr ? static_cast<int64_t>(*data.correlationData) : 0;
   launch.end_ns = Now();
+  launch.start_ns = data.correlationData != nullptr ? static_cast<int64_t>(*data.correlationData) : 0;
+  if (launch.start_ns <= 0 || launch.start_ns > launch.end_ns) launch.start_ns = launch.end_ns;  // never unplaced
   state.launches.push_back(std::move(launch));
   ++summary_.kernels_profiled;
   const bool limit = summary_.kernels_profiled >= summary_.max_kernels;
