@@ -20,14 +20,19 @@ from figures_common import NOT_MEASURED, fmt, overhead_pct, pct, read_json, thro
 
 #: Phase 8's workloads and their variants, in the order a round runs them.
 TARGET_VARIANTS = {"small-kernels": ["plain", "cupti", "cupti-kernels", "cupti-idle"],
-                   "resnet50-train": ["plain", "cupti", "cupti-kernels", "cupti-api", "cupti-sync"]}
+                   "resnet50-train": ["plain", "cupti", "cupti-all", "cupti-kernels", "cupti-api", "cupti-sync"]}
+#: Variants an earlier phase 8 ran (run 10) and the current one does not: shown when measured.
+FORMER_VARIANTS = ("cupti-api", "cupti-sync")
 #: The variants judged against the target: the tracer as it comes, and its cheapest trace.
 TARGET_JUDGED = ("cupti", "cupti-kernels")
 #: Issue 13's overhead targets for the CUPTI tracer (percent), by workload.
 TARGET_PCT = {"small-kernels": 3.0, "resnet50-train": 1.0}
 #: What each variant is (docs/validation.md's table).
-VARIANT_MEANING = {"plain": "no tool", "cupti": "kraken's CUPTI tracer injected (CUDA_INJECTION64_PATH)",
+VARIANT_MEANING = {"plain": "no tool", "cupti": "kraken's CUPTI tracer injected (CUDA_INJECTION64_PATH), default records "
+                            "(synchronizations included until run 10)",
                    "cupti-kernels": "the tracer recording kernels only (KRAKEN_CUPTI_ACTIVITIES=kernels)",
+                   "cupti-all": "the tracer recording every kind of record, synchronizations included "
+                                "(KRAKEN_CUPTI_ACTIVITIES=all; the default until run 10)",
                    "cupti-api": "the tracer recording kernels and launch API calls (KRAKEN_CUPTI_ACTIVITIES=api)",
                    "cupti-sync": "the tracer recording kernels and synchronizations (KRAKEN_CUPTI_ACTIVITIES=sync)",
                    "cupti-idle": "the tracer loaded, its capture window never opening (KRAKEN_CUPTI_DELAY_MS=600000)"}
@@ -123,6 +128,8 @@ def render_targets(t: Dict[str, Any]) -> List[str]:
              f"CPUs {t['cpus']}"]
     for w in t["workloads"]:
         for v in w["variants"]:
+            if v["variant"] in FORMER_VARIANTS and not v["rounds"]:
+                continue
             target = (f"; target < {v['target_pct']:g} %: {v['verdict']}"
                       if v["target_pct"] is not None and v["verdict"] else "")
             lines.append(f"  {w['workload']:15s} {v['variant']:13s} {span(v)}{target}")

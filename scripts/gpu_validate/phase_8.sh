@@ -13,15 +13,17 @@
 # round's overhead is against its own plain window; figures_targets.py reports the median,
 # the spread and the plain-to-plain noise between rounds.
 # Expected on an H100/H200: small-kernels ~8 s a process, ResNet-50 ~18 s: 4 rounds of 4
-# (~125 s) and 3 rounds of 5 (~270 s) fit --budget 450 with the environment and packing.
+# (~130 s) and 3 rounds of 4 (~210 s) fit --budget 450 with the environment and packing.
 
 # cupti-kernels (KRAKEN_CUPTI_ACTIVITIES=kernels): run 3 put most of the small-kernels cost in
 # CUPTI's API records (~6 us a launch), so the kernels-only tracer is measured beside the default.
-# cupti-api and cupti-sync (kernels plus that one kind of record): on the H200 (run 8) the full
-# tracer cost ResNet-50 +15 to +28 % and kernels only ~0; single processes put +4.7 % on the
-# API records and +9.6 % on the synchronization records, too few to name the costly one.
+# Run 10 (H200) measured kernels plus one kind of record in rounds: API calls +2 %,
+# synchronizations +17 % on ResNet-50, so the tracer's default left the synchronization
+# records out (KRAKEN_CUPTI_ACTIVITIES=all brings them back). cupti-all, the old default,
+# runs beside the new one (cupti) so that the two are compared in the same rounds; the
+# figures still know run 10's cupti-api and cupti-sync (p8_window still runs them).
 P8_VARIANTS_SMALL=(plain cupti cupti-kernels cupti-idle)
-P8_VARIANTS_RESNET=(plain cupti cupti-kernels cupti-api cupti-sync)
+P8_VARIANTS_RESNET=(plain cupti cupti-all cupti-kernels)
 P8_ROUNDS_SMALL=4
 P8_ROUNDS_RESNET=3
 
@@ -40,8 +42,8 @@ p8_window() {
   local needs="gpu torch" traces="$work/p8-traces/$1-$2-$3"
   case $variant in
     cupti) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
-    # cupti-kernels, cupti-api, cupti-sync: KRAKEN_CUPTI_ACTIVITIES=kernels / api / sync.
-    cupti-kernels|cupti-api|cupti-sync) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_ACTIVITIES="${variant#cupti-}"
+    # cupti-kernels, cupti-all, cupti-api, cupti-sync: KRAKEN_CUPTI_ACTIVITIES=kernels / all / api / sync.
+    cupti-kernels|cupti-all|cupti-api|cupti-sync) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_ACTIVITIES="${variant#cupti-}"
                                               KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
     # Loaded, never recording: what the injection costs before its window opens.
     cupti-idle) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_DELAY_MS=600000

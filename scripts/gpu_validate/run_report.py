@@ -149,7 +149,8 @@ def targets_rows(run: Run) -> List[str]:
            "| workload | variant | what | rounds | overhead, median | range | target | noise |",
            "|---|---|---|---|---|---|---|---|"]
     for w in t["workloads"]:
-        for i, v in enumerate(w["variants"]):
+        # Variants this run did not have (another phase 8's set) make no row.
+        for i, v in enumerate([v for v in w["variants"] if v["rounds"]]):
             target = f"< {v['target_pct']:g} %: **{v['verdict']}**" if v["verdict"] else ""
             noise = pct(w["noise_pct"]).replace("+", "") if i == 0 and w["noise_pct"] is not None else ""
             out.append(f"| {w['workload']} | {v['variant']} | {figures_targets.VARIANT_MEANING[v['variant']]} | "

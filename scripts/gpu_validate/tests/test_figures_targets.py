@@ -88,8 +88,12 @@ def test_text_and_markdown_lines(phase8_run) -> None:
     run = {"n": 8, "root": phase8_run, "source": "run8.tar.gz", "note": "",
            "run": {"mode": "gpu", "phases": [8], "start_unix": 1795000000}}
     rows = run_report.targets_rows(run)
-    assert ("| resnet50-train | cupti | kraken's CUPTI tracer injected (CUDA_INJECTION64_PATH) | 2 | +0.15 % | "
+    assert ("| resnet50-train | cupti | kraken's CUPTI tracer injected (CUDA_INJECTION64_PATH), default records "
+            "(synchronizations included until run 10) | 2 | +0.15 % | "
             "+0.10 % to +0.20 % | < 1 %: **met** | 0.20 % |") in rows
+    # The variants this run did not have (cupti-all, run 10's cupti-api and cupti-sync) make no row.
+    assert not [r for r in rows if "| cupti-all |" in r or "| cupti-sync |" in r]
+    assert not [line for line in text.splitlines() if "cupti-sync" in line]
     verdicts = run_findings.target_rounds_verdicts([run])
     assert len(verdicts) == 3 and verdicts[0].startswith("- CUPTI tracer overhead, small-kernels, run 8 (")
     assert verdicts[0].endswith("plain round to round up to 2.00 %: target **missed** (< 3 %).")
@@ -127,5 +131,5 @@ def test_ingesting_phase_8_alone_leaves_the_recorded_examples_alone(phase8_run, 
     assert (dest / "examples" / "colocation" / "pairs.csv").read_text() == "recorded by an earlier run\n"
     assert not (dest / "examples" / "nvidia-h200").exists()
     docs = (dest / "docs" / "validation.md").read_text()
-    assert "| resnet50-train | cupti | kraken's CUPTI tracer injected (CUDA_INJECTION64_PATH) | 2 |" in docs
+    assert "| resnet50-train | cupti | kraken's CUPTI tracer injected (CUDA_INJECTION64_PATH), default records" in docs
     assert "record-nvml printed no frame-read line" not in docs

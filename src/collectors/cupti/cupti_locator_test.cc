@@ -134,7 +134,10 @@ TracerConfig ConfigWithActivities(const char* activities, const char* api = null
 TEST(TracerConfigTest, ActivitiesChooseTheOptionalKinds) {
   TracerConfig all = ConfigWithActivities(nullptr);
   EXPECT_EQ(all.activities, kDefaultActivities);
-  EXPECT_EQ(ActivitiesText(all.activities), "kernels,memcpy,memset,sync,nvtx,api,memory");
+  EXPECT_EQ(ActivitiesText(all.activities), "kernels,memcpy,memset,nvtx,api,memory");  // sync: opt-in
+  EXPECT_EQ(ConfigWithActivities("all").activities, kAllActivities);
+  EXPECT_EQ(ActivitiesText(kAllActivities), "kernels,memcpy,memset,sync,nvtx,api,memory");
+  EXPECT_EQ(ConfigWithActivities("sync,api").activities, uint32_t{kActivitySync | kActivityApi});
   EXPECT_TRUE(all.nvtx);
   EXPECT_EQ(all.api, ApiRecording::kLaunches);
 
@@ -233,7 +236,7 @@ TEST(TracerConfigTest, ABadActivityIsOneLineAndKeepsTheDefault) {
   }
   EXPECT_EQ(ConfigWithActivities("memcpy,kernel").problems[0],
             "KRAKEN_CUPTI_ACTIVITIES=memcpy,kernel: 'kernel' is not one of kernels, memcpy, memset, sync, nvtx, "
-            "marker, api, memory; using kernels,memcpy,memset,sync,nvtx,api,memory");
+            "marker, api, memory, all; using kernels,memcpy,memset,nvtx,api,memory");
 }
 
 }  // namespace

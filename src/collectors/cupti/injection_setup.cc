@@ -162,8 +162,19 @@ std::unique_ptr<TraceSession> StartSession(const LoadedCupti& cupti, const Trace
     }
   };
   hooks.writer_pass = [](bool last) { ReleaseHardwareTimestampsSubscription(last); };
-  hooks.closing_members = [loaded] {
+  const int64_t offset_at_start = options.converter.clock_offset_ns;
+  hooks.closing_members = [loaded, offset_at_start] {
     JsonMembers members = HardwareTimestampsMembers();
+    // The trace's times are CUPTI's plus the offset measured at the start; measured again
+    // here, a change says CUPTI's clock moved against CLOCK_REALTIME during the trace (on an
+    // H200, run 10, the trace's launches sat ~0.8 ms before the workload's time.time()).
+    uint64_t cupti_at_end = 0;
+    const int64_t realtime_at_end = RealtimeNs();
+    if (loaded->functions.GetTimestamp(&cupti_at_end) == CUPTI_SUCCESS) {
+      members.emplace_back("kraken_cupti_clock_offset_ns_at_start", JsonInt(offset_at_start));
+      members.emplace_back("kraken_cupti_clock_offset_ns_at_end",
+                           JsonInt(realtime_at_end - static_cast<int64_t>(cupti_at_end)));
+    }
     // Tracing went on without them: the trace says why it has no device memory.
     if (const int refused = g_memory_refused.load(); refused >= 0)
       members.emplace_back("kraken_cupti_memory_records",

@@ -107,6 +107,10 @@ TEST(InjectionTest, EveryLaunchTheLibraryDeliversIsInTheTrace) {
   const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                              std::chrono::system_clock::now().time_since_epoch()).count();
   EXPECT_LT(std::abs(p.metadata.base_time_ns + p.kernels[0].start_ns - now_ns), int64_t{60'000'000'000});
+  // CLOCK_REALTIME minus CUPTI's clock at the start and at the close (the fake's clock is
+  // CLOCK_REALTIME: microseconds apart at most, here).
+  for (const char* key : {"kraken_cupti_clock_offset_ns_at_start", "kraken_cupti_clock_offset_ns_at_end"})
+    EXPECT_LT(std::abs(std::stoll(p.metadata.attributes.at(key))), int64_t{50'000'000}) << key;
 }
 
 // A folder output that does not exist yet is made: on the H100 a missing folder once left
@@ -153,7 +157,7 @@ TEST(InjectionTest, ABadActivitiesValueIsOneLineAndTheDefaultIsTraced) {
                            dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "kraken-cupti: KRAKEN_CUPTI_ACTIVITIES=kernels,cache: 'cache' is not one of kernels, memcpy, "
-                   "memset, sync, nvtx, marker, api, memory; using kernels,memcpy,memset,sync,nvtx,api,memory\n");
+                   "memset, sync, nvtx, marker, api, memory, all; using kernels,memcpy,memset,nvtx,api,memory\n");
   auto imported = ImportFile(BuiltinImporters(), TraceFileIn(dir));
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   EXPECT_EQ((*imported)[0].runtime_calls.size(), 10u);

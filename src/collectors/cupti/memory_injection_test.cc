@@ -54,7 +54,7 @@ mig::MigChoice PlanOnH100(const Profile& p, mig::MigWorkload* workload) {
 
 TEST(MemoryInjectionTest, TheProgramsAllocationsAreTheMeasuredMemoryOfItsTrace) {
   Profile p = TraceOfFakeRun("memory_injection", {{"KRAKEN_FAKE_CUPTI_ALLOCATIONS", "1"}});
-  EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_activities"), "kernels,memcpy,memset,sync,nvtx,api,memory");
+  EXPECT_EQ(p.metadata.attributes.at("kraken_cupti_activities"), "kernels,memcpy,memset,nvtx,api,memory");
   const Series* series = nullptr;
   for (const Series& s : p.series)
     if (s.metric == Metric::kCudaAllocatedBytes) series = &s;

@@ -39,7 +39,8 @@ constexpr ActivityName kActivityNames[] = {{"kernels", 0},
                                            {"nvtx", kActivityNvtx},
                                            {"marker", kActivityNvtx},
                                            {"api", kActivityApi},
-                                           {"memory", kActivityMemory}};
+                                           {"memory", kActivityMemory},
+                                           {"all", kAllActivities}};
 
 // KRAKEN_CUPTI_ACTIVITIES: a comma list of kActivityNames; a bad word keeps the default.
 void ReadActivities(const char* text, uint32_t* activities, std::vector<std::string>* problems) {
@@ -56,7 +57,7 @@ void ReadActivities(const char* text, uint32_t* activities, std::vector<std::str
       }
     if (!known) {
       problems->push_back(std::string("KRAKEN_CUPTI_ACTIVITIES=") + text + ": '" + std::string(word) +
-                          "' is not one of kernels, memcpy, memset, sync, nvtx, marker, api, memory; using " +
+                          "' is not one of kernels, memcpy, memset, sync, nvtx, marker, api, memory, all; using " +
                           ActivitiesText(*activities));
       return;
     }
@@ -71,7 +72,8 @@ void ReadActivities(const char* text, uint32_t* activities, std::vector<std::str
 std::string ActivitiesText(uint32_t activities) {
   std::string text = "kernels";
   for (const ActivityName& entry : kActivityNames)
-    if (entry.bits != 0 && (activities & entry.bits) != 0 && std::string_view(entry.name) != "marker")
+    if (entry.bits != 0 && (activities & entry.bits) != 0 && std::string_view(entry.name) != "marker" &&
+        entry.bits != kAllActivities)  // one kind per word
       text += std::string(",") + entry.name;
   return text;
 }
