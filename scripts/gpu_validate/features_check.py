@@ -5,12 +5,12 @@ line; it exits 0 when the trace shows what it should, 1 when not, 2 on a bad inp
 
     features_check.py nvtx-window --trace T --first ProfilerStep#10 --steps 20 --out J
     features_check.py graph --trace T --run RUN.json --out J
-    features_check.py counters --trace T [--run RUN.json] --out J
+    features_check.py counters --trace T --out J
 
 nvtx-window: a window started by KRAKEN_CUPTI_START_ON_NVTX holds the NVTX range it started
 on and every later one (`--steps` of them), no kernel before the range's push, and the
-same kernels in every step. graph: every replayed node of a CUDA graph is a kernel record
-(RUN.json's kernels_per_step in each measured step). counters: per kernel name, how many
+same kernels in every step. graph: every replayed node of a CUDA graph is a kernel record:
+each graph node id as many times as RUN.json's warm-up and measured steps (one replay each). counters: per kernel name, how many
 counter ranges, their FLOPs (DRAM bytes without FLOP counters), and how many ranges measured
 a count unlike their name's median (a pairing of ranges with kernels that went wrong), plus
 the counter footer (untied batches). FLOPs, not bytes: they do not depend on what the L2
@@ -25,11 +25,14 @@ import sys
 from typing import Any, Dict, List, Optional, Sequence
 
 from counters_check import ranges_of
-from trace_summary import kernels_in_window, load_trace
+from trace_summary import load_trace
 
 #: A counter range whose count is this far from its kernel name's median measured another
 #: kernel (phase 9's threads give one kernel 4x the elements of the other).
 MISMATCH_FACTOR = 1.5
+#: The name of a counter range the tracer could not pair with its launch (its batch had more
+#: ranges than launches: a CUDA graph's kernels), written untied (docs/kernel-counters.md).
+UNTIED = "__missing__"
 
 
 def events(trace: Dict[str, Any], category: str) -> List[Dict[str, Any]]:
@@ -39,7 +42,8 @@ def events(trace: Dict[str, Any], category: str) -> List[Dict[str, Any]]:
 def check_nvtx_window(trace: Dict[str, Any], first: str, steps: int) -> Dict[str, Any]:
     """The NVTX-started window: its first range, the ranges after it, the kernels per step."""
     prefix = first.rsplit("#", 1)[0] + "#"
-    ranges = sorted((e for e in events(trace, "user_annotation") if str(e.get("name", "")).startswith(prefix)),
+    annotations = events(trace, "user_annotation")
+    ranges = sorted((e for e in annotations if str(e.get("name", "")).startswith(prefix)),
                     key=lambda e: float(e.get("ts", 0.0)))
     kernels = sorted(float(e.get("ts", 0.0)) for e in events(trace, "kernel"))
     per_step = []
@@ -49,7 +53,7 @@ def check_nvtx_window(trace: Dict[str, Any], first: str, steps: int) -> Dict[str
     # Other NVTX ranges the injected NVTX recorded (cuDNN's or cuBLAS's own, if they emit
     # any): a lead on why injecting NVTX cost ResNet-50 +12.8 % in run 3.
     others: Dict[str, int] = {}
-    for e in events(trace, "user_annotation"):
+    for e in annotations:
         name = str(e.get("name", ""))
         if not name.startswith(prefix):
             others[name[:80]] = others.get(name[:80], 0) + 1
@@ -65,19 +69,47 @@ def check_nvtx_window(trace: Dict[str, Any], first: str, steps: int) -> Dict[str
             "other_ranges_top": dict(sorted(others.items(), key=lambda kv: -kv[1])[:10])}
 
 
+def replays_by_node(trace: Dict[str, Any]) -> Dict[int, int]:
+    """{graph node id: kernel records} over the trace's graph kernels ("graph node id")."""
+    nodes: Dict[int, int] = {}
+    for e in events(trace, "kernel"):
+        node = (e.get("args") or {}).get("graph node id")
+        if isinstance(node, (int, float)):
+            nodes[int(node)] = nodes.get(int(node), 0) + 1
+    return nodes
+
+
+def launch_clock_offset_us(trace: Dict[str, Any], run: Dict[str, Any]) -> Optional[float]:
+    """The first measured cudaGraphLaunch record's start minus the run's start_unix (us): how
+    far the trace's clock sits from the workload's time.time() (a launch made right after
+    it; run 10 found ~-0.8 ms, so the check counts replays, not kernels in a time window)."""
+    launches = sorted(float(e.get("ts", 0.0)) for e in events(trace, "cuda_runtime")
+                      if str(e.get("name", "")).startswith("cudaGraphLaunch"))
+    warmup = int(run.get("warmup_steps") or 0)
+    base = trace.get("baseTimeNanoseconds")
+    if run.get("start_unix") is None or not isinstance(base, (int, float)) or len(launches) <= warmup:
+        return None
+    return launches[warmup] - (float(run["start_unix"]) * 1e9 - float(base)) / 1e3
+
+
 def check_graph(trace: Dict[str, Any], run: Dict[str, Any]) -> Dict[str, Any]:
-    """Every node of every replay: the measured window's kernels against steps x nodes."""
-    kernels = kernels_in_window(trace, run.get("start_unix"), run.get("end_unix"))
-    nodes = int((run.get("facts") or {}).get("kernels_per_step") or 0)
-    steps = int(run.get("steps") or 0)
+    """Every node of every replay: each graph node's kernel records against the replays the
+    run made (its warm-up and measured steps, one replay each), without any clock."""
+    nodes = int((run.get("facts") or {}).get("graph_nodes") or (run.get("facts") or {}).get("kernels_per_step")
+                or 0)
+    replays = int(run.get("steps") or 0) + int(run.get("warmup_steps") or 0)
+    by_node = replays_by_node(trace)
+    counts = sorted(set(by_node.values()))
     names: Dict[str, int] = {}
-    for name, _ in kernels:
-        names[name] = names.get(name, 0) + 1
-    wanted = nodes * steps
-    # The window's edges may cut a replay: at most one graph's worth either way.
-    ok = wanted > 0 and abs(len(kernels) - wanted) <= nodes
-    return {"check": "graph", "ok": ok, "kernels": len(kernels), "wanted": wanted, "steps": steps,
-            "graph_nodes": nodes, "kernel_names": names}
+    for e in events(trace, "kernel"):
+        if "graph node id" in (e.get("args") or {}):
+            names[str(e.get("name", ""))] = names.get(str(e.get("name", "")), 0) + 1
+    ok = replays > 0 and len(by_node) == nodes and counts == [replays]
+    return {"check": "graph", "ok": ok, "kernels": sum(by_node.values()), "wanted": nodes * replays,
+            "replays": replays, "graph_nodes": nodes, "nodes_seen": len(by_node),
+            "replays_per_node": counts[:10], "kernel_names": names,
+            "dropped_records": trace.get("kraken_cupti_dropped_records"),
+            "trace_minus_host_clock_us": launch_clock_offset_us(trace, run)}
 
 
 def check_counters(trace: Dict[str, Any]) -> Dict[str, Any]:
@@ -86,14 +118,17 @@ def check_counters(trace: Dict[str, Any]) -> Dict[str, Any]:
     names = {}
     mismatched = 0
     for name, entry in grouped["kernels"].items():
+        if name == UNTIED:
+            continue  # a batch written untied measured several kernels: no median to hold them to
         known = entry["flops"] or entry["dram_bytes"]
         median = statistics.median(known) if known else None
         odd = sum(1 for v in known if median and not median / MISMATCH_FACTOR <= v <= median * MISMATCH_FACTOR)
         mismatched += odd
         names[name[:160]] = {"ranges": entry["ranges"], "flops_or_bytes_median": median, "unlike_the_median": odd}
     ranges = sum(entry["ranges"] for entry in grouped["kernels"].values())
+    untied = grouped["kernels"].get(UNTIED, {}).get("ranges", 0)
     return {"check": "counters", "ok": ranges > 0 and mismatched == 0, "kernels": len(events(trace, "kernel")),
-            "ranges": ranges, "ranges_unlike_their_kernel": mismatched, "by_name": names,
+            "ranges": ranges, "ranges_untied": untied, "ranges_unlike_their_kernel": mismatched, "by_name": names,
             "footer": grouped["footer"]}
 
 
@@ -105,10 +140,11 @@ def summary_line(result: Dict[str, Any]) -> str:
                 f"kernels before it, kernels per step {sorted(set(result['kernels_per_step']))}, "
                 f"{result['other_ranges']} other NVTX ranges")
     if c == "graph":
-        return (f"graph: {result['kernels']} kernels in {result['steps']} replays of {result['graph_nodes']} nodes "
-                f"(wanted {result['wanted']})")
-    return (f"counters: {result['ranges']} ranges for {result['kernels']} kernels, "
-            f"{result['ranges_unlike_their_kernel']} unlike their kernel's FLOPs")
+        return (f"graph: {result['kernels']} graph kernels on {result['nodes_seen']} of {result['graph_nodes']} "
+                f"nodes, each node {result['replays_per_node']} times (wanted {result['replays']} replays: "
+                f"{result['wanted']} kernels)")
+    return (f"counters: {result['ranges']} ranges ({result['ranges_untied']} untied) for {result['kernels']} "
+            f"kernel records, {result['ranges_unlike_their_kernel']} unlike their kernel's FLOPs")
 
 
 def load_json(path: Optional[str]) -> Dict[str, Any]:

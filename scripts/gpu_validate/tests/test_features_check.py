@@ -54,18 +54,40 @@ def test_a_window_that_opened_early_or_lost_steps_is_not_ok() -> None:
     assert not features_check.check_nvtx_window(unmarked, "ProfilerStep#10", 20)["ok"]
 
 
-def graph_run(steps: int = 10, nodes: int = 4) -> dict:
-    return {"start_unix": 1000.0, "end_unix": 1001.0, "steps": steps, "facts": {"kernels_per_step": nodes}}
+def graph_run(steps: int = 10, nodes: int = 4, warmup: int = 2) -> dict:
+    return {"start_unix": 1000.0, "end_unix": 1001.0, "steps": steps, "warmup_steps": warmup,
+            "facts": {"kernels_per_step": nodes, "graph_nodes": nodes}}
+
+
+def graph_trace(replays: int = 12, nodes: int = 4, launch_lag_us: float = 5.0) -> dict:
+    """`replays` replays of a graph of `nodes` kernels, each after its cudaGraphLaunch; replay
+    2 (the first measured one after 2 warm-up replays) launched `launch_lag_us` after 1000 s."""
+    events = []
+    for r in range(replays):
+        launch = 1e9 + launch_lag_us + 1000.0 * (r - 2)  # us: run.start_unix 1000 s
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "ts": launch, "dur": 3.0})
+        for n in range(nodes):
+            k = kernel(launch + 10.0 + n, "add" if n % 2 else "mul")
+            k["args"] = {"graph id": 2, "graph node id": (2 << 32) + n}
+            events.append(k)
+    events.append(kernel(0.0, "fill"))  # launched before the graph, not one of its nodes
+    return {"baseTimeNanoseconds": 0, "kraken_cupti_dropped_records": 0, "traceEvents": events}
 
 
 def test_every_replayed_node_is_a_kernel() -> None:
-    # baseTimeNanoseconds 1000 s; kernels 0.1-0.9 s into it, inside the run's window.
-    trace = {"baseTimeNanoseconds": 1_000_000_000_000,
-             "traceEvents": [kernel(100_000.0 + 20_000.0 * i, "add" if i % 2 else "mul") for i in range(40)]}
-    r = features_check.check_graph(trace, graph_run())
-    assert r["ok"] and r["kernels"] == 40 and r["wanted"] == 40 and r["kernel_names"] == {"add": 20, "mul": 20}
-    trace["traceEvents"] = trace["traceEvents"][:30]  # a replay's nodes missing
-    assert not features_check.check_graph(trace, graph_run())["ok"]
+    r = features_check.check_graph(graph_trace(), graph_run())
+    assert r["ok"] and r["kernels"] == 48 and r["wanted"] == 48 and r["replays_per_node"] == [12]
+    assert r["kernel_names"] == {"add": 24, "mul": 24} and r["nodes_seen"] == 4
+    assert r["trace_minus_host_clock_us"] == 5.0
+    # Run 10's trace sat ~0.8 ms before time.time(): still every replay, counted without a clock.
+    early = features_check.check_graph(graph_trace(launch_lag_us=-800.0), graph_run())
+    assert early["ok"] and early["trace_minus_host_clock_us"] == -800.0
+    lost = graph_trace()
+    lost["traceEvents"] = [e for i, e in enumerate(lost["traceEvents"]) if i != 7]  # one node of a replay
+    r = features_check.check_graph(lost, graph_run())
+    assert not r["ok"] and r["replays_per_node"] == [11, 12]
+    assert not features_check.check_graph(graph_trace(replays=11), graph_run())["ok"]  # a replay missing
+    assert not features_check.check_graph(graph_trace(nodes=3), graph_run())["ok"]  # a node never seen
 
 
 def counter_range(name: str, fadd: float = 0.0, fmul: float = 0.0) -> dict:
@@ -85,6 +107,10 @@ def test_a_range_with_the_other_kernels_count_is_counted() -> None:
     r = features_check.check_counters(trace)
     assert not r["ok"] and r["ranges_unlike_their_kernel"] == 1
     assert not features_check.check_counters({"traceEvents": [kernel(0.0)]})["ok"]  # no ranges at all
+    # An untied batch (a graph's kernels took ranges no launch announced) mixes kernels: not a mismatch.
+    untied = {"traceEvents": [counter_range("__missing__", fadd=f) for f in (0.0, 1 << 20, 4 << 20)]}
+    r = features_check.check_counters(untied)
+    assert r["ok"] and r["ranges"] == 3 and r["ranges_untied"] == 3 and r["ranges_unlike_their_kernel"] == 0
 
 
 def test_command_line(tmp_path, capsys) -> None:
