@@ -44,6 +44,7 @@ struct CounterSummary {
   int64_t ranges_dropped = 0;
   int64_t ranges_unmatched = 0;  // in batches whose ranges and launches differ in number
   int64_t batches = 0;           // counter data images decoded
+  int64_t launches_captured = 0;  // launches recorded into a CUDA graph (stream capture): no kernel ran
   bool limit_reached = false;
   std::string error;
 };

@@ -221,6 +221,36 @@ TEST(CountersInjectionTest, ALaunchEnteredWithoutAContextStillStartsAtItsCall) {
   }
 }
 
+// A launch captured into a CUDA graph (torch.cuda.graph, torch.compile's CUDA graphs) runs no
+// kernel: CUPTI creates a graph node inside its call and no range comes. Recorded as a
+// launch, it left its batch with more launches than ranges: every range of the batch was
+// written untied. Counted instead, every kernel that ran keeps its own launch's counters.
+TEST(CountersInjectionTest, ALaunchCapturedIntoAGraphTakesNoRangeAndUntiesNothing) {
+  std::string dir = testing::MakeTempDir("counters_captured");
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "40"},
+                                    {"KRAKEN_FAKE_CUPTI_CAPTURED", "7"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const Profile& p = run.trace;
+  ASSERT_EQ(p.profiler_ranges.size(), 39u);
+  for (const Kernel& k : p.kernels) {
+    if (k.correlation_id == 8) {  // launch 7: captured, its kernel record has no counters
+      EXPECT_EQ(k.counters_index, -1);
+      continue;
+    }
+    ASSERT_GE(k.counters_index, 0) << k.correlation_id;
+    const KernelCounters& c = p.kernel_counters[static_cast<size_t>(k.counters_index)];
+    ASSERT_DOUBLE_EQ(c.fp32_flops.value_or(-1), FakeLaunchFp32Flops(k.correlation_id)) << k.correlation_id;
+  }
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_kernels"), "39");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_launches_captured"), "1");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "0");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_dropped"), "0");
+}
+
 // A set between launches that runs as a kernel (a 4 MiB cudaMemsetAsync on an H100) takes a
 // range of its own without a launch callback; with one before every 5th launch, every
 // kernel's counters were its predecessor's from the first set on. The tracer collects the
@@ -274,8 +304,10 @@ TEST(CountersInjectionTest, TheLaunchCallbacksGoOffAtTheLimit) {
   EXPECT_GT(switches["callback_on_runtime"], 0);
   EXPECT_EQ(switches["callback_off_driver"], switches["callback_on_driver"]);
   EXPECT_EQ(switches["callback_off_runtime"], switches["callback_on_runtime"]);
-  EXPECT_GT(switches["callback_on_resource"], 0);  // the context's destruction
-  EXPECT_EQ(switches["callback_off_resource"], 0);
+  // The context's destruction and graph-node creation (captured launches) on; only the
+  // latter goes off with the launch callbacks.
+  EXPECT_EQ(switches["callback_on_resource"], 2);
+  EXPECT_EQ(switches["callback_off_resource"], 1);
 }
 
 TEST(CountersInjectionTest, ALibcuptiWithoutTheRangeProfilerStillTracesEveryKernel) {

@@ -10,7 +10,10 @@
 // DRAM bytes. KRAKEN_FAKE_CUPTI_UNANNOUNCED=i: launch i fills a range without any callback
 // (as a CUDA graph's kernel would). KRAKEN_FAKE_CUPTI_NO_CONTEXT_AT_ENTER=i: launch i's
 // outermost call enters with no context (set at its exit), as a new thread's first runtime
-// call did on an H200: the runtime binds the primary context inside it. KRAKEN_FAKE_CUPTI_MEMSET_EVERY=k: before every k-th
+// call did on an H200: the runtime binds the primary context inside it.
+// KRAKEN_FAKE_CUPTI_CAPTURED=i: launch i is captured into a CUDA graph (stream capture): a
+// graph node is created inside its call (the resource callback GRAPHNODE_CREATED, when
+// enabled) and no range is filled. KRAKEN_FAKE_CUPTI_MEMSET_EVERY=k: before every k-th
 // launch (i = k, 2k, ...) a cudaMemsetAsync call around a cuMemsetD8Async call, whose set
 // fills a range while the profiler is started, as a 4 MiB set did on an H100 (its values
 // those of fake launch kFakeMemsetLaunchBase + i). A range past the image's capacity is
@@ -226,6 +229,23 @@ void AnnounceMemset(int64_t i) {
              "cudaMemsetAsync", correlation, driver_call);
 }
 
+// Launch i's work inside its driver call: a range, or, when the test captures it into a
+// graph (KRAKEN_FAKE_CUPTI_CAPTURED), a graph node created and announced instead.
+void RunOrCapture(int64_t i) {
+  const char* captured = std::getenv("KRAKEN_FAKE_CUPTI_CAPTURED");
+  if (captured == nullptr || *captured == '\0' || std::atoll(captured) != i) return RecordRange(static_cast<uint64_t>(i));
+  CUpti_CallbackFunc callback = nullptr;
+  void* userdata = nullptr;
+  KrakenFakeSubscriberFor(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, &callback, &userdata);
+  KrakenFakeLog("graph_node_created", i + 1);
+  if (callback == nullptr) return;
+  CUpti_GraphData graph{};
+  CUpti_ResourceData data{};
+  data.context = kFakeContext;
+  data.resourceDescriptor = &graph;
+  callback(userdata, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, &data);
+}
+
 }  // namespace
 
 // Called by fake_cupti.cc (no lock held) before it delivers launches [first, first + count).
@@ -253,7 +273,7 @@ void KrakenFakeAnnounceLaunches(int64_t first, int64_t count) {
     KrakenFakeLog("launch_callbacks", correlation);
     auto driver_launch = [&](uint32_t driver_correlation, bool outermost) {
       CallAround(callback, userdata, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-                 "cuLaunchKernel", driver_correlation, [i] { RecordRange(static_cast<uint64_t>(i)); },
+                 "cuLaunchKernel", driver_correlation, [i] { RunOrCapture(i); },
                  context_at_enter || !outermost);
     };
     if (runtime) {

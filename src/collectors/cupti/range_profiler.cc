@@ -57,6 +57,11 @@ bool IsCopyOrSet(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
 // the outermost call is the launch (a kernel's correlation id is that of the call that
 // launched it, the runtime's when the application used the runtime).
 thread_local int t_launch_depth = 0;
+// Set when a graph node is created inside this thread's launch call: the launch was captured
+// into a CUDA graph (stream capture, as torch.cuda.graph and torch.compile's CUDA graphs do),
+// so no kernel ran and no range will come for it; recorded, it would leave its batch with
+// more launches than ranges, and the batch untied.
+thread_local bool t_launch_captured = false;
 
 // Turns the launch callbacks (copies and sets included) on (stopping at CUPTI's first
 // refusal, returned) or off (all of them, whatever CUPTI answers; its first refusal returned).
@@ -102,6 +107,9 @@ std::unique_ptr<RangeProfiler> RangeProfiler::Create(const LoadedCupti& cupti, c
     return nullptr;  // the subscription stays, with nothing to call (process lifetime)
   }
   functions.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  // Captured launches (t_launch_captured); refused, they are recorded as before and a batch
+  // with one is written untied.
+  functions.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
   return profiler;
 }
 
@@ -136,8 +144,11 @@ void CUPTIAPI RangeProfiler::OnCallback(void* self, CUpti_CallbackDomain domain,
       if (IsCopyOrSet(domain, cbid)) {
         profiler->OnCopyOrSet(call);
       } else {
-        profiler->OnLaunch(call);
+        if (enter) t_launch_captured = false;
+        profiler->OnLaunch(call, !enter && t_launch_captured);
       }
+    } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED) {
+      if (t_launch_depth > 0) t_launch_captured = true;
     } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
       profiler->OnContextDestroy(static_cast<const CUpti_ResourceData*>(data)->context);
     }
@@ -162,7 +173,7 @@ void RangeProfiler::Fail(const std::string& error) {
   warn_(when + error + "; kernel tracing goes on");
 }
 
-void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
+void RangeProfiler::OnLaunch(const CUpti_CallbackData& data, bool captured) {
   // The call's start, before anything can return: a new thread's first runtime launch
   // enters with no context (the runtime binds it inside the call; both threads' first
   // launches on an H200, run 10b) yet runs profiled when another thread started the
@@ -196,6 +207,10 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data) {
     return;
   }
   if (!state.running) return;
+  if (captured) {
+    ++summary_.launches_captured;
+    return;
+  }
   // CUresult or cudaError_t: 0 is success in both.
   const auto* result = static_cast<const int*>(data.functionReturnValue);
   if (result != nullptr && *result != 0) return;  // nothing ran, no range
@@ -257,6 +272,7 @@ void RangeProfiler::StopLaunchCallbacksOnceStopped() {
   // context-destroy callback stays on (Finish or a destroyed context still tears down).
   launch_callbacks_on_ = false;
   SetLaunchCallbacks(f_, subscriber_, false);
+  f_.EnableCallback(0, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
 }
 
 void RangeProfiler::OnContextDestroy(CUcontext context) {

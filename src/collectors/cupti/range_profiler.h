@@ -26,6 +26,8 @@
 // The N-th range of a batch is the N-th launch recorded on that context (kernel replay runs
 // one kernel at a time, in launch order) when the batch has as many ranges as launches;
 // otherwise its ranges are written unnamed and untied, and counted as unmatched.
+// A launch captured into a CUDA graph (a graph node created inside its call: the resource
+// callback GRAPHNODE_CREATED) runs nothing and is not recorded, only counted.
 // Two things keep that rule true on a GPU, where CUPTI profiles more than the launches:
 // - Copies and sets (cudaMemcpy*, cudaMemset*, cuMemcpy*, cuMemsetD*) can run as kernels
 //   that take a range without a launch callback (on an H100, a 4 MiB cudaMemsetAsync did;
@@ -100,7 +102,8 @@ class RangeProfiler {
   RangeProfiler(const LoadedCupti& cupti, const RangeProfilerFunctions& functions, const TracerConfig& config,
                 Sink sink, Warn warn);
   static void CUPTIAPI OnCallback(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
-  void OnLaunch(const CUpti_CallbackData& data);
+  // `captured`: at the exit of a launch that created a graph node (stream capture).
+  void OnLaunch(const CUpti_CallbackData& data, bool captured);
   // A copy or set call: its entry collects the context's batch, its exit starts it again.
   void OnCopyOrSet(const CUpti_CallbackData& data);
   void OnContextDestroy(CUcontext context);
