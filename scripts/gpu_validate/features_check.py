@@ -129,6 +129,9 @@ def check_counters(trace: Dict[str, Any]) -> Dict[str, Any]:
     untied = grouped["kernels"].get(UNTIED, {}).get("ranges", 0)
     return {"check": "counters", "ok": ranges > 0 and mismatched == 0, "kernels": len(events(trace, "kernel")),
             "ranges": ranges, "ranges_untied": untied, "ranges_unlike_their_kernel": mismatched, "by_name": names,
+            # Run 10b's counter traces found CUPTI's activity buffers all in flight: records dropped.
+            "buffers_refused": trace.get("kraken_cupti_buffers_refused"),
+            "dropped_records": trace.get("kraken_cupti_dropped_records"),
             "footer": grouped["footer"]}
 
 

@@ -190,6 +190,10 @@ TEST(TracerConfigTest, CountersAreNotCombinedWithACaptureWindow) {
 
 TEST(TracerConfigTest, TheCounterBatchIsAtMostWhatOneCounterDataImageHolds) {
   EXPECT_EQ(TracerConfigFromVars({}).counters_batch, 128);
+  // Counters replay kernels: smaller activity buffers, more of them in flight (run 10b).
+  EXPECT_EQ(TracerConfigFromVars({}).buffer_bytes, int64_t{8} << 20);
+  EXPECT_EQ(TracerConfigFromVars({{"KRAKEN_CUPTI_COUNTERS", "1"}}).buffer_bytes, int64_t{1} << 20);
+  EXPECT_EQ(TracerConfigFromVars({{"KRAKEN_CUPTI_COUNTERS", "1"}}).buffer_limit_bytes, int64_t{256} << 20);
   EXPECT_EQ(TracerConfigFromVars({{"KRAKEN_CUPTI_COUNTERS_BATCH", "16"}}).counters_batch, 16);
   TracerConfig big = TracerConfigFromVars({{"KRAKEN_CUPTI_COUNTERS_BATCH", "129"}});
   EXPECT_EQ(big.counters_batch, 128);

@@ -148,6 +148,11 @@ TracerConfig ReadTracerConfig(const std::function<const char*(const char*)>& get
         "KRAKEN_CUPTI_COUNTERS=1 is not combined with a capture window (KRAKEN_CUPTI_DELAY_MS, "
         "KRAKEN_CUPTI_DURATION_MS, KRAKEN_CUPTI_START_ON_NVTX); per-kernel counters stay off");
   }
+  // Under kernel replay CUPTI kept asking for buffers faster than the writer's flushes gave
+  // them back: on an H200 (run 10b, ~4 kernels/s of 10 passes each) 288 requests in 55 s
+  // found all 32 buffers of 8 MiB in flight and their records were dropped. Its records are
+  // few then (the kernels are serialized), so smaller buffers let 8x more be in flight.
+  if (config.counters) config.buffer_bytes = int64_t{1} << 20;
   return config;
 }
 
