@@ -16,7 +16,8 @@
 #    the graph, then on two threads launching at once on two streams, kernels whose FLOPs
 #    differ 4x: how many kernels got a counter range, and how many ranges measured FLOPs
 #    unlike their kernel's (a range paired with the wrong kernel). docs/kernel-counters.md
-#    expects untied batches on the graph and allows swapped pairs with threads: measured here.
+#    expects, on the graph, its captured launches and replays counted in the footer and no
+#    untied range, and allows swapped pairs with threads: measured here.
 #    Each profiled kernel costs ~235 ms under kernel replay (H200, run 10b: 10 passes, sys
 #    time dominating), so these runs are small: no warm-up, a graph of 8 nodes replayed
 #    twice, 3 steps of 4 kernels a thread (~20-30 kernels, ~6 s of replays each). Run 10

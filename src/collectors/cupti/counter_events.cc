@@ -36,7 +36,9 @@ JsonMembers CounterFooterMembers(const CounterSummary& summary) {
                          {"kraken_cupti_counter_ranges_dropped", JsonInt(summary.ranges_dropped)},
                          {"kraken_cupti_counter_ranges_unmatched", JsonInt(summary.ranges_unmatched)},
                          {"kraken_cupti_counter_batches", JsonInt(summary.batches)},
-                         {"kraken_cupti_counter_launches_captured", JsonInt(summary.launches_captured)}};
+                         {"kraken_cupti_counter_launches_captured", JsonInt(summary.launches_captured)},
+                         {"kraken_cupti_counter_graph_launches_unprofiled",
+                          JsonInt(summary.graph_launches_unprofiled)}};
   if (!summary.error.empty()) members.emplace_back("kraken_cupti_counters_error", JsonString(summary.error));
   return members;
 }

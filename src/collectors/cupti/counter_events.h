@@ -45,6 +45,7 @@ struct CounterSummary {
   int64_t ranges_unmatched = 0;  // in batches whose ranges and launches differ in number
   int64_t batches = 0;           // counter data images decoded
   int64_t launches_captured = 0;  // launches recorded into a CUDA graph (stream capture): no kernel ran
+  int64_t graph_launches_unprofiled = 0;  // graph launches whose kernels ran with the profiler stopped
   bool limit_reached = false;
   std::string error;
 };

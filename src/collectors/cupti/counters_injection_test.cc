@@ -251,6 +251,27 @@ TEST(CountersInjectionTest, ALaunchCapturedIntoAGraphTakesNoRangeAndUntiesNothin
   EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_dropped"), "0");
 }
 
+// A graph launch: CUPTI profiles the graph's kernels, which no launch callback announces, so
+// a batch with them was written untied. The profiler is stopped for the call, as for a set: the graph's kernels run unprofiled, counted, and every eager kernel
+// around it keeps its own launch's counters.
+TEST(CountersInjectionTest, AGraphLaunchRunsUnprofiledAndUntiesNothing) {
+  std::string dir = testing::MakeTempDir("counters_graph_launch");
+  CountersRun run = RunCountersApp({{"KRAKEN_CUPTI_LIBRARY", KRAKEN_CUPTI_FAKE_LIBRARY},
+                                    {"KRAKEN_FAKE_CUPTI_LAUNCHES", "40"},
+                                    {"KRAKEN_FAKE_CUPTI_GRAPH_LAUNCH", "10"},
+                                    {"KRAKEN_CUPTI_COUNTERS", "1"},
+                                    {"KRAKEN_CUPTI_QUIET", "1"}},
+                                   dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const Profile& p = run.trace;
+  ASSERT_EQ(p.kernels.size(), 40u);
+  EXPECT_EQ(p.profiler_ranges.size(), 40u);  // none of the graph's 3
+  ExpectEveryKernelHasItsLaunchsCounters(p);
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_graph_launches_unprofiled"), "1");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_ranges_unmatched"), "0");
+  EXPECT_EQ(CountersAttribute(p, "kraken_cupti_counter_batches"), "2");  // collected at the graph launch, then at exit
+}
+
 // A set between launches that runs as a kernel (a 4 MiB cudaMemsetAsync on an H100) takes a
 // range of its own without a launch callback; with one before every 5th launch, every
 // kernel's counters were its predecessor's from the first set on. The tracer collects the

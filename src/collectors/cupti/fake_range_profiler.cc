@@ -11,7 +11,9 @@
 // (as a CUDA graph's kernel would). KRAKEN_FAKE_CUPTI_NO_CONTEXT_AT_ENTER=i: launch i's
 // outermost call enters with no context (set at its exit), as a new thread's first runtime
 // call did on an H200: the runtime binds the primary context inside it.
-// KRAKEN_FAKE_CUPTI_CAPTURED=i: launch i is captured into a CUDA graph (stream capture): a
+// KRAKEN_FAKE_CUPTI_GRAPH_LAUNCH=i: before launch i, a cudaGraphLaunch around a cuGraphLaunch
+// whose graph fills 3 ranges while the profiler is started (its kernels announced by no
+// launch callback, as on a GPU). KRAKEN_FAKE_CUPTI_CAPTURED=i: launch i is captured into a CUDA graph (stream capture): a
 // graph node is created inside its call (the resource callback GRAPHNODE_CREATED, when
 // enabled) and no range is filled. KRAKEN_FAKE_CUPTI_MEMSET_EVERY=k: before every k-th
 // launch (i = k, 2k, ...) a cudaMemsetAsync call around a cuMemsetD8Async call, whose set
@@ -77,6 +79,7 @@ constexpr double kFakeDramWrite = 270336;     // 4 bytes per thread
 constexpr double kFakeKernelNs = 1000;        // as long as its kernel record (fake_cupti.cc)
 constexpr uint32_t kDriverCorrelationBase = 1'000'000;  // the nested driver calls' ids
 constexpr int64_t kFakeMemsetLaunchBase = 500'000;      // KRAKEN_FAKE_CUPTI_MEMSET_EVERY's sets
+constexpr int64_t kFakeGraphLaunchBase = 600'000;       // KRAKEN_FAKE_CUPTI_GRAPH_LAUNCH's graph
 // The counter availability image: its size and bytes (fake_profiler_host.cc checks them).
 constexpr size_t kFakeAvailabilitySize = 16;
 constexpr uint8_t kFakeAvailabilityByte = 0xa5;
@@ -209,31 +212,45 @@ void CallAround(CUpti_CallbackFunc callback, void* userdata, CUpti_CallbackDomai
 
 namespace {
 
-// KRAKEN_FAKE_CUPTI_MEMSET_EVERY's set before launch i: the runtime call around the
-// driver's, each announced when its callback is enabled; the set takes a range regardless.
-void AnnounceMemset(int64_t i) {
+// Work before a launch that takes ranges without a launch callback: a runtime call around
+// the driver's, each announced when its callback is enabled, its `ranges` filled regardless
+// (with the values of fake launches range_base, range_base + 1, ...).
+struct UnlaunchedWork {
+  CUpti_CallbackId driver_cbid;
+  const char* driver_name;
+  CUpti_CallbackId runtime_cbid;
+  const char* runtime_name;
+  int64_t ranges;
+};
+constexpr UnlaunchedWork kFakeMemset = {CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, "cuMemsetD8Async",
+                                        CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, "cudaMemsetAsync", 1};
+constexpr UnlaunchedWork kFakeGraphLaunch = {CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch",
+                                             CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, "cudaGraphLaunch", 3};
+
+void AnnounceUnlaunchedWork(const UnlaunchedWork& work, uint32_t correlation, int64_t range_base) {
   CUpti_CallbackFunc driver = nullptr, runtime = nullptr;
   void *driver_data = nullptr, *runtime_data = nullptr;
-  KrakenFakeSubscriberFor(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, &driver, &driver_data);
-  KrakenFakeSubscriberFor(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, &runtime,
-                          &runtime_data);
-  const auto correlation = static_cast<uint32_t>(kFakeMemsetLaunchBase + i);
-  auto set = [i] { RecordRange(static_cast<uint64_t>(kFakeMemsetLaunchBase + i)); };
+  KrakenFakeSubscriberFor(CUPTI_CB_DOMAIN_DRIVER_API, work.driver_cbid, &driver, &driver_data);
+  KrakenFakeSubscriberFor(CUPTI_CB_DOMAIN_RUNTIME_API, work.runtime_cbid, &runtime, &runtime_data);
+  auto run = [&work, range_base] {
+    for (int64_t r = 0; r < work.ranges; ++r) RecordRange(static_cast<uint64_t>(range_base + r));
+  };
   auto driver_call = [&] {
-    if (driver == nullptr) return set();
-    CallAround(driver, driver_data, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
-               "cuMemsetD8Async", kDriverCorrelationBase + correlation, set);
+    if (driver == nullptr) return run();
+    CallAround(driver, driver_data, CUPTI_CB_DOMAIN_DRIVER_API, work.driver_cbid, work.driver_name,
+               kDriverCorrelationBase + correlation, run);
   };
   if (runtime == nullptr) return driver_call();
-  CallAround(runtime, runtime_data, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
-             "cudaMemsetAsync", correlation, driver_call);
+  CallAround(runtime, runtime_data, CUPTI_CB_DOMAIN_RUNTIME_API, work.runtime_cbid, work.runtime_name, correlation,
+             driver_call);
 }
 
 // Launch i's work inside its driver call: a range, or, when the test captures it into a
 // graph (KRAKEN_FAKE_CUPTI_CAPTURED), a graph node created and announced instead.
 void RunOrCapture(int64_t i) {
   const char* captured = std::getenv("KRAKEN_FAKE_CUPTI_CAPTURED");
-  if (captured == nullptr || *captured == '\0' || std::atoll(captured) != i) return RecordRange(static_cast<uint64_t>(i));
+  if (captured == nullptr || *captured == '\0' || std::atoll(captured) != i)
+    return RecordRange(static_cast<uint64_t>(i));
   CUpti_CallbackFunc callback = nullptr;
   void* userdata = nullptr;
   KrakenFakeSubscriberFor(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, &callback, &userdata);
@@ -253,7 +270,12 @@ void KrakenFakeAnnounceLaunches(int64_t first, int64_t count) {
   const char* memset_every_text = std::getenv("KRAKEN_FAKE_CUPTI_MEMSET_EVERY");
   const int64_t memset_every = memset_every_text != nullptr ? std::atoll(memset_every_text) : 0;
   for (int64_t i = first; i < first + count; ++i) {
-    if (memset_every > 0 && i > 0 && i % memset_every == 0) AnnounceMemset(i);
+    if (memset_every > 0 && i > 0 && i % memset_every == 0)
+      AnnounceUnlaunchedWork(kFakeMemset, static_cast<uint32_t>(kFakeMemsetLaunchBase + i),
+                             kFakeMemsetLaunchBase + i);
+    if (const char* graph = std::getenv("KRAKEN_FAKE_CUPTI_GRAPH_LAUNCH");
+        graph != nullptr && *graph != '\0' && std::atoll(graph) == i)
+      AnnounceUnlaunchedWork(kFakeGraphLaunch, static_cast<uint32_t>(kFakeGraphLaunchBase), kFakeGraphLaunchBase);
     CUpti_CallbackFunc callback = nullptr, runtime_callback = nullptr;
     void* userdata = nullptr;
     KrakenFakeSubscriberFor(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &callback, &userdata);

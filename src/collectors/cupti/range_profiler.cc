@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <span>
+#include <string_view>
 #include <utility>
 
 #include "collectors/cupti/api_names.h"
@@ -22,34 +23,36 @@ constexpr CUpti_CallbackId kRuntimeLaunches[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000};
 
-// The copy and set calls of a domain (range_profiler.h: their work may run as kernels that
-// take ranges), by callback id.
-struct CopyAndSetCalls {
+// The calls of a domain whose work may take ranges without a kernel launch callback
+// (range_profiler.h): copies and sets, which may run as kernels, and graph launches, whose
+// kernels CUPTI profiles one by one; by callback id.
+struct UnlaunchedWorkCalls {
   std::vector<CUpti_CallbackId> cbids;
   std::vector<bool> by_cbid;
 };
 
-const CopyAndSetCalls& CopiesAndSets(ApiDomain domain) {
+const UnlaunchedWorkCalls& CallsWithUnlaunchedWork(ApiDomain domain) {
   static const auto make = [](ApiDomain d) {
-    CopyAndSetCalls calls;
+    UnlaunchedWorkCalls calls;
     for (const ApiName& api : ApiNameTable(d)) {
       const std::string_view name = api.name;
-      const bool copy_or_set = name.starts_with("cudaMemcpy") || name.starts_with("cudaMemset") ||
-                               name.starts_with("cuMemcpy") || name.starts_with("cuMemset");
-      if (!copy_or_set) continue;
+      const bool unlaunched_work = name.starts_with("cudaMemcpy") || name.starts_with("cudaMemset") ||
+                                   name.starts_with("cuMemcpy") || name.starts_with("cuMemset") ||
+                                   name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch");
+      if (!unlaunched_work) continue;
       calls.cbids.push_back(api.cbid);
       if (calls.by_cbid.size() <= api.cbid) calls.by_cbid.resize(api.cbid + 1, false);
       calls.by_cbid[api.cbid] = true;
     }
     return calls;
   };
-  static const CopyAndSetCalls runtime = make(ApiDomain::kRuntime), driver = make(ApiDomain::kDriver);
+  static const UnlaunchedWorkCalls runtime = make(ApiDomain::kRuntime), driver = make(ApiDomain::kDriver);
   return domain == ApiDomain::kRuntime ? runtime : driver;
 }
 
-bool IsCopyOrSet(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  const CopyAndSetCalls& calls =
-      CopiesAndSets(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? ApiDomain::kRuntime : ApiDomain::kDriver);
+bool RunsUnlaunchedWork(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  const UnlaunchedWorkCalls& calls =
+      CallsWithUnlaunchedWork(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? ApiDomain::kRuntime : ApiDomain::kDriver);
   return cbid < calls.by_cbid.size() && calls.by_cbid[cbid];
 }
 
@@ -63,15 +66,15 @@ thread_local int t_launch_depth = 0;
 // more launches than ranges, and the batch untied.
 thread_local bool t_launch_captured = false;
 
-// Turns the launch callbacks (copies and sets included) on (stopping at CUPTI's first
+// Turns the launch callbacks (copies, sets and graph launches included) on (stopping at CUPTI's first
 // refusal, returned) or off (all of them, whatever CUPTI answers; its first refusal returned).
 CUptiResult SetLaunchCallbacks(const RangeProfilerFunctions& f, CUpti_SubscriberHandle subscriber, bool on) {
   CUptiResult first_refusal = CUPTI_SUCCESS;
   using Cbids = std::span<const CUpti_CallbackId>;
   for (auto [domain, cbids] : {std::pair{CUPTI_CB_DOMAIN_DRIVER_API, Cbids(kDriverLaunches)},
                                std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, Cbids(kRuntimeLaunches)},
-                               std::pair{CUPTI_CB_DOMAIN_DRIVER_API, Cbids(CopiesAndSets(ApiDomain::kDriver).cbids)},
-                               std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, Cbids(CopiesAndSets(ApiDomain::kRuntime).cbids)}})
+                               std::pair{CUPTI_CB_DOMAIN_DRIVER_API, Cbids(CallsWithUnlaunchedWork(ApiDomain::kDriver).cbids)},
+                               std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, Cbids(CallsWithUnlaunchedWork(ApiDomain::kRuntime).cbids)}})
     for (CUpti_CallbackId cbid : cbids) {
       const CUptiResult r = f.EnableCallback(on ? 1 : 0, subscriber, domain, cbid);
       if (r == CUPTI_SUCCESS) continue;
@@ -141,8 +144,8 @@ void CUPTIAPI RangeProfiler::OnCallback(void* self, CUpti_CallbackDomain domain,
       const bool enter = call.callbackSite == CUPTI_API_ENTER;
       const bool outermost = enter ? ++t_launch_depth == 1 : t_launch_depth-- == 1;
       if (!outermost) return;
-      if (IsCopyOrSet(domain, cbid)) {
-        profiler->OnCopyOrSet(call);
+      if (RunsUnlaunchedWork(domain, cbid)) {
+        profiler->OnUnlaunchedWork(call);
       } else {
         if (enter) t_launch_captured = false;
         profiler->OnLaunch(call, !enter && t_launch_captured);
@@ -190,8 +193,9 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data, bool captured) {
       Collect(&state, false);
       StopLaunchCallbacksOnceStopped();
     }
-    // During another thread's copy or set the profiler is stopped: this kernel goes unprofiled.
-    if (CountersStoppedForGood() || state.failed || state.copies_and_sets > 0) return;
+    // During another thread's copy, set or graph launch the profiler is stopped: this kernel
+    // goes unprofiled.
+    if (CountersStoppedForGood() || state.failed || state.unlaunched_work_calls > 0) return;
     state.context = data.context;
     if (!state.running && !SetUp(&state)) {
       state.failed = true;
@@ -230,14 +234,16 @@ void RangeProfiler::OnLaunch(const CUpti_CallbackData& data, bool captured) {
   }
 }
 
-void RangeProfiler::OnCopyOrSet(const CUpti_CallbackData& data) {
+void RangeProfiler::OnUnlaunchedWork(const CUpti_CallbackData& data) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = contexts_.find(data.context);
   if (it == contexts_.end()) return;
   ContextState& state = it->second;
   if (data.callbackSite == CUPTI_API_ENTER) {
-    if (!state.running && state.copies_and_sets == 0) return;  // not profiled now
-    if (state.copies_and_sets++ > 0) return;                    // already stopped by another thread's
+    if (!state.running && state.unlaunched_work_calls == 0) return;  // not profiled now
+    const std::string_view function = data.functionName != nullptr ? data.functionName : "";
+    if (function.find("GraphLaunch") != std::string_view::npos) ++summary_.graph_launches_unprofiled;
+    if (state.unlaunched_work_calls++ > 0) return;  // already stopped by another thread's
     CollectBatch(&state);
     if (summary_.error.empty()) return;
     state.failed = true;  // a refused step stops counters for good
@@ -245,7 +251,7 @@ void RangeProfiler::OnCopyOrSet(const CUpti_CallbackData& data) {
     StopLaunchCallbacksOnceStopped();
     return;
   }
-  if (state.copies_and_sets == 0 || --state.copies_and_sets > 0) return;
+  if (state.unlaunched_work_calls == 0 || --state.unlaunched_work_calls > 0) return;
   if (!CountersStoppedForGood() && ConfigureAndStart(&state)) return;
   TearDown(&state);  // the limit or Finish came meanwhile, or CUPTI refused the restart
   StopLaunchCallbacksOnceStopped();
@@ -265,7 +271,7 @@ void RangeProfiler::StopLaunchCallbacksOnceStopped() {
   // Another context still profiled is collected at its next launch (OnLaunch's enter), or
   // at its destruction or Finish, each of which comes back here.
   for (const auto& [context, state] : contexts_)
-    if (state.running || state.copies_and_sets > 0) return;  // a copy's exit starts it again or tears it down
+    if (state.running || state.unlaunched_work_calls > 0) return;  // a copy's exit starts it again or tears it down
   // Under mutex_, as CUPTI asks: a subscriber serializes its cuptiEnableCallback calls.
   // Off for good: a thread inside a launch now gets no exit callback, so its
   // t_launch_depth stays behind, which matters only if they came back on. The
@@ -347,7 +353,7 @@ void RangeProfiler::CollectBatch(ContextState* state) {
   info.pCounterDataImage = state->counter_data.data();
   info.counterDataImageSize = state->counter_data.size();
   const bool stopped = Check(f_.Stop(&stop), "cuptiRangeProfilerStop") && AllPassesSubmitted(stop);
-  // Nothing to decode (a copy or set right after the batch started): a range there would be
+  // Nothing to decode (a copy, set or graph launch right after the batch started): a range there would be
   // no launch's.
   if (stopped && !state->launches.empty() && Check(f_.DecodeData(&decode), "cuptiRangeProfilerDecodeData") &&
       Check(f_.GetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo")) {

@@ -33,8 +33,12 @@
 //   that take a range without a launch callback (on an H100, a 4 MiB cudaMemsetAsync did;
 //   a 4-byte cudaMemset did not). Such a call, while its context is profiled, collects the
 //   batch at its entry and starts the profiler again at its exit: its work runs unprofiled.
+// - Graph launches (cudaGraphLaunch, cuGraphLaunch): CUPTI profiles the graph's kernels,
+//   which no launch callback announces, so every batch with a replay would be untied. They
+//   are treated as copies and sets: the graph's kernels run unprofiled and the eager
+//   kernels around them keep their pairs.
 // - The counter data image holds twice the batch, so that a range nobody announced (a
-//   CUDA graph's kernel) makes the batch unmatched. A full image loses the ranges past its
+//   kernel of some other unannounced work) makes the batch unmatched. A full image loses the ranges past its
 //   end without saying so (CUPTI 13.0 on the H100: DecodeData reported none dropped), which
 //   would shift every later kernel of the batch onto its neighbour's counters.
 #pragma once
@@ -94,7 +98,7 @@ class RangeProfiler {
     std::vector<uint8_t> counter_data;
     std::string chip;
     std::vector<Launch> launches;  // in range order
-    int copies_and_sets = 0;       // such calls in progress: the profiler stopped until they end
+    int unlaunched_work_calls = 0;  // copies, sets, graph launches in progress: the profiler stopped until they end
     bool running = false;
     bool failed = false;
   };
@@ -104,8 +108,8 @@ class RangeProfiler {
   static void CUPTIAPI OnCallback(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
   // `captured`: at the exit of a launch that created a graph node (stream capture).
   void OnLaunch(const CUpti_CallbackData& data, bool captured);
-  // A copy or set call: its entry collects the context's batch, its exit starts it again.
-  void OnCopyOrSet(const CUpti_CallbackData& data);
+  // A copy, set or graph launch: its entry collects the context's batch, its exit starts it again.
+  void OnUnlaunchedWork(const CUpti_CallbackData& data);
   void OnContextDestroy(CUcontext context);
   // False (and error_ set) when CUPTI refused a step.
   bool Check(CUptiResult result, const char* what);

@@ -142,7 +142,7 @@ void RangeProfiler::TearDown(ContextState* state) {
     state->host = nullptr;
   }
   state->running = false;
-  state->copies_and_sets = 0;
+  state->unlaunched_work_calls = 0;
 }
 
 bool RangeProfiler::ConfigureAndStart(ContextState* state) {
