@@ -10,8 +10,8 @@ line; it exits 0 when the trace shows what it should, 1 when not, 2 on a bad inp
 nvtx-window: a window started by KRAKEN_CUPTI_START_ON_NVTX holds the NVTX range it started
 on and every later one (`--steps` of them), no kernel before the range's push, and the
 same kernels in every step. graph: every replayed node of a CUDA graph is a kernel record:
-each graph node id as many times as RUN.json's warm-up and measured steps (one replay each). counters: per kernel name, how many
-counter ranges, their FLOPs (DRAM bytes without FLOP counters), and how many ranges measured
+each graph node id as many times as RUN.json's warm-up and measured steps (one replay
+each). counters: per kernel name, how many counter ranges, their FLOPs (DRAM bytes without FLOP counters), and how many ranges measured
 a count unlike their name's median (a pairing of ranges with kernels that went wrong), plus
 the counter footer (untied batches). FLOPs, not bytes: they do not depend on what the L2
 cache held, and phase 9's two threads give one kernel 4x the elements of the other.
@@ -22,7 +22,7 @@ import argparse
 import json
 import statistics
 import sys
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from counters_check import ranges_of
 from trace_summary import load_trace
@@ -69,14 +69,17 @@ def check_nvtx_window(trace: Dict[str, Any], first: str, steps: int) -> Dict[str
             "other_ranges_top": dict(sorted(others.items(), key=lambda kv: -kv[1])[:10])}
 
 
-def replays_by_node(trace: Dict[str, Any]) -> Dict[int, int]:
-    """{graph node id: kernel records} over the trace's graph kernels ("graph node id")."""
+def graph_kernels(trace: Dict[str, Any]) -> Tuple[Dict[int, int], Dict[str, int]]:
+    """The trace's graph kernels (those with a "graph node id"), counted by node id and by name."""
     nodes: Dict[int, int] = {}
+    names: Dict[str, int] = {}
     for e in events(trace, "kernel"):
         node = (e.get("args") or {}).get("graph node id")
         if isinstance(node, (int, float)):
             nodes[int(node)] = nodes.get(int(node), 0) + 1
-    return nodes
+            name = str(e.get("name", ""))
+            names[name] = names.get(name, 0) + 1
+    return nodes, names
 
 
 def launch_clock_offset_us(trace: Dict[str, Any], run: Dict[str, Any]) -> Optional[float]:
@@ -95,15 +98,11 @@ def launch_clock_offset_us(trace: Dict[str, Any], run: Dict[str, Any]) -> Option
 def check_graph(trace: Dict[str, Any], run: Dict[str, Any]) -> Dict[str, Any]:
     """Every node of every replay: each graph node's kernel records against the replays the
     run made (its warm-up and measured steps, one replay each), without any clock."""
-    nodes = int((run.get("facts") or {}).get("graph_nodes") or (run.get("facts") or {}).get("kernels_per_step")
-                or 0)
+    facts = run.get("facts") or {}
+    nodes = int(facts.get("graph_nodes") or facts.get("kernels_per_step") or 0)
     replays = int(run.get("steps") or 0) + int(run.get("warmup_steps") or 0)
-    by_node = replays_by_node(trace)
+    by_node, names = graph_kernels(trace)
     counts = sorted(set(by_node.values()))
-    names: Dict[str, int] = {}
-    for e in events(trace, "kernel"):
-        if "graph node id" in (e.get("args") or {}):
-            names[str(e.get("name", ""))] = names.get(str(e.get("name", "")), 0) + 1
     ok = replays > 0 and len(by_node) == nodes and counts == [replays]
     return {"check": "graph", "ok": ok, "kernels": sum(by_node.values()), "wanted": nodes * replays,
             "replays": replays, "graph_nodes": nodes, "nodes_seen": len(by_node),
