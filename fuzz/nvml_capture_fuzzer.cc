@@ -6,16 +6,13 @@
 #include <string_view>
 
 #include "collectors/nvml/capture_format.h"
+#include "capture_round_trip.h"
+#include "fuzz_checks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
   auto capture = kraken::nvml::ParseCapture(input);
-  if (!capture.ok()) {
-    if (capture.status().message().empty()) __builtin_trap();  // errors must explain themselves
-    return 0;
-  }
-  std::string text = kraken::nvml::WriteCapture(*capture);
-  auto again = kraken::nvml::ParseCapture(text);
-  if (!again.ok() || kraken::nvml::WriteCapture(*again) != text) __builtin_trap();
+  kraken::fuzzing::CheckExplained(capture);
+  if (capture.ok()) kraken::fuzzing::CheckCaptureRoundTrip(*capture);
   return 0;
 }

@@ -26,6 +26,12 @@ inline constexpr size_t kMaxListEntries = 4096;  // processes, samples, fields p
 Result<Capture> ParseCapture(std::string_view text);
 std::string WriteCapture(const Capture& capture);
 
+// Whether a `key = value` line carries `text` unchanged: not empty, one line, not starting
+// with '!' (read as a return code) and nothing the parser trims from a value. Writers leave
+// out text that it is not, rather than write a capture that reads back different or not at
+// all (a driver string is not promised to be any of these).
+bool CarriesText(std::string_view text);
+
 // "0-19,40-59" <-> {0..19, 40..59}.
 std::string FormatCpuList(const std::vector<uint32_t>& cpus);
 bool ParseCpuList(std::string_view text, std::vector<uint32_t>& cpus);

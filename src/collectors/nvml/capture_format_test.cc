@@ -178,6 +178,33 @@ TEST(CaptureFormatTest, TruncatedAndCorruptedInputsNeverCrash) {
   EXPECT_GT(accepted, 0);
 }
 
+// Driver text the format cannot carry (a return code's '!', a line break, space around it,
+// nothing at all) is left out, so a recorded capture always reads back; the rest is kept.
+TEST(CaptureFormatTest, TextTheFormatCannotCarryIsLeftOut) {
+  for (std::string_view odd : {"", "!NO_PERMISSION", "two\nlines", " padded", "padded\t", "cr\r"})
+    EXPECT_FALSE(CarriesText(odd)) << odd;
+  for (std::string_view fine : {"NVIDIA H100 80GB HBM3", "a!b", "x = y", "#1"}) EXPECT_TRUE(CarriesText(fine)) << fine;
+
+  Result<Capture> c = ParseCapture(kraken::testing::ReadFileOrDie(FixturePath("h100.nvml")));
+  ASSERT_TRUE(c.ok());
+  c->devices[0].name.Set("!NO_PERMISSION");
+  c->devices[0].uuid.Set("GPU-1\n[device 1]");
+  c->system.driver_version.Set(" 590.48.01");
+  c->system.nvml_version.Set("13.590.48.01");
+  c->info["host"] = "node\nstart_unix_us = 0";
+  const std::string text = WriteCapture(*c);
+  Result<Capture> again = ParseCapture(text);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->devices[0].name.rc, NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(again->devices[0].uuid.rc, NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(again->system.driver_version.rc, NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(again->system.nvml_version.value, "13.590.48.01");
+  EXPECT_EQ(again->info.count("host"), 0u);
+  EXPECT_EQ(again->start_unix_us, c->start_unix_us);
+  EXPECT_EQ(again->devices.size(), 1u);
+  EXPECT_EQ(WriteCapture(*again), text);
+}
+
 // A frame recorded on the slow cadence says that it did not read process utilization; it
 // reads back so, and such a frame with samples or a code is refused with its line.
 TEST(CaptureFormatTest, FramesThatDidNotReadProcessUtilization) {

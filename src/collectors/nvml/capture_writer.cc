@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "collectors/nvml/capture_format.h"
+#include "collectors/nvml/capture_parse_values.h"
 #include "collectors/nvml/nvml_return_codes.h"
 
 namespace kraken::nvml {
@@ -54,7 +55,9 @@ class Writer {
   void Answer(std::string_view key, const nvml::Answer<T>& answer) {
     Answer(key, answer, [](const T& v) { return Number(v); });
   }
+  // Text the format cannot carry is left out: it replays as NOT_SUPPORTED (absent).
   void Text(std::string_view key, const nvml::Answer<std::string>& answer) {
+    if (answer.ok() && !CarriesText(answer.value)) return;
     Answer(key, answer, [](const std::string& v) { return v; });
   }
   std::string Take() { return std::move(out_); }
@@ -192,13 +195,20 @@ void WriteDevice(Writer& w, size_t index, const DeviceFacts& d) {
 
 }  // namespace
 
+bool CarriesText(std::string_view text) {
+  return !text.empty() && text.front() != '!' && text.find('\n') == std::string_view::npos &&
+         capture_text::TrimSpaces(text) == text;
+}
+
 std::string WriteCapture(const Capture& capture) {
   Writer w;
   for (const std::string& note : capture.notes) w.Line(note.empty() ? "#" : "# " + note);
   w.Line(std::string(kCaptureMagic) + " " + std::to_string(kCaptureFormatVersion));
   w.Line("");
   w.Line("[capture]");
-  for (const auto& [key, value] : capture.info) w.Key(key, value);
+  for (const auto& [key, value] : capture.info) {
+    if (CarriesText(value)) w.Key(key, value);  // provenance: a fact that cannot be carried is left out
+  }
   w.Key("start_unix_us", Number(capture.start_unix_us));
   w.Key("interval_us", Number(capture.interval_us));
   for (const std::string& function : capture.version_mismatch) w.Key("version_mismatch", function);

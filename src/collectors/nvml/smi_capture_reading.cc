@@ -3,7 +3,6 @@
 
 #include "base/text.h"
 #include "collectors/nvml/capture_format.h"
-#include "collectors/nvml/capture_parse_values.h"
 #include "importers/nvidia_smi/capture_sections.h"
 #include "importers/nvidia_smi/smi_values.h"
 
@@ -43,9 +42,7 @@ std::optional<double> Number(std::string_view text) {
 }
 
 std::optional<std::string> LineText(std::string_view text) {
-  // What the capture parser trims from a value is what a value may not start or end with.
-  if (text.empty() || text.find('\n') != std::string_view::npos || capture_text::TrimSpaces(text) != text)
-    return std::nullopt;
+  if (!CarriesText(text)) return std::nullopt;
   return std::string(text);
 }
 

@@ -98,9 +98,8 @@ std::optional<T> Unsigned(std::optional<double> v) {
   return static_cast<T>(rounded);
 }
 
-// Text a capture line carries unchanged (capture_format.h): not empty, one line, nothing
-// the parser trims from a value (capture_text::TrimSpaces); nullopt otherwise, so the fact
-// is left out rather than written unreadable.
+// `text` when a capture line carries it unchanged (CarriesText, capture_format.h); nullopt
+// otherwise, so the fact is left out rather than written unreadable.
 std::optional<std::string> LineText(std::string_view text);
 
 // A 32-bit hexadecimal value ("0x0000" in -q's PCI group); nullopt when it is not one.
