@@ -63,8 +63,17 @@ Status Agent::BeginProfile() {
   metadata.accelerator_vendor = Vendor::kNvidia;
   KRAKEN_ASSIGN_OR_RETURN(live_id_, store_->BeginProfile(metadata, sampler_.devices()));
   live_started_ns_ = NowNs();
+  live_batches_ = 0;
   Log(LogLevel::kDebug, "store: began live profile %lld", static_cast<long long>(live_id_));
   return Status::Ok();
+}
+
+Status Agent::AbortProfile() {
+  if (live_id_ == 0) return Status::Ok();
+  int64_t id = live_id_;
+  live_id_ = 0;
+  Log(LogLevel::kDebug, "store: dropped live profile %lld (no pass since it began)", static_cast<long long>(id));
+  return store_->Abort(id);
 }
 
 Status Agent::CommitProfile() {
@@ -144,6 +153,7 @@ void Agent::SampleOnce() {
   bool store_failed = false;
   if (store_ != nullptr && live_id_ != 0) {
     Status status = store_->AppendBatch(live_id_, *recorded);
+    if (status.ok()) ++live_batches_;
     if (!status.ok()) {
       store_failed = true;
       Log(LogLevel::kWarn, "store: %s", status.message().c_str());
@@ -235,7 +245,9 @@ Status Agent::Stop() {
   if (thread_.joinable()) thread_.join();
   pod_labels_.Stop();
   if (store_ != nullptr) {
-    Status status = CommitProfile();
+    // A profile begun after the last pass (at a commit, or a stop before the first pass)
+    // holds nothing: it is dropped, so that `kraken list` never shows an empty profile.
+    Status status = live_batches_ > 0 ? CommitProfile() : AbortProfile();
     if (!status.ok() && store_status_.ok()) store_status_ = status;
   }
   return store_status_;

@@ -80,6 +80,7 @@ class Agent {
   void AnalyzeWindow();  // sampler thread
   Status BeginProfile();
   Status CommitProfile();
+  Status AbortProfile();  // drops the live profile (nothing appended)
 
   AgentOptions options_;
   nvml::NvmlSampler& sampler_;
@@ -122,6 +123,7 @@ class Agent {
 
   int64_t live_id_ = 0;  // the live profile; 0 = none
   int64_t live_started_ns_ = 0;
+  int64_t live_batches_ = 0;  // passes appended to the live profile
   Status store_status_;
   std::atomic<int64_t> committed_profiles_{0};
 };

@@ -270,11 +270,33 @@ TEST(AgentTest, CommitIntervalRotatesProfilesAndRetentionDeletesOldOnes) {
     ASSERT_TRUE(listed.ok());
     if (retention_ns == 0) {
       EXPECT_EQ(static_cast<int64_t>(listed->size()), agent.committed_profiles());
-      EXPECT_GE(listed->size(), 3u);  // two rotations and the final commit
+      EXPECT_GE(listed->size(), 2u);  // two rotations, and the final commit when it had a pass
+      for (const StoredProfileInfo& info : *listed) EXPECT_GT(info.samples, 0) << "profile " << info.id;
     } else {
       EXPECT_EQ(listed->size(), 0u);  // 1 ns: everything committed is already too old
     }
   }
+}
+
+// A stop right after a rotation, before the next pass, leaves the profile just begun
+// empty: it is dropped, not committed, so every listed profile has samples.
+TEST(AgentTest, AProfileWithNoPassIsDroppedAtStop) {
+  nvml::NvmlSession session = OpenReplay("h100.nvml");
+  ASSERT_NE(session.sampler, nullptr);
+  auto store = ProfileStore::Open(testing::MakeTempDir("agent_empty_profile") + "/kraken.db");
+  ASSERT_TRUE(store.ok());
+  AgentOptions options;
+  options.interval_ns = 3600'000'000'000;  // one pass at start, then none during the test
+  options.commit_interval_ns = 1;          // that pass rotates the profile at once
+  Agent agent(options, *session.sampler, store->get());
+  ASSERT_TRUE(agent.Start().ok());
+  while (agent.committed_profiles() < 1) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(agent.Stop().ok());
+  EXPECT_EQ(agent.committed_profiles(), 1);
+  auto listed = (*store)->ListProfiles();
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_GT(listed->front().samples, 0);
 }
 
 // The kraken_* analysis runs at start and then every analysis_interval, never per pass:

@@ -6,9 +6,11 @@
 #include <httplib.h>
 #include <simdjson.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
@@ -171,6 +173,19 @@ TEST(UploadCliTest, FiftyConcurrentClientsLandWithoutLossOrDuplicates) {
               race.already, race.seconds);
 }
 
+// The sampling passes the agent on `port` has made (kraken_agent_samples_total); -1 when
+// its /metrics does not answer.
+int64_t AgentPasses(int port) {
+  httplib::Client client("127.0.0.1", port);
+  auto response = client.Get("/metrics");
+  if (!response || response->status != 200) return -1;
+  const std::string& text = response->body;
+  size_t at = text.find("\nkraken_agent_samples_total");
+  if (at == std::string::npos) return -1;
+  at = text.find(' ', at + 1);
+  return at == std::string::npos ? -1 : std::atoll(text.c_str() + at + 1);
+}
+
 // The agent's committed windows (one per --commit-interval) reach the API, the last one
 // at a clean stop included.
 TEST(UploadCliTest, TheAgentShipsEachCommittedWindow) {
@@ -185,7 +200,19 @@ TEST(UploadCliTest, TheAgentShipsEachCommittedWindow) {
                                api.dir + "/node.db", "--upload-to", api.url(), "--token-file", api.dir + "/token",
                                "--upload-spool", api.dir + "/spool"},
                               api.dir + "/agent.log");
-  ASSERT_FALSE(agent.WaitForLog("store: committed profile 3", std::chrono::seconds(30)).empty()) << agent.Log();
+  const std::string seen = agent.WaitForLog("store: committed profile 3", std::chrono::seconds(30));
+  ASSERT_FALSE(seen.empty()) << agent.Log();
+  // Two more passes, so that the stop finds passes in the live profile and commits it (a
+  // profile with none is dropped): either the fourth profile is committed at the stop, or
+  // a rotation committed it before.
+  const size_t at_port = seen.find("serving http://127.0.0.1:");
+  ASSERT_NE(at_port, std::string::npos) << seen;
+  const int agent_port = std::atoi(seen.c_str() + at_port + std::strlen("serving http://127.0.0.1:"));
+  const int64_t passes = AgentPasses(agent_port);
+  ASSERT_GE(passes, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (AgentPasses(agent_port) < passes + 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(agent.Stop(SIGTERM, std::chrono::seconds(20)), 0) << agent.Log();
   std::string log = agent.Log();
   size_t at = log.find("profiles committed");

@@ -64,6 +64,20 @@ function startAgent(db, extra) {
   });
 }
 
+// Waits until the agent's /metrics counts `passes` sampling passes (60 s at most).
+async function awaitPasses(running, passes) {
+  const deadline = Date.now() + 60000;
+  let seen = 0;
+  while (Date.now() < deadline) {
+    const text = await (await fetch(`${running.url}/metrics`)).text();
+    const m = text.match(/^kraken_agent_samples_total(?:\{[^}]*\})? ([0-9.e+]+)$/m);
+    seen = m ? Number(m[1]) : 0;
+    if (seen >= passes) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`kraken agent made ${seen} of ${passes} passes in 60 s: ${running.log()}`);
+}
+
 async function stopAgent(running) {
   running.agent.kill('SIGTERM');
   const code = await running.exited;
@@ -181,7 +195,10 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kraken-dashboard-'));
 const db = path.join(tmp, 'profiles.db');
 importInputs(db);
 const committing = await startAgent(db, ['--commit-interval', '1s']);
-await new Promise((r) => setTimeout(r, 3500));
+// About 4.5 s of 100 ms passes, counted rather than timed: on a loaded machine (CI's
+// sanitizer run) the passes come late, and the cluster heatmap below needs them over its
+// 60 bins.
+await awaitPasses(committing, 45);
 await stopAgent(committing);
 const ringDb = path.join(tmp, 'ring.db');
 const ringAgent = await startAgent(ringDb, []);  // commits after 5 min: nothing in the store during the test
