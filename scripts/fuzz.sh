@@ -2,8 +2,10 @@
 # Runs every libFuzzer target of fuzz/ for FUZZ_SECONDS in all (the importers get a third,
 # the other parsers share the rest, at least 5 s each), seeded with small real files from
 # the shared data (decompressed into the build folder, never into the repo) and the
-# hand-written seeds of fuzz/seeds. Stops at the first fuzzer that finds a crash, leak or
-# timeout (its reproducer is left in the build folder).
+# hand-written seeds of fuzz/seeds. FUZZ_JOBS targets (default: one a core) run at once,
+# each on one core, so the wall time is about FUZZ_SECONDS / FUZZ_JOBS; each prints its log
+# whole when it ends. After the first one that finds a crash, leak or timeout (its
+# reproducer is left in the build folder) no other starts, and the run fails.
 set -euo pipefail
 build=${1:-build-fuzz}
 seconds=${2:-60}
@@ -15,11 +17,31 @@ export KRAKEN_DATA_DIR=$data
 importer_seconds=$(( seconds / 3 > 10 ? seconds / 3 : 10 ))
 other_seconds=$(( (seconds - importer_seconds) / 10 > 5 ? (seconds - importer_seconds) / 10 : 5 ))
 
-# run_fuzzer NAME SECONDS CORPUS [MAX_LEN]
+jobs_max=${FUZZ_JOBS:-$(nproc)}
+failed=""
+output_lock="$(cd "$build" && pwd)/fuzz-output.lock"
+
+# await_slot LIMIT: waits until fewer than LIMIT fuzzers run; notes a failed one.
+await_slot() {
+  while [ "$(jobs -rp | wc -l)" -ge "$1" ]; do
+    wait -n || failed=yes
+  done
+}
+
+# run_fuzzer NAME SECONDS CORPUS [MAX_LEN]: starts it in the background once a slot is free
+# (none after a failure); its output goes to build/fuzz-NAME.log, printed whole at its end.
 run_fuzzer() {
+  await_slot "$jobs_max"
+  [ -z "$failed" ] || return 0
   echo "fuzzing $1 for ${2}s with $(ls "$3" | wc -l) seeds"
-  (cd "$build" && "fuzz/kraken_$1" -max_total_time="$2" -max_len="${4:-65536}" -timeout=10 -rss_limit_mb=2048 \
-     -seed="$seed" -print_final_stats=1 -artifact_prefix="$1-" "$3")
+  (
+    rc=0
+    cd "$build" && "fuzz/kraken_$1" -max_total_time="$2" -max_len="${4:-65536}" -timeout=10 -rss_limit_mb=2048 \
+      -seed="$seed" -print_final_stats=1 -artifact_prefix="$1-" "$3" > "fuzz-$1.log" 2>&1 || rc=$?
+    # One writer at a time, so that two logs never interleave.
+    flock "$output_lock" sh -c 'echo "---- $1 (exit $2)"; cat "$3"' _ "$1" "$rc" "fuzz-$1.log"
+    exit "$rc"
+  ) &
 }
 
 # fresh_corpus NAME: an empty corpus folder (absolute path)
@@ -102,3 +124,9 @@ while IFS= read -r f; do
   { printf '\x01'; head -c 32768 "$f"; } > "$corpus/kineto-$i"
 done < <(find "$data/kineto" -type f -name '*.json' -size -64k | sort | head -20)
 run_fuzzer profiler_step_fuzzer "$other_seconds" "$corpus"
+
+await_slot 1
+if [ -n "$failed" ]; then
+  echo "fuzz: a fuzzer failed (its log above; its input is left in $build)" >&2
+  exit 1
+fi
