@@ -28,8 +28,8 @@ std::string WriteCapture(const Capture& capture);
 
 // Whether a `key = value` line carries `text` unchanged: not empty, one line, not starting
 // with '!' (read as a return code) and nothing the parser trims from a value. Writers leave
-// out text that it is not, rather than write a capture that reads back different or not at
-// all (a driver string is not promised to be any of these).
+// out any other text, rather than write a capture that reads back different or not at all
+// (nothing promises that a driver's string meets these rules).
 bool CarriesText(std::string_view text);
 
 // "0-19,40-59" <-> {0..19, 40..59}.
