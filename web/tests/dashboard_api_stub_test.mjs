@@ -159,7 +159,7 @@ try {
     check(drawn(await chartStats(page), 'heatmap'), 'cluster heatmap drawn');
   });
   await visit(browser, '#/live', 'live', async (page) => {
-    await page.waitForSelector('[data-key="live-status"][data-events="3"]', { timeout: 8000 });
+    await page.waitForSelector('[data-key="live-status"][data-events="3"]', { timeout: 30000 });
     check((await chartStats(page)).filter((s) => s.inked > 300).length === 2, 'live charts of gpu_util_pct and power_w drawn after 3 events');
   });
 } finally {
