@@ -190,6 +190,40 @@ async function checkWorkloadPage(browser, base, input) {
   });
 }
 
+// Nanosecond times as BigInt: JSON numbers past 2^53 lose their last digits in JavaScript.
+async function fetchWithNs(url) {
+  const text = await (await fetch(url)).text();
+  return JSON.parse(text.replace(/"(t_ns|start_ns|bin_ns)":(-?[0-9]+)/g, '"$1":"$2"'));
+}
+
+// The heatmap each GPU should have: every live profile's utilization series, read back as
+// the heatmap reads it (at most one point per bin), each point in the bin of the heatmap's
+// own start and width; per bin, the count-weighted mean. Independent of how fast the agent
+// sampled, unlike a count of filled bins.
+async function expectedHeatmapRows(base, liveIds, cluster) {
+  const heat = await fetchWithNs(`${base}/api/v1/cluster`).then((c) => c.heatmap);
+  const start = BigInt(heat.start_ns);
+  const width = BigInt(heat.bin_ns);
+  const rows = [];
+  for (const gpu of cluster.gpus) {
+    const sum = new Array(heat.bins).fill(0);
+    const count = new Array(heat.bins).fill(0);
+    for (const id of liveIds) {
+      const got = await fetchWithNs(`${base}/api/v1/profiles/${id}/series?metric=gpu_util_pct&max_points=${heat.bins}&gpu=${gpu.gpu_index}`);
+      for (const series of got.series) {
+        if (series.entity.pid >= 0 || series.entity.gpu_instance_id !== gpu.gpu_instance_id) continue;
+        for (const p of series.points) {
+          const bin = Math.min(heat.bins - 1, Number((BigInt(p.t_ns) - start) / width));
+          sum[bin] += p.mean * p.count;
+          count[bin] += p.count;
+        }
+      }
+    }
+    rows.push(count.map((n, b) => (n > 0 ? sum[b] / n : null)));
+  }
+  return rows;
+}
+
 fs.mkdirSync(args.out, { recursive: true });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kraken-dashboard-'));
 const db = path.join(tmp, 'profiles.db');
@@ -236,7 +270,15 @@ try {
     check(cluster.gpus.every((g) => g.profiles === liveProfiles), `every GPU row spans the ${liveProfiles} committed profiles`);
     check(cluster.heatmap.rows.length === 8 && cluster.heatmap.bins === 60, `heatmap of 8 GPUs x ${cluster.heatmap.bins} time bins`);
     const filled = cluster.heatmap.rows.map((r) => r.values.filter((v) => v !== null).length);
-    check(filled.every((n) => n >= 30), `every GPU's row has values over the span (${filled.join(',')} of 60 bins)`);
+    const expected = await expectedHeatmapRows(base, listing.profiles.filter((p) => p.kind === 'live').map((p) => p.id), cluster);
+    const binsMatch = cluster.heatmap.rows.every((r, i) => r.values.every((v, b) =>
+      (v === null) === (expected[i][b] === null) && (v === null || near(v, expected[i][b], 1e-9))));
+    check(binsMatch, `every stored sample is in its heatmap bin (${filled.join(',')} of 60 bins filled; `
+      + `the stored series fill ${expected.map((r) => r.filter((v) => v !== null).length).join(',')})`);
+    // Passes come every 100 ms over about 4.5 s (more when a loaded machine delays them):
+    // far more than one bin's worth of samples, so the rows are not mostly empty.
+    check(filled.every((n) => n >= 12), `every GPU's row has values over the span (${filled.join(',')} of 60 bins)`);
+    check(cluster.heatmap.rows.every((r) => r.values[0] !== null && r.values[59] !== null), 'every row has values in its first and last bin');
     check(Number(await page.getAttribute('[data-section="heatmap"]', 'data-gpus')) === 8, 'the page draws 8 GPU rows');
     const tableRows = await page.$$eval('table[data-table="gpus"] tbody tr', (r) => r.length);
     check(tableRows === 8, `the GPU table has 8 rows (got ${tableRows})`);
