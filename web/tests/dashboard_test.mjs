@@ -219,7 +219,7 @@ async function expectedHeatmapRows(base, liveIds, cluster) {
         }
       }
     }
-    rows.push(count.map((n, b) => (n > 0 ? sum[b] / n : null)));
+    rows.push({ means: count.map((n, b) => (n > 0 ? sum[b] / n : null)), samples: count.reduce((a, n) => a + n, 0) });
   }
   return rows;
 }
@@ -272,12 +272,13 @@ try {
     const filled = cluster.heatmap.rows.map((r) => r.values.filter((v) => v !== null).length);
     const expected = await expectedHeatmapRows(base, listing.profiles.filter((p) => p.kind === 'live').map((p) => p.id), cluster);
     const binsMatch = cluster.heatmap.rows.every((r, i) => r.values.every((v, b) =>
-      (v === null) === (expected[i][b] === null) && (v === null || near(v, expected[i][b], 1e-9))));
+      (v === null) === (expected[i].means[b] === null) && (v === null || near(v, expected[i].means[b], 1e-9))));
     check(binsMatch, `every stored sample is in its heatmap bin (${filled.join(',')} of 60 bins filled; `
-      + `the stored series fill ${expected.map((r) => r.filter((v) => v !== null).length).join(',')})`);
-    // Passes come every 100 ms over about 4.5 s (more when a loaded machine delays them):
-    // far more than one bin's worth of samples, so the rows are not mostly empty.
-    check(filled.every((n) => n >= 12), `every GPU's row has values over the span (${filled.join(',')} of 60 bins)`);
+      + `the stored series fill ${expected.map((r) => r.means.filter((v) => v !== null).length).join(',')})`);
+    // How many bins the passes fill depends on how evenly a loaded machine let them come
+    // (35 of 60 with four browser tests at once under ASan); how many samples, not.
+    const samples = expected.map((r) => r.samples);
+    check(samples.every((n) => n >= 45), `every GPU's row is made of the agent's 45 or more passes (${samples.join(',')} samples)`);
     check(cluster.heatmap.rows.every((r) => r.values[0] !== null && r.values[59] !== null), 'every row has values in its first and last bin');
     check(Number(await page.getAttribute('[data-section="heatmap"]', 'data-gpus')) === 8, 'the page draws 8 GPU rows');
     const tableRows = await page.$$eval('table[data-table="gpus"] tbody tr', (r) => r.length);
