@@ -281,9 +281,10 @@ void Agent::RenderMetrics(std::string& out) const {
   exporter::RenderPodGpuShares(input, out);
 }
 
-void Agent::RenderRing(int64_t since_ns, std::string& out) const {
+void Agent::RenderRing(int64_t since_ns, size_t max_passes, std::string& out) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  RenderRingJson(ring_, since_ns, kMaxRingPassesServed, options_.hostname, committed_profiles_.load(), out);
+  RenderRingJson(ring_, since_ns, std::min(max_passes, kMaxRingPassesServed), options_.hostname,
+                 committed_profiles_.load(), out);
 }
 
 size_t Agent::ring_size() const {

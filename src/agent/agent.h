@@ -59,9 +59,9 @@ class Agent {
   // The exposition of the newest pass (thread-safe; `out` reused between calls).
   void RenderMetrics(std::string& out) const;
 
-  // The ring's passes newer than `since_ns` as JSON (sample_ring.h RenderRingJson), at most
-  // kMaxRingPassesServed of them (thread-safe).
-  void RenderRing(int64_t since_ns, std::string& out) const;
+  // The ring's passes newer than `since_ns` as JSON (sample_ring.h RenderRingJson), the
+  // newest `max_passes` of them, never more than kMaxRingPassesServed (thread-safe).
+  void RenderRing(int64_t since_ns, size_t max_passes, std::string& out) const;
   static constexpr size_t kMaxRingPassesServed = 600;
 
   // Copies of what the ring holds, for tests and the characterization (thread-safe).

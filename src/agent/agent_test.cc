@@ -173,7 +173,7 @@ TEST(AgentTest, MetricsHoldTheSlowValuesBetweenSlowReads) {
   EXPECT_EQ(pcie_lines, 8) << text;
   EXPECT_NE(text.find("kraken_agent_sample_duration_seconds{"), std::string::npos);
   std::string ring;
-  agent.RenderRing(0, ring);
+  agent.RenderRing(0, Agent::kMaxRingPassesServed, ring);
   // Only the ring's first pass has PCIe values (one per GPU); GPU utilization is in every one.
   simdjson::dom::parser parser;
   simdjson::dom::element doc = parser.parse(ring);
@@ -351,7 +351,9 @@ TEST(AgentTest, TheRingIsServedOverHttpBeforeAnyCommit) {
   options.hostname = "replay-node";
   Agent agent(options, *session->sampler, store->get());
   MetricsServer server([&agent](std::string& out) { agent.RenderMetrics(out); },
-                       [&agent](int64_t since_ns, std::string& out) { agent.RenderRing(since_ns, out); });
+                       [&agent](int64_t since_ns, size_t max_passes, std::string& out) {
+                         agent.RenderRing(since_ns, max_passes, out);
+                       });
   ASSERT_TRUE(server.Start("127.0.0.1:0").ok());
   ASSERT_TRUE(agent.Start().ok());
   while (agent.ring_size() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -392,9 +394,19 @@ TEST(AgentTest, TheRingIsServedOverHttpBeforeAnyCommit) {
   simdjson::dom::parser parser2;
   for (simdjson::dom::element pass : parser2.parse(after->body)["passes"].get_array())
     EXPECT_GT(pass["time_ns"].get_int64().value(), newest);
-  auto bad = client.Get("/api/v1/ring?since_ns=soon");
-  ASSERT_TRUE(bad);
-  EXPECT_EQ(bad->status, 400);
+  // max_passes=1: the newest pass alone (what `kraken serve --agent` asks for).
+  auto last = client.Get("/api/v1/ring?since_ns=0&max_passes=1");
+  ASSERT_TRUE(last);
+  ASSERT_EQ(last->status, 200) << last->body;
+  simdjson::dom::parser parser3;
+  simdjson::dom::array newest_only = parser3.parse(last->body)["passes"];
+  ASSERT_EQ(newest_only.size(), 1u);
+  EXPECT_GE(newest_only.at(0)["time_ns"].get_int64().value(), newest);
+  for (const char* query : {"since_ns=soon", "max_passes=0", "max_passes=-3", "max_passes=all"}) {
+    auto bad = client.Get(std::string("/api/v1/ring?") + query);
+    ASSERT_TRUE(bad);
+    EXPECT_EQ(bad->status, 400) << query;
+  }
   server.Stop();
   ASSERT_TRUE(agent.Stop().ok());
 }

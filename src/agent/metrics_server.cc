@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 
 #include "base/log.h"
 #include "base/text.h"
@@ -76,8 +77,19 @@ MetricsServer::MetricsServer(RenderFn render, RingFn ring) : impl_(std::make_uni
       }
       since_ns = *parsed;
     }
+    // A client that wants only the newest pass (kraken serve's live view) says so: the whole
+    // ring is megabytes, which a busy agent may not answer within the client's deadline.
+    size_t max_passes = std::numeric_limits<size_t>::max();
+    if (request.has_param("max_passes")) {
+      auto parsed = ParseInt64(request.get_param_value("max_passes"));
+      if (!parsed || *parsed < 1) {
+        response.status = 400;
+        return response.set_content("max_passes must be a positive integer\n", "text/plain");
+      }
+      max_passes = static_cast<size_t>(*parsed);
+    }
     std::string json;
-    impl->ring(since_ns, json);
+    impl->ring(since_ns, max_passes, json);
     response.set_content(json, "application/json");
   });
   impl_->server.Get("/healthz", [](const httplib::Request&, httplib::Response& response) {

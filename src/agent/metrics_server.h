@@ -18,8 +18,9 @@ namespace kraken::agent {
 class MetricsServer {
  public:
   using RenderFn = std::function<void(std::string& out)>;
-  // Writes the ring's passes with time_ns > since_ns as JSON into `out`.
-  using RingFn = std::function<void(int64_t since_ns, std::string& out)>;
+  // Writes the ring's passes with time_ns > since_ns, the newest `max_passes` of them at
+  // most, as JSON into `out`.
+  using RingFn = std::function<void(int64_t since_ns, size_t max_passes, std::string& out)>;
   explicit MetricsServer(RenderFn render, RingFn ring = {});
   ~MetricsServer();
   MetricsServer(const MetricsServer&) = delete;

@@ -200,7 +200,9 @@ int RunAgent(const AgentArgs& args) {
   agent::Agent agent(options, *session->sampler, store.get());
   // The address first: an address in use is an error before anything is stored.
   agent::MetricsServer server([&agent](std::string& out) { agent.RenderMetrics(out); },
-                              [&agent](int64_t since_ns, std::string& out) { agent.RenderRing(since_ns, out); });
+                              [&agent](int64_t since_ns, size_t max_passes, std::string& out) {
+                                agent.RenderRing(since_ns, max_passes, out);
+                              });
   Status listening = server.Start(c.listen);
   if (!listening.ok()) return ReportError(listening);
   if (!annotations_off.empty())
