@@ -30,6 +30,8 @@ const INPUTS = [
 ];
 const kraken = (...argv) => execFileSync(args.kraken, argv, { encoding: 'utf8', maxBuffer: 1 << 30 });
 const timings = [];
+// The passes the committing agent makes before it is stopped (awaitPasses).
+const COMMITTING_PASSES = 45;
 
 function importInputs(db) {
   for (const input of INPUTS) {
@@ -199,9 +201,9 @@ async function fetchWithNs(url) {
 // The heatmap each GPU should have: every live profile's utilization series, read back as
 // the heatmap reads it (at most one point per bin), each point in the bin of the heatmap's
 // own start and width; per bin, the count-weighted mean. Independent of how fast the agent
-// sampled, unlike a count of filled bins.
+// sampled, unlike a count of filled bins. `cluster`: /api/v1/cluster read by fetchWithNs.
 async function expectedHeatmapRows(base, liveIds, cluster) {
-  const heat = await fetchWithNs(`${base}/api/v1/cluster`).then((c) => c.heatmap);
+  const heat = cluster.heatmap;
   const start = BigInt(heat.start_ns);
   const width = BigInt(heat.bin_ns);
   const rows = [];
@@ -232,7 +234,7 @@ const committing = await startAgent(db, ['--commit-interval', '1s']);
 // About 4.5 s of 100 ms passes, counted rather than timed: on a loaded machine (CI's
 // sanitizer run) the passes come late, and the cluster heatmap below needs them over its
 // 60 bins.
-await awaitPasses(committing, 45);
+await awaitPasses(committing, COMMITTING_PASSES);
 await stopAgent(committing);
 const ringDb = path.join(tmp, 'ring.db');
 const ringAgent = await startAgent(ringDb, []);  // commits after 5 min: nothing in the store during the test
@@ -265,7 +267,7 @@ try {
   });
   const liveProfiles = listing.profiles.filter((p) => p.kind === 'live').length;
   await visit(browser, base, '#/cluster', 'cluster', async (page) => {
-    const cluster = await api('/api/v1/cluster');
+    const cluster = await fetchWithNs(`${base}/api/v1/cluster`);
     check(cluster.gpus.length === 8, `cluster has one row per replayed GPU: 8 (got ${cluster.gpus.length}) over ${liveProfiles} live profiles`);
     check(cluster.gpus.every((g) => g.profiles === liveProfiles), `every GPU row spans the ${liveProfiles} committed profiles`);
     check(cluster.heatmap.rows.length === 8 && cluster.heatmap.bins === 60, `heatmap of 8 GPUs x ${cluster.heatmap.bins} time bins`);
@@ -278,7 +280,8 @@ try {
     // How many bins the passes fill depends on how evenly a loaded machine let them come
     // (35 of 60 with four browser tests at once under ASan); how many samples, not.
     const samples = expected.map((r) => r.samples);
-    check(samples.every((n) => n >= 45), `every GPU's row is made of the agent's 45 or more passes (${samples.join(',')} samples)`);
+    check(samples.every((n) => n >= COMMITTING_PASSES),
+      `every GPU's row is made of the agent's ${COMMITTING_PASSES} or more passes (${samples.join(',')} samples)`);
     check(cluster.heatmap.rows.every((r) => r.values[0] !== null && r.values[59] !== null), 'every row has values in its first and last bin');
     check(Number(await page.getAttribute('[data-section="heatmap"]', 'data-gpus')) === 8, 'the page draws 8 GPU rows');
     const tableRows = await page.$$eval('table[data-table="gpus"] tbody tr', (r) => r.length);
