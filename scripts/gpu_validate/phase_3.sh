@@ -7,10 +7,10 @@
 
 phase_3_overhead() {
   if [ "$mode" = gpu ]; then
-    run_if p3.agent-overhead 40 "torch kraken" "$py" "$gv/windows.py" agent-overhead --workload gemm --kraken "$kraken" \
+    run_if p3.agent-overhead 40 "torch kraken" "$py" "$gv/windows.py" agent-overhead --pause "$pause_s" --workload gemm --kraken "$kraken" \
       --out "$ov/agent" --seconds "$overhead_s" --deadline $((phase_end - 20))
   else
-    run_if p3.agent-overhead 40 kraken "$py" "$gv/windows.py" agent-overhead --workload gemm --stand-in \
+    run_if p3.agent-overhead 40 kraken "$py" "$gv/windows.py" agent-overhead --pause "$pause_s" --workload gemm --stand-in \
       --kraken "$kraken" --out "$ov/agent" --seconds "$overhead_s" --deadline "$phase_end"
   fi
   step p3.nvml-latency 20 "$py" "$gv/nvml_latency.py" --out "$ov/nvml-latency.json" \

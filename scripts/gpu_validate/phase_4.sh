@@ -26,14 +26,14 @@ phase_4_colocation() {
   now=$(date +%s)
   ts_end=$global_deadline
   if [ -n "$mps_control" ] && [ "$mode" = gpu ]; then ts_end=$((now + (global_deadline - now) * 55 / 100)); fi
-  run_if p4.timeslice $((ts_end - now)) "$coloc_needs" "$py" "$gv/windows.py" colocation --mode timeslice $standin \
+  run_if p4.timeslice $((ts_end - now)) "$coloc_needs" "$py" "$gv/windows.py" colocation --pause "$pause_s" --mode timeslice $standin \
     "${profile_members[@]}" --out "$co/timeslice" --seconds "$coloc_s" --deadline $((ts_end - 10))
   if [ -n "$mps_control" ] && [ "$mode" = gpu ] && [ $have_torch = 1 ]; then
     mps_dir="$work/mps"
     mkdir -p "$mps_dir/pipe" "$mps_dir/log"
     export CUDA_MPS_PIPE_DIRECTORY="$mps_dir/pipe" CUDA_MPS_LOG_DIRECTORY="$mps_dir/log"
     if step p4.mps-start 15 "$mps_control" -d; then
-      run_if p4.mps $(( $(left) - 15 )) "$coloc_needs" "$py" "$gv/windows.py" colocation --mode mps "${profile_members[@]}" \
+      run_if p4.mps $(( $(left) - 15 )) "$coloc_needs" "$py" "$gv/windows.py" colocation --pause "$pause_s" --mode mps "${profile_members[@]}" \
         --out "$co/mps" --seconds "$coloc_s" --deadline $((global_deadline - 25))
       step p4.mps-servers 10 sh -c "echo get_server_list | \"$mps_control\""
     fi

@@ -63,10 +63,10 @@ phase_7_overhead_breakdown() {
   agent_end=$(( $(date +%s) + 40 ))
   [ "$agent_end" -gt "$phase_end" ] && agent_end=$phase_end
   if [ "$mode" = gpu ]; then
-    run_if p7.agent-overhead 40 "torch kraken" "$py" "$gv/windows.py" agent-overhead --workload gemm --kraken "$kraken" \
+    run_if p7.agent-overhead 40 "torch kraken" "$py" "$gv/windows.py" agent-overhead --pause "$pause_s" --workload gemm --kraken "$kraken" \
       --out "$ov/p7-agent" --seconds "$overhead_s" --deadline "$agent_end"
   else
-    run_if p7.agent-overhead 40 kraken "$py" "$gv/windows.py" agent-overhead --workload gemm --stand-in \
+    run_if p7.agent-overhead 40 kraken "$py" "$gv/windows.py" agent-overhead --pause "$pause_s" --workload gemm --stand-in \
       --kraken "$kraken" --out "$ov/p7-agent" --seconds "$overhead_s" --deadline "$agent_end"
   fi
   # Issue 13's targets: < 1 % on ResNet-50 training, < 3 % on small kernels. Each traced window

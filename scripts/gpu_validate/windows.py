@@ -42,6 +42,8 @@ PAIR_ORDER = [("gemm", "elementwise"), ("resnet50-train", "bert-infer"), ("gemm"
               ("elementwise", "bert-infer"), ("gemm", "bert-infer"), ("elementwise", "resnet50-train")]
 #: Time a window may overrun its length (the last step, writing the result).
 GRACE_S = 20.0
+#: Rest between two windows on a GPU (clocks and memory settle); --pause (the rehearsals
+#: of the tests, which run no GPU, take 0.05).
 PAUSE_S = 0.5
 
 
@@ -281,7 +283,7 @@ def colocation(args: argparse.Namespace) -> int:
                 entry = run_window(tag, [workers[label] for label in labels], args.seconds, args.out, args.kraken)
                 index["windows"].append(entry)
                 print(f"window {tag}: {entry['status']} {entry['reason']}", flush=True)
-                time.sleep(PAUSE_S)
+                time.sleep(args.pause)
             write_index(args.out, index)
     finally:
         for w in workers.values():
@@ -322,7 +324,7 @@ def agent_overhead(args: argparse.Namespace) -> int:
             index["windows"].append(entry)
             print(f"window {tag}: {entry['status']} {entry['reason']}", flush=True)
             write_index(args.out, index)
-            time.sleep(PAUSE_S)
+            time.sleep(args.pause)
     finally:
         for w in workers.values():
             w.stop()
@@ -341,6 +343,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
         p.add_argument("--deadline", type=float, default=None, help="Unix time by which every window must end")
         p.add_argument("--stand-in", action="store_true", help="cpu-spin workers (no GPU, replay rehearsal)")
         p.add_argument("--ready-timeout", type=float, default=120.0, help="seconds a worker may take to start")
+        p.add_argument("--pause", type=float, default=PAUSE_S, help="seconds between two windows")
     coloc = sub.choices["colocation"]
     coloc.add_argument("--workloads", default="gemm,elementwise,resnet50-train,bert-infer")
     coloc.add_argument("--mode", default="timeslice", help="label of the sharing mode (timeslice, mps)")

@@ -34,7 +34,7 @@ def test_line_reader_times_out_and_reads_whole_lines() -> None:
 def test_colocation_windows_with_stand_ins(tmp_path) -> None:
     out = tmp_path / "ts"
     code = windows.main(["colocation", "--workloads", "gemm,elementwise,bert-infer", "--stand-in", "--out", str(out),
-                         "--seconds", "0.2"])
+                         "--seconds", "0.2", "--pause", "0.05"])
     assert code == 0
     index = json.loads((out / "windows.json").read_text())
     tags = [w["tag"] for w in index["windows"]]
@@ -82,7 +82,7 @@ def test_agent_windows_on_the_replay(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("KRAKEN_NVML_REPLAY", os.path.join(SOURCE_DIR, "tests", "fixtures", "nvml", "h100.nvml"))
     out = tmp_path / "agent"
     assert windows.main(["agent-overhead", "--workload", "gemm", "--stand-in", "--kraken", kraken, "--out", str(out),
-                         "--seconds", "1.5"]) == 0
+                         "--seconds", "1.5", "--pause", "0.05"]) == 0
     index = json.loads((out / "windows.json").read_text())
     assert [w["tag"] for w in index["windows"]] == ["alone-1", "agent-100ms", "agent-10ms", "alone-2"]
     fast = next(w for w in index["windows"] if w["tag"] == "agent-10ms")
