@@ -13,9 +13,15 @@
 
 #include "collectors/nvml/nvml_sampler.h"
 
+// This build's replay capture and library (bench/CMakeLists.txt, kraken_build_paths).
+namespace kraken::build_paths {
+extern const char kNvmlBenchCapture[];
+extern const char kNvmlBenchLibrary[];
+}  // namespace kraken::build_paths
+
 int main(int argc, char** argv) {
-  std::string capture = argc > 1 ? argv[1] : KRAKEN_NVML_BENCH_CAPTURE;
-  std::string library = argc > 2 ? argv[2] : KRAKEN_NVML_BENCH_LIBRARY;
+  std::string capture = argc > 1 ? argv[1] : kraken::build_paths::kNvmlBenchCapture;
+  std::string library = argc > 2 ? argv[2] : kraken::build_paths::kNvmlBenchLibrary;
   ::setenv("KRAKEN_NVML_REPLAY", capture.c_str(), 1);
   kraken::nvml::NvmlSamplerOptions options;
   options.proc_root = "";  // the captured pids do not exist here

@@ -13,13 +13,19 @@
 #include "agent/workload_window.h"
 #include "collectors/nvml/nvml_sampler.h"
 
+// This build's replay capture and library (bench/CMakeLists.txt, kraken_build_paths).
+namespace kraken::build_paths {
+extern const char kNvmlBenchCapture[];
+extern const char kNvmlBenchLibrary[];
+}  // namespace kraken::build_paths
+
 int main(int argc, char** argv) {
   using namespace kraken;
   int runs = argc > 1 ? std::max(5, std::atoi(argv[1])) : 50;
-  ::setenv("KRAKEN_NVML_REPLAY", KRAKEN_BENCH_CAPTURE, 1);
+  ::setenv("KRAKEN_NVML_REPLAY", kraken::build_paths::kNvmlBenchCapture, 1);
   nvml::NvmlSamplerOptions options;
   options.proc_root = "";
-  auto session = nvml::OpenNvmlSession(KRAKEN_BENCH_NVML_LIBRARY, options);
+  auto session = nvml::OpenNvmlSession(kraken::build_paths::kNvmlBenchLibrary, options);
   if (!session.ok()) {
     std::fprintf(stderr, "kraken: error: %s\n", session.status().message().c_str());
     return 2;

@@ -11,6 +11,8 @@ packages=(
   # Every build reuses earlier compilations of the same code (CI included): cache outside
   # the clone, in $CCACHE_DIR or ~/.cache/ccache.
   ccache
+  # The linker (CMakeLists.txt: linking is most of a build whose compilations ccache serves).
+  lld
   libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libsqlite3-dev
   libcpp-httplib-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -18,6 +18,11 @@
 #include "server/agent_ring_source.h"
 #include "server/kraken_server.h"
 
+// The shared data folder this build was configured with (src/cli/CMakeLists.txt).
+namespace kraken::build_paths {
+extern const char kDefaultReferenceDataDir[];
+}  // namespace kraken::build_paths
+
 namespace kraken::cli {
 namespace {
 
@@ -80,7 +85,7 @@ Result<server::ServeOptions> MakeServeOptions(const ServeArgs& args) {
   const char* env_data = std::getenv("KRAKEN_DATA_DIR");
   options.reference_data_dir = !args.reference_data.empty() ? args.reference_data
                                : (env_data != nullptr && *env_data) ? env_data
-                                                                    : KRAKEN_DEFAULT_DATA_DIR;
+                                                                    : build_paths::kDefaultReferenceDataDir;
   if (args.threads < 2 || args.threads > 1024) return InvalidInput("--threads must be 2..1024");
   options.threads = args.threads;
   options.legacy_profiles = args.legacy_profiles;

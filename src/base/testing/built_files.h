@@ -1,5 +1,6 @@
 // The files of this build that tests run (the kraken binary, the NVML replay library, the
-// fake libcupti, ...), found at run time rather than compiled in. CMake writes their paths,
+// fake libcupti, ...) and the folders it was configured with (source_dir, data_dir: see
+// test_data.h), found at run time rather than compiled in. CMake writes their paths,
 // one `target=path` per line, to kraken_built_files.txt at the build folder's root; a test
 // finds that list by walking up from its own executable. A test object then holds no path
 // of the clone, so ccache serves it to a clone anywhere (CI clones to a new folder).
@@ -7,7 +8,8 @@
 
 namespace kraken::testing {
 
-// The path of CMake target `target`'s file in this build. A target the list lacks (or no
+// The path of CMake target `target`'s file in this build (or of the folder source_dir or
+// data_dir). A target the list lacks (or no
 // list above the executable) fails the current test and gives a path that does not exist.
 const char* BuiltFile(const char* target);
 

@@ -11,12 +11,14 @@
 #include <vector>
 #include <unistd.h>
 
+#include "base/testing/built_files.h"
+
 namespace kraken::testing {
 
 std::string DataDir() {
   const char* dir = std::getenv("KRAKEN_DATA_DIR");
   if (dir != nullptr && *dir != '\0') return dir;
-  return KRAKEN_DEFAULT_DATA_DIR;
+  return BuiltFile("data_dir");
 }
 
 std::string DataPath(const std::string& relative) {
@@ -27,7 +29,7 @@ std::string DataPath(const std::string& relative) {
 
 std::string SourceDir() {
   const char* dir = std::getenv("KRAKEN_SOURCE_DIR");
-  return dir != nullptr && *dir != '\0' ? dir : KRAKEN_DEFAULT_SOURCE_DIR;
+  return dir != nullptr && *dir != '\0' ? dir : BuiltFile("source_dir");
 }
 
 std::string ReadFileOrDie(const std::string& path) {
