@@ -9,8 +9,8 @@
 namespace kraken::testing {
 
 // The path of CMake target `target`'s file in this build (or of the folder source_dir or
-// data_dir). A target the list lacks (or no
-// list above the executable) fails the current test and gives a path that does not exist.
+// data_dir). A target the list lacks (or no list above the executable) fails the current
+// test and gives a path that does not exist.
 const char* BuiltFile(const char* target);
 
 }  // namespace kraken::testing

@@ -45,9 +45,12 @@ void kt_check_same(const char* file, int line, const char* got, const char* expe
   ++kt_failures;
 }
 
-static char* data_dir(void) {
+static const char* configured_dir(const char* name, char* out, size_t size);
+
+static const char* data_dir(void) {
+  static char configured[4096];
   const char* dir = getenv("KRAKEN_DATA_DIR");
-  return (char*)(dir != NULL && *dir != '\0' ? dir : KRAKEN_DEFAULT_DATA_DIR);
+  return dir != NULL && *dir != '\0' ? dir : configured_dir("data_dir", configured, sizeof(configured));
 }
 
 char* kt_format(const char* format, ...) {
@@ -64,9 +67,9 @@ char* kt_format(const char* format, ...) {
 
 char* kt_data_path(const char* relative) {
   static char path[4096];
-  snprintf(path, sizeof(path), "%s/%s", data_dir(), relative);
+  int size = snprintf(path, sizeof(path), "%s/%s", data_dir(), relative);
   struct stat st;
-  if (stat(path, &st) != 0) {
+  if (size < 0 || (size_t)size >= sizeof(path) || stat(path, &st) != 0) {
     fprintf(stderr, "real data file missing: %s\n", path);
     ++kt_failures;
   }
@@ -75,7 +78,12 @@ char* kt_data_path(const char* relative) {
 
 char* kt_source_path(const char* relative) {
   static char path[4096];
-  snprintf(path, sizeof(path), "%s/%s", KRAKEN_SOURCE_DIR, relative);
+  static char source_dir[4096];
+  int size = snprintf(path, sizeof(path), "%s/%s", configured_dir("source_dir", source_dir, sizeof(source_dir)), relative);
+  if (size < 0 || (size_t)size >= sizeof(path)) {
+    fprintf(stderr, "source path too long: %s\n", relative);
+    ++kt_failures;
+  }
   return path;
 }
 
@@ -149,24 +157,37 @@ static void load_built_files(void) {
   }
 }
 
-const char* kt_built_file(const char* target) {
-  static char path[4096];
+/* TARGET's path in the list, into OUT (SIZE bytes); 0 when the list names no TARGET. */
+static int find_built_file(const char* target, char* out, size_t size) {
   if (built_files == NULL) load_built_files();
   size_t length = strlen(target);
   for (const char* line = built_files; line != NULL && *line != '\0'; line = strchr(line, '\n')) {
     if (*line == '\n') ++line;
     const char* end = strchr(line, '\n');
-    size_t size = end != NULL ? (size_t)(end - line) : strlen(line);
-    if (size > length && strncmp(line, target, length) == 0 && line[length] == '=' && size - length - 1 < sizeof(path)) {
-      memcpy(path, line + length + 1, size - length - 1);
-      path[size - length - 1] = '\0';
-      return path;
+    size_t line_size = end != NULL ? (size_t)(end - line) : strlen(line);
+    if (line_size > length && strncmp(line, target, length) == 0 && line[length] == '=' &&
+        line_size - length - 1 < size) {
+      memcpy(out, line + length + 1, line_size - length - 1);
+      out[line_size - length - 1] = '\0';
+      return 1;
     }
     if (end == NULL) break;
   }
   fprintf(stderr, "no %s in kraken_built_files.txt above this executable\n", target);
   ++kt_failures;
-  return "/nonexistent/kraken-built-file";
+  return 0;
+}
+
+const char* kt_built_file(const char* target) {
+  static char path[4096];
+  return find_built_file(target, path, sizeof(path)) ? path : "/nonexistent/kraken-built-file";
+}
+
+/* A folder this build was configured with (source_dir, data_dir in the list), in the
+   caller's buffer: kt_built_file's is overwritten by its next call, which a caller may not
+   expect of kt_data_path or kt_source_path. */
+static const char* configured_dir(const char* name, char* out, size_t size) {
+  return find_built_file(name, out, size) ? out : "/nonexistent/kraken-built-file";
 }
 
 char* kt_kraken(const char* args, int* exit_code) {
