@@ -84,6 +84,11 @@ void ConnectionFront::Stop() {
   if (stopping_.exchange(true)) return;
   Wake();
   if (front_.joinable()) front_.join();
+  // A worker that has just found `stopping_` false holds queue_mutex_ until it waits; taking
+  // the lock once here puts the notification after its wait. Without it the notification
+  // could fall between the two and the worker slept on: a server test hung in Stop's join
+  // (CI, under the sanitizers).
+  { std::lock_guard<std::mutex> lock(queue_mutex_); }
   queue_ready_.notify_all();
   for (std::thread& worker : workers_) worker.join();
   workers_.clear();
