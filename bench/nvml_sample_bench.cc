@@ -11,13 +11,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "build_paths.h"
 #include "collectors/nvml/nvml_sampler.h"
-
-// This build's replay capture and library (bench/CMakeLists.txt, kraken_build_paths).
-namespace kraken::build_paths {
-extern const char kNvmlBenchCapture[];
-extern const char kNvmlBenchLibrary[];
-}  // namespace kraken::build_paths
 
 int main(int argc, char** argv) {
   std::string capture = argc > 1 ? argv[1] : kraken::build_paths::kNvmlBenchCapture;

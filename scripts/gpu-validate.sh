@@ -190,7 +190,7 @@ if [ "$mode" = replay ]; then
 fi
 # Window lengths: long enough for p99 on a GPU, short in the rehearsal.
 # The rehearsal's pause between measured windows is short too (windows.py --pause).
-if [ "$quick" = 1 ]; then coloc_s=0.5 overhead_s=0.5 pause_s=0.05; else coloc_s=4 overhead_s=3 pause_s=0.5; fi
+if [ "$quick" = 1 ]; then coloc_s=0.2 overhead_s=0.2 pause_s=0.05; else coloc_s=4 overhead_s=3 pause_s=0.5; fi
 
 # --- Steps ---------------------------------------------------------------------------------
 # step NAME LIMIT CMD...: runs CMD (stdout+stderr to logs/NAME.log) under a timeout of

@@ -105,8 +105,8 @@ phase_8_overhead_targets() {
   grep -H . /sys/devices/system/cpu/cpu[0-9]*/topology/thread_siblings_list > "$ov/p8-topology.txt" 2>/dev/null || true
   local small_s=2 resnet_s=4 small_process_s=9 resnet_process_s=19 small_rounds=$P8_ROUNDS_SMALL
   local resnet_rounds=$P8_ROUNDS_RESNET
-  # The rehearsal: two rounds (one of each order) of half-second windows.
-  if [ "$quick" = 1 ]; then small_s=0.5 resnet_s=0.5 small_process_s=3 resnet_process_s=3 small_rounds=2 resnet_rounds=2; fi
+  # The rehearsal: two rounds (one of each order) of 0.2 s windows.
+  if [ "$quick" = 1 ]; then small_s=0.2 resnet_s=0.2 small_process_s=3 resnet_process_s=3 small_rounds=2 resnet_rounds=2; fi
   p8_rounds small-kernels "$small_rounds" "$small_s" "$small_process_s" "${P8_VARIANTS_SMALL[@]}"
   p8_rounds resnet50-train "$resnet_rounds" "$resnet_s" "$resnet_process_s" "${P8_VARIANTS_RESNET[@]}"
 }

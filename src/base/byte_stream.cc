@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -175,13 +176,18 @@ std::unique_ptr<ByteStream> MakePrefixedStream(std::string prefix, std::unique_p
 }
 
 Result<std::string> ReadUpTo(ByteStream& stream, size_t max_bytes) {
-  std::string out(max_bytes, '\0');
+  // The buffer grows with what arrives, not to `max_bytes` at once: a limit is a ceiling
+  // (mig-plan's CSV allows 256 MiB), and a small file must not cost it in zeroed memory.
+  std::string out;
   size_t filled = 0;
+  size_t chunk = std::min<size_t>(max_bytes, 1 << 16);
   while (filled < max_bytes) {
-    auto n = stream.Read(out.data() + filled, max_bytes - filled);
+    if (out.size() == filled) out.resize(filled + std::min(chunk, max_bytes - filled));
+    auto n = stream.Read(out.data() + filled, out.size() - filled);
     if (!n.ok()) return n.status();
     if (*n == 0) break;
     filled += *n;
+    if (filled == out.size() && chunk < (1u << 24)) chunk *= 2;
   }
   out.resize(filled);
   return out;
@@ -189,15 +195,18 @@ Result<std::string> ReadUpTo(ByteStream& stream, size_t max_bytes) {
 
 Result<std::string> ReadAll(ByteStream& stream) {
   std::string out;
-  size_t chunk = 1 << 16;
+  // A stream that knows its size (a regular file, a buffer) fills one allocation; others
+  // grow it as they arrive. Reading through a buffer costs a copy, but no chunk is
+  // zero-filled ahead only to be cut back (a small file took a 64 KiB chunk, then a
+  // 128 KiB one for the read that found the end).
+  std::optional<uint64_t> left = stream.size_left();
+  if (left && *left < (uint64_t{1} << 31)) out.reserve(static_cast<size_t>(*left));
+  std::vector<char> buffer(size_t{1} << 16);
   while (true) {
-    size_t old = out.size();
-    out.resize(old + chunk);
-    auto n = stream.Read(out.data() + old, chunk);
+    auto n = stream.Read(buffer.data(), buffer.size());
     if (!n.ok()) return n.status();
-    out.resize(old + *n);
     if (*n == 0) break;
-    if (chunk < (1u << 24)) chunk *= 2;
+    out.append(buffer.data(), *n);
   }
   return out;
 }

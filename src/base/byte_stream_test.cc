@@ -46,6 +46,24 @@ TEST(ByteStreamTest, CorruptGzipIsAnError) {
   EXPECT_FALSE(all.ok());
 }
 
+TEST(ByteStreamTest, ReadUpToStopsAtTheLimitAndAllocatesForWhatArrives) {
+  std::string data;
+  for (int i = 0; data.size() < 300000; ++i) data += std::to_string(i) + ',';
+  // Through gzip, whose reads come in pieces smaller than asked.
+  auto head = ReadUpTo(*MakeGzipStream(MakeMemoryStream(Gzip(data))), 200001);
+  ASSERT_TRUE(head.ok()) << head.status().message();
+  EXPECT_EQ(*head, data.substr(0, 200001));
+  // A ceiling far above the input: all of it, in a buffer sized by the input, not by the
+  // ceiling (mig-plan's CSV limit is 256 MiB; this one would be 1 GiB).
+  auto all = ReadUpTo(*MakeMemoryStream(data), size_t{1} << 30);
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  EXPECT_EQ(*all, data);
+  EXPECT_LT(all->capacity(), 4 * data.size());
+  auto none = ReadUpTo(*MakeMemoryStream(""), 4096);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+}
+
 TEST(ByteStreamTest, PrefixedStreamServesHeadThenRest) {
   auto stream = MakePrefixedStream("ab", MakeMemoryStream("cd"));
   EXPECT_EQ(*ReadAll(*stream), "abcd");

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "base/testing/test_data.h"
 #include "cli/cli_test_support.h"
 
@@ -58,6 +61,32 @@ TEST(DiffCli, JsonKeysAndRankedChanges) {
   RunResult text = RunKraken("diff " + a + " " + b);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("Step time: 77.491 ms -> 124.067 ms (+46.576 ms, +60.1%)"), std::string::npos) << text.out;
+}
+
+// The page's data is the JSON document (what the browser test checks the page draws,
+// kraken_insights_browser_test, which runs in the Release pass only).
+TEST(DiffCli, HtmlPageEmbedsTheJsonDocument) {
+  const std::string a = testing::DataPath("kineto/hta/trace_diff/control/control.json.gz");
+  const std::string b = testing::DataPath("kineto/hta/trace_diff/test/test.json.gz");
+  const std::string html = testing::MakeTempDir("diff_html") + "/diff.html";
+  RunResult page = RunKraken("diff --top 8 --html " + html + " -o /dev/null " + a + " " + b);
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  RunResult json = RunKraken("diff --json --top 8 " + a + " " + b);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  std::ifstream in(html);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string open = "<script type=\"application/json\" id=\"kraken-report-data\">";
+  size_t start = text.find(open);
+  ASSERT_NE(start, std::string::npos);
+  start += open.size();
+  size_t end = text.find("</script>", start);
+  ASSERT_NE(end, std::string::npos);
+  simdjson::dom::parser page_parser, json_parser;
+  simdjson::dom::element embedded = page_parser.parse(text.substr(start, end - start));
+  EXPECT_EQ(std::string_view(embedded["kind"]), "kraken-diff-report");
+  simdjson::dom::element doc = json_parser.parse(json.out);
+  EXPECT_EQ(simdjson::minify(embedded["diff"]), simdjson::minify(doc));
+  EXPECT_EQ(simdjson::dom::array(doc["ranked"]).size(), 8u);
 }
 
 TEST(DiffCli, BadInputIsOneLineError) {

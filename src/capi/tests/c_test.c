@@ -45,12 +45,12 @@ void kt_check_same(const char* file, int line, const char* got, const char* expe
   ++kt_failures;
 }
 
-static const char* configured_dir(const char* name, char* out, size_t size);
+static const char* built_file_in(const char* target, char* out, size_t size);
 
 static const char* data_dir(void) {
   static char configured[4096];
   const char* dir = getenv("KRAKEN_DATA_DIR");
-  return dir != NULL && *dir != '\0' ? dir : configured_dir("data_dir", configured, sizeof(configured));
+  return dir != NULL && *dir != '\0' ? dir : built_file_in("data_dir", configured, sizeof(configured));
 }
 
 char* kt_format(const char* format, ...) {
@@ -79,7 +79,7 @@ char* kt_data_path(const char* relative) {
 char* kt_source_path(const char* relative) {
   static char path[4096];
   static char source_dir[4096];
-  int size = snprintf(path, sizeof(path), "%s/%s", configured_dir("source_dir", source_dir, sizeof(source_dir)), relative);
+  int size = snprintf(path, sizeof(path), "%s/%s", built_file_in("source_dir", source_dir, sizeof(source_dir)), relative);
   if (size < 0 || (size_t)size >= sizeof(path)) {
     fprintf(stderr, "source path too long: %s\n", relative);
     ++kt_failures;
@@ -178,16 +178,17 @@ static int find_built_file(const char* target, char* out, size_t size) {
   return 0;
 }
 
-const char* kt_built_file(const char* target) {
-  static char path[4096];
-  return find_built_file(target, path, sizeof(path)) ? path : "/nonexistent/kraken-built-file";
+/* TARGET's path (or a folder this build was configured with: source_dir, data_dir) in the
+   caller's buffer, a path that does not exist when the list lacks it. kt_data_path and
+   kt_source_path keep their folders in buffers of their own: kt_built_file's is overwritten
+   by its next call. */
+static const char* built_file_in(const char* target, char* out, size_t size) {
+  return find_built_file(target, out, size) ? out : "/nonexistent/kraken-built-file";
 }
 
-/* A folder this build was configured with (source_dir, data_dir in the list), in the
-   caller's buffer: kt_built_file's is overwritten by its next call, which a caller may not
-   expect of kt_data_path or kt_source_path. */
-static const char* configured_dir(const char* name, char* out, size_t size) {
-  return find_built_file(name, out, size) ? out : "/nonexistent/kraken-built-file";
+const char* kt_built_file(const char* target) {
+  static char path[4096];
+  return built_file_in(target, path, sizeof(path));
 }
 
 char* kt_kraken(const char* args, int* exit_code) {

@@ -20,8 +20,9 @@ class PgTestServer {
   PgTestServer(const PgTestServer&) = delete;
   PgTestServer& operator=(const PgTestServer&) = delete;
 
-  // initdb in `dir`/data (trust authentication, user "kraken"), then starts on 127.0.0.1 at
-  // a free port with its socket in `dir`. Errors carry the tools' output.
+  // A fresh cluster in `dir`/data (initdb's, trust authentication, user "kraken", copied
+  // from a template made once per machine), then starts on 127.0.0.1 at a free port with
+  // its socket in `dir`. Errors carry the tools' output.
   Status Start(const std::string& bin, const std::string& dir);
   // pg_ctl stop -m immediate (as a crash would: clients see their connections drop), and
   // pg_ctl start again on the same port and data folder.
