@@ -69,23 +69,28 @@ if [ -n "$used_list" ]; then
 else
   collect_used_files "$build" > "$work/used"
 fi
-sort -u "$work/used" | while read -r f; do
-  [ -e "$f" ] || continue
+# Each existing file with its symbolic links resolved, by one readlink for all of them (a
+# readlink per file took 7 s of the check's 15 here).
+sort -u "$work/used" | while read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done > "$work/existing"
+xargs -a "$work/existing" -d '\n' -r readlink -f -- > "$work/existing_real"
+[ "$(wc -l < "$work/existing")" = "$(wc -l < "$work/existing_real")" ] || {
+  echo "check-deps: error: a file the build used vanished while its links were resolved; run again" >&2; exit 2; }
+paste "$work/existing" "$work/existing_real" | while IFS=$'\t' read -r f real; do
   is_exempt "$f" && continue
-  is_exempt "$(readlink -f "$f")" && continue
-  echo "$f"
-done > "$work/files"
+  is_exempt "$real" && continue
+  printf '%s\t%s\n' "$f" "$real"
+done > "$work/resolved"
+cut -f1 "$work/resolved" > "$work/files"
 
 # Each file under every name it has: as given, and with symbolic links resolved (an
 # alternatives link names the package of the real program). Debian 12's merged /usr
 # registers some files under /lib, /bin or /sbin.
-while read -r f; do
-  real=$(readlink -f "$f")
+while IFS=$'\t' read -r f real; do
   for name in "$f" "$real"; do
     printf '%s\t%s\n' "$f" "$name"
     case "$name" in /usr/lib/*|/usr/bin/*|/usr/sbin/*|/usr/lib64/*) printf '%s\t%s\n' "$f" "${name#/usr}" ;; esac
   done
-done < "$work/files" | sort -u > "$work/names"
+done < "$work/resolved" | sort -u > "$work/names"
 
 # One dpkg -S call for all names (it loads its database once).
 cut -f2 "$work/names" | sort -u > "$work/queries"
