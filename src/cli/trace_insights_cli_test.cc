@@ -3,9 +3,6 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
-#include <fstream>
-#include <iterator>
-
 #include "base/testing/test_data.h"
 #include "cli/cli_test_support.h"
 
@@ -73,8 +70,7 @@ TEST(DiffCli, HtmlPageEmbedsTheJsonDocument) {
   ASSERT_EQ(page.exit_code, 0) << page.err;
   RunResult json = RunKraken("diff --json --top 8 " + a + " " + b);
   ASSERT_EQ(json.exit_code, 0) << json.err;
-  std::ifstream in(html);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = testing::ReadFileOrDie(html);
   const std::string open = "<script type=\"application/json\" id=\"kraken-report-data\">";
   size_t start = text.find(open);
   ASSERT_NE(start, std::string::npos);
