@@ -6,11 +6,6 @@ BUILD_ASAN ?= build-asan
 BUILD_FUZZ ?= build-fuzz
 FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
-# One test more than cores in the sanitizer pass: its tests wait on the servers, databases
-# and child processes they start (docs/development.md "Build speed": 735 s at -j2, 650 s at
-# -j3 on 2 cores). The Release pass keeps JOBS: the gpu-validate stand-in run, which times
-# its own windows, timed out at -j3.
-ASAN_TEST_JOBS ?= $(shell echo $$(( $(JOBS) + 1 )))
 PREFIX     ?= /usr/local
 # The sanitizer build: -O1 compiles much faster than -O2 and -g1 keeps the line tables the
 # sanitizers' stack traces need.
@@ -59,7 +54,7 @@ test-asan: build-asan test-asan-tests
 # native calls the unit, CLI and Python tests make under the sanitizers too.
 test-asan-tests: build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(ASAN_TEST_JOBS) -LE release-only
+	  ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS) -LE release-only
 
 # bin/kraken, lib/libkraken.so* and include/kraken/kraken.h under PREFIX; the Python
 # package adds its own install() rules in python/CMakeLists.txt (root CMakeLists.txt).
