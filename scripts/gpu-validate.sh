@@ -54,7 +54,8 @@
 #                      scripts/gpu-validate.sh --bundle dist/kraken-0.1.0-linux-x86_64.tar.gz \
 #                        --out $OUT --phases 7 --budget 300        (run timeout_s=330, ~260 s)
 #   8     rest [410]  overhead targets, only when --phases names it: rounds of fresh processes,
-#                    plain / tracer / tracer recording kernels only / tracer loaded but idle
+#                    plain / tracer / tracer recording kernels only / tracer loaded but idle,
+#                    CUPTI unattached and attached / CUPTI detached after a 100 ms window
 #                    (small kernels, 4 rounds of 2 s windows) and plain / tracer / kernels only /
 #                    kernels and API records / kernels and synchronization records
 #                    (ResNet-50 training, 3 rounds of 4 s), the order reversed every other
@@ -62,7 +63,7 @@
 #                    whose tracer did not record fails (p8.*-tracer) and is left out; each
 #                    round's overhead against its own plain window, the median, spread and
 #                    plain-to-plain noise (scripts/gpu_validate/figures_targets.py,
-#                    overhead/p8-*). The one-call form: --phases 8 --budget 450 (timeout_s=480)
+#                    overhead/p8-*). The one-call form: --phases 8 --budget 500 (timeout_s=530)
 #   9     rest [90]  tracer features no GPU had run, only when --phases names it: a capture
 #                    window started by an NVTX range (ResNet-50), a CUDA graph traced, the
 #                    per-kernel counters on the graph and on two launching threads; each

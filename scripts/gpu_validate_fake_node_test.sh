@@ -59,7 +59,9 @@ for step in env.nvidia-smi env.gpu-query env.ncu p1.resnet50-train p1.bert-infer
             p7.summary-small-kernels-cupti-kernels p7.small-kernels-plain p7.small-kernels-cupti \
             p7.small-kernels-cupti-kernels p7.small-kernels-torch-cuda p7.small-kernels-plain2 p7.nvml-latency \
             p8.small-kernels-plain-1 p8.small-kernels-cupti-1 p8.small-kernels-cupti-kernels-1 \
-            p8.small-kernels-cupti-idle-1 p8.small-kernels-cupti-idle-2 p8.small-kernels-cupti-kernels-2 \
+            p8.small-kernels-cupti-idle-1 p8.small-kernels-cupti-idle-attached-1 p8.small-kernels-cupti-after-window-1 \
+            p8.small-kernels-cupti-after-window-2 p8.small-kernels-cupti-idle-attached-2 \
+            p8.small-kernels-cupti-idle-2 p8.small-kernels-cupti-kernels-2 \
             p8.small-kernels-cupti-2 p8.small-kernels-plain-2 p8.resnet50-train-plain-1 p8.resnet50-train-cupti-1 \
             p8.resnet50-train-cupti-all-1 p8.resnet50-train-cupti-kernels-1 \
             p8.resnet50-train-cupti-kernels-2 p8.resnet50-train-cupti-all-2 \
@@ -73,7 +75,8 @@ grep -qE "^    resnet50-train-kraken-profile +step p50 [0-9.]+ ms, " "$summary" 
 grep -qE "^  resnet50-train  plain2 vs plain \(noise\) [-+][0-9.]+ %$" "$summary" || fail "no breakdown noise"
 # Phase 8: the second round ran its variants in reverse order; figures for both workloads.
 order=$(sed -n 's/^\[ok [^]]*\] p8\.small-kernels-\([a-z-]*\)-2$/\1/p' "$summary" | tr '\n' ' ')
-[ "$order" = "cupti-idle cupti-kernels cupti plain " ] || fail "phase 8's second round ran '$order'"
+[ "$order" = "cupti-after-window cupti-idle-attached cupti-idle cupti-kernels cupti plain " ] ||
+  fail "phase 8's second round ran '$order'"
 grep -qE "^  small-kernels   cupti         [-+][0-9.]+ % \([-+][0-9.]+ % to [-+][0-9.]+ %, 2 rounds\); target < 3 %: " \
   "$summary" || fail "no phase-8 figures"
 grep -qE "^  resnet50-train  cupti-kernels [-+][0-9.]+ % \([-+][0-9.]+ % to [-+][0-9.]+ %, 2 rounds\); target < 1 %: " \

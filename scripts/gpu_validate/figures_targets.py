@@ -19,7 +19,8 @@ from typing import Any, Dict, List, Optional
 from figures_common import NOT_MEASURED, fmt, overhead_pct, pct, read_json, throughput
 
 #: Phase 8's workloads and their variants, in the order a round runs them.
-TARGET_VARIANTS = {"small-kernels": ["plain", "cupti", "cupti-kernels", "cupti-idle"],
+TARGET_VARIANTS = {"small-kernels": ["plain", "cupti", "cupti-kernels", "cupti-idle", "cupti-idle-attached",
+                                     "cupti-after-window"],
                    "resnet50-train": ["plain", "cupti", "cupti-all", "cupti-kernels", "cupti-api", "cupti-sync"]}
 #: Variants an earlier phase 8 ran (run 10) and the current one does not: shown when measured.
 FORMER_VARIANTS = ("cupti-api", "cupti-sync")
@@ -35,7 +36,12 @@ VARIANT_MEANING = {"plain": "no tool", "cupti": "kraken's CUPTI tracer injected 
                                 "(KRAKEN_CUPTI_ACTIVITIES=all; the default until run 10)",
                    "cupti-api": "the tracer recording kernels and launch API calls (KRAKEN_CUPTI_ACTIVITIES=api)",
                    "cupti-sync": "the tracer recording kernels and synchronizations (KRAKEN_CUPTI_ACTIVITIES=sync)",
-                   "cupti-idle": "the tracer loaded, its capture window never opening (KRAKEN_CUPTI_DELAY_MS=600000)"}
+                   "cupti-idle": "the tracer loaded, its capture window never opening (KRAKEN_CUPTI_DELAY_MS=600000); "
+                                 "from run 11 on no CUPTI call is made then",
+                   "cupti-idle-attached": "as cupti-idle, CUPTI attached in cuInit as before run 11 "
+                                          "(KRAKEN_CUPTI_DETACH=0)",
+                   "cupti-after-window": "a 100 ms window at CUDA's start (KRAKEN_CUPTI_DURATION_MS=100), CUPTI "
+                                         "detached after it: the loop runs untraced"}
 _VARIANT_NAMES = sorted({v for vs in TARGET_VARIANTS.values() for v in vs}, key=len, reverse=True)
 #: A phase-8 result, overhead/p8-WORKLOAD-VARIANT-ROUND.json (a window whose tracer did not
 #: record was renamed *.untraced.json by phase_8.sh and is not one).

@@ -12,8 +12,8 @@
 # CPUs (taskset, when there is one) so that no variant meets other cores or NUMA nodes. Each
 # round's overhead is against its own plain window; figures_targets.py reports the median,
 # the spread and the plain-to-plain noise between rounds.
-# Expected on an H100/H200: small-kernels ~8 s a process, ResNet-50 ~18 s: 4 rounds of 4
-# (~130 s) and 3 rounds of 4 (~210 s) fit --budget 450 with the environment and packing.
+# Expected on an H100/H200: small-kernels ~8 s a process, ResNet-50 ~18 s: 4 rounds of 6
+# (~200 s) and 3 rounds of 4 (~210 s) fit --budget 480 with the environment and packing.
 
 # cupti-kernels (KRAKEN_CUPTI_ACTIVITIES=kernels): run 3 put most of the small-kernels cost in
 # CUPTI's API records (~6 us a launch), so the kernels-only tracer is measured beside the default.
@@ -22,7 +22,12 @@
 # records out (KRAKEN_CUPTI_ACTIVITIES=all brings them back). cupti-all, the old default,
 # runs beside the new one (cupti) so that the two are compared in the same rounds; the
 # figures still know run 10's cupti-api and cupti-sync (p8_window still runs them).
-P8_VARIANTS_SMALL=(plain cupti cupti-kernels cupti-idle)
+# cupti-idle-attached and cupti-after-window (run 11 on): after run 10 the tracer attaches CUPTI
+# when a delayed window opens (cupti-idle: no CUPTI call in the process) and detaches it
+# after a window that ends (cupti-after-window: a 100 ms window in CUDA's start-up, then the
+# measured loop detached); cupti-idle-attached (KRAKEN_CUPTI_DETACH=0) is the tracer as it
+# was, CUPTI attached from cuInit with nothing enabled, the cost both are to remove.
+P8_VARIANTS_SMALL=(plain cupti cupti-kernels cupti-idle cupti-idle-attached cupti-after-window)
 P8_VARIANTS_RESNET=(plain cupti cupti-all cupti-kernels)
 P8_ROUNDS_SMALL=4
 P8_ROUNDS_RESNET=3
@@ -48,6 +53,11 @@ p8_window() {
     # Loaded, never recording: what the injection costs before its window opens.
     cupti-idle) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_DELAY_MS=600000
                       KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
+    cupti-idle-attached) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_DELAY_MS=600000 KRAKEN_CUPTI_DETACH=0
+                               KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
+    # A window over CUDA's start-up only: the measured loop runs after CUPTI's detach.
+    cupti-after-window) vars=(CUDA_INJECTION64_PATH="$cupti_lib" KRAKEN_CUPTI_DURATION_MS=100
+                              KRAKEN_CUPTI_OUTPUT="$traces/") needs+=" cupti" ;;
   esac
   [ -n "$p8_pin" ] && pin=(taskset -c "$p8_pin")
   mkdir -p "$traces"
@@ -65,9 +75,12 @@ p8_check_tracer() {
   local name=$1 variant=$2 traces=$3 result=$4 log="$res/logs/$1.log" why=""
   if grep -qE '^kraken-cupti: (no kernel trace|the trace .* is incomplete)' "$log"; then
     why=$(grep -m1 -E '^kraken-cupti: ' "$log")
-  elif [ "$variant" != cupti-idle ]; then
+  elif [[ "$variant" != cupti-idle* ]]; then
     grep -q '^kraken-cupti: recording the CUDA activity' "$log" || why="no 'kraken-cupti: recording' line"
     [ -n "$why" ] || ls "$traces"/kraken_cupti_*.json >/dev/null 2>&1 || why="no trace in $traces"
+    if [ -z "$why" ] && [ "$variant" = cupti-after-window ]; then
+      grep -q '^kraken-cupti: CUPTI detached from pid' "$log" || why="no 'kraken-cupti: CUPTI detached' line"
+    fi
   else
     grep -q '^kraken-cupti: will record the CUDA activity' "$log" || why="no 'kraken-cupti: will record' line"
   fi

@@ -92,6 +92,9 @@ class ActivityConverter {
   // "deviceProperties" (when CUPTI reported devices) and the counts, as top-level members.
   JsonMembers FooterMembers() const;
   const ConversionCounts& counts() const { return counts_; }
+  // CUPTI's clock measured against Unix time later than construction (a deferred attach,
+  // cupti_detach.h): the records converted from here on use it.
+  void set_clock_offset_ns(int64_t offset_ns) { options_.clock_offset_ns = offset_ns; }
   int64_t projection_dropped() const { return projector_.dropped(); }
 
  private:

@@ -31,6 +31,8 @@ std::string ResolveAll(void* handle, CuptiFunctions* f) {
   Resolve(handle, "cuptiSubscribe", &f->Subscribe);
   Resolve(handle, "cuptiUnsubscribe", &f->Unsubscribe);
   Resolve(handle, "cuptiEnableCallback", &f->EnableCallback);
+  Resolve(handle, "cuptiEnableDomain", &f->EnableDomain);
+  Resolve(handle, "cuptiFinalize", &f->Finalize);
   Resolve(handle, "InitializeInjectionNvtx2", &f->InitializeInjectionNvtx2);
   Resolve(handle, "InitializeInjectionNvtx", &f->InitializeInjectionNvtx);
   const std::pair<const char*, const void*> required[] = {

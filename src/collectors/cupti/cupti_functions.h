@@ -38,6 +38,8 @@ struct CuptiFunctions {
   decltype(&cuptiSubscribe) Subscribe = nullptr;
   decltype(&cuptiUnsubscribe) Unsubscribe = nullptr;
   decltype(&cuptiEnableCallback) EnableCallback = nullptr;
+  decltype(&cuptiEnableDomain) EnableDomain = nullptr;  // the detach's API-exit callbacks
+  decltype(&cuptiFinalize) Finalize = nullptr;          // detaches CUPTI from the process
   NvtxInitializeInjection InitializeInjectionNvtx2 = nullptr;
   NvtxInitializeInjection InitializeInjectionNvtx = nullptr;
 

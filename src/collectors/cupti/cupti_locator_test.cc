@@ -167,14 +167,22 @@ TEST(TracerConfigTest, CaptureWindowAndHardwareTrace) {
   EXPECT_EQ(defaults.delay_ms, 0);
   EXPECT_EQ(defaults.duration_ms, 0);
   EXPECT_TRUE(defaults.hw_trace);
+  EXPECT_TRUE(defaults.detach);
 
-  TracerConfig window = TracerConfigFromVars(
-      {{"KRAKEN_CUPTI_DELAY_MS", "30000"}, {"KRAKEN_CUPTI_DURATION_MS", "5000"}, {"KRAKEN_CUPTI_HW_TRACE", "0"}});
+  TracerConfig window = TracerConfigFromVars({{"KRAKEN_CUPTI_DELAY_MS", "30000"},
+                                              {"KRAKEN_CUPTI_DURATION_MS", "5000"},
+                                              {"KRAKEN_CUPTI_HW_TRACE", "0"},
+                                              {"KRAKEN_CUPTI_DETACH", "0"}});
   EXPECT_EQ(window.delay_ms, 30000);
   EXPECT_EQ(window.duration_ms, 5000);
   EXPECT_FALSE(window.hw_trace);
+  EXPECT_FALSE(window.detach);
   EXPECT_TRUE(window.problems.empty());
   EXPECT_TRUE(TracerConfigFromVars({{"KRAKEN_CUPTI_HW_TRACE", "1"}}).hw_trace);
+  TracerConfig bad_detach = TracerConfigFromVars({{"KRAKEN_CUPTI_DETACH", "no"}});
+  EXPECT_TRUE(bad_detach.detach);
+  ASSERT_EQ(bad_detach.problems.size(), 1u);
+  EXPECT_EQ(bad_detach.problems[0], "KRAKEN_CUPTI_DETACH=no is not 0 or 1; using 1");
 }
 
 TEST(TracerConfigTest, CountersAreNotCombinedWithACaptureWindow) {

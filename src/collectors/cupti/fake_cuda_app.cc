@@ -2,7 +2,8 @@
 // driver does when a process initializes CUDA with CUDA_INJECTION64_PATH set (dlopen the
 // library, call its InitializeInjection, finish cuInit: with the fake libcupti, its
 // kraken_fake_cuda_init_finished), then runs for the milliseconds of its first argument
-// (default 0: the fake libcupti launches on the clock meanwhile) and ends normally.
+// (default 0: the fake libcupti launches on the clock meanwhile), making a CUDA call every
+// ms (kraken_fake_cuda_api_call: where the tracer may detach CUPTI), and ends normally.
 // `kraken profile --kernels` tests run it as their command.
 #include <dlfcn.h>
 
@@ -13,14 +14,16 @@
 
 namespace {
 
+// A function of the fake libcupti the tracer loaded, or nullptr.
+void (*FakeCuptiFunction(const char* name))() {
+  const char* cupti = std::getenv("KRAKEN_CUPTI_LIBRARY");
+  void* library = cupti != nullptr ? dlopen(cupti, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+  return library != nullptr ? reinterpret_cast<void (*)()>(dlsym(library, name)) : nullptr;
+}
+
 // What the driver does after InitializeInjection returned: with the fake libcupti, tell it.
 void FinishCuInit() {
-  const char* cupti = std::getenv("KRAKEN_CUPTI_LIBRARY");
-  if (cupti == nullptr) return;
-  void* library = dlopen(cupti, RTLD_NOW | RTLD_NOLOAD);
-  if (library == nullptr) return;
-  if (auto finished = reinterpret_cast<void (*)()>(dlsym(library, "kraken_fake_cuda_init_finished")))
-    finished();
+  if (auto finished = FakeCuptiFunction("kraken_fake_cuda_init_finished")) finished();
 }
 
 }  // namespace
@@ -40,6 +43,11 @@ int main(int argc, char** argv) {
   if (initialize == nullptr) return 5;
   initialize();
   FinishCuInit();
-  if (argc > 1) std::this_thread::sleep_for(std::chrono::milliseconds(std::atoll(argv[1])));
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(argc > 1 ? std::atoll(argv[1]) : 0);
+  auto api_call = FakeCuptiFunction("kraken_fake_cuda_api_call");
+  while (std::chrono::steady_clock::now() < end) {
+    if (api_call != nullptr) api_call();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return 0;
 }

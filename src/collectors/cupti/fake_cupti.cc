@@ -14,14 +14,17 @@
 // KRAKEN_FAKE_CUPTI_ALLOCATIONS=refuse: enabling CUPTI_ACTIVITY_KIND_MEMORY2 fails.
 //
 // Capture windows: records are made only while the kernel kind is enabled. An endless run
-// (-1) launches on the clock: launch n at n * 2 us after the callbacks were registered,
+// (-1) launches on the clock: launch n at n * 2 us after the library was loaded,
 // delivered once its time has come, and those launched while the kind was off are never
 // recorded (as with the real CUPTI). Blackwell's HW trace: cuptiActivityEnableHWTrace
 // answers NOT_INITIALIZED until the "driver" finished cuInit (kraken_fake_cuda_init_finished),
 // then SUCCESS when KRAKEN_FAKE_CUPTI_HW_TRACE=supported, else NOT_SUPPORTED (a Hopper).
 // With KRAKEN_FAKE_CUPTI_LOG=<file>, every enable, disable, subscription, callback switch
 // and HW-trace call is a line "<CLOCK_REALTIME ns> <what> <detail>" of that file, for the
-// tests to check when and what the tracer asked for. The callback API (subscription,
+// tests to check when and what the tracer asked for. Attachment, as libcupti does it: the
+// first call of any function but cuptiGetVersion and cuptiGetResultString is logged
+// "attach", cuptiFinalize "finalize" (it forgets the callbacks, kinds and subscriber), and
+// a call after it "attach" again. The callback API (subscription,
 // callback switches, the end of cuInit) is in fake_cupti_callbacks.cc.
 #include <cupti.h>
 
@@ -29,6 +32,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,8 +43,9 @@
 // fake_range_profiler.cc: announces launches to a CUPTI callback subscriber; absent from
 // libkraken_cupti_fake_norange.so (a libcupti without the range profiler).
 void KrakenFakeAnnounceLaunches(int64_t first, int64_t count) __attribute__((weak));
-// fake_cupti_callbacks.cc: whether the "driver" finished cuInit.
+// fake_cupti_callbacks.cc: whether the "driver" finished cuInit; cuptiFinalize's end of the subscription.
 bool KrakenFakeDriverInitialized();
+void KrakenFakeForgetSubscriber();
 
 namespace {
 
@@ -58,6 +63,7 @@ int64_t g_announced = 0;  // launches announced to a callback subscriber
 uint64_t g_origin = 0;
 uint64_t g_kernels_off_at = 0;  // when kernel records were last disabled; 0: on or never
 bool g_zeroed_promised = false;  // CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER set to 1
+std::atomic<bool> g_attached{false};
 
 uint64_t Now() {
   struct timespec now {};
@@ -78,6 +84,16 @@ void Log(const char* what, long long detail) {
     std::fclose(log);
   }
 }
+
+// Each function but the version, the error text and cuptiFinalize: CUPTI attaches lazily.
+void Touch() {
+  if (!g_attached.exchange(true)) Log("attach", 0);
+}
+
+// Launch 0 of an endless run: when the tracer loaded this library (in cuInit, before its
+// window's clock starts), whether or not it calls CUPTI then.
+__attribute__((constructor)) void SetOrigin() { g_origin = Now(); }
+
 
 template <typename T>
 size_t Stride() {
@@ -226,6 +242,7 @@ void InstallNvtxHandlers() {
 
 // For fake_range_profiler.cc and fake_cupti_callbacks.cc: a line of KRAKEN_FAKE_CUPTI_LOG.
 void KrakenFakeLog(const char* what, long long detail) { Log(what, detail); }
+void KrakenFakeTouch() { Touch(); }
 
 extern "C" {
 
@@ -241,14 +258,29 @@ CUptiResult cuptiGetResultString(CUptiResult result, const char** text) {
 
 CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request,
                                            CUpti_BuffersCallbackCompleteFunc complete) {
+  Touch();
   std::lock_guard<std::mutex> lock(g_mutex);
   g_request = request;
   g_complete = complete;
-  g_origin = Now();
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiFinalize() {
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    Log("finalize", 0);
+    g_request = nullptr;
+    g_complete = nullptr;
+    g_kinds.clear();
+    g_runtime_ids.clear();
+  }
+  KrakenFakeForgetSubscriber();
+  g_attached.store(false);
   return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
+  Touch();
   std::lock_guard<std::mutex> lock(g_mutex);
   Log("enable", kind);
   if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && Setting("KRAKEN_FAKE_CUPTI_LAUNCHES", 1000) < 0 &&
@@ -268,6 +300,7 @@ CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
 
 // The device records were made while CUDA started: the fake sends its one lazily anyway.
 CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind) {
+  Touch();
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     Log("enable_and_dump", kind);
@@ -276,6 +309,7 @@ CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind) {
 }
 
 CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
+  Touch();
   std::lock_guard<std::mutex> lock(g_mutex);
   Log("disable", kind);
   if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && g_kinds.count(kind) != 0) g_kernels_off_at = Now();
@@ -284,6 +318,7 @@ CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
 }
 
 CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attribute, size_t* size, void* value) {
+  Touch();
   std::lock_guard<std::mutex> lock(g_mutex);
   if (attribute != CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER || size == nullptr || *size != sizeof(uint8_t))
     return CUPTI_ERROR_INVALID_PARAMETER;
@@ -292,6 +327,7 @@ CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attribute, size_t*
 }
 
 CUptiResult cuptiActivityEnableHWTrace(uint8_t enable) {
+  Touch();
   const bool driver_initialized = KrakenFakeDriverInitialized();  // takes its own lock
   std::lock_guard<std::mutex> lock(g_mutex);
   const char* mode = std::getenv("KRAKEN_FAKE_CUPTI_HW_TRACE");
@@ -304,6 +340,7 @@ CUptiResult cuptiActivityEnableHWTrace(uint8_t enable) {
 
 // NVTX's injection entry point (see InstallNvtxHandlers).
 int InitializeInjectionNvtx2(const void* (*get_export_table)(uint32_t)) {
+  Touch();
   if (get_export_table == nullptr || get_export_table(1) == nullptr) return 0;
   std::lock_guard<std::mutex> lock(g_mutex);
   g_nvtx_export_table = get_export_table;
@@ -312,12 +349,16 @@ int InitializeInjectionNvtx2(const void* (*get_export_table)(uint32_t)) {
 }
 
 CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
+  Touch();
   std::lock_guard<std::mutex> lock(g_mutex);
   if (enable) g_runtime_ids.insert(cbid);
   return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId, uint8_t) { return CUPTI_SUCCESS; }
+CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId, uint8_t) {
+  Touch();
+  return CUPTI_SUCCESS;
+}
 
 CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid_size, CUpti_Activity** record) {
   uint8_t* next = *record == nullptr ? buffer : reinterpret_cast<uint8_t*>(*record) + RecordSize((*record)->kind);
@@ -327,6 +368,7 @@ CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid_size, CUpti
 }
 
 CUptiResult cuptiActivityFlushAll(uint32_t flag) {
+  Touch();
   // A periodic flush delivers up to KRAKEN_FAKE_CUPTI_PER_FLUSH launches; a forced one (at
   // exit) what is left of a finite run, as CUPTI hands over all it holds.
   const int64_t total = Setting("KRAKEN_FAKE_CUPTI_LAUNCHES", 1000);
@@ -355,11 +397,13 @@ CUptiResult cuptiActivityFlushAll(uint32_t flag) {
 }
 
 CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* dropped) {
+  Touch();
   *dropped = 0;
   return CUPTI_SUCCESS;
 }
 
 CUptiResult cuptiGetTimestamp(uint64_t* timestamp) {
+  Touch();
   *timestamp = Now();
   return CUPTI_SUCCESS;
 }

@@ -13,7 +13,7 @@ CUpti_SubscriberHandle g_hw_subscriber = nullptr;
 std::atomic<bool> g_hw_subscribed{false};
 std::atomic<int> g_hw_result{-1};  // the CUptiResult of cuptiActivityEnableHWTrace(1); -1: not tried
 // How the request went: what the closing member says when the switch was not tried.
-enum class Request { kNotMade, kSubscribed, kSubscriberRefused, kCallbackRefused };
+enum class Request { kNotMade, kSubscribed, kSubscriberRefused, kCallbackRefused, kDeferredAttach };
 std::atomic<Request> g_hw_request{Request::kNotMade};
 
 int64_t g_hw_requested_ns = 0;  // steady clock
@@ -65,6 +65,8 @@ void ReleaseHardwareTimestampsSubscription(bool now) {
   g_hw_cupti->functions.Unsubscribe(g_hw_subscriber);
 }
 
+void SkipHardwareTimestampsForDeferredAttach() { g_hw_request.store(Request::kDeferredAttach); }
+
 JsonMembers HardwareTimestampsMembers() {
   const int result = g_hw_result.load();
   JsonMembers members = {{"kraken_cupti_timestamps", JsonString(result == CUPTI_SUCCESS ? "hw" : "sw")}};
@@ -82,7 +84,10 @@ JsonMembers HardwareTimestampsMembers() {
     members.emplace_back("kraken_cupti_hw_trace_result",
                          JsonString(request == Request::kSubscriberRefused ? "not asked: another CUPTI subscriber"
                                     : request == Request::kCallbackRefused ? "not asked: CU_INIT_FINISHED refused"
-                                                                            : "not asked: no CU_INIT_FINISHED callback"));
+                                    : request == Request::kDeferredAttach
+                                        ? "not asked: CUPTI was attached when the capture window opened, after "
+                                          "cuInit (KRAKEN_CUPTI_DETACH=0 asks in cuInit)"
+                                        : "not asked: no CU_INIT_FINISHED callback"));
   }
   return members;
 }

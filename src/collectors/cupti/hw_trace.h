@@ -26,6 +26,10 @@ void RequestHardwareTimestamps(const LoadedCupti& cupti, bool wanted);
 // nothing to do. Not from within a CUPTI callback.
 void ReleaseHardwareTimestampsSubscription(bool now = false);
 
+// A deferred attach (cupti_detach.h) makes no CUPTI call inside cuInit, so the switch is
+// not tried; the closing members say why.
+void SkipHardwareTimestampsForDeferredAttach();
+
 // The trace's closing members: "kraken_cupti_timestamps": "hw" | "sw", and why the
 // hardware was not used when CUPTI refused it for another reason than NOT_SUPPORTED.
 JsonMembers HardwareTimestampsMembers();

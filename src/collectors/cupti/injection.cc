@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 
+#include "collectors/cupti/cupti_detach.h"
 #include "collectors/cupti/cupti_functions.h"
 #include "collectors/cupti/hw_trace.h"
 #include "collectors/cupti/injection_setup.h"
@@ -92,19 +93,25 @@ void Start() {
   }
   g_owner_pid = getpid();
   g_signal_wait_ms = config.signal_wait_ms;
+  const CuptiFunctions& f = g_cupti.functions;
+  // A delayed window: nothing is enabled now; the writer thread (at the delay) or the thread
+  // pushing the NVTX range enables the kinds later.
+  const bool delayed = config.delay_ms > 0 || !config.start_on_nvtx.empty();
+  // Attached only when the window opens (cupti_detach.h): not on the NVTX push's thread,
+  // and not without cuptiActivityEnableAndDump (the device records are made now).
+  const bool deferred = AttachesAtWindowStart(config, f);
+  const BufferCallbacks callbacks{OnBufferRequested, OnBufferCompleted};
   std::string error;
-  std::unique_ptr<TraceSession> owned = StartSession(g_cupti, config, &error);
+  std::unique_ptr<TraceSession> owned = StartSession(g_cupti, config, deferred ? &callbacks : nullptr, &error);
   if (owned == nullptr) {
     Say("no kernel trace: " + error);
     return;
   }
   TraceSession* session = owned.get();
   g_session.store(session);
-  const CuptiFunctions& f = g_cupti.functions;
-  // A delayed window: nothing is enabled now; the writer thread (at the delay) or the thread
-  // pushing the NVTX range enables the kinds later.
-  const bool delayed = config.delay_ms > 0 || !config.start_on_nvtx.empty();
-  if (CUptiResult r = f.RegisterCallbacks(OnBufferRequested, OnBufferCompleted); r != CUPTI_SUCCESS) {
+  if (deferred) {
+    // Nothing until the window: the session's attach hook registers the callbacks then.
+  } else if (CUptiResult r = f.RegisterCallbacks(OnBufferRequested, OnBufferCompleted); r != CUPTI_SUCCESS) {
     error = "CUPTI refused the buffer callbacks: " + f.ErrorText(r);
   } else if (delayed) {
     PrepareDelayedWindow(g_cupti);
@@ -125,7 +132,8 @@ void Start() {
   }
   owned.release();  // lives as long as the process (see g_session)
   // One CUPTI subscriber per process: with the counters' subscription the HW-trace request is not made.
-  RequestHardwareTimestamps(g_cupti, config.hw_trace && !config.counters);
+  RequestHardwareTimestamps(g_cupti, config.hw_trace && !config.counters && !deferred);
+  if (deferred && config.hw_trace) SkipHardwareTimestampsForDeferredAttach();
   session->Arm(!delayed);
   std::atexit(AtExit);
   InstallSignalChain(OnSignal);
@@ -157,8 +165,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
   if (!config.nvtx) return 0;
   LoadOnce();
   if (g_cupti.handle == nullptr || g_cupti.functions.InitializeInjectionNvtx2 == nullptr) return 0;
-  if (config.start_on_nvtx.empty()) return g_cupti.functions.InitializeInjectionNvtx2(get_export_table);
+  // Detached (or about to be) after its window: libcupti's NVTX handlers would attach CUPTI again.
+  if (CuptiDetachRequested()) return 0;
+  if (config.start_on_nvtx.empty()) return ForwardNvtxToCupti(g_cupti, config, get_export_table);
   // NVTX may start before CUDA: until the session exists, a matching push starts nothing.
+  NoteNvtxForwarded();
   return InitializeNvtxWithStartHook(g_cupti.functions.InitializeInjectionNvtx2, get_export_table,
                                      config.start_on_nvtx, [] {
                                        TraceSession* session = g_session.load();

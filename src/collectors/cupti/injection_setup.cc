@@ -8,10 +8,13 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
+#include <vector>
 
 #include "collectors/cupti/api_names.h"
-#include "collectors/cupti/range_profiler.h"
+#include "collectors/cupti/cupti_detach.h"
 #include "collectors/cupti/hw_trace.h"
+#include "collectors/cupti/range_profiler.h"
 
 namespace kraken::cupti {
 namespace {
@@ -101,15 +104,183 @@ void Say(const std::string& line) {
   (void)ignored;
 }
 
-std::unique_ptr<TraceSession> StartSession(const LoadedCupti& cupti, const TracerConfig& config, std::string* error) {
+namespace {
+
+// What this process's CUPTI has been through (one tracer, one session per process).
+struct CuptiUse {
+  std::atomic<bool> touched{false};  // a CUPTI function ran: CUPTI is attached
+  std::atomic<int64_t> offset_at_start_ns{0};
+  std::atomic<bool> nvtx_forwarded{false};
+  // NVTX instances waiting for a deferred attach, and whether it happened (under the mutex).
+  std::mutex nvtx_mutex;
+  std::vector<NvtxGetExportTable> nvtx_waiting;
+  bool attached_for_window = false;
+};
+CuptiUse g_use;
+
+// The deferred attach hands libcupti the NVTX instances that initialized before it.
+void ForwardWaitingNvtx(const LoadedCupti& cupti) {
+  std::vector<NvtxGetExportTable> waiting;
+  {
+    std::lock_guard<std::mutex> lock(g_use.nvtx_mutex);
+    g_use.attached_for_window = true;
+    waiting.swap(g_use.nvtx_waiting);
+  }
+  for (NvtxGetExportTable get_export_table : waiting) cupti.functions.InitializeInjectionNvtx2(get_export_table);
+}
+
+// CUPTI's clock to Unix time (on Linux CUPTI's clock is CLOCK_REALTIME already: ~0).
+int64_t MeasureClockOffset(const CuptiFunctions& f) {
+  uint64_t cupti_now = 0;
+  const int64_t realtime = RealtimeNs();
+  if (f.GetTimestamp(&cupti_now) != CUPTI_SUCCESS) return 0;
+  return realtime - static_cast<int64_t>(cupti_now);
+}
+
+// Before the first buffer is asked for: CUPTI stops zeroing each buffer on the thread that
+// filled the last one (a stall in the application's launch path).
+bool PromiseZeroedBuffers(const CuptiFunctions& f) {
+  if (f.SetAttribute == nullptr) return false;
+  uint8_t zeroed = 1;
+  size_t size = sizeof(zeroed);
+  return f.SetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed) == CUPTI_SUCCESS;
+}
+
+// The closing members on CUPTI's attachment: when it began, and whether it is detached.
+JsonMembers AttachMembers(const LoadedCupti& cupti, const TracerConfig& config, bool deferred, bool runs_on) {
+  std::string attach = !deferred                ? "at CUDA's start"
+                       : g_use.touched.load() ? "when the capture window opened"
+                                              : "never: the capture window did not open";
+  std::string detach;
+  if (!config.detach) {
+    detach = "off (KRAKEN_CUPTI_DETACH=0)";
+  } else if (!runs_on) {
+    detach = "not needed: the trace closed with the process";
+  } else if (std::string why = DetachObstacle(cupti, g_use.nvtx_forwarded.load()); !why.empty()) {
+    detach = "not possible: " + why;
+  } else {
+    detach = "at the application's next CUDA call after the window";
+  }
+  return {{"kraken_cupti_attach", JsonString(attach)}, {"kraken_cupti_detach", JsonString(detach)}};
+}
+
+// The session's calls into CUPTI. Until CUPTI is attached (a deferred attach) none is made:
+// `now` is Unix time then, and there is nothing to flush or count.
+void SetCuptiHooks(const LoadedCupti& cupti, SessionHooks* hooks) {
+  const CuptiFunctions& f = cupti.functions;
+  hooks->next_record = f.GetNextRecord;
+  auto flush = f.FlushAll;
+  hooks->flush_all = [flush](bool forced) {
+    if (g_use.touched.load()) flush(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  };
+  auto dropped = f.GetNumDroppedRecords;
+  hooks->take_dropped_records = [dropped]() -> uint64_t {
+    size_t count = 0;
+    return g_use.touched.load() && dropped(nullptr, 0, &count) == CUPTI_SUCCESS ? count : 0;
+  };
+  auto timestamp = f.GetTimestamp;
+  hooks->now = [timestamp]() -> int64_t {
+    if (!g_use.touched.load()) return RealtimeNs();
+    uint64_t now = 0;
+    return timestamp(&now) == CUPTI_SUCCESS ? static_cast<int64_t>(now) : 0;
+  };
+  const LoadedCupti* loaded = &cupti;
+  hooks->writer_pass = [](bool last) { ReleaseHardwareTimestampsSubscription(last); };
+  hooks->closing_members = [loaded](bool) {
+    JsonMembers members = HardwareTimestampsMembers();
+    // The trace's times are CUPTI's plus the offset measured at the start; measured again
+    // here, a change says CUPTI's clock moved against CLOCK_REALTIME during the trace (on an
+    // H200, run 10, the trace's launches sat ~0.8 ms before the workload's time.time()).
+    uint64_t cupti_at_end = 0;
+    const int64_t realtime_at_end = RealtimeNs();
+    if (g_use.touched.load() && loaded->functions.GetTimestamp(&cupti_at_end) == CUPTI_SUCCESS) {
+      members.emplace_back("kraken_cupti_clock_offset_ns_at_start", JsonInt(g_use.offset_at_start_ns.load()));
+      members.emplace_back("kraken_cupti_clock_offset_ns_at_end",
+                           JsonInt(realtime_at_end - static_cast<int64_t>(cupti_at_end)));
+    }
+    // Tracing went on without them: the trace says why it has no device memory.
+    if (const int refused = g_memory_refused.load(); refused >= 0)
+      members.emplace_back("kraken_cupti_memory_records",
+                           JsonString("unavailable: " + loaded->functions.ErrorText(static_cast<CUptiResult>(refused))));
+    return members;
+  };
+}
+
+// The capture window's hooks: the kinds on and off, CUPTI attached at its start (deferred)
+// and detached after its end, and the line that says the trace is complete.
+void SetWindowHooks(const LoadedCupti& cupti, const TracerConfig& config, const BufferCallbacks* deferred,
+                    SessionHooks* hooks) {
+  const LoadedCupti* loaded = &cupti;
+  hooks->begin_window = [loaded, config] { return EnableActivities(*loaded, config, true); };
+  hooks->end_window = [loaded] { DisableActivities(*loaded); };
+  if (deferred != nullptr) {
+    hooks->attach = [loaded, callbacks = *deferred](AttachResult* attached) -> std::string {
+      const CuptiFunctions& f = loaded->functions;
+      g_use.touched.store(true);
+      attached->zeroed_buffers = PromiseZeroedBuffers(f);
+      attached->clock_offset_ns = MeasureClockOffset(f);
+      g_use.offset_at_start_ns.store(attached->clock_offset_ns);
+      if (CUptiResult r = f.RegisterCallbacks(callbacks.requested, callbacks.completed); r != CUPTI_SUCCESS)
+        return "CUPTI refused the buffer callbacks: " + f.ErrorText(r);
+      ForwardWaitingNvtx(*loaded);  // before the kinds go on: libcupti installs its handlers then
+      return "";
+    };
+  }
+  auto members = hooks->closing_members;
+  hooks->closing_members = [members, loaded, config, deferred = deferred != nullptr](bool runs_on) {
+    JsonMembers all = members(runs_on);
+    for (auto& member : AttachMembers(*loaded, config, deferred, runs_on)) all.push_back(std::move(member));
+    return all;
+  };
+  // Whoever waits for the trace of a long job learns that it is complete (errors always).
+  hooks->window_closed = [loaded, config](const TraceSession& session) {
+    if (!session.error().empty()) {
+      Say("no kernel trace: " + session.error() + " (" + session.output_path() + " records why)");
+    } else if (!session.write_error().empty()) {
+      Say("the trace " + session.output_path() + " is incomplete: " + session.write_error());
+    } else if (!config.quiet) {
+      Say("the capture window ended: " + session.output_path() + " is complete (" +
+          std::to_string(session.counts().kernels) + " kernels)");
+    }
+    // The writer made its last CUPTI call: the application's next one may detach CUPTI.
+    if (!config.detach || !g_use.touched.load() || !DetachObstacle(*loaded, g_use.nvtx_forwarded.load()).empty())
+      return;
+    if (std::string why = RequestDetach(*loaded, !config.quiet); !why.empty()) Say("CUPTI stays attached: " + why);
+  };
+}
+
+}  // namespace
+
+bool AttachesAtWindowStart(const TracerConfig& config, const CuptiFunctions& functions) {
+  return config.detach && config.delay_ms > 0 && config.start_on_nvtx.empty() && functions.EnableAndDump != nullptr;
+}
+
+void NoteNvtxForwarded() { g_use.nvtx_forwarded.store(true); }
+
+int ForwardNvtxToCupti(const LoadedCupti& cupti, const TracerConfig& config, NvtxGetExportTable get_export_table) {
+  NoteNvtxForwarded();
+  if (AttachesAtWindowStart(config, cupti.functions)) {
+    std::lock_guard<std::mutex> lock(g_use.nvtx_mutex);
+    if (!g_use.attached_for_window) {
+      g_use.nvtx_waiting.push_back(get_export_table);
+      return 1;  // NVTX's calls are no-ops until libcupti installs its handlers
+    }
+  }
+  return cupti.functions.InitializeInjectionNvtx2(get_export_table);
+}
+
+std::unique_ptr<TraceSession> StartSession(const LoadedCupti& cupti, const TracerConfig& config,
+                                           const BufferCallbacks* deferred, std::string* error) {
   const CuptiFunctions& f = cupti.functions;
   SessionOptions options;
   options.config = config;
-  uint64_t cupti_now = 0;
   const int64_t realtime = RealtimeNs();
-  if (f.GetTimestamp(&cupti_now) != CUPTI_SUCCESS) cupti_now = static_cast<uint64_t>(realtime);
-  // CUPTI's clock to Unix time (on Linux CUPTI's clock is CLOCK_REALTIME already: ~0).
-  options.converter.clock_offset_ns = realtime - static_cast<int64_t>(cupti_now);
+  if (deferred == nullptr) {
+    g_use.touched.store(true);
+    options.converter.clock_offset_ns = MeasureClockOffset(f);
+    g_use.offset_at_start_ns.store(options.converter.clock_offset_ns);
+    options.zeroed_buffers = PromiseZeroedBuffers(f);
+  }
   TraceFile file = PrepareTraceFile(config, realtime, &cupti);
   options.output_path = file.path;
   options.base_time_ns = file.base_time_ns;
@@ -124,63 +295,9 @@ std::unique_ptr<TraceSession> StartSession(const LoadedCupti& cupti, const Trace
       return get_name(cupti_domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr ? name : "";
     };
   }
-  if (f.SetAttribute != nullptr) {
-    // Before the first buffer is asked for: CUPTI stops zeroing each buffer on the thread
-    // that filled the last one (a stall in the application's launch path).
-    uint8_t zeroed = 1;
-    size_t size = sizeof(zeroed);
-    options.zeroed_buffers =
-        f.SetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed) == CUPTI_SUCCESS;
-  }
-  options.header.emplace_back("kraken_cupti_zeroed_buffers", options.zeroed_buffers ? "true" : "false");
   SessionHooks hooks;
-  hooks.next_record = f.GetNextRecord;
-  auto flush = f.FlushAll;
-  hooks.flush_all = [flush](bool forced) { flush(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0); };
-  auto dropped = f.GetNumDroppedRecords;
-  hooks.take_dropped_records = [dropped]() -> uint64_t {
-    size_t count = 0;
-    return dropped(nullptr, 0, &count) == CUPTI_SUCCESS ? count : 0;
-  };
-  auto timestamp = f.GetTimestamp;
-  hooks.now = [timestamp]() -> int64_t {
-    uint64_t now = 0;
-    return timestamp(&now) == CUPTI_SUCCESS ? static_cast<int64_t>(now) : 0;
-  };
-  const LoadedCupti* loaded = &cupti;
-  hooks.begin_window = [loaded, config] { return EnableActivities(*loaded, config, true); };
-  hooks.end_window = [loaded] { DisableActivities(*loaded); };
-  // Whoever waits for the trace of a long job learns that it is complete (errors always).
-  hooks.window_closed = [quiet = config.quiet](const TraceSession& session) {
-    if (!session.error().empty()) {
-      Say("no kernel trace: " + session.error() + " (" + session.output_path() + " records why)");
-    } else if (!session.write_error().empty()) {
-      Say("the trace " + session.output_path() + " is incomplete: " + session.write_error());
-    } else if (!quiet) {
-      Say("the capture window ended: " + session.output_path() + " is complete (" +
-          std::to_string(session.counts().kernels) + " kernels)");
-    }
-  };
-  hooks.writer_pass = [](bool last) { ReleaseHardwareTimestampsSubscription(last); };
-  const int64_t offset_at_start = options.converter.clock_offset_ns;
-  hooks.closing_members = [loaded, offset_at_start] {
-    JsonMembers members = HardwareTimestampsMembers();
-    // The trace's times are CUPTI's plus the offset measured at the start; measured again
-    // here, a change says CUPTI's clock moved against CLOCK_REALTIME during the trace (on an
-    // H200, run 10, the trace's launches sat ~0.8 ms before the workload's time.time()).
-    uint64_t cupti_at_end = 0;
-    const int64_t realtime_at_end = RealtimeNs();
-    if (loaded->functions.GetTimestamp(&cupti_at_end) == CUPTI_SUCCESS) {
-      members.emplace_back("kraken_cupti_clock_offset_ns_at_start", JsonInt(offset_at_start));
-      members.emplace_back("kraken_cupti_clock_offset_ns_at_end",
-                           JsonInt(realtime_at_end - static_cast<int64_t>(cupti_at_end)));
-    }
-    // Tracing went on without them: the trace says why it has no device memory.
-    if (const int refused = g_memory_refused.load(); refused >= 0)
-      members.emplace_back("kraken_cupti_memory_records",
-                           JsonString("unavailable: " + loaded->functions.ErrorText(static_cast<CUptiResult>(refused))));
-    return members;
-  };
+  SetCuptiHooks(cupti, &hooks);
+  SetWindowHooks(cupti, config, deferred, &hooks);
   return TraceSession::Start(std::move(options), std::move(hooks), error);
 }
 

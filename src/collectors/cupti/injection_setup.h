@@ -15,9 +15,33 @@ namespace kraken::cupti {
 // processes do not interleave).
 void Say(const std::string& line);
 
+// CUPTI's activity buffer callbacks (injection.cc's), for a deferred attach to register.
+struct BufferCallbacks {
+  CUpti_BuffersCallbackRequestFunc requested = nullptr;
+  CUpti_BuffersCallbackCompleteFunc completed = nullptr;
+};
+
 // Creates this process's trace file (KRAKEN_CUPTI_OUTPUT resolved for its pid) and the
-// session writing it, with CUPTI's clock mapped to Unix time.
-std::unique_ptr<TraceSession> StartSession(const LoadedCupti& cupti, const TracerConfig& config, std::string* error);
+// session writing it, with CUPTI's clock mapped to Unix time. With `deferred` (a delayed
+// window that attaches CUPTI when it opens, cupti_detach.h) no CUPTI function runs now: the
+// session's attach hook sets CUPTI up at the window's start and registers those callbacks.
+// A window that ends before the process asks for CUPTI's detach (config.detach).
+std::unique_ptr<TraceSession> StartSession(const LoadedCupti& cupti, const TracerConfig& config,
+                                           const BufferCallbacks* deferred, std::string* error);
+
+// Whether CUPTI is attached when the capture window opens rather than in cuInit
+// (config.detach, a delay, no NVTX range to start on, and cuptiActivityEnableAndDump to get
+// the device records made before).
+bool AttachesAtWindowStart(const TracerConfig& config, const CuptiFunctions& functions);
+
+// NVTX's injection for one NVTX instance (each library built with NVTX is one). Handed to
+// libcupti now, or, while a window that attaches CUPTI at its start has not opened, when it
+// opens (libcupti's NVTX initialization attaches CUPTI). libcupti then handles the ranges,
+// and CUPTI is not detached after the window (its NVTX handlers would attach it again).
+// Returns what NVTX is to be told: 1, or libcupti's answer.
+int ForwardNvtxToCupti(const LoadedCupti& cupti, const TracerConfig& config, NvtxGetExportTable get_export_table);
+// The same note for NVTX handed to libcupti another way (a window starting on an NVTX range).
+void NoteNvtxForwarded();
 
 // For a process the tracer cannot record (no libcupti): a trace without events whose
 // closing member "kraken_cupti_error" says why, so that whoever reads the traces (kraken

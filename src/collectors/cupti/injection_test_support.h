@@ -1,7 +1,7 @@
 // What the injection tests share: the library started the way the CUDA driver does it
 // (dlopen, then InitializeInjection, then the end of cuInit) in a forked "application",
 // and the traces it leaves. For the injection tests (injection_test.cc,
-// injection_window_test.cc, counters_injection_test.cc).
+// injection_window_test.cc, injection_detach_test.cc, counters_injection_test.cc).
 #pragma once
 
 #include <dlfcn.h>
@@ -10,12 +10,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "base/testing/built_files.h"
 #include "base/testing/test_data.h"
@@ -37,7 +40,9 @@ inline int ThreadCount() {
   return count;
 }
 
-enum class Then { kExit, kWaitForSignals };
+// After starting the tracer: exit, wait to be killed, or make a CUDA call every ms until
+// killed (the fake libcupti's kraken_fake_cuda_api_call: what a detach waits for).
+enum class Then { kExit, kWaitForSignals, kCallCudaUntilKilled };
 
 // What starting the tracer in a forked "application" gave: its NVTX entry point, how long
 // InitializeInjection took, and the process's threads before it and after cuInit finished.
@@ -90,6 +95,15 @@ inline pid_t StartInjected(const std::map<std::string, std::string>& env, const 
   fclose(report);
   if (then == Then::kWaitForSignals)
     while (true) pause();
+  if (then == Then::kCallCudaUntilKilled) {
+    void* cupti = dlopen(getenv("KRAKEN_CUPTI_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    auto call = cupti != nullptr ? reinterpret_cast<void (*)()>(dlsym(cupti, "kraken_fake_cuda_api_call")) : nullptr;
+    if (call == nullptr) _exit(93);
+    while (true) {
+      call();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
   exit(0);
 }
 
@@ -153,6 +167,73 @@ inline std::map<std::string, std::string> EndlessLaunches(const std::string& dir
           {"KRAKEN_FAKE_CUPTI_PER_FLUSH", "2000"},
           {"KRAKEN_CUPTI_FLUSH_MS", "10"},
           {"KRAKEN_CUPTI_OUTPUT", dir + "/trace_%p.json"}};
+}
+
+// The capture-window tests' helpers (injection_window_test.cc, injection_detach_test.cc).
+
+inline int64_t RealtimeNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The fake libcupti's log (KRAKEN_FAKE_CUPTI_LOG): (time, what, detail) per line.
+struct FakeCuptiCall {
+  int64_t at_ns = 0;
+  std::string what;
+  int64_t detail = 0;
+};
+
+inline std::vector<FakeCuptiCall> ReadFakeCuptiLog(const std::string& path) {
+  std::vector<FakeCuptiCall> calls;
+  std::ifstream in(path);
+  FakeCuptiCall call;
+  while (in >> call.at_ns >> call.what >> call.detail) calls.push_back(call);
+  return calls;
+}
+
+inline bool LogHas(const std::vector<FakeCuptiCall>& calls, const std::string& what) {
+  return std::any_of(calls.begin(), calls.end(), [&](const FakeCuptiCall& c) { return c.what == what; });
+}
+
+// The last 4 KiB of a file: where a trace's closing members are.
+inline std::string FileTail(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size <= 0) return "";
+  in.seekg(std::max<std::streamoff>(0, size - 4096));
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Waits until `dir` holds a complete trace (its closing members written) while the process
+// runs on; the imported trace, or an empty one after 20 s.
+inline Profile WaitForClosedTrace(const std::string& dir) {
+  for (int i = 0; i < 2000; ++i) {
+    std::string trace = TraceFileIn(dir);
+    if (!trace.empty() && FileTail(trace).find("\"kraken_cupti_kernels\"") != std::string::npos) {
+      auto imported = ImportFile(BuiltinImporters(), trace);
+      EXPECT_TRUE(imported.ok()) << imported.status().message();
+      if (imported.ok()) return std::move((*imported)[0]);
+      return Profile();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ADD_FAILURE() << "no closed trace in " << dir;
+  return Profile();
+}
+
+inline double AttributeNumber(const Profile& p, const std::string& key) {
+  auto it = p.metadata.attributes.find(key);
+  EXPECT_NE(it, p.metadata.attributes.end()) << key;
+  return it == p.metadata.attributes.end() ? -1 : std::stod(it->second);
+}
+
+inline std::map<std::string, std::string> WindowedLaunches(const std::string& dir) {
+  std::map<std::string, std::string> env = EndlessLaunches(dir);
+  env["KRAKEN_FAKE_CUPTI_PER_FLUSH"] = "1000000";
+  env["KRAKEN_FAKE_CUPTI_LOG"] = dir + "/cupti.log";
+  env["KRAKEN_CUPTI_ACTIVITIES"] = "kernels";  // half the records: 500 kernels per ms
+  return env;
 }
 
 }  // namespace kraken::cupti::injection_testing

@@ -39,7 +39,9 @@ TraceSession::TraceSession(SessionOptions options, SessionHooks hooks, std::uniq
     : options_(std::move(options)),
       hooks_(std::move(hooks)),
       writer_(std::move(writer)),
-      converter_(writer_.get(), options_.converter) {}
+      converter_(writer_.get(), options_.converter) {
+  zeroed_buffers_.store(options_.zeroed_buffers);
+}
 
 std::unique_ptr<TraceSession> TraceSession::Start(SessionOptions options, SessionHooks hooks, std::string* error) {
   auto writer = KinetoTraceWriter::Open(options.output_path, options.base_time_ns, options.header, error);
@@ -87,7 +89,7 @@ void TraceSession::RequestBuffer(uint8_t** buffer, size_t* size, size_t* max_rec
   // calloc's blocks are 16-byte aligned (CUPTI needs 8) and a large one comes from fresh
   // zero pages: zeroed at no cost here, on the application thread.
   static_assert(alignof(std::max_align_t) >= kBufferAlignment);
-  *buffer = static_cast<uint8_t*>(options_.zeroed_buffers ? std::calloc(1, bytes)
+  *buffer = static_cast<uint8_t*>(zeroed_buffers_.load() ? std::calloc(1, bytes)
                                                           : std::aligned_alloc(kBufferAlignment, bytes));
   *size = *buffer != nullptr ? bytes : 0;
 }
@@ -110,7 +112,7 @@ void TraceSession::CompleteBuffer(uint8_t* buffer, size_t valid_size) {
 
 void TraceSession::RecycleBuffer(uint8_t* buffer) {
   // Cleared here, off the application's threads: a reused buffer must be zeroed again.
-  if (options_.zeroed_buffers) std::memset(buffer, 0, static_cast<size_t>(options_.config.buffer_bytes));
+  if (zeroed_buffers_.load()) std::memset(buffer, 0, static_cast<size_t>(options_.config.buffer_bytes));
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (free_buffers_.size() < kMaxFreeBuffers) {
@@ -260,10 +262,13 @@ void TraceSession::CloseTrace() {
   JsonMembers footer = converter_.FooterMembers();
   footer.emplace_back("kraken_cupti_dropped_records", JsonInt(static_cast<int64_t>(dropped_records_)));
   footer.emplace_back("kraken_cupti_buffers_refused", JsonInt(static_cast<int64_t>(buffers_refused_.load())));
+  footer.emplace_back("kraken_cupti_zeroed_buffers", zeroed_buffers_.load() ? "true" : "false");
   for (auto& member : CostMembers()) footer.push_back(std::move(member));
   for (auto& member : WindowMembers()) footer.push_back(std::move(member));
-  if (hooks_.closing_members)
-    for (auto& member : hooks_.closing_members()) footer.push_back(std::move(member));
+  if (hooks_.closing_members) {
+    const bool process_runs_on = window_state_.load() == WindowState::kClosing;  // EndWindow closes it
+    for (auto& member : hooks_.closing_members(process_runs_on)) footer.push_back(std::move(member));
+  }
   if (!error_.empty()) footer.emplace_back("kraken_cupti_error", JsonString(error_));
   std::function<JsonMembers()> counters_footer;
   {

@@ -32,6 +32,12 @@ namespace kraken::cupti {
 
 class TraceSession;
 
+// What a deferred attach measured once CUPTI was first called (SessionHooks::attach).
+struct AttachResult {
+  int64_t clock_offset_ns = 0;   // CUPTI clock -> Unix time
+  bool zeroed_buffers = false;   // as SessionOptions::zeroed_buffers
+};
+
 // What the session needs from CUPTI: the real functions in the tracer, fakes in tests.
 struct SessionHooks {
   decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
@@ -40,10 +46,16 @@ struct SessionHooks {
   std::function<int64_t()> now;                         // cuptiGetTimestamp (CUPTI clock)
   // The capture window (config.delay_ms, config.duration_ms), called on the writer thread:
   std::function<std::string()> begin_window;  // enables the activity kinds: "" or why not
+  // Set when CUPTI is attached for the window only (cupti_detach.h): CUPTI's first call, at
+  // the window's start before `now` and begin_window: "" or why not. Until then `now` is
+  // Unix time (a clock offset of 0), shifted once the offset is known.
+  std::function<std::string(AttachResult*)> attach;
   std::function<void()> end_window;           // disables them
   std::function<void(const TraceSession&)> window_closed;  // the trace is complete (the process runs on)
   std::function<void(bool last)> writer_pass;  // each pass of the writer; `last`: it stops for good
-  std::function<JsonMembers()> closing_members;  // more closing members (e.g. the timestamps' source)
+  // More closing members (e.g. the timestamps' source); `process_runs_on`: the window's end
+  // closes the trace, not the exit.
+  std::function<JsonMembers(bool process_runs_on)> closing_members;
 };
 
 struct SessionOptions {
@@ -130,6 +142,7 @@ class TraceSession {
   std::chrono::milliseconds WaitTime() const;  // until the next poll or window deadline
   void ReleaseFreeBuffers();        // the trace is closed for good: nothing more to hold
   double TraceMicros(int64_t cupti_ns) const;  // CUPTI clock -> the trace's "ts" time base
+  void ApplyAttach(const AttachResult& attached);  // the offset and buffers of a deferred attach
 
   SessionOptions options_;
   SessionHooks hooks_;
@@ -146,6 +159,8 @@ class TraceSession {
   int64_t allocated_bytes_ = 0;
   bool stop_ = false;
   std::atomic<uint64_t> buffers_refused_{0};
+  // options_.zeroed_buffers, or what a deferred attach got (before CUPTI's first request).
+  std::atomic<bool> zeroed_buffers_{false};
 
   // Signal requests: 0 none, 1 flush, 2 flush and close; served_ counts served requests.
   std::atomic<int> signal_request_{0};

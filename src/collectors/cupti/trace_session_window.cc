@@ -75,8 +75,14 @@ bool TraceSession::StartWindowNow() {
 }
 
 void TraceSession::BeginWindow() {
+  std::string error;
+  if (hooks_.attach) {
+    AttachResult attached;
+    error = hooks_.attach(&attached);
+    if (error.empty()) ApplyAttach(attached);
+  }
   const int64_t start = hooks_.now ? hooks_.now() : 0;  // the kinds are on from here
-  std::string error = hooks_.begin_window ? hooks_.begin_window() : "";
+  if (error.empty() && hooks_.begin_window) error = hooks_.begin_window();
   if (!error.empty()) {
     start_error_ = std::move(error);  // the writer closes the trace (it owns the file)
     window_state_.store(WindowState::kStartFailed);
@@ -104,6 +110,14 @@ void TraceSession::EndWindow(bool recorded) {
   if (hooks_.writer_pass) hooks_.writer_pass(true);  // no later pass: nothing may stay behind
   window_state_.store(WindowState::kEnded);
   if (hooks_.window_closed) hooks_.window_closed(*this);
+}
+
+void TraceSession::ApplyAttach(const AttachResult& attached) {
+  zeroed_buffers_.store(attached.zeroed_buffers);
+  // Times taken before, in Unix time (an offset of 0), move to CUPTI's clock with it.
+  requested_start_ns_ -= attached.clock_offset_ns - options_.converter.clock_offset_ns;
+  options_.converter.clock_offset_ns = attached.clock_offset_ns;
+  converter_.set_clock_offset_ns(attached.clock_offset_ns);
 }
 
 double TraceSession::TraceMicros(int64_t cupti_ns) const {

@@ -141,6 +141,14 @@ TracerConfig ReadTracerConfig(const std::function<const char*(const char*)>& get
       config.problems.push_back(std::string("KRAKEN_CUPTI_HW_TRACE=") + hw + " is not 0 or 1; using 1");
     }
   }
+  if (const char* detach = getenv("KRAKEN_CUPTI_DETACH"); detach != nullptr && *detach != '\0') {
+    std::string_view mode(detach);
+    if (mode == "0" || mode == "1") {
+      config.detach = mode == "1";
+    } else {
+      config.problems.push_back(std::string("KRAKEN_CUPTI_DETACH=") + detach + " is not 0 or 1; using 1");
+    }
+  }
   if (config.counters && (config.delay_ms > 0 || config.duration_ms > 0 || !config.start_on_nvtx.empty())) {
     // The range profiler starts at a context's first launch: a window would not bound it.
     config.counters = false;

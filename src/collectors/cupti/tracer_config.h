@@ -55,6 +55,9 @@ struct TracerConfig {
   int64_t delay_ms = 0;                           // KRAKEN_CUPTI_DELAY_MS
   int64_t duration_ms = 0;                        // KRAKEN_CUPTI_DURATION_MS
   bool hw_trace = true;                           // KRAKEN_CUPTI_HW_TRACE=0: SW kernel timestamps only
+  // CUPTI attached for the capture window only (cupti_detach.h): a delayed window calls CUPTI
+  // first when it opens, and one that ends before the process detaches CUPTI after it.
+  bool detach = true;                             // KRAKEN_CUPTI_DETACH=0: attached from CUDA's start to exit
   // KRAKEN_CUPTI_START_ON_NVTX: the window starts at the first push of this NVTX range (not
   // before delay_ms); empty: at delay_ms.
   std::string start_on_nvtx;

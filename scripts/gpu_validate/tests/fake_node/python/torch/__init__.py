@@ -62,6 +62,8 @@ inference_mode = contextlib.nullcontext
 
 def _synchronize():
     _record("sync")
+    if _cuda_call is not None:
+        _cuda_call()  # a CUDA call: where the tracer may detach CUPTI after its window
     time.sleep(0.001)
 
 
@@ -100,5 +102,9 @@ from . import profiler  # noqa: E402  (torch.profiler, as in PyTorch)
 # (as src/collectors/cupti's kraken_fake_cuda_app does): load the library, call its
 # InitializeInjection. Only with KRAKEN_CUPTI_LIBRARY set (the tests' fake libcupti), so
 # kraken's tracer records made-up kernels for this process.
+# A synchronize is then a CUDA call the fake libcupti shows to its subscriber
+# (kraken_fake_cuda_api_call).
+_cuda_call = None
 if os.environ.get("CUDA_INJECTION64_PATH") and os.environ.get("KRAKEN_CUPTI_LIBRARY"):
     ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"]).InitializeInjection()
+    _cuda_call = getattr(ctypes.CDLL(os.environ["KRAKEN_CUPTI_LIBRARY"]), "kraken_fake_cuda_api_call", None)
