@@ -33,13 +33,22 @@ int64_t WindowTestNowNs() {
 
 // What the hooks saw, shared with the writer thread.
 struct WindowCalls {
-  std::atomic<int> flushes{0}, begins{0}, ends{0};
-  std::atomic<int64_t> first_flush_ns{0}, begin_ns{0};
+  std::atomic<int> flushes{0}, begins{0}, ends{0}, attaches{0};
+  std::atomic<int64_t> first_flush_ns{0}, begin_ns{0}, attach_ns{0}, last_buffer_unix_ns{0};
+  // A deferred attach (deferred_offset_ns >= 0): CUPTI's clock is this far behind Unix time
+  // once attached; before, the session's clock is Unix time (as the tracer's `now` is).
+  int64_t deferred_offset_ns = -1;
+  std::atomic<bool> attached{false};
+  int64_t CuptiNow() const {
+    const int64_t unix_ns = WindowTestNowNs();
+    return attached.load() ? unix_ns - deferred_offset_ns : unix_ns;
+  }
 };
 
 struct WindowSession {
   std::unique_ptr<TraceSession> session;
   int64_t started_ns = 0;
+  int64_t base_time_ns = 0;  // the trace's time base (Unix ns)
 };
 
 // A session on CUPTI's clock = Unix time (as on Linux), flushing every 10 ms while it
@@ -58,7 +67,16 @@ WindowSession StartWindowSession(const std::string& path, int64_t delay_ms, int6
   options.base_time_ns = now - now % 1'000'000'000;
   SessionHooks hooks;
   hooks.next_record = NextWindowKernel;
-  hooks.now = WindowTestNowNs;
+  hooks.now = [calls] { return calls->CuptiNow(); };
+  if (calls->deferred_offset_ns >= 0) {
+    hooks.attach = [calls](AttachResult* attached) {
+      calls->attaches.fetch_add(1);
+      calls->attach_ns.store(WindowTestNowNs());
+      calls->attached.store(true);
+      attached->clock_offset_ns = calls->deferred_offset_ns;
+      return std::string();
+    };
+  }
   hooks.begin_window = [calls, begin_error] {
     calls->begins.fetch_add(1);
     calls->begin_ns.store(WindowTestNowNs());
@@ -79,7 +97,8 @@ WindowSession StartWindowSession(const std::string& path, int64_t delay_ms, int6
     uint8_t* buffer = nullptr;
     size_t size = 0, max_records = 0;
     session->RequestBuffer(&buffer, &size, &max_records);
-    const auto at = static_cast<uint64_t>(WindowTestNowNs());
+    const auto at = static_cast<uint64_t>(calls->CuptiNow());
+    calls->last_buffer_unix_ns.store(WindowTestNowNs());
     for (int i = 0; i < 10; ++i) {
       CUpti_ActivityKernel10 k{};
       k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -92,6 +111,7 @@ WindowSession StartWindowSession(const std::string& path, int64_t delay_ms, int6
     session->CompleteBuffer(buffer, 10 * kWindowRecordBytes);
   };
   std::string error;
+  result.base_time_ns = options.base_time_ns;
   result.started_ns = WindowTestNowNs();
   result.session = TraceSession::Start(std::move(options), std::move(hooks), &error);
   EXPECT_NE(result.session, nullptr) << error;
@@ -135,6 +155,32 @@ TEST(TraceSessionWindowTest, NothingBeforeTheWindowThenACompleteTraceAtItsEnd) {
   EXPECT_EQ(calls.flushes.load(), flushes_at_end);  // after the window: no CUPTI call either
   EXPECT_TRUE(w.session->Finish());
   EXPECT_EQ(calls.flushes.load(), flushes_at_end);
+}
+
+TEST(TraceSessionWindowTest, ADeferredAttachMovesTheWindowToCuptisClock) {
+  std::string path = testing::MakeTempDir("trace_session_window_attach") + "/trace.json";
+  WindowCalls calls;
+  calls.deferred_offset_ns = 20'000'000;  // CUPTI's clock 20 ms behind Unix time
+  WindowSession w = StartWindowSession(path, /*delay_ms=*/100, /*duration_ms=*/50, "", &calls);
+  ASSERT_NE(w.session, nullptr);
+  ASSERT_TRUE(WaitForWindowEnd(*w.session));
+  EXPECT_EQ(calls.attaches.load(), 1);
+  EXPECT_GE(calls.attach_ns.load() - w.started_ns, 100'000'000);  // at the window's start
+  EXPECT_LE(calls.attach_ns.load(), calls.begin_ns.load());        // before the kinds go on
+  EXPECT_GE(calls.first_flush_ns.load(), calls.begin_ns.load());
+  auto imported = ImportFile(BuiltinImporters(), path);
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  const Profile& p = (*imported)[0];
+  ASSERT_EQ(p.kernels.size(), 10u);
+  // The requested start was taken in Unix time and moved with the offset: the window began
+  // at it or after it, not 20 ms "before"; the kernels are on Unix time, the offset added.
+  const double requested = std::stod(p.metadata.attributes.at("kraken_cupti_window_requested_start_us"));
+  const double start = std::stod(p.metadata.attributes.at("kraken_cupti_window_start_us"));
+  EXPECT_GE(start, requested);
+  EXPECT_NEAR(std::stod(p.metadata.attributes.at("kraken_cupti_window_requested_end_us")) - requested, 50'000, 1);
+  const double buffer_us = static_cast<double>(calls.last_buffer_unix_ns.load() - w.base_time_ns) / 1e3;
+  EXPECT_NEAR(static_cast<double>(p.kernels.front().start_ns) / 1e3, buffer_us - 100, 1000);
+  EXPECT_TRUE(w.session->Finish());
 }
 
 TEST(TraceSessionWindowTest, AWindowThatCannotStartClosesTheTraceSayingWhy) {
