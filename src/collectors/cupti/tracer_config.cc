@@ -12,6 +12,19 @@ namespace {
 // The longest capture delay or duration: a week (a longer one is surely a unit mistake).
 constexpr int64_t kMaxWindowMs = int64_t{7} * 24 * 3600 * 1000;
 
+// A 0/1 setting; a bad value keeps `*value` and adds a problem.
+void ReadSwitch(const std::function<const char*(const char*)>& getenv, const char* name, bool* value,
+                std::vector<std::string>* problems) {
+  const char* text = getenv(name);
+  if (text == nullptr || *text == '\0') return;
+  const std::string_view mode(text);
+  if (mode == "0" || mode == "1") {
+    *value = mode == "1";
+  } else {
+    problems->push_back(std::string(name) + "=" + text + " is not 0 or 1; using " + (*value ? "1" : "0"));
+  }
+}
+
 // A positive integer setting in [min, max]; a bad value keeps `*value` and adds a problem.
 void ReadInt(const std::function<const char*(const char*)>& getenv, const char* name, int64_t min, int64_t max,
              int64_t scale, int64_t* value, std::vector<std::string>* problems) {
@@ -133,22 +146,8 @@ TracerConfig ReadTracerConfig(const std::function<const char*(const char*)>& get
   }
   ReadInt(getenv, "KRAKEN_CUPTI_DELAY_MS", 0, kMaxWindowMs, 1, &config.delay_ms, &config.problems);
   ReadInt(getenv, "KRAKEN_CUPTI_DURATION_MS", 0, kMaxWindowMs, 1, &config.duration_ms, &config.problems);
-  if (const char* hw = getenv("KRAKEN_CUPTI_HW_TRACE"); hw != nullptr && *hw != '\0') {
-    std::string_view mode(hw);
-    if (mode == "0" || mode == "1") {
-      config.hw_trace = mode == "1";
-    } else {
-      config.problems.push_back(std::string("KRAKEN_CUPTI_HW_TRACE=") + hw + " is not 0 or 1; using 1");
-    }
-  }
-  if (const char* detach = getenv("KRAKEN_CUPTI_DETACH"); detach != nullptr && *detach != '\0') {
-    std::string_view mode(detach);
-    if (mode == "0" || mode == "1") {
-      config.detach = mode == "1";
-    } else {
-      config.problems.push_back(std::string("KRAKEN_CUPTI_DETACH=") + detach + " is not 0 or 1; using 1");
-    }
-  }
+  ReadSwitch(getenv, "KRAKEN_CUPTI_HW_TRACE", &config.hw_trace, &config.problems);
+  ReadSwitch(getenv, "KRAKEN_CUPTI_DETACH", &config.detach, &config.problems);
   if (config.counters && (config.delay_ms > 0 || config.duration_ms > 0 || !config.start_on_nvtx.empty())) {
     // The range profiler starts at a context's first launch: a window would not bound it.
     config.counters = false;
